@@ -1,0 +1,117 @@
+/*
+ * catalog.h: GPUs, models, formats and seed evidence, loaded from YAML.
+ *
+ * The default catalog (share/catalog/*.yaml) is compiled into the binary;
+ * user files ($XDG_CONFIG_HOME/vramlab/*.yaml, --catalog FILE) add entries
+ * or override them by id. Files are never written. Errors name
+ * file:line:col, the key, what was expected and what was found, and quote
+ * the line; a bad file is skipped and the rest still loads.
+ *
+ * The schema is documented in docs/catalog.md.
+ */
+#ifndef VRAMLAB_CATALOG_H
+#define VRAMLAB_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/engine.h"
+
+/* Seed evidence: the measured Pythia-1.4B loss per bits (seed 000). */
+#define CATALOG_EVIDENCE_MAX_POINTS 12
+struct catalog_evidence {
+    char id[ENGINE_ID_MAX];
+    char title[128];
+    const char *source;
+    size_t n_points;
+    /* bits == 16 is the FP16 baseline. */
+    double bits[CATALOG_EVIDENCE_MAX_POINTS];
+    double loss_per_group[CATALOG_EVIDENCE_MAX_POINTS];
+    double loss_per_matrix[CATALOG_EVIDENCE_MAX_POINTS];
+    unsigned group; /* group size of the per-group column (32) */
+};
+
+struct catalog {
+    struct engine_gpu *gpus;
+    size_t n_gpus;
+    struct engine_model *models;
+    size_t n_models;
+    struct engine_format *formats;
+    size_t n_formats;
+    struct catalog_evidence *evidence;
+    size_t n_evidence;
+    /* Owned strings (sources), freed by catalog_free. */
+    char **strings;
+    size_t n_strings, cap_strings;
+    size_t cap_gpus, cap_models, cap_formats, cap_evidence;
+};
+
+/* Collected diagnostics of a load: one message per line, in order. */
+struct catalog_diag {
+    char *text; /* NUL-terminated, lines separated by '\n'; NULL when empty */
+    size_t len, cap;
+    unsigned errors;
+};
+
+/* An empty catalog. */
+void catalog_init(struct catalog *c);
+void catalog_free(struct catalog *c);
+void catalog_diag_free(struct catalog_diag *d);
+
+/* Load the embedded default catalog into c (adding to what is there).
+ * Returns 0, or -1 with messages in d (a build defect: tests catch it). */
+int catalog_load_default(struct catalog *c, struct catalog_diag *d);
+
+/* Load one YAML file; on error nothing of that file is added, messages go to
+ * d, and -1 is returned. Entries with an existing id replace it. */
+int catalog_load_file(struct catalog *c, const char *path, struct catalog_diag *d);
+
+/* Load YAML text already in memory; name is used in messages. */
+int catalog_load_buffer(struct catalog *c, const char *name, const char *text, size_t len,
+                        struct catalog_diag *d);
+
+/* Load every *.yaml in $XDG_CONFIG_HOME/vramlab (or ~/.config/vramlab),
+ * in name order; bad files are reported and skipped. Returns the number of
+ * files that failed. */
+int catalog_load_user(struct catalog *c, struct catalog_diag *d);
+
+/* Exact lookups by id, normalised (case, '-', '_', ' ', '.' ignored). */
+const struct engine_gpu *catalog_find_gpu(const struct catalog *c, const char *id);
+const struct engine_model *catalog_find_model(const struct catalog *c, const char *id);
+const struct engine_format *catalog_find_format(const struct catalog *c, const char *id);
+const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id);
+
+/* "Did you mean": write up to n closest ids (edit distance on the
+ * normalised ids) of the given kind into out; returns how many. */
+enum catalog_kind { CATALOG_GPU = 0, CATALOG_MODEL, CATALOG_FORMAT };
+size_t catalog_suggest(const struct catalog *c, enum catalog_kind kind, const char *id,
+                       const char **out, size_t n);
+
+/* Normalise an id or a device name for comparison into buf. */
+void catalog_normalise(const char *in, char *buf, size_t len);
+
+/* Find the catalog GPU whose normalised name or id equals a device name
+ * reported by a driver ("NVIDIA H100 80GB HBM3"); NULL when none. */
+const struct engine_gpu *catalog_match_device(const struct catalog *c, const char *device_name);
+
+/* ---- strict unit parsing (shared by the loader and the CLI) ------------ */
+
+/* Each returns 0 and the value in base units, or -1 with a message in err
+ * ("expected a size like '80 GiB', found '80 GX'"). */
+int catalog_parse_bytes(const char *s, double *out, char *err, size_t errlen);      /* 80 GiB, 141 GB */
+int catalog_parse_bandwidth(const char *s, double *out, char *err, size_t errlen);  /* 3.35 TB/s */
+int catalog_parse_flops(const char *s, double *out, char *err, size_t errlen);      /* 989 TFLOPS, 989T */
+int catalog_parse_price(const char *s, double *out, char *err, size_t errlen);      /* $2.49/h */
+int catalog_parse_count(const char *s, double *out, char *err, size_t errlen);      /* 70B, 405e9, 15.6T */
+int catalog_parse_power(const char *s, double *out, char *err, size_t errlen);      /* 700 W */
+int catalog_parse_seconds(const char *s, double *out, char *err, size_t errlen);    /* 5us, 2 ms, 0.1 s */
+
+/* ---- Hugging Face config.json import ------------------------------------ */
+
+/* Read a config.json (libyaml reads JSON) into a model with its exact shape.
+ * Returns 0, or -1 with file:line:col messages in d. */
+int catalog_import_hf_config(const char *path, struct engine_model *m, struct catalog_diag *d);
+/* Print a ready models.yaml entry for m (with the computed count) to buf. */
+int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t len);
+
+#endif

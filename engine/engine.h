@@ -1,0 +1,397 @@
+/*
+ * engine.h: the pure model of vramlab.
+ *
+ * A scenario (model, formats, GPU, layout, workload) goes in; an estimate
+ * (per-GPU memory, fit, speed ceilings, training time and cost) comes out.
+ * No I/O, no curses, no YAML, no globals, no allocation, no exit(): the TUI,
+ * the headless commands and the tests only read struct engine_estimate.
+ *
+ * Units: bytes, seconds, FLOP, FLOP/s and bytes/s, all decimal; parameters
+ * as plain counts. Memory is carried in double (exact for integers below
+ * 2^53, far above any memory size). Formulas and sources: shared spec
+ * engine.md, seeds/000 (main course text), and the papers named next to each
+ * function in engine.c.
+ *
+ * Every output key has an explanation (formula, values substituted, source)
+ * produced on demand by engine_explain(), so the estimate path stays pure
+ * arithmetic.
+ */
+#ifndef VRAMLAB_ENGINE_H
+#define VRAMLAB_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ENGINE_ID_MAX 48
+#define ENGINE_NAME_MAX 64
+
+/* ---- catalog entities (filled by catalog/ or by hand) ----------------- */
+
+enum engine_norm { ENGINE_NORM_RMS = 0, ENGINE_NORM_LAYER };
+/* Which linear layers carry a bias vector. */
+enum engine_bias { ENGINE_BIAS_NONE = 0, ENGINE_BIAS_QKV, ENGINE_BIAS_ALL };
+
+/* Which FLOP/s column of the GPU runs the matrix products of a format. */
+enum engine_compute {
+    ENGINE_COMPUTE_FP16 = 0,
+    ENGINE_COMPUTE_BF16,
+    ENGINE_COMPUTE_FP32,
+    ENGINE_COMPUTE_FP8,
+    ENGINE_COMPUTE_INT8,
+    ENGINE_COMPUTE_FP4,
+    ENGINE_COMPUTE_COUNT
+};
+
+/*
+ * A model. With has_arch the parameter count is computed exactly from the
+ * shape; without it (a bare size) only params_total is known and the shape
+ * used for KV cache and activations is derived (engine_model_derive).
+ */
+struct engine_model {
+    char id[ENGINE_ID_MAX];
+    char name[ENGINE_NAME_MAX];
+    char family[ENGINE_ID_MAX];
+    const char *source;      /* where the figures come from; may be NULL */
+    double params_published; /* published total, 0 when unknown */
+    double params_size;      /* bare-size models: the size N; else 0 */
+    bool has_arch;           /* shape known from a config */
+    bool derived;            /* shape derived from a bare size */
+
+    uint32_t layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+    bool tied;               /* input embedding shared with the output head */
+    bool gated;              /* SwiGLU/GeGLU MLP: 3*h*f instead of 2*h*f */
+    enum engine_bias bias;
+    enum engine_norm norm;
+    uint32_t norms_per_layer; /* 0 means the usual 2 */
+    bool qk_norm;            /* per-head norms on q and k (Qwen3, Gemma 3) */
+    uint32_t pos_embeddings; /* learned absolute positions (GPT-3, OPT); 0 = rotary */
+    uint32_t max_context;
+    uint32_t sliding_window; /* 0 = none */
+    uint32_t sliding_layers; /* layers using the window (0 with a window = all) */
+
+    /* Mixture of experts (experts == 0: dense). */
+    uint32_t experts, active_experts, shared_experts;
+    uint32_t moe_ffn;      /* expert intermediate size; 0 = ffn */
+    uint32_t dense_layers; /* leading layers with a dense MLP of size ffn */
+
+    /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0: none. */
+    uint32_t q_lora_rank, kv_lora_rank, rope_dim, nope_dim, v_head_dim;
+};
+
+/* A number format for weights or for the KV cache (ggml's type traits). */
+enum engine_format_kind { ENGINE_FMT_FLOAT = 0, ENGINE_FMT_INT, ENGINE_FMT_BLOCK };
+
+struct engine_format {
+    char id[ENGINE_ID_MAX];
+    char name[ENGINE_NAME_MAX];
+    const char *source;
+    enum engine_format_kind kind;
+    double bits;             /* bits per stored element */
+    uint32_t block;          /* weights sharing one scale; 0 = none */
+    double scale_bits;       /* bits of each block's scale */
+    double zero_bits;        /* bits of each block's zero point / min */
+    uint32_t super_block;    /* second-level block (double quant); 0 = none */
+    double super_scale_bits; /* bits per super block */
+    enum engine_compute compute;
+    /* IEEE-like formats (0 where not applicable). */
+    uint32_t sign_bits, exponent_bits, mantissa_bits;
+    double decimal_digits, max_value;
+};
+
+struct engine_gpu {
+    char id[ENGINE_ID_MAX];
+    char name[ENGINE_NAME_MAX];
+    char vendor[24];
+    char interconnect[32];
+    const char *source;
+    double memory_bytes;
+    double bandwidth_bytes_per_s;
+    double flops[ENGINE_COMPUTE_COUNT]; /* dense, no sparsity; 0 = unsupported */
+    double link_bytes_per_s;            /* per-GPU intra-node bandwidth */
+    uint32_t gpus_per_node;
+    double tdp_w;
+    double price_per_hour, spot_price_per_hour; /* USD; 0 = unknown */
+    char price_date[16];
+    bool unified_memory;
+};
+
+/* ---- the scenario ------------------------------------------------------ */
+
+enum engine_mode { ENGINE_MODE_INFER = 0, ENGINE_MODE_TRAIN, ENGINE_MODE_LORA, ENGINE_MODE_QLORA };
+enum engine_recompute {
+    ENGINE_RECOMPUTE_NONE = 0,
+    ENGINE_RECOMPUTE_SELECTIVE,
+    ENGINE_RECOMPUTE_FULL
+};
+/* Optimizer recipes: bytes per parameter of each training state. */
+enum engine_recipe {
+    ENGINE_RECIPE_ADAM_MIXED = 0,
+    ENGINE_RECIPE_ADAM_MIXED_FP32_GRADS,
+    ENGINE_RECIPE_ADAM_FP32,
+    ENGINE_RECIPE_ADAM_BF16,
+    ENGINE_RECIPE_ADAM_8BIT,
+    ENGINE_RECIPE_SGD_MOMENTUM,
+    ENGINE_RECIPE_COUNT
+};
+
+struct engine_recipe_info {
+    const char *id;
+    double weights, grads, master, optimizer; /* bytes per parameter */
+    const char *source;
+};
+
+struct engine_scenario {
+    struct engine_model model;
+    struct engine_format weight_format;
+    struct engine_format kv_format;
+    struct engine_gpu gpu;
+
+    uint32_t gpus;          /* G; must equal tp*pp*dp */
+    uint32_t gpus_per_node; /* 0 = the GPU's own */
+    double intra_node_bytes_per_s; /* 0 = the GPU's link bandwidth */
+    double inter_node_bytes_per_s; /* per GPU, across nodes */
+    double allreduce_latency_s;    /* per all-reduce */
+    uint32_t tp, pp, dp;
+    uint32_t zero;          /* ZeRO stage 0..3 */
+    uint32_t micro_batches; /* m per step per data-parallel replica */
+    uint32_t interleave;    /* v virtual stages per GPU; 1 = plain 1F1B */
+    bool sequence_parallel;
+
+    enum engine_mode mode;
+    uint32_t batch;   /* sequences per replica (micro-batch size in training) */
+    uint32_t context; /* tokens per sequence */
+    uint32_t prompt;  /* prefill tokens; 0 = context */
+    enum engine_recompute recompute;
+    enum engine_recipe recipe;
+    uint32_t lora_rank;
+    double mfu;              /* model FLOP utilisation for training time */
+    double training_tokens;
+    double price_per_hour;   /* 0 = the GPU's on-demand price */
+    double reserve_bytes;    /* CUDA context, fragmentation */
+    double bw_efficiency;    /* fraction of data-sheet bandwidth reached */
+    double flops_efficiency; /* fraction of data-sheet FLOP/s reached */
+    /* Calibration from the measure pane (0 = use the data sheet). */
+    double measured_bytes_per_s;
+    double measured_flop_per_s;
+};
+
+/* ---- the estimate ------------------------------------------------------ */
+
+enum engine_invalid {
+    ENGINE_INVALID_NONE = 0,
+    ENGINE_INVALID_LAYOUT = 1u << 0,      /* tp*pp*dp != gpus */
+    ENGINE_INVALID_TP_HEADS = 1u << 1,    /* tp does not divide heads */
+    ENGINE_INVALID_PP_LAYERS = 1u << 2,   /* pp does not divide layers */
+    ENGINE_INVALID_ZERO = 1u << 3,        /* ZeRO stage above 3 */
+    ENGINE_INVALID_SIZE = 1u << 4,        /* no parameters or zero/negative shape */
+    ENGINE_INVALID_GPU = 1u << 5,         /* zero memory or bandwidth or FLOP/s */
+    ENGINE_INVALID_WORKLOAD = 1u << 6,    /* zero batch/context/gpus */
+    ENGINE_INVALID_FORMAT = 1u << 7,      /* zero bits */
+    ENGINE_INVALID_EFFICIENCY = 1u << 8,  /* efficiency or MFU outside (0,1] */
+};
+
+enum engine_warning {
+    ENGINE_WARN_TP_ACROSS_NODES = 1u << 0,
+    ENGINE_WARN_BUBBLE = 1u << 1,        /* m < 4p */
+    ENGINE_WARN_CONTEXT_OVER_MAX = 1u << 2,
+    ENGINE_WARN_DERIVED_SHAPE = 1u << 3,
+    ENGINE_WARN_KV_REPLICATED = 1u << 4, /* tp > kv heads */
+    ENGINE_WARN_NO_FORMAT_FLOPS = 1u << 5,
+    ENGINE_WARN_DOES_NOT_FIT = 1u << 6,
+    ENGINE_WARN_ZERO_WITHOUT_DP = 1u << 7,
+    ENGINE_WARN_COMM_BOUND = 1u << 8,    /* TP or DP communication > compute */
+    ENGINE_WARN_NO_PRICE = 1u << 9,
+    ENGINE_WARN_CALIBRATED = 1u << 10,
+    ENGINE_WARN_MOE_ROUTING = 1u << 11,  /* decode reads more experts at batch > 1 */
+};
+#define ENGINE_WARNING_COUNT 12
+
+struct engine_memory {
+    double weights, kv_cache, activations, gradients, master_weights, optimizer, reserve, total;
+};
+
+struct engine_estimate {
+    uint32_t invalid;  /* enum engine_invalid bits; 0 = valid */
+    uint32_t warnings; /* enum engine_warning bits */
+
+    double params_total, params_active;
+    double params_trainable;           /* LoRA adapters, or all in training */
+    double bits_per_weight;            /* effective, with scales */
+
+    struct engine_memory memory;       /* per GPU, most loaded GPU */
+    double capacity;                   /* bytes per GPU */
+    bool fits;
+    double spare_bytes;                /* capacity - total (negative: short) */
+    double memory_ratio;               /* total / capacity */
+
+    uint32_t tp, pp, dp, gpus;
+
+    /* Decode (inference): whole-deployment rates (dp x batch x per sequence). */
+    double decode_tokens_per_s;
+    double decode_tokens_per_s_memory_bound;
+    double decode_tokens_per_s_compute_bound;
+    double decode_tokens_per_s_per_sequence;
+    double decode_bytes_per_step;      /* bytes each GPU reads per step */
+    double decode_flops_per_token;
+    double ridge_flop_per_byte;        /* peak / bandwidth */
+    double arithmetic_intensity;       /* FLOP per byte of this scenario's decode step */
+    double compute_bound_batch;        /* B* where weights alone turn compute bound */
+    double bandwidth_bytes_per_s;      /* data sheet, or measured */
+    double peak_flop_per_s;            /* data sheet for the format, or measured */
+    double kv_bytes_per_token;         /* whole model, one sequence */
+    double prefill_seconds;
+
+    /* Activations (training). */
+    double act_per_layer_bytes;
+    double act_layers_held;
+    double act_logits_bytes;
+
+    /* Training (NaN where not applicable: inference mode). */
+    double train_flops_per_token;
+    double train_tokens_per_step;
+    double train_step_seconds;
+    double train_bubble_fraction;
+    double train_tp_comm_seconds;      /* per step */
+    double train_dp_comm_seconds;      /* per step */
+    double train_days;
+    double train_gpu_hours;
+    double train_cost_usd;
+};
+
+/* Keys of every output that can be explained (also the JSON names). */
+enum engine_key {
+    ENGINE_KEY_PARAMS_TOTAL = 0,
+    ENGINE_KEY_PARAMS_ACTIVE,
+    ENGINE_KEY_MEM_WEIGHTS,
+    ENGINE_KEY_MEM_KV_CACHE,
+    ENGINE_KEY_MEM_ACTIVATIONS,
+    ENGINE_KEY_MEM_GRADIENTS,
+    ENGINE_KEY_MEM_MASTER,
+    ENGINE_KEY_MEM_OPTIMIZER,
+    ENGINE_KEY_MEM_RESERVE,
+    ENGINE_KEY_MEM_TOTAL,
+    ENGINE_KEY_CAPACITY,
+    ENGINE_KEY_FITS,
+    ENGINE_KEY_DECODE_TOKENS,
+    ENGINE_KEY_DECODE_MEMORY_BOUND,
+    ENGINE_KEY_DECODE_COMPUTE_BOUND,
+    ENGINE_KEY_DECODE_PER_SEQUENCE,
+    ENGINE_KEY_DECODE_BYTES_PER_STEP,
+    ENGINE_KEY_RIDGE,
+    ENGINE_KEY_COMPUTE_BOUND_BATCH,
+    ENGINE_KEY_KV_PER_TOKEN,
+    ENGINE_KEY_ACT_PER_LAYER,
+    ENGINE_KEY_ACT_LAYERS_HELD,
+    ENGINE_KEY_ACT_LOGITS,
+    ENGINE_KEY_PREFILL,
+    ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN,
+    ENGINE_KEY_TRAIN_STEP,
+    ENGINE_KEY_TRAIN_BUBBLE,
+    ENGINE_KEY_TRAIN_TP_COMM,
+    ENGINE_KEY_TRAIN_DP_COMM,
+    ENGINE_KEY_TRAIN_DAYS,
+    ENGINE_KEY_TRAIN_GPU_HOURS,
+    ENGINE_KEY_TRAIN_COST,
+    ENGINE_KEY_COUNT
+};
+
+/* One explanation: formula as text, the same with values, and the source. */
+struct engine_explanation {
+    const char *key;     /* JSON path, e.g. "memory.weights" */
+    const char *label;   /* short human label, e.g. "weights" */
+    const char *formula; /* symbolic formula */
+    char values[320];    /* the formula with this scenario's numbers */
+    const char *source;  /* paper section or seed file */
+};
+
+/* ---- API ---------------------------------------------------------------- */
+
+/* Fill a scenario with the documented defaults (no model, no GPU). */
+void engine_scenario_defaults(struct engine_scenario *sc);
+
+/* Compute the estimate of a scenario; never fails, reports invalid input. */
+void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *est);
+
+/* Exact parameter counts of a model with an architecture (or its bare size). */
+double engine_params_total(const struct engine_model *m);
+double engine_params_active(const struct engine_model *m);
+/* Parameters of the embedding (and untied head), of one layer, and of the rest. */
+double engine_params_embedding(const struct engine_model *m);
+double engine_params_layer(const struct engine_model *m, uint32_t layer_index, bool active_only);
+
+/* Make a bare-size model of N parameters with the derived shape (engine.md). */
+void engine_model_from_size(struct engine_model *m, double params);
+
+/* Effective bits per weight of a format, scales included. */
+double engine_format_bits(const struct engine_format *f);
+
+/* Recipe table lookups. */
+const struct engine_recipe_info *engine_recipe_info(enum engine_recipe r);
+int engine_recipe_parse(const char *id, enum engine_recipe *out);
+
+/* Names of modes, recompute policies, compute columns (and parsers). */
+const char *engine_mode_name(enum engine_mode m);
+int engine_mode_parse(const char *s, enum engine_mode *out);
+const char *engine_recompute_name(enum engine_recompute r);
+int engine_recompute_parse(const char *s, enum engine_recompute *out);
+const char *engine_compute_name(enum engine_compute c);
+int engine_compute_parse(const char *s, enum engine_compute *out);
+
+/* Explain one output key for this scenario and estimate. */
+void engine_explain(const struct engine_scenario *sc, const struct engine_estimate *est,
+                    enum engine_key key, struct engine_explanation *out);
+/* The JSON path of a key ("memory.weights"), and lookup by path. */
+const char *engine_key_name(enum engine_key key);
+int engine_key_parse(const char *name, enum engine_key *out);
+/* Whether a key applies to this scenario (training keys in inference mode do not). */
+bool engine_key_applies(const struct engine_scenario *sc, enum engine_key key);
+/* Value of a key in an estimate (NaN where it does not apply). */
+double engine_key_value(const struct engine_estimate *est, enum engine_key key);
+
+/* Text of each warning / invalid bit, with this scenario's numbers. */
+void engine_warning_text(const struct engine_scenario *sc, const struct engine_estimate *est,
+                         enum engine_warning w, char *buf, size_t len);
+void engine_invalid_text(const struct engine_scenario *sc, uint32_t invalid_bit, char *buf,
+                         size_t len);
+
+/* ---- inverse questions ---------------------------------------------------- */
+
+/* Largest batch (>= 1) that fits; 0 when batch 1 does not fit. */
+uint32_t engine_max_batch(const struct engine_scenario *sc);
+/* Longest context that fits (0 when 1 token does not fit). */
+uint32_t engine_max_context(const struct engine_scenario *sc);
+/* Fewest GPUs of the scenario's kind (with the best layout found) that fit;
+ * 0 when none up to max_gpus. The winning layout is written to *best. */
+uint32_t engine_min_gpus(const struct engine_scenario *sc, uint32_t max_gpus,
+                         struct engine_scenario *best);
+/* Index of the largest model of models[] that fits (by params_total); -1: none. */
+int engine_largest_fitting(const struct engine_scenario *sc, const struct engine_model *models,
+                           size_t n_models);
+
+/* Layout search: one candidate (t,p,d) with its verdict. */
+enum engine_reject {
+    ENGINE_REJECT_NONE = 0,
+    ENGINE_REJECT_TP_HEADS,     /* t does not divide attention heads */
+    ENGINE_REJECT_TP_NODE,      /* t exceeds GPUs per node */
+    ENGINE_REJECT_PP_LAYERS,    /* p does not divide layers */
+    ENGINE_REJECT_MEMORY,       /* does not fit */
+    ENGINE_REJECT_BATCH,        /* training: fewer micro-batches than stages */
+};
+
+struct engine_layout {
+    uint32_t tp, pp, dp;
+    enum engine_reject reject;
+    bool fits;
+    double memory_total;      /* per GPU */
+    double throughput;        /* tokens/s: decode (inference) or trained (training) */
+    double step_seconds;      /* training; NaN in inference */
+};
+
+/* Enumerate (t,p,d) for G GPUs, fill up to cap layouts ranked (fitting first,
+ * then by throughput); returns how many candidates exist (may exceed cap). */
+size_t engine_search_layouts(const struct engine_scenario *sc, uint32_t gpus,
+                             struct engine_layout *out, size_t cap);
+const char *engine_reject_text(enum engine_reject r);
+
+#endif
