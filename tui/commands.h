@@ -1,0 +1,56 @@
+/*
+ * commands.h: the entry points that tui/main.c dispatches to, and the
+ * scenario options shared by `vramlab plan|search` and the explorer.
+ *
+ * Exit codes (product.md): 0 ok, 2 usage error, 3 catalog error,
+ * 4 device error (measure).
+ */
+#ifndef VRAMLAB_COMMANDS_H
+#define VRAMLAB_COMMANDS_H
+
+#include <stdbool.h>
+
+#include "catalog/catalog.h"
+#include "engine/engine.h"
+
+enum { VRAMLAB_EXIT_OK = 0, VRAMLAB_EXIT_USAGE = 2, VRAMLAB_EXIT_CATALOG = 3, VRAMLAB_EXIT_DEVICE = 4 };
+
+enum units { UNITS_GB = 0, UNITS_GIB };
+
+/* Everything the scenario flags set, plus what the front ends need to show. */
+struct options {
+    struct engine_scenario sc;
+    enum units units;
+    bool json;
+    bool no_color, no_mouse, ascii;
+    const char *theme;     /* "dark", "light", "high-contrast"; NULL = dark */
+    const char *catalog_file; /* --catalog */
+    bool model_custom;     /* model built from --params or an architecture */
+    bool gpu_custom;       /* GPU built from --gpu-memory ... */
+};
+
+/* Load the catalog the way every command does: embedded default, then the
+ * user's directory, then --catalog FILE (found by scanning argv). Prints
+ * diagnostics to stderr. Returns 0, or VRAMLAB_EXIT_CATALOG when --catalog
+ * FILE itself is bad. */
+int options_load_catalog(int argc, char **argv, struct catalog *cat);
+
+/* Parse scenario options (product.md "Scenario options") starting from the
+ * defaults; unknown options are an error unless allow_unknown is set (then
+ * they are left for the caller). Errors name the flag and print the closest
+ * valid names to stderr; returns 0 or VRAMLAB_EXIT_USAGE. */
+int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
+                  bool allow_unknown);
+
+/* Headless commands (tui/cli*.c). */
+int cmd_plan(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_catalog(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+/* Measure and quantize (tui/measure.c, tui/quantize.c). */
+int cmd_measure(int argc, char **argv);
+int cmd_quantize(int argc, char **argv);
+/* The interactive explorer (tui/app.c). */
+int tui_main(int argc, char **argv);
+
+#endif
