@@ -1,0 +1,2 @@
+/* placeholder: replaced by the engine work */
+#include "engine/engine.h"
