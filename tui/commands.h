@@ -9,6 +9,8 @@
 #define VRAMLAB_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include "catalog/catalog.h"
 #include "engine/engine.h"
@@ -27,6 +29,7 @@ struct options {
     const char *catalog_file; /* --catalog */
     bool model_custom;     /* model built from --params or an architecture */
     bool gpu_custom;       /* GPU built from --gpu-memory ... */
+    bool help;             /* --help or -h was given */
 };
 
 /* Load the catalog the way every command does: embedded default, then the
@@ -41,6 +44,13 @@ int options_load_catalog(int argc, char **argv, struct catalog *cat);
  * valid names to stderr; returns 0 or VRAMLAB_EXIT_USAGE. */
 int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
                   bool allow_unknown);
+
+/* Print the scenario options with one line of help each (for --help). */
+void options_print_help(FILE *f);
+/* Up to n names of names[] closest to word (edit distance, prefixes);
+ * returns how many were written to out. */
+size_t options_closest(const char *word, const char *const *names, size_t n_names,
+                       const char **out, size_t n);
 
 /* Headless commands (tui/cli*.c). */
 int cmd_plan(int argc, char **argv);

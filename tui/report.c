@@ -1,0 +1,205 @@
+/*
+ * report.c: human formatting of bytes, rates, counts, times and money.
+ *
+ * Memory: decimal GB (1e9) by default, GiB (2^30) with --units gib
+ * (engine.md "Units"). Values at or above 10 get one decimal, below 10 two,
+ * so the seed figures read as in the course text: 280.0, 140.0, 39.4 GB.
+ * Non-finite values print "n/a".
+ */
+#include "tui/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Write "n/a" for values that are not numbers; returns whether it did. */
+static int report_not_finite(double v, char *buf, size_t len)
+{
+    if (isfinite(v))
+        return 0;
+    snprintf(buf, len, "n/a");
+    return 1;
+}
+
+/* A scaled value with one or two decimals and its unit. */
+static void report_scaled(double v, const char *unit, char *buf, size_t len)
+{
+    if (fabs(v) >= 10 || v == 0)
+        snprintf(buf, len, "%.1f %s", v, unit);
+    else
+        snprintf(buf, len, "%.2f %s", v, unit);
+}
+
+/* Bytes in decimal or binary units. */
+void report_bytes(double bytes, enum units u, char *buf, size_t len)
+{
+    static const char *const dec[] = {"B", "KB", "MB", "GB"};
+    static const char *const bin[] = {"B", "KiB", "MiB", "GiB"};
+    double step = u == UNITS_GIB ? 1024.0 : 1000.0;
+    const char *const *names = u == UNITS_GIB ? bin : dec;
+    double v = bytes;
+    int i = 0;
+
+    if (report_not_finite(bytes, buf, len))
+        return;
+    if (bytes == 0) {
+        snprintf(buf, len, "0 B");
+        return;
+    }
+    /* Memory stays in GB above a GB, as the seeds write it (1120 GB). */
+    while (i < 3 && fabs(v) >= step) {
+        v /= step;
+        i++;
+    }
+    if (i == 0)
+        snprintf(buf, len, "%.0f B", v);
+    else
+        report_scaled(v, names[i], buf, len);
+}
+
+/* Insert thousands separators into the integer part of a formatted number. */
+static void report_group(const char *in, char *buf, size_t len)
+{
+    const char *dot = strchr(in, '.');
+    size_t int_len = dot ? (size_t)(dot - in) : strlen(in);
+    size_t start = (in[0] == '-') ? 1 : 0;
+    size_t o = 0;
+
+    for (size_t i = 0; in[i] && o + 1 < len; i++) {
+        if (i > start && i < int_len && (int_len - i) % 3 == 0 && o + 2 < len)
+            buf[o++] = ',';
+        buf[o++] = in[i];
+    }
+    buf[o < len ? o : len - 1] = '\0';
+}
+
+/* A bare number: 3 significant figures below 1000, integers with
+ * separators above. */
+void report_number(double v, char *buf, size_t len)
+{
+    char tmp[64];
+    double a = fabs(v);
+
+    if (report_not_finite(v, buf, len))
+        return;
+    if (a >= 1000 || a == 0)
+        snprintf(tmp, sizeof(tmp), "%.0f", v);
+    else if (a >= 100)
+        snprintf(tmp, sizeof(tmp), "%.0f", v);
+    else if (a >= 10)
+        snprintf(tmp, sizeof(tmp), "%.1f", v);
+    else if (a >= 1)
+        snprintf(tmp, sizeof(tmp), "%.2f", v);
+    else
+        snprintf(tmp, sizeof(tmp), "%.3g", v);
+    report_group(tmp, buf, len);
+}
+
+/* A count with K/M/B/T suffixes. */
+void report_count(double n, char *buf, size_t len)
+{
+    static const char *const suffix[] = {"", "K", "M", "B", "T"};
+    double v = n;
+    int i = 0;
+
+    if (report_not_finite(n, buf, len))
+        return;
+    while (i < 4 && fabs(v) >= 1000) {
+        v /= 1000;
+        i++;
+    }
+    if (i == 0)
+        snprintf(buf, len, "%.0f", v);
+    else if (fabs(v) >= 100)
+        snprintf(buf, len, "%.0f%s", v, suffix[i]);
+    else if (fabs(v) >= 10)
+        snprintf(buf, len, "%.1f%s", v, suffix[i]);
+    else
+        snprintf(buf, len, "%.2f%s", v, suffix[i]);
+}
+
+/* Seconds in the largest readable unit. */
+void report_seconds(double s, char *buf, size_t len)
+{
+    char num[48];
+
+    if (report_not_finite(s, buf, len))
+        return;
+    if (s == 0) {
+        snprintf(buf, len, "0 s");
+    } else if (s < 1e-3) {
+        report_number(s * 1e6, num, sizeof(num));
+        snprintf(buf, len, "%s us", num);
+    } else if (s < 1) {
+        report_number(s * 1e3, num, sizeof(num));
+        snprintf(buf, len, "%s ms", num);
+    } else if (s < 120) {
+        report_number(s, num, sizeof(num));
+        snprintf(buf, len, "%s s", num);
+    } else if (s < 7200) {
+        report_number(s / 60, num, sizeof(num));
+        snprintf(buf, len, "%s min", num);
+    } else if (s < 3 * 86400) {
+        report_number(s / 3600, num, sizeof(num));
+        snprintf(buf, len, "%s h", num);
+    } else {
+        report_number(s / 86400, num, sizeof(num));
+        snprintf(buf, len, "%s days", num);
+    }
+}
+
+/* A decimal rate with an SI prefix and a unit. */
+static void report_si(double v, const char *unit, char *buf, size_t len)
+{
+    static const char *const prefix[] = {"", "K", "M", "G", "T", "P", "E"};
+    double x = v;
+    int i = 0;
+
+    if (report_not_finite(v, buf, len))
+        return;
+    while (i < 6 && fabs(x) >= 1000) {
+        x /= 1000;
+        i++;
+    }
+    if (fabs(x) >= 100 || x == 0)
+        snprintf(buf, len, "%.0f %s%s", x, prefix[i], unit);
+    else if (fabs(x) >= 10)
+        snprintf(buf, len, "%.1f %s%s", x, prefix[i], unit);
+    else
+        snprintf(buf, len, "%.2f %s%s", x, prefix[i], unit);
+}
+
+/* Bytes per second, decimal. */
+void report_bandwidth(double bytes_per_s, char *buf, size_t len)
+{
+    report_si(bytes_per_s, "B/s", buf, len);
+}
+
+/* FLOP per second, decimal. */
+void report_flops(double flop_per_s, char *buf, size_t len)
+{
+    report_si(flop_per_s, "FLOP/s", buf, len);
+}
+
+/* US dollars: cents below $100, whole dollars with separators above. */
+void report_money(double usd, char *buf, size_t len)
+{
+    char tmp[64], grouped[80];
+
+    if (report_not_finite(usd, buf, len))
+        return;
+    if (fabs(usd) < 100)
+        snprintf(tmp, sizeof(tmp), "%.2f", usd);
+    else
+        snprintf(tmp, sizeof(tmp), "%.0f", usd);
+    report_group(tmp, grouped, sizeof(grouped));
+    snprintf(buf, len, "$%s", grouped);
+}
+
+/* A fraction as a percentage with one decimal. */
+void report_percent(double fraction, char *buf, size_t len)
+{
+    if (report_not_finite(fraction, buf, len))
+        return;
+    snprintf(buf, len, "%.1f%%", fraction * 100);
+}

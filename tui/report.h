@@ -1,0 +1,35 @@
+/*
+ * report.h: human formatting of vramlab's quantities, shared by the
+ * headless commands and the explorer.
+ *
+ * Every function writes into a caller's buffer and never fails (a too small
+ * buffer truncates). Decimal units (GB = 1e9) or binary ones (GiB = 2^30)
+ * for memory, as the user chose; rates, FLOP/s and counts are decimal.
+ * Output is plain ASCII so it reads the same in any locale.
+ */
+#ifndef VRAMLAB_REPORT_H
+#define VRAMLAB_REPORT_H
+
+#include <stddef.h>
+
+#include "tui/commands.h"
+
+/* Bytes in the chosen units: "140.0 GB", "1.07 GB", "512.0 MiB", "0 B". */
+void report_bytes(double bytes, enum units u, char *buf, size_t len);
+/* A bare number with 3 significant figures or more and thousands
+ * separators for large values: "209", "1,234", "0.512", "12.5". */
+void report_number(double v, char *buf, size_t len);
+/* A count with a decimal suffix: "8.03B", "70.0B", "15.6T", "512". */
+void report_count(double n, char *buf, size_t len);
+/* Seconds in a readable unit: "12.3 ms", "0.58 s", "4.2 min", "3.1 h", "54.0 days". */
+void report_seconds(double s, char *buf, size_t len);
+/* Bytes per second: "3.35 TB/s", "900 GB/s". */
+void report_bandwidth(double bytes_per_s, char *buf, size_t len);
+/* FLOP/s: "989 TFLOP/s". */
+void report_flops(double flop_per_s, char *buf, size_t len);
+/* US dollars: "$1,234,567", "$12.34". */
+void report_money(double usd, char *buf, size_t len);
+/* A fraction as a percentage: "40.0%". */
+void report_percent(double fraction, char *buf, size_t len);
+
+#endif
