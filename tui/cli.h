@@ -1,0 +1,42 @@
+/*
+ * cli.h: what the headless commands (tui/cli_*.c) share: loading the
+ * catalog, parsing the scenario, and writing output only when complete.
+ */
+#ifndef VRAMLAB_CLI_H
+#define VRAMLAB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "tui/commands.h"
+
+/* One command run: catalog, options and the in-memory output. */
+struct cli_run {
+    struct catalog cat;
+    struct options o;
+    FILE *out;  /* an open_memstream; written to stdout by cli_finish */
+    char *buf;
+    size_t len;
+};
+
+/* Whether argv (after the command name) asks for --help / -h. */
+bool cli_wants_help(int argc, char **argv);
+/* Load the catalog, parse the scenario options, open the output buffer.
+ * Returns 0, or an exit code (everything already freed). */
+int cli_begin(struct cli_run *run, int argc, char **argv);
+/* Load the catalog and open the output buffer without parsing options. */
+int cli_begin_catalog(struct cli_run *run, int argc, char **argv);
+/* Free everything; nothing is printed. */
+void cli_end(struct cli_run *run);
+/* Write the buffered output to stdout and free; returns the exit code. */
+int cli_finish(struct cli_run *run);
+/* Print the reasons a scenario is invalid to stderr. */
+void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid);
+
+/* Shared by plan and search (cli_plan.c). */
+void plan_write_header(FILE *f, const struct options *o);
+void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est);
+void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est);
+
+#endif

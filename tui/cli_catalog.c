@@ -1,0 +1,310 @@
+/*
+ * cli_catalog.c: `vramlab catalog gpus|models|formats [--json]` lists the
+ * loaded catalog (embedded default, user files, --catalog FILE), and
+ * `vramlab import config.json` turns a Hugging Face config into a ready
+ * models.yaml entry with its exact parameter count.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tui/cli.h"
+#include "tui/json.h"
+#include "tui/report.h"
+
+/* Print `vramlab catalog --help`. */
+static void catalog_usage(FILE *f)
+{
+    fputs("usage: vramlab catalog gpus|models|formats [--json] [--units gb|gib] [--catalog FILE]\n"
+          "\n"
+          "List the catalog: the embedded default, then $XDG_CONFIG_HOME/vramlab/*.yaml,\n"
+          "then --catalog FILE (entries with the same id replace earlier ones).\n"
+          "--json prints one object with an array of entries in base units.\n",
+          f);
+}
+
+/* Print `vramlab import --help`. */
+static void import_usage(FILE *f)
+{
+    fputs("usage: vramlab import [--catalog FILE] CONFIG.json\n"
+          "\n"
+          "Read a Hugging Face config.json and print a ready models.yaml entry (with\n"
+          "the exact parameter count) to add to ~/.config/vramlab/models.yaml.\n"
+          "The same file can be used directly: vramlab plan --model-config CONFIG.json\n",
+          f);
+}
+
+/* The GPU table. */
+static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u)
+{
+    fprintf(f, "%-20s %-28s %11s %11s %14s %9s\n", "id", "name", "memory", "bandwidth",
+            "16-bit dense", "price/h");
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const struct engine_gpu *g = &c->gpus[i];
+        char mem[32], bw[32], fl[32], price[32];
+        double f16 = g->flops[ENGINE_COMPUTE_FP16] > 0 ? g->flops[ENGINE_COMPUTE_FP16]
+                                                        : g->flops[ENGINE_COMPUTE_BF16];
+        report_bytes(g->memory_bytes, u, mem, sizeof(mem));
+        report_bandwidth(g->bandwidth_bytes_per_s, bw, sizeof(bw));
+        report_flops(f16, fl, sizeof(fl));
+        if (g->price_per_hour > 0)
+            report_money(g->price_per_hour, price, sizeof(price));
+        else
+            snprintf(price, sizeof(price), "-");
+        fprintf(f, "%-20s %-28s %11s %11s %14s %9s\n", g->id, g->name, mem, bw, fl, price);
+    }
+}
+
+/* The model table. */
+static void catalog_models_text(FILE *f, const struct catalog *c)
+{
+    fprintf(f, "%-24s %-30s %8s %8s %6s %7s %9s %8s\n", "id", "name", "params", "active",
+            "layers", "hidden", "heads/kv", "context");
+    for (size_t i = 0; i < c->n_models; i++) {
+        const struct engine_model *m = &c->models[i];
+        char total[32], active[32], heads[32];
+        report_count(engine_params_total(m), total, sizeof(total));
+        report_count(engine_params_active(m), active, sizeof(active));
+        snprintf(heads, sizeof(heads), "%u/%u", m->heads, m->kv_heads);
+        fprintf(f, "%-24s %-30s %8s %8s %6u %7u %9s %8u\n", m->id, m->name, total, active,
+                m->layers, m->hidden, heads, m->max_context);
+    }
+}
+
+/* The format table. */
+static void catalog_formats_text(FILE *f, const struct catalog *c)
+{
+    fprintf(f, "%-12s %-16s %6s %10s %6s %8s\n", "id", "name", "kind", "bits/wt", "block",
+            "compute");
+    for (size_t i = 0; i < c->n_formats; i++) {
+        const struct engine_format *fm = &c->formats[i];
+        static const char *const kinds[] = {"float", "int", "block"};
+        fprintf(f, "%-12s %-16s %6s %10.4g %6u %8s\n", fm->id, fm->name,
+                fm->kind <= ENGINE_FMT_BLOCK ? kinds[fm->kind] : "?", engine_format_bits(fm),
+                fm->block, engine_compute_name(fm->compute));
+    }
+}
+
+/* A string member, or nothing when s is NULL. */
+static void catalog_json_str(struct json_writer *w, const char *key, const char *s)
+{
+    json_key(w, key);
+    json_string(w, s);
+}
+
+/* A number member. */
+static void catalog_json_num(struct json_writer *w, const char *key, double v)
+{
+    json_key(w, key);
+    json_number(w, v);
+}
+
+/* GPUs as JSON, base units. */
+static void catalog_gpus_json(struct json_writer *w, const struct catalog *c)
+{
+    json_key(w, "gpus");
+    json_begin_array(w);
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const struct engine_gpu *g = &c->gpus[i];
+        json_begin_object(w);
+        catalog_json_str(w, "id", g->id);
+        catalog_json_str(w, "name", g->name);
+        catalog_json_str(w, "vendor", g->vendor);
+        catalog_json_num(w, "memory_bytes", g->memory_bytes);
+        catalog_json_num(w, "bandwidth_bytes_per_s", g->bandwidth_bytes_per_s);
+        json_key(w, "flop_per_s");
+        json_begin_object(w);
+        for (int k = 0; k < ENGINE_COMPUTE_COUNT; k++) {
+            if (g->flops[k] > 0)
+                catalog_json_num(w, engine_compute_name((enum engine_compute)k), g->flops[k]);
+        }
+        json_end_object(w);
+        catalog_json_str(w, "interconnect", g->interconnect);
+        catalog_json_num(w, "link_bytes_per_s", g->link_bytes_per_s);
+        catalog_json_num(w, "gpus_per_node", g->gpus_per_node);
+        catalog_json_num(w, "tdp_w", g->tdp_w);
+        catalog_json_num(w, "price_per_hour", g->price_per_hour > 0 ? g->price_per_hour : NAN);
+        catalog_json_str(w, "source", g->source);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* Models as JSON with both counts. */
+static void catalog_models_json(struct json_writer *w, const struct catalog *c)
+{
+    json_key(w, "models");
+    json_begin_array(w);
+    for (size_t i = 0; i < c->n_models; i++) {
+        const struct engine_model *m = &c->models[i];
+        json_begin_object(w);
+        catalog_json_str(w, "id", m->id);
+        catalog_json_str(w, "name", m->name);
+        catalog_json_str(w, "family", m->family);
+        catalog_json_num(w, "params_published", m->params_published);
+        catalog_json_num(w, "params_total", engine_params_total(m));
+        catalog_json_num(w, "params_active", engine_params_active(m));
+        catalog_json_num(w, "layers", m->layers);
+        catalog_json_num(w, "hidden", m->hidden);
+        catalog_json_num(w, "heads", m->heads);
+        catalog_json_num(w, "kv_heads", m->kv_heads);
+        catalog_json_num(w, "head_dim", m->head_dim);
+        catalog_json_num(w, "ffn", m->ffn);
+        catalog_json_num(w, "vocab", m->vocab);
+        catalog_json_num(w, "max_context", m->max_context);
+        catalog_json_num(w, "experts", m->experts);
+        catalog_json_num(w, "active_experts", m->active_experts);
+        catalog_json_str(w, "source", m->source);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* Formats as JSON. */
+static void catalog_formats_json(struct json_writer *w, const struct catalog *c)
+{
+    json_key(w, "formats");
+    json_begin_array(w);
+    for (size_t i = 0; i < c->n_formats; i++) {
+        const struct engine_format *f = &c->formats[i];
+        json_begin_object(w);
+        catalog_json_str(w, "id", f->id);
+        catalog_json_str(w, "name", f->name);
+        catalog_json_num(w, "bits", f->bits);
+        catalog_json_num(w, "bits_per_weight", engine_format_bits(f));
+        catalog_json_num(w, "block", f->block);
+        catalog_json_num(w, "scale_bits", f->scale_bits);
+        catalog_json_num(w, "zero_bits", f->zero_bits);
+        catalog_json_str(w, "compute", engine_compute_name(f->compute));
+        catalog_json_str(w, "source", f->source);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* `vramlab catalog gpus|models|formats`. */
+int cmd_catalog(int argc, char **argv)
+{
+    static const char *const kinds[] = {"gpus", "models", "formats"};
+    const char *what = NULL;
+    bool json = false;
+    enum units u = UNITS_GB;
+    struct cli_run run;
+    int rc;
+
+    if (cli_wants_help(argc, argv)) {
+        catalog_usage(stdout);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--catalog") && i + 1 < argc) {
+            i++;
+        } else if (!strncmp(a, "--catalog=", 10)) {
+            continue;
+        } else if (!strcmp(a, "--units") || !strncmp(a, "--units=", 8)) {
+            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : "");
+            if (!strcasecmp(v, "gib"))
+                u = UNITS_GIB;
+            else if (strcasecmp(v, "gb") != 0) {
+                fprintf(stderr, "vramlab: --units: expected gb or gib, found '%s'\n", v);
+                return VRAMLAB_EXIT_USAGE;
+            }
+        } else if (a[0] != '-' && !what) {
+            what = a;
+        } else {
+            fprintf(stderr, "vramlab: catalog: unexpected argument '%s' (see --help)\n", a);
+            return VRAMLAB_EXIT_USAGE;
+        }
+    }
+    if (!what || (strcmp(what, "gpus") && strcmp(what, "models") && strcmp(what, "formats"))) {
+        const char *close[3];
+        size_t n = what ? options_closest(what, kinds, 3, close, 3) : 0;
+        fprintf(stderr, "vramlab: catalog: expected gpus, models or formats");
+        if (what)
+            fprintf(stderr, ", found '%s'", what);
+        if (n > 0)
+            fprintf(stderr, "; did you mean %s?", close[0]);
+        fputc('\n', stderr);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    rc = cli_begin_catalog(&run, argc, argv);
+    if (rc != 0)
+        return rc;
+    if (json) {
+        struct json_writer w;
+        json_init(&w, run.out);
+        json_begin_object(&w);
+        if (!strcmp(what, "gpus"))
+            catalog_gpus_json(&w, &run.cat);
+        else if (!strcmp(what, "models"))
+            catalog_models_json(&w, &run.cat);
+        else
+            catalog_formats_json(&w, &run.cat);
+        json_end_object(&w);
+    } else if (!strcmp(what, "gpus")) {
+        catalog_gpus_text(run.out, &run.cat, u);
+    } else if (!strcmp(what, "models")) {
+        catalog_models_text(run.out, &run.cat);
+    } else {
+        catalog_formats_text(run.out, &run.cat);
+    }
+    return cli_finish(&run);
+}
+
+/* `vramlab import config.json`: print a models.yaml entry. */
+int cmd_import(int argc, char **argv)
+{
+    const char *path = NULL;
+    struct engine_model m;
+    struct catalog_diag d = {0};
+    char *buf;
+    size_t cap = 8192;
+    int rc = 0;
+
+    if (cli_wants_help(argc, argv)) {
+        import_usage(stdout);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--catalog") && i + 1 < argc) {
+            i++; /* accepted for symmetry; the import does not need it */
+        } else if (argv[i][0] != '-' && !path) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "vramlab: import: unexpected argument '%s' (see --help)\n", argv[i]);
+            return VRAMLAB_EXIT_USAGE;
+        }
+    }
+    if (!path) {
+        fputs("vramlab: import needs a config.json path (see vramlab import --help)\n", stderr);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    memset(&m, 0, sizeof(m));
+    if (catalog_import_hf_config(path, &m, &d) != 0) {
+        if (d.text)
+            fprintf(stderr, "%s%s", d.text,
+                    d.len > 0 && d.text[d.len - 1] != '\n' ? "\n" : "");
+        else
+            fprintf(stderr, "vramlab: import: cannot read '%s'\n", path);
+        catalog_diag_free(&d);
+        return VRAMLAB_EXIT_CATALOG;
+    }
+    catalog_diag_free(&d);
+    buf = malloc(cap);
+    if (!buf)
+        return 1;
+    if (catalog_format_model_yaml(&m, buf, cap) < 0) {
+        fputs("vramlab: import: the entry does not fit the output buffer\n", stderr);
+        rc = 1;
+    } else {
+        fputs(buf, stdout);
+        if (fflush(stdout) != 0)
+            rc = 1;
+    }
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,422 @@
+/*
+ * cli_plan.c: `vramlab plan`, one scenario's full breakdown as an aligned
+ * text table or one JSON object (product.md "Headless commands").
+ *
+ * The JSON keys of product.md are a contract: they come from one table
+ * (plan_fields) that also drives the text output, so both always show the
+ * same figures. JSON numbers are the engine's doubles in base units (bytes,
+ * seconds, FLOP, parameters), exact; null where a key does not apply
+ * (engine_key_applies, or NaN). The whole output is built in memory and
+ * written only when complete: nothing half-written on error.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/cli.h"
+#include "tui/json.h"
+#include "tui/report.h"
+
+enum plan_kind { K_BYTES, K_COUNT, K_TOKS, K_SECONDS, K_FRACTION, K_FLOP, K_FLOP_PER_BYTE,
+                 K_BATCH, K_NUMBER, K_BW, K_FLOPS, K_DAYS, K_HOURS, K_MONEY, K_BITS };
+enum plan_section { S_NONE, S_PARAMS, S_MEMORY, S_DECODE, S_TRAINING };
+
+/* One output figure: JSON path, engine key (-1: none), estimate field. */
+struct plan_field {
+    const char *group, *name;
+    int key;
+    size_t offset;
+    enum plan_kind kind;
+    enum plan_section section;
+    const char *label; /* text label; NULL = JSON only */
+};
+
+#define F(g, n, k, field, kind, sec, label) \
+    {g, n, k, offsetof(struct engine_estimate, field), kind, sec, label}
+
+/* Every figure of `plan`, in output order (product.md's keys plus extras). */
+static const struct plan_field plan_fields[] = {
+    F("params", "total", ENGINE_KEY_PARAMS_TOTAL, params_total, K_COUNT, S_PARAMS, "total"),
+    F("params", "active", ENGINE_KEY_PARAMS_ACTIVE, params_active, K_COUNT, S_PARAMS,
+      "active per token"),
+    F("params", "trainable", -1, params_trainable, K_COUNT, S_PARAMS, "trainable"),
+    F("params", "bits_per_weight", -1, bits_per_weight, K_BITS, S_PARAMS, "bits per weight"),
+    F("memory", "weights", ENGINE_KEY_MEM_WEIGHTS, memory.weights, K_BYTES, S_MEMORY, "weights"),
+    F("memory", "kv_cache", ENGINE_KEY_MEM_KV_CACHE, memory.kv_cache, K_BYTES, S_MEMORY,
+      "KV cache"),
+    F("memory", "activations", ENGINE_KEY_MEM_ACTIVATIONS, memory.activations, K_BYTES,
+      S_MEMORY, "activations"),
+    F("memory", "gradients", ENGINE_KEY_MEM_GRADIENTS, memory.gradients, K_BYTES, S_MEMORY,
+      "gradients"),
+    F("memory", "master_weights", ENGINE_KEY_MEM_MASTER, memory.master_weights, K_BYTES,
+      S_MEMORY, "master weights"),
+    F("memory", "optimizer", ENGINE_KEY_MEM_OPTIMIZER, memory.optimizer, K_BYTES, S_MEMORY,
+      "optimizer states"),
+    F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY, "reserve"),
+    F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, "total"),
+    F("memory", "spare_bytes", -1, spare_bytes, K_BYTES, S_NONE, NULL),
+    F("memory", "ratio", -1, memory_ratio, K_FRACTION, S_NONE, NULL),
+    F("", "capacity", ENGINE_KEY_CAPACITY, capacity, K_BYTES, S_MEMORY, "capacity"),
+    F("decode", "tokens_per_s", ENGINE_KEY_DECODE_TOKENS, decode_tokens_per_s, K_TOKS, S_DECODE,
+      "decode (lower ceiling)"),
+    F("decode", "tokens_per_s_memory_bound", ENGINE_KEY_DECODE_MEMORY_BOUND,
+      decode_tokens_per_s_memory_bound, K_TOKS, S_DECODE, "memory-bound ceiling"),
+    F("decode", "tokens_per_s_compute_bound", ENGINE_KEY_DECODE_COMPUTE_BOUND,
+      decode_tokens_per_s_compute_bound, K_TOKS, S_DECODE, "compute-bound ceiling"),
+    F("decode", "tokens_per_s_per_sequence", ENGINE_KEY_DECODE_PER_SEQUENCE,
+      decode_tokens_per_s_per_sequence, K_TOKS, S_DECODE, "per sequence"),
+    F("decode", "bytes_per_step", ENGINE_KEY_DECODE_BYTES_PER_STEP, decode_bytes_per_step,
+      K_BYTES, S_DECODE, "bytes read per step"),
+    F("decode", "flops_per_token", -1, decode_flops_per_token, K_FLOP, S_DECODE,
+      "FLOP per token"),
+    F("decode", "ridge_flop_per_byte", ENGINE_KEY_RIDGE, ridge_flop_per_byte, K_FLOP_PER_BYTE,
+      S_DECODE, "ridge point"),
+    F("decode", "arithmetic_intensity", -1, arithmetic_intensity, K_FLOP_PER_BYTE, S_DECODE,
+      "arithmetic intensity"),
+    F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch,
+      K_BATCH, S_DECODE, "compute bound from batch"),
+    F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
+      "bandwidth used"),
+    F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, "peak used"),
+    F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES,
+      S_DECODE, "KV cache per token"),
+    F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
+      "prefill (prompt)"),
+    F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
+      S_TRAINING, "activations per layer"),
+    F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_NUMBER,
+      S_TRAINING, "layers held"),
+    F("activations", "logits_bytes", ENGINE_KEY_ACT_LOGITS, act_logits_bytes, K_BYTES,
+      S_TRAINING, "logits"),
+    F("training", "flops_per_token", ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, train_flops_per_token,
+      K_FLOP, S_TRAINING, "FLOP per token"),
+    F("training", "tokens_per_step", -1, train_tokens_per_step, K_COUNT, S_TRAINING,
+      "tokens per step"),
+    F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS,
+      S_TRAINING, "step time"),
+    F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
+      S_TRAINING, "pipeline bubble"),
+    F("training", "tp_comm_seconds", ENGINE_KEY_TRAIN_TP_COMM, train_tp_comm_seconds, K_SECONDS,
+      S_TRAINING, "TP all-reduce per step"),
+    F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
+      S_TRAINING, "DP all-reduce per step"),
+    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
+      "training time"),
+    F("training", "gpu_hours", ENGINE_KEY_TRAIN_GPU_HOURS, train_gpu_hours, K_HOURS, S_TRAINING,
+      "GPU-hours"),
+    F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING, "cost"),
+};
+#undef F
+#define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
+
+/* The value of a field, NaN where it does not apply. */
+static double plan_value(const struct engine_scenario *sc, const struct engine_estimate *est,
+                         const struct plan_field *f)
+{
+    double v = *(const double *)((const char *)est + f->offset);
+
+    if (f->key >= 0 && !engine_key_applies(sc, (enum engine_key)f->key))
+        return NAN;
+    return v;
+}
+
+/* Format a value of the given kind for the text table. */
+static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, size_t len)
+{
+    char num[40];
+
+    switch (kind) {
+    case K_BYTES: report_bytes(v, u, buf, len); return;
+    case K_COUNT: report_count(v, buf, len); return;
+    case K_SECONDS: report_seconds(v, buf, len); return;
+    case K_FRACTION: report_percent(v, buf, len); return;
+    case K_BW: report_bandwidth(v, buf, len); return;
+    case K_FLOPS: report_flops(v, buf, len); return;
+    case K_MONEY: report_money(v, buf, len); return;
+    default: break;
+    }
+    report_number(v, num, sizeof(num));
+    switch (kind) {
+    case K_TOKS: snprintf(buf, len, "%s tok/s", num); break;
+    case K_FLOP: report_count(v, num, sizeof(num)); snprintf(buf, len, "%s FLOP", num); break;
+    case K_FLOP_PER_BYTE: snprintf(buf, len, "%s FLOP/B", num); break;
+    case K_BATCH: snprintf(buf, len, "B ~ %s", num); break;
+    case K_DAYS: snprintf(buf, len, "%s days", num); break;
+    case K_HOURS: snprintf(buf, len, "%s h", num); break;
+    case K_BITS: snprintf(buf, len, "%.4g bits", v); break;
+    default: snprintf(buf, len, "%s", num); break;
+    }
+}
+
+/* The JSON path "group.name" of a field. */
+static void plan_path(const struct plan_field *f, char *buf, size_t len)
+{
+    if (f->group[0])
+        snprintf(buf, len, "%s.%s", f->group, f->name);
+    else
+        snprintf(buf, len, "%s", f->name);
+}
+
+/* Write the scenario echo object (inputs, for scripts that log runs). */
+static void plan_json_scenario(struct json_writer *w, const struct options *o)
+{
+    const struct engine_scenario *sc = &o->sc;
+
+    json_key(w, "scenario");
+    json_begin_object(w);
+    json_key(w, "model");
+    json_string(w, sc->model.id);
+    json_key(w, "model_name");
+    json_string(w, sc->model.name);
+    json_key(w, "format");
+    json_string(w, sc->weight_format.id);
+    json_key(w, "kv_format");
+    json_string(w, sc->kv_format.id);
+    json_key(w, "gpu");
+    json_string(w, sc->gpu.id);
+    json_key(w, "mode");
+    json_string(w, engine_mode_name(sc->mode));
+    json_key(w, "batch");
+    json_number(w, sc->batch);
+    json_key(w, "context");
+    json_number(w, sc->context);
+    json_key(w, "prompt");
+    json_number(w, sc->prompt ? sc->prompt : sc->context);
+    json_key(w, "zero");
+    json_number(w, sc->zero);
+    json_key(w, "micro_batches");
+    json_number(w, sc->micro_batches);
+    json_key(w, "recompute");
+    json_string(w, engine_recompute_name(sc->recompute));
+    json_key(w, "optimizer");
+    json_string(w, engine_recipe_info(sc->recipe)->id);
+    json_key(w, "units");
+    json_string(w, o->units == UNITS_GIB ? "gib" : "gb");
+    json_end_object(w);
+}
+
+/* Write the whole plan as one JSON object. */
+void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est)
+{
+    const struct engine_scenario *sc = &o->sc;
+    struct json_writer w;
+    const char *open_group = NULL;
+    char path[96];
+
+    json_init(&w, f);
+    json_begin_object(&w);
+    plan_json_scenario(&w, o);
+    for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
+        const struct plan_field *p = &plan_fields[i];
+        /* Consecutive fields of a group share one nested object. */
+        if (open_group && strcmp(open_group, p->group) != 0) {
+            json_end_object(&w);
+            open_group = NULL;
+        }
+        if (!open_group && p->group[0]) {
+            json_key(&w, p->group);
+            json_begin_object(&w);
+            open_group = p->group;
+        }
+        json_key(&w, p->name);
+        json_number(&w, plan_value(sc, est, p));
+        if (!strcmp(p->group, "") && !strcmp(p->name, "capacity")) {
+            json_key(&w, "fits");
+            json_bool(&w, est->fits);
+            json_key(&w, "layout");
+            json_begin_object(&w);
+            json_key(&w, "tp");
+            json_number(&w, est->tp);
+            json_key(&w, "pp");
+            json_number(&w, est->pp);
+            json_key(&w, "dp");
+            json_number(&w, est->dp);
+            json_key(&w, "gpus");
+            json_number(&w, est->gpus);
+            json_end_object(&w);
+        }
+    }
+    if (open_group)
+        json_end_object(&w);
+
+    json_key(&w, "explain");
+    json_begin_object(&w);
+    for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
+        const struct plan_field *p = &plan_fields[i];
+        struct engine_explanation ex;
+        if (p->key < 0)
+            continue;
+        plan_path(p, path, sizeof(path));
+        json_key(&w, path);
+        if (!engine_key_applies(sc, (enum engine_key)p->key)) {
+            json_null(&w);
+            continue;
+        }
+        memset(&ex, 0, sizeof(ex));
+        engine_explain(sc, est, (enum engine_key)p->key, &ex);
+        json_begin_object(&w);
+        json_key(&w, "formula");
+        json_string(&w, ex.formula ? ex.formula : "");
+        json_key(&w, "values");
+        json_string(&w, ex.values);
+        json_key(&w, "source");
+        json_string(&w, ex.source ? ex.source : "");
+        json_end_object(&w);
+    }
+    json_end_object(&w);
+
+    json_key(&w, "warnings");
+    json_begin_array(&w);
+    for (int b = 0; b < ENGINE_WARNING_COUNT; b++) {
+        char text[512];
+        if (!(est->warnings & (1u << b)))
+            continue;
+        engine_warning_text(sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
+        json_string(&w, text);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+}
+
+/* One aligned line of the text table. */
+static void plan_line(FILE *f, const char *label, const char *value, const char *note)
+{
+    if (note && *note)
+        fprintf(f, "  %-26s %16s   %s\n", label, value, note);
+    else
+        fprintf(f, "  %-26s %16s\n", label, value);
+}
+
+/* The text lines of one section; training-only memory lines that are zero
+ * are left out in inference so the table stays short. */
+static void plan_text_section(FILE *f, const struct options *o, const struct engine_estimate *est,
+                              enum plan_section sec)
+{
+    for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
+        const struct plan_field *p = &plan_fields[i];
+        char value[64];
+        double v;
+
+        if (p->section != sec || !p->label)
+            continue;
+        v = plan_value(&o->sc, est, p);
+        if (!isfinite(v))
+            continue;
+        if (sec == S_MEMORY && v == 0 && o->sc.mode == ENGINE_MODE_INFER &&
+            (p->key == ENGINE_KEY_MEM_ACTIVATIONS || p->key == ENGINE_KEY_MEM_GRADIENTS ||
+             p->key == ENGINE_KEY_MEM_MASTER || p->key == ENGINE_KEY_MEM_OPTIMIZER))
+            continue;
+        if (sec == S_PARAMS && p->key == ENGINE_KEY_PARAMS_ACTIVE && v == est->params_total)
+            continue;
+        if (sec == S_PARAMS && p->key < 0 && !strcmp(p->name, "trainable") &&
+            o->sc.mode == ENGINE_MODE_INFER)
+            continue;
+        plan_format(v, p->kind, o->units, value, sizeof(value));
+        plan_line(f, p->label, value, NULL);
+    }
+}
+
+/* Write the one-line scenario header shared by plan and search. */
+void plan_write_header(FILE *f, const struct options *o)
+{
+    const struct engine_scenario *sc = &o->sc;
+    char count[32];
+
+    report_count(sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size,
+                 count, sizeof(count));
+    fprintf(f, "%s (%s params) | %s weights, %s KV cache | %u x %s | TP %u x PP %u x DP %u | %s\n",
+            sc->model.name[0] ? sc->model.name : sc->model.id, count, sc->weight_format.name,
+            sc->kv_format.name, sc->gpus, sc->gpu.name, sc->tp, sc->pp, sc->dp,
+            engine_mode_name(sc->mode));
+    fprintf(f, "batch %u, context %u tokens", sc->batch, sc->context);
+    if (sc->mode == ENGINE_MODE_INFER)
+        fprintf(f, ", prompt %u", sc->prompt ? sc->prompt : sc->context);
+    else
+        fprintf(f, ", %s recompute, %s, ZeRO %u, %u micro-batches",
+                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id,
+                sc->zero, sc->micro_batches);
+    fputc('\n', f);
+}
+
+/* Write the readable breakdown: verdict, memory, speed, training, warnings. */
+void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est)
+{
+    char total[32], cap[32], spare[32], pct[16];
+    bool any = false;
+
+    plan_write_header(f, o);
+    report_bytes(est->memory.total, o->units, total, sizeof(total));
+    report_bytes(est->capacity, o->units, cap, sizeof(cap));
+    report_bytes(fabs(est->spare_bytes), o->units, spare, sizeof(spare));
+    report_percent(est->memory_ratio, pct, sizeof(pct));
+    if (est->fits)
+        fprintf(f, "\nFITS: %s of %s per GPU (%s), %s spare\n", total, cap, pct, spare);
+    else
+        fprintf(f, "\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n", total,
+                cap, pct, spare);
+
+    fputs("\nMemory per GPU\n", f);
+    plan_text_section(f, o, est, S_MEMORY);
+    fputs("\nParameters\n", f);
+    plan_text_section(f, o, est, S_PARAMS);
+    fputs("\nSpeed ceilings (whole deployment)\n", f);
+    plan_text_section(f, o, est, S_DECODE);
+    if (o->sc.mode != ENGINE_MODE_INFER) {
+        fputs("\nTraining\n", f);
+        plan_text_section(f, o, est, S_TRAINING);
+    }
+    for (int b = 0; b < ENGINE_WARNING_COUNT; b++) {
+        char text[512];
+        if (!(est->warnings & (1u << b)))
+            continue;
+        if (!any)
+            fputs("\nWarnings\n", f);
+        any = true;
+        engine_warning_text(&o->sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
+        fprintf(f, "  - %s\n", text);
+    }
+}
+
+/* Print `vramlab plan --help`. */
+static void plan_usage(FILE *f)
+{
+    fputs("usage: vramlab plan [scenario options] [--json]\n"
+          "\n"
+          "One scenario's full breakdown: whether it fits, per-GPU memory, speed\n"
+          "ceilings, training time and cost, warnings. --json prints one object\n"
+          "(keys in vramlab(1)); numbers are in bytes, seconds, FLOP.\n"
+          "\n"
+          "Scenario options:\n",
+          f);
+    options_print_help(f);
+    fputs("  --json                     print one JSON object\n", f);
+}
+
+/* `vramlab plan`: parse, estimate, print. */
+int cmd_plan(int argc, char **argv)
+{
+    struct cli_run run;
+    struct engine_estimate est;
+    int rc;
+
+    if (cli_wants_help(argc, argv)) {
+        plan_usage(stdout);
+        return 0;
+    }
+    rc = cli_begin(&run, argc, argv);
+    if (rc != 0)
+        return rc;
+    engine_estimate(&run.o.sc, &est);
+    if (est.invalid) {
+        cli_report_invalid(&run.o.sc, est.invalid);
+        cli_end(&run);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (run.o.json)
+        plan_write_json(run.out, &run.o, &est);
+    else
+        plan_write_text(run.out, &run.o, &est);
+    return cli_finish(&run);
+}

@@ -1,0 +1,90 @@
+/*
+ * main.c: vramlab's one entry point. With no command (or only scenario
+ * options) it starts the interactive explorer; otherwise it dispatches to
+ * a headless command (product.md "Headless commands"). Exit codes: 0 ok,
+ * 2 usage error, 3 catalog error, 4 device error.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/commands.h"
+
+/* A headless command: its name, entry point and one line of help. */
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+};
+
+static const struct command commands[] = {
+    {"plan", cmd_plan, "one scenario, full breakdown (text or --json)"},
+    {"search", cmd_search, "rank the (tp, pp, dp) layouts of --gpus N"},
+    {"measure", cmd_measure, "predicted vs measured bandwidth and FLOP/s"},
+    {"quantize", cmd_quantize, "quantize weights and report the error"},
+    {"catalog", cmd_catalog, "list gpus, models or formats"},
+    {"import", cmd_import, "turn a Hugging Face config.json into a catalog entry"},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* Print the top-level usage. */
+static void main_usage(FILE *f)
+{
+    fputs("usage: vramlab [scenario options]         interactive explorer\n"
+          "       vramlab COMMAND [options]          headless command\n"
+          "       vramlab --help | --version\n"
+          "\n"
+          "Commands:\n",
+          f);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fputs("\n'vramlab COMMAND --help' lists a command's options; see also vramlab(1).\n", f);
+}
+
+/* Print an unknown-command error with the closest names. */
+static void main_unknown(const char *name)
+{
+    const char *names[N_COMMANDS], *close[3];
+    size_t n;
+
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    n = options_closest(name, names, N_COMMANDS, close, 3);
+    fprintf(stderr, "vramlab: unknown command '%s'", name);
+    if (n > 0) {
+        fputs("; did you mean", stderr);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, "%s %s", i ? "," : "", close[i]);
+        fputc('?', stderr);
+    }
+    fputs(" (see vramlab --help)\n", stderr);
+}
+
+/* Dispatch to the explorer or a command. */
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : NULL;
+
+    if (!cmd || cmd[0] == '-') {
+        if (cmd && (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))) {
+            main_usage(stdout);
+            return 0;
+        }
+        if (cmd && !strcmp(cmd, "--version")) {
+            printf("vramlab %s\n", PACKAGE_VERSION);
+            return 0;
+        }
+        return tui_main(argc, argv);
+    }
+    if (!strcmp(cmd, "help")) {
+        main_usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    }
+    main_unknown(cmd);
+    return VRAMLAB_EXIT_USAGE;
+}
