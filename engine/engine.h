@@ -182,7 +182,7 @@ enum engine_invalid {
     ENGINE_INVALID_NONE = 0,
     ENGINE_INVALID_LAYOUT = 1u << 0,      /* tp*pp*dp != gpus */
     ENGINE_INVALID_TP_HEADS = 1u << 1,    /* tp does not divide heads */
-    ENGINE_INVALID_PP_LAYERS = 1u << 2,   /* pp does not divide layers */
+    ENGINE_INVALID_PP_LAYERS = 1u << 2,   /* pp exceeds the layers */
     ENGINE_INVALID_ZERO = 1u << 3,        /* ZeRO stage above 3 */
     ENGINE_INVALID_SIZE = 1u << 4,        /* no parameters or zero/negative shape */
     ENGINE_INVALID_GPU = 1u << 5,         /* zero memory or bandwidth or FLOP/s */
@@ -204,8 +204,9 @@ enum engine_warning {
     ENGINE_WARN_NO_PRICE = 1u << 9,
     ENGINE_WARN_CALIBRATED = 1u << 10,
     ENGINE_WARN_MOE_ROUTING = 1u << 11,  /* decode reads more experts at batch > 1 */
+    ENGINE_WARN_UNEVEN_STAGES = 1u << 12, /* p does not divide the layers */
 };
-#define ENGINE_WARNING_COUNT 12
+#define ENGINE_WARNING_COUNT 13
 
 struct engine_memory {
     double weights, kv_cache, activations, gradients, master_weights, optimizer, reserve, total;
@@ -374,9 +375,8 @@ enum engine_reject {
     ENGINE_REJECT_NONE = 0,
     ENGINE_REJECT_TP_HEADS,     /* t does not divide attention heads */
     ENGINE_REJECT_TP_NODE,      /* t exceeds GPUs per node */
-    ENGINE_REJECT_PP_LAYERS,    /* p does not divide layers */
+    ENGINE_REJECT_PP_LAYERS,    /* p exceeds the layers */
     ENGINE_REJECT_MEMORY,       /* does not fit */
-    ENGINE_REJECT_BATCH,        /* training: fewer micro-batches than stages */
 };
 
 struct engine_layout {
@@ -384,8 +384,10 @@ struct engine_layout {
     enum engine_reject reject;
     bool fits;
     double memory_total;      /* per GPU */
-    double throughput;        /* tokens/s: decode (inference) or trained (training) */
+    double throughput;        /* tokens/s: decode (inference) or trained (training),
+                                 bubble and exposed communication included */
     double step_seconds;      /* training; NaN in inference */
+    double bubble_fraction;   /* training; NaN in inference */
 };
 
 /* Enumerate (t,p,d) for G GPUs, fill up to cap layouts ranked (fitting first,

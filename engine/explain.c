@@ -1,1 +1,461 @@
-#include "engine/engine.h"
+/*
+ * explain.c: every output's formula, the values substituted, and the source.
+ *
+ * The table below is the single list of output keys: their JSON path, a
+ * short label, the formula and where it comes from. engine_explain() fills
+ * the values on demand so the estimate path stays pure arithmetic. Numbers
+ * in the value strings are printed with 4 significant digits; the JSON
+ * carries the exact values.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/internal.h"
+
+struct key_info {
+    const char *name, *label, *formula, *source;
+    bool training; /* applies to training modes (else inference), unless both */
+    bool both;
+};
+
+static const struct key_info keys[ENGINE_KEY_COUNT] = {
+    [ENGINE_KEY_PARAMS_TOTAL] = {"params.total", "parameters",
+        "embedding V*h + L * (attention + MLP + norms) + head V*h (unless tied)",
+        "engine.md Parameters; HF config.json of the model", false, true},
+    [ENGINE_KEY_PARAMS_ACTIVE] = {"params.active", "active parameters",
+        "as params.total with only the k routed (+ shared) experts of each MoE layer",
+        "engine.md Parameters (MoE)", false, true},
+    [ENGINE_KEY_MEM_WEIGHTS] = {"memory.weights", "weights",
+        "params on the GPU * bits per weight / 8 (training: recipe bytes; / d under ZeRO-3)",
+        "seed 000: M = N * b; INT4 = 4 + 16/32 = 4.5 bits", false, true},
+    [ENGINE_KEY_MEM_KV_CACHE] = {"memory.kv_cache", "KV cache",
+        "2 * layers * kv_heads * head_dim * context * batch * bytes (per GPU: layers/p, kv/t)",
+        "engine.md KV cache; GQA (Ainslie et al. 2023)", false, true},
+    [ENGINE_KEY_MEM_ACTIVATIONS] = {"memory.activations", "activations",
+        "per-layer activations * layers held + logits 4*s*b*V/t (inference: one step's logits)",
+        "Korthikanti et al. 2022 §4", false, true},
+    [ENGINE_KEY_MEM_GRADIENTS] = {"memory.gradients", "gradients",
+        "params on the GPU * gradient bytes (/ d under ZeRO-2 and 3)",
+        "ZeRO (Rajbhandari et al. 2020) §3.1, §5", false, true},
+    [ENGINE_KEY_MEM_MASTER] = {"memory.master_weights", "master weights",
+        "params on the GPU * master-copy bytes (/ d under ZeRO-1, 2, 3)",
+        "Micikevicius et al. 2018; ZeRO §3.1", false, true},
+    [ENGINE_KEY_MEM_OPTIMIZER] = {"memory.optimizer", "optimizer",
+        "params on the GPU * optimizer bytes (Adam: 2 x 4) (/ d under ZeRO-1, 2, 3)",
+        "Kingma and Ba 2015; ZeRO §3.1 (K = 12 with the master copy)", false, true},
+    [ENGINE_KEY_MEM_RESERVE] = {"memory.reserve", "reserve",
+        "fixed reserve for the CUDA context and allocator slack", "vramlab default (--reserve)",
+        false, true},
+    [ENGINE_KEY_MEM_TOTAL] = {"memory.total", "total per GPU",
+        "weights + KV cache + activations + gradients + master + optimizer + reserve",
+        "engine.md", false, true},
+    [ENGINE_KEY_CAPACITY] = {"capacity", "capacity", "GPU memory from the catalog (bytes)",
+        "GPU data sheet; seed 000: \"80 GB\" = 80 * 2^30 bytes", false, true},
+    [ENGINE_KEY_FITS] = {"fits", "fits", "memory.total <= capacity", "engine.md", false, true},
+    [ENGINE_KEY_DECODE_TOKENS] = {"decode.tokens_per_s", "decode tokens/s",
+        "min(memory-bound * bw efficiency, compute-bound * FLOP/s efficiency)",
+        "engine.md Speed ceilings", false, false},
+    [ENGINE_KEY_DECODE_MEMORY_BOUND] = {"decode.tokens_per_s_memory_bound", "memory-bound ceiling",
+        "dp * batch / (p * bytes read per GPU per step / bandwidth + 2 * L * latency if t > 1)",
+        "seed 000: 3350 GB/s / 16 GB = 209 tokens/s", false, false},
+    [ENGINE_KEY_DECODE_COMPUTE_BOUND] = {"decode.tokens_per_s_compute_bound",
+        "compute-bound ceiling", "G * peak FLOP/s / (2 * N_active + 2 * L * ctx * a * (d_qk + d_v))",
+        "engine.md Speed ceilings", false, false},
+    [ENGINE_KEY_DECODE_PER_SEQUENCE] = {"decode.tokens_per_s_per_sequence", "per sequence",
+        "decode.tokens_per_s / (dp * batch)", "engine.md Speed ceilings", false, false},
+    [ENGINE_KEY_DECODE_BYTES_PER_STEP] = {"decode.bytes_per_step", "bytes per step",
+        "weights read per GPU (MoE: experts the batch touches) + KV cache per GPU",
+        "seed 000: each step reads all the weights", false, false},
+    [ENGINE_KEY_RIDGE] = {"decode.ridge_flop_per_byte", "ridge point",
+        "peak FLOP/s / bandwidth", "seed 000: 989e12 / 3.35e12 = 295 FLOP/byte (Williams et al. 2009)",
+        false, true},
+    [ENGINE_KEY_COMPUTE_BOUND_BATCH] = {"decode.compute_bound_batch", "compute-bound batch",
+        "ridge * bytes per weight / 2 (a matrix-vector product does 2 FLOP per weight)",
+        "seed 000: ~590 FLOP per 2-byte parameter, 2 used", false, false},
+    [ENGINE_KEY_KV_PER_TOKEN] = {"kv_cache.bytes_per_token", "KV per token",
+        "2 * layers * kv_heads * head_dim * bytes (MLA: layers * (kv_lora + rope) * bytes)",
+        "engine.md KV cache; DeepSeek-V2 §2.1", false, true},
+    [ENGINE_KEY_ACT_PER_LAYER] = {"activations.per_layer_bytes", "activations per layer",
+        "s*b*h*(10 + (4 + 4*kv/a + c*f/h)/t + 5*a*s/(h*t)), c = 4 plain or 6 gated; "
+        "selective drops 5as/h, full keeps 2sbh; SP divides all by t",
+        "Korthikanti et al. 2022 §4 (34 = 10 + 24 for GPT shapes)", true, false},
+    [ENGINE_KEY_ACT_LAYERS_HELD] = {"activations.layers_held", "layers held",
+        "layers of the stage * in-flight micro-batches min(m, p - stage) (1F1B)",
+        "Narayanan et al. 2021 §2.2; Korthikanti §4.2.3", true, false},
+    [ENGINE_KEY_ACT_LOGITS] = {"activations.logits_bytes", "logits",
+        "4 * s * b * V / t (FP32 logits on the last stage)", "Korthikanti et al. 2022 §4.3",
+        false, true},
+    [ENGINE_KEY_PREFILL] = {"prefill.seconds", "prefill",
+        "(2 * N_active * prompt + L * prompt^2 * a * (d_qk + d_v)) / (t * peak * efficiency)",
+        "engine.md Speed ceilings (prefill is compute bound)", false, false},
+    [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] = {"training.flops_per_token", "FLOP per token",
+        "6 * N (8 * N with full recompute; LoRA 4 * N)",
+        "Kaplan et al. 2020; Korthikanti et al. 2022 §5", true, false},
+    [ENGINE_KEY_TRAIN_STEP] = {"training.step_seconds", "step time",
+        "FLOP per token * batch * m * d * s / (G * peak * MFU)", "engine.md Parallelism", true,
+        false},
+    [ENGINE_KEY_TRAIN_BUBBLE] = {"training.bubble_fraction", "pipeline bubble",
+        "(p - 1) / (v * m + p - 1)", "GPipe (Huang et al. 2019); Narayanan et al. 2021 §2.2", true,
+        false},
+    [ENGINE_KEY_TRAIN_TP_COMM] = {"training.tp_comm_seconds", "TP communication",
+        "4 all-reduces per layer per micro-batch * (2 (t-1)/t * 2 s b h / link BW + latency)",
+        "Megatron-LM (Shoeybi et al. 2019) §3", true, false},
+    [ENGINE_KEY_TRAIN_DP_COMM] = {"training.dp_comm_seconds", "DP communication",
+        "2 (d-1)/d * gradient bytes per GPU / inter-node BW (x1.5 under ZeRO-3)",
+        "ring all-reduce; ZeRO §7", true, false},
+    [ENGINE_KEY_TRAIN_DAYS] = {"training.days", "training days",
+        "FLOP per token * tokens / (G * peak * MFU) / 86400",
+        "engine.md; Llama 3.1 405B: 16,384 H100 at 38-43% MFU", true, false},
+    [ENGINE_KEY_TRAIN_GPU_HOURS] = {"training.gpu_hours", "GPU-hours",
+        "training seconds / 3600 * G", "engine.md", true, false},
+    [ENGINE_KEY_TRAIN_COST] = {"training.cost_usd", "cost",
+        "GPU-hours * price per GPU-hour", "catalog price (on-demand) or --price", true, false},
+};
+
+/* JSON path of a key. */
+const char *engine_key_name(enum engine_key k) {
+    return (unsigned)k < ENGINE_KEY_COUNT ? keys[k].name : "?";
+}
+
+/* Key by JSON path; 0 on success. */
+int engine_key_parse(const char *name, enum engine_key *out) {
+    for (int i = 0; i < ENGINE_KEY_COUNT; i++)
+        if (name && strcmp(keys[i].name, name) == 0) {
+            *out = (enum engine_key)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* Whether a key has a meaning in this scenario's mode. */
+bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
+    if ((unsigned)k >= ENGINE_KEY_COUNT)
+        return false;
+    if (keys[k].both)
+        return true;
+    bool training = sc->mode != ENGINE_MODE_INFER;
+    return keys[k].training == training;
+}
+
+/* Value of a key (NaN when not applicable). */
+double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
+    switch (k) {
+    case ENGINE_KEY_PARAMS_TOTAL: return e->params_total;
+    case ENGINE_KEY_PARAMS_ACTIVE: return e->params_active;
+    case ENGINE_KEY_MEM_WEIGHTS: return e->memory.weights;
+    case ENGINE_KEY_MEM_KV_CACHE: return e->memory.kv_cache;
+    case ENGINE_KEY_MEM_ACTIVATIONS: return e->memory.activations;
+    case ENGINE_KEY_MEM_GRADIENTS: return e->memory.gradients;
+    case ENGINE_KEY_MEM_MASTER: return e->memory.master_weights;
+    case ENGINE_KEY_MEM_OPTIMIZER: return e->memory.optimizer;
+    case ENGINE_KEY_MEM_RESERVE: return e->memory.reserve;
+    case ENGINE_KEY_MEM_TOTAL: return e->memory.total;
+    case ENGINE_KEY_CAPACITY: return e->capacity;
+    case ENGINE_KEY_FITS: return e->invalid ? NAN : (e->fits ? 1.0 : 0.0);
+    case ENGINE_KEY_DECODE_TOKENS: return e->decode_tokens_per_s;
+    case ENGINE_KEY_DECODE_MEMORY_BOUND: return e->decode_tokens_per_s_memory_bound;
+    case ENGINE_KEY_DECODE_COMPUTE_BOUND: return e->decode_tokens_per_s_compute_bound;
+    case ENGINE_KEY_DECODE_PER_SEQUENCE: return e->decode_tokens_per_s_per_sequence;
+    case ENGINE_KEY_DECODE_BYTES_PER_STEP: return e->decode_bytes_per_step;
+    case ENGINE_KEY_RIDGE: return e->ridge_flop_per_byte;
+    case ENGINE_KEY_COMPUTE_BOUND_BATCH: return e->compute_bound_batch;
+    case ENGINE_KEY_KV_PER_TOKEN: return e->kv_bytes_per_token;
+    case ENGINE_KEY_ACT_PER_LAYER: return e->act_per_layer_bytes;
+    case ENGINE_KEY_ACT_LAYERS_HELD: return e->act_layers_held;
+    case ENGINE_KEY_ACT_LOGITS: return e->act_logits_bytes;
+    case ENGINE_KEY_PREFILL: return e->prefill_seconds;
+    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN: return e->train_flops_per_token;
+    case ENGINE_KEY_TRAIN_STEP: return e->train_step_seconds;
+    case ENGINE_KEY_TRAIN_BUBBLE: return e->train_bubble_fraction;
+    case ENGINE_KEY_TRAIN_TP_COMM: return e->train_tp_comm_seconds;
+    case ENGINE_KEY_TRAIN_DP_COMM: return e->train_dp_comm_seconds;
+    case ENGINE_KEY_TRAIN_DAYS: return e->train_days;
+    case ENGINE_KEY_TRAIN_GPU_HOURS: return e->train_gpu_hours;
+    case ENGINE_KEY_TRAIN_COST: return e->train_cost_usd;
+    case ENGINE_KEY_COUNT: break;
+    }
+    return NAN;
+}
+
+/* Fill the substituted-values text of one key. */
+static void explain_values(const struct engine_scenario *sc, const struct engine_estimate *e,
+                           enum engine_key k, char *v, size_t n) {
+    const struct engine_model *m = &sc->model;
+    double bits = e->bits_per_weight, G = 1e9;
+    const struct engine_recipe_info *r = engine_recipe_info(sc->recipe);
+    switch (k) {
+    case ENGINE_KEY_PARAMS_TOTAL:
+        if (m->has_arch)
+            snprintf(v, n, "V=%u h=%u L=%u a=%u kv=%u d=%u f=%u%s%s -> %.10g", m->vocab, m->hidden,
+                     m->layers, m->heads, m->kv_heads ? m->kv_heads : m->heads,
+                     m->head_dim ? m->head_dim : m->hidden / (m->heads ? m->heads : 1), m->ffn,
+                     m->gated ? " gated" : "", m->tied ? " tied" : "", e->params_total);
+        else
+            snprintf(v, n, "bare size N = %.4g (shape derived: h=%u L=%u a=%u)", e->params_total,
+                     m->hidden, m->layers, m->heads);
+        break;
+    case ENGINE_KEY_PARAMS_ACTIVE:
+        snprintf(v, n, "%.4g of %.4g (%u of %u experts active)", e->params_active, e->params_total,
+                 m->active_experts, m->experts);
+        break;
+    case ENGINE_KEY_MEM_WEIGHTS:
+        if (sc->mode == ENGINE_MODE_TRAIN)
+            snprintf(v, n, "%.4g params / (t=%u * p=%u) * %.0f B%s = %.4g GB", e->params_total,
+                     sc->tp, sc->pp, r->weights, sc->zero >= 3 ? " / d" : "",
+                     e->memory.weights / G);
+        else
+            snprintf(v, n, "%.4g params / (t=%u * p=%u) * %.4g bits / 8 = %.4g GB", e->params_total,
+                     sc->tp, sc->pp, bits, e->memory.weights / G);
+        break;
+    case ENGINE_KEY_MEM_KV_CACHE:
+        snprintf(v, n, "2 * %u * %u * %u * %u tokens * batch %u * %.3g B / (t=%u, p=%u) = %.4g GB",
+                 m->layers, m->kv_heads ? m->kv_heads : m->heads, m->head_dim, sc->context,
+                 sc->batch, engine_format_bits(&sc->kv_format) / 8, sc->tp, sc->pp,
+                 e->memory.kv_cache / G);
+        break;
+    case ENGINE_KEY_MEM_ACTIVATIONS:
+        snprintf(v, n, "%.4g GB/layer * %.4g layers + logits %.4g GB = %.4g GB",
+                 (isnan(e->act_per_layer_bytes) ? 0 : e->act_per_layer_bytes) / G,
+                 isnan(e->act_layers_held) ? 0 : e->act_layers_held,
+                 (isnan(e->act_logits_bytes) ? 0 : e->act_logits_bytes) / G,
+                 e->memory.activations / G);
+        break;
+    case ENGINE_KEY_MEM_GRADIENTS:
+        snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->grads,
+                 sc->zero, sc->dp, e->memory.gradients / G);
+        break;
+    case ENGINE_KEY_MEM_MASTER:
+        snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->master,
+                 sc->zero, sc->dp, e->memory.master_weights / G);
+        break;
+    case ENGINE_KEY_MEM_OPTIMIZER:
+        snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->optimizer,
+                 sc->zero, sc->dp, e->memory.optimizer / G);
+        break;
+    case ENGINE_KEY_MEM_RESERVE:
+        snprintf(v, n, "%.4g GB", e->memory.reserve / G);
+        break;
+    case ENGINE_KEY_MEM_TOTAL:
+        snprintf(v, n, "%.4g + %.4g + %.4g + %.4g + %.4g + %.4g + %.4g = %.4g GB",
+                 e->memory.weights / G, e->memory.kv_cache / G, e->memory.activations / G,
+                 e->memory.gradients / G, e->memory.master_weights / G, e->memory.optimizer / G,
+                 e->memory.reserve / G, e->memory.total / G);
+        break;
+    case ENGINE_KEY_CAPACITY:
+        snprintf(v, n, "%s: %.4g GB = %.4g GiB", sc->gpu.name, e->capacity / G,
+                 e->capacity / 1073741824.0);
+        break;
+    case ENGINE_KEY_FITS:
+        snprintf(v, n, "%.4g GB %s %.4g GB", e->memory.total / G, e->fits ? "<=" : ">",
+                 e->capacity / G);
+        break;
+    case ENGINE_KEY_DECODE_TOKENS:
+        snprintf(v, n, "min(%.4g * %.2g, %.4g * %.2g) = %.4g tokens/s",
+                 e->decode_tokens_per_s_memory_bound, sc->bw_efficiency,
+                 e->decode_tokens_per_s_compute_bound, sc->flops_efficiency, e->decode_tokens_per_s);
+        break;
+    case ENGINE_KEY_DECODE_MEMORY_BOUND:
+        snprintf(v, n, "%u * %u / (%u * %.4g GB / %.4g GB/s%s) = %.4g tokens/s", sc->dp, sc->batch,
+                 sc->pp, e->decode_bytes_per_step / G, e->bandwidth_bytes_per_s / G,
+                 sc->tp > 1 ? " + all-reduce latency" : "", e->decode_tokens_per_s_memory_bound);
+        break;
+    case ENGINE_KEY_DECODE_COMPUTE_BOUND:
+        snprintf(v, n, "%u * %.4g TFLOP/s / %.4g GFLOP = %.4g tokens/s", sc->gpus,
+                 e->peak_flop_per_s / 1e12, e->decode_flops_per_token / G,
+                 e->decode_tokens_per_s_compute_bound);
+        break;
+    case ENGINE_KEY_DECODE_PER_SEQUENCE:
+        snprintf(v, n, "%.4g / (%u * %u) = %.4g tokens/s", e->decode_tokens_per_s, sc->dp, sc->batch,
+                 e->decode_tokens_per_s_per_sequence);
+        break;
+    case ENGINE_KEY_DECODE_BYTES_PER_STEP:
+        snprintf(v, n, "weights read %.4g GB + KV %.4g GB = %.4g GB",
+                 (e->decode_bytes_per_step - e->memory.kv_cache) / G, e->memory.kv_cache / G,
+                 e->decode_bytes_per_step / G);
+        break;
+    case ENGINE_KEY_RIDGE:
+        snprintf(v, n, "%.4g TFLOP/s / %.4g GB/s = %.4g FLOP/byte", e->peak_flop_per_s / 1e12,
+                 e->bandwidth_bytes_per_s / G, e->ridge_flop_per_byte);
+        break;
+    case ENGINE_KEY_COMPUTE_BOUND_BATCH:
+        snprintf(v, n, "%.4g * %.4g B / 2 = %.4g", e->ridge_flop_per_byte, bits / 8,
+                 e->compute_bound_batch);
+        break;
+    case ENGINE_KEY_KV_PER_TOKEN:
+        snprintf(v, n, "%.4g KB per token per sequence (%s)", e->kv_bytes_per_token / 1e3,
+                 sc->kv_format.name);
+        break;
+    case ENGINE_KEY_ACT_PER_LAYER:
+        snprintf(v, n, "s=%u b=%u h=%u a=%u t=%u, %s recompute%s = %.4g GB", sc->context, sc->batch,
+                 m->hidden, m->heads, sc->tp, engine_recompute_name(sc->recompute),
+                 sc->sequence_parallel ? ", SP" : "", e->act_per_layer_bytes / G);
+        break;
+    case ENGINE_KEY_ACT_LAYERS_HELD:
+        snprintf(v, n, "%u layers / p=%u * min(m=%u, p) = %.4g", m->layers, sc->pp,
+                 sc->micro_batches, e->act_layers_held);
+        break;
+    case ENGINE_KEY_ACT_LOGITS:
+        snprintf(v, n, "4 * %u * %u * %u / %u = %.4g GB", sc->mode == ENGINE_MODE_INFER ? 1 : sc->context,
+                 sc->batch, m->vocab, sc->tp, e->act_logits_bytes / G);
+        break;
+    case ENGINE_KEY_PREFILL:
+        snprintf(v, n, "prompt %u tokens over t=%u at %.4g TFLOP/s = %.4g s",
+                 sc->prompt ? sc->prompt : sc->context, sc->tp, e->peak_flop_per_s / 1e12,
+                 e->prefill_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN:
+        snprintf(v, n, "%.4g * %.4g = %.4g FLOP", e->train_flops_per_token / e->params_active,
+                 e->params_active, e->train_flops_per_token);
+        break;
+    case ENGINE_KEY_TRAIN_STEP:
+        snprintf(v, n, "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.2g) = %.4g s",
+                 e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
+                 e->peak_flop_per_s / 1e12, sc->mfu, e->train_step_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_BUBBLE:
+        snprintf(v, n, "(%u - 1) / (%u * %u + %u - 1) = %.4g", sc->pp, sc->interleave,
+                 sc->micro_batches, sc->pp, e->train_bubble_fraction);
+        break;
+    case ENGINE_KEY_TRAIN_TP_COMM:
+        snprintf(v, n, "t=%u: %.4g s per step", sc->tp, e->train_tp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_DP_COMM:
+        snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_DAYS:
+        snprintf(v, n, "%.4g tokens%s -> %.4g days",
+                 sc->training_tokens > 0 ? sc->training_tokens : 20 * e->params_total,
+                 sc->training_tokens > 0 ? "" : " (20 per parameter, Hoffmann et al. 2022)",
+                 e->train_days);
+        break;
+    case ENGINE_KEY_TRAIN_GPU_HOURS:
+        snprintf(v, n, "%.4g days * 24 * %u GPUs = %.4g GPU-hours", e->train_days, sc->gpus,
+                 e->train_gpu_hours);
+        break;
+    case ENGINE_KEY_TRAIN_COST:
+        snprintf(v, n, "%.4g GPU-hours * $%.4g/h = $%.4g", e->train_gpu_hours,
+                 sc->price_per_hour > 0 ? sc->price_per_hour : sc->gpu.price_per_hour,
+                 e->train_cost_usd);
+        break;
+    case ENGINE_KEY_COUNT:
+        v[0] = '\0';
+        break;
+    }
+}
+
+/* Explain one key of this estimate. */
+void engine_explain(const struct engine_scenario *sc, const struct engine_estimate *e,
+                    enum engine_key k, struct engine_explanation *out) {
+    memset(out, 0, sizeof *out);
+    if ((unsigned)k >= ENGINE_KEY_COUNT)
+        return;
+    out->key = keys[k].name;
+    out->label = keys[k].label;
+    out->formula = keys[k].formula;
+    out->source = keys[k].source;
+    if (e->invalid)
+        snprintf(out->values, sizeof out->values, "scenario is invalid");
+    else if (!engine_key_applies(sc, k))
+        snprintf(out->values, sizeof out->values, "does not apply in %s mode",
+                 engine_mode_name(sc->mode));
+    else
+        explain_values(sc, e, k, out->values, sizeof out->values);
+}
+
+/* Text of one warning. */
+void engine_warning_text(const struct engine_scenario *sc, const struct engine_estimate *e,
+                         enum engine_warning w, char *buf, size_t n) {
+    uint32_t gpn = sc->gpus_per_node ? sc->gpus_per_node
+                                     : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
+    switch (w) {
+    case ENGINE_WARN_TP_ACROSS_NODES:
+        snprintf(buf, n, "TP=%u spans nodes of %u GPUs: its all-reduces leave NVLink", sc->tp, gpn);
+        break;
+    case ENGINE_WARN_BUBBLE:
+        snprintf(buf, n, "pipeline bubble %.0f%%: use at least 4 x p = %u micro-batches (GPipe)",
+                 100 * e->train_bubble_fraction, 4 * sc->pp);
+        break;
+    case ENGINE_WARN_CONTEXT_OVER_MAX:
+        snprintf(buf, n, "context %u exceeds the model's maximum %u", sc->context,
+                 sc->model.max_context);
+        break;
+    case ENGINE_WARN_DERIVED_SHAPE:
+        snprintf(buf, n, "shape derived from the size: h=%u, L=%u, %u heads (KV and activations approximate)",
+                 sc->model.hidden, sc->model.layers, sc->model.heads);
+        break;
+    case ENGINE_WARN_KV_REPLICATED:
+        snprintf(buf, n, "TP=%u exceeds the %u KV heads: each GPU keeps a full KV head", sc->tp,
+                 sc->model.kv_heads);
+        break;
+    case ENGINE_WARN_NO_FORMAT_FLOPS:
+        snprintf(buf, n, "%s has no %s figure: FP16 FLOP/s used", sc->gpu.name,
+                 engine_compute_name(sc->weight_format.compute));
+        break;
+    case ENGINE_WARN_DOES_NOT_FIT:
+        snprintf(buf, n, "needs %.2fx the memory of one GPU (%.1f GB short)", e->memory_ratio,
+                 -e->spare_bytes / 1e9);
+        break;
+    case ENGINE_WARN_ZERO_WITHOUT_DP:
+        snprintf(buf, n, "ZeRO-%u has no effect with DP=1", sc->zero);
+        break;
+    case ENGINE_WARN_COMM_BOUND:
+        snprintf(buf, n, "communication (%.3g s) exceeds compute (%.3g s) per step",
+                 e->train_tp_comm_seconds + e->train_dp_comm_seconds, e->train_step_seconds);
+        break;
+    case ENGINE_WARN_NO_PRICE:
+        snprintf(buf, n, "no price for %s: pass --price to get a cost", sc->gpu.name);
+        break;
+    case ENGINE_WARN_CALIBRATED:
+        snprintf(buf, n, "calibrated: measured %.4g GB/s, %.4g TFLOP/s replace the data sheet",
+                 e->bandwidth_bytes_per_s / 1e9, e->peak_flop_per_s / 1e12);
+        break;
+    case ENGINE_WARN_MOE_ROUTING:
+        snprintf(buf, n, "MoE at batch %u: a step reads the experts any sequence routes to, "
+                         "not just %u", sc->batch, sc->model.active_experts);
+        break;
+    case ENGINE_WARN_UNEVEN_STAGES:
+        snprintf(buf, n, "pp=%u does not divide the %u layers: the fullest stage holds %u "
+                         "(Llama 3.1 405B ran 126 layers on 16 stages)",
+                 sc->pp, sc->model.layers, (sc->model.layers + sc->pp - 1) / sc->pp);
+        break;
+    default:
+        snprintf(buf, n, "unknown warning");
+    }
+}
+
+/* Text of one invalid-input bit. */
+void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *buf, size_t n) {
+    switch (bit) {
+    case ENGINE_INVALID_LAYOUT:
+        snprintf(buf, n, "tp x pp x dp = %u x %u x %u = %llu, not the %u GPUs", sc->tp, sc->pp,
+                 sc->dp, (unsigned long long)sc->tp * sc->pp * sc->dp, sc->gpus);
+        break;
+    case ENGINE_INVALID_TP_HEADS:
+        snprintf(buf, n, "tp=%u does not divide the %u attention heads", sc->tp, sc->model.heads);
+        break;
+    case ENGINE_INVALID_PP_LAYERS:
+        snprintf(buf, n, "pp=%u exceeds the %u layers", sc->pp, sc->model.layers);
+        break;
+    case ENGINE_INVALID_ZERO:
+        snprintf(buf, n, "ZeRO stage %u does not exist (0..3)", sc->zero);
+        break;
+    case ENGINE_INVALID_SIZE:
+        snprintf(buf, n, "the model has no size (zero or negative parameters or shape)");
+        break;
+    case ENGINE_INVALID_GPU:
+        snprintf(buf, n, "the GPU needs positive memory, bandwidth and FP16 FLOP/s");
+        break;
+    case ENGINE_INVALID_WORKLOAD:
+        snprintf(buf, n, "gpus, batch, context, tp, pp, dp and micro-batches must be at least 1");
+        break;
+    case ENGINE_INVALID_FORMAT:
+        snprintf(buf, n, "the weight or KV format has no bits");
+        break;
+    case ENGINE_INVALID_EFFICIENCY:
+        snprintf(buf, n, "efficiencies and MFU must be in (0, 1]");
+        break;
+    default:
+        snprintf(buf, n, "invalid scenario");
+    }
+}

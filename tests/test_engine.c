@@ -1,0 +1,477 @@
+/*
+ * test_engine.c: golden figures from the seeds, papers and data sheets.
+ * Each test names its source; tolerances are stated next to the value.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "tests/helpers.h"
+
+/* Relative closeness: |a - b| <= rel * |b|. */
+static bool close_rel(double a, double b, double rel) {
+    return fabs(a - b) <= rel * fabs(b);
+}
+
+/* A bare-size scenario of N parameters in a given format. */
+static struct engine_scenario bare(double n, struct engine_format f) {
+    struct engine_model m;
+    engine_model_from_size(&m, n);
+    struct engine_scenario sc = th_scenario(m);
+    sc.weight_format = f;
+    return sc;
+}
+
+/* Seed 000, "En código": 70e9 params in FP32/FP16/INT8 = 280/140/70 GB, and
+ * INT4 with a FP16 scale per group of 32 = 4.5 bits -> 39.4 GB ("unos 39 GB, no 35"). */
+Test(weights, seed_70b_in_four_formats) {
+    struct engine_format f[] = {th_format("fp32", 32, 0, 0), th_format("fp16", 16, 0, 0),
+                                th_format("int8", 8, 0, 0), th_format("int4-g32", 4, 32, 16)};
+    double want[] = {280e9, 140e9, 70e9, 39.375e9};
+    for (int i = 0; i < 4; i++) {
+        struct engine_scenario sc = bare(70e9, f[i]);
+        struct engine_estimate e;
+        engine_estimate(&sc, &e);
+        cr_assert_eq(e.invalid, 0, "%s invalid: %#x", f[i].id, e.invalid);
+        cr_assert(close_rel(e.memory.weights, want[i], 1e-12), "%s: %.6g bytes, want %.6g",
+                  f[i].id, e.memory.weights, want[i]);
+    }
+    cr_assert(close_rel(engine_format_bits(&f[3]), 4.5, 1e-15));
+}
+
+/* Seed 000: Adam in mixed precision, (2 + 2 + 4 + 4 + 4) N = 16 N -> 1120 GB for 70B
+ * (ZeRO §3.1); Megatron's FP32 gradients make it 18 N (seed 003, llm-analysis). */
+Test(training, seed_sixteen_bytes_per_parameter) {
+    struct engine_scenario sc = bare(70e9, th_format("bf16", 16, 0, 0));
+    sc.mode = ENGINE_MODE_TRAIN;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    double states = e.memory.weights + e.memory.gradients + e.memory.master_weights +
+                    e.memory.optimizer;
+    cr_assert(close_rel(states, 1120e9, 1e-12), "states %.6g", states);
+    sc.recipe = ENGINE_RECIPE_ADAM_MIXED_FP32_GRADS;
+    engine_estimate(&sc, &e);
+    states = e.memory.weights + e.memory.gradients + e.memory.master_weights + e.memory.optimizer;
+    cr_assert(close_rel(states, 18 * 70e9, 1e-12), "states %.6g", states);
+    /* "Ocho veces lo que pide usarlo": 16 B vs 2 B in FP16 inference. */
+    struct engine_scenario inf = bare(70e9, th_format("fp16", 16, 0, 0));
+    struct engine_estimate ei;
+    engine_estimate(&inf, &ei);
+    cr_assert(close_rel(1120e9 / ei.memory.weights, 8.0, 1e-12));
+}
+
+/* Seed 000: H100 SXM 3350 GB/s, 8B in FP16 = 16 GB -> about 209 tokens/s. */
+Test(decode, seed_209_tokens_per_second) {
+    struct engine_scenario sc = bare(8e9, th_format("fp16", 16, 0, 0));
+    sc.context = 1;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert_eq((int)lround(e.decode_tokens_per_s_memory_bound), 209, "%.3f",
+                 e.decode_tokens_per_s_memory_bound);
+    /* Memory bound: the compute ceiling is far above. */
+    cr_assert_gt(e.decode_tokens_per_s_compute_bound, 100 * e.decode_tokens_per_s_memory_bound);
+    cr_assert_eq(e.decode_tokens_per_s, e.decode_tokens_per_s_memory_bound);
+}
+
+/* Seed 000: ridge 989e12 / 3.35e12 = 295 FLOP/byte; about 590 per 2-byte parameter,
+ * so FP16 decode turns compute bound near batch 295. */
+Test(decode, seed_h100_ridge_point) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq((int)lround(e.ridge_flop_per_byte), 295, "%.3f", e.ridge_flop_per_byte);
+    cr_assert(close_rel(e.compute_bound_batch, 989e12 / 3.35e12, 1e-12));
+    /* product.md sketch: INT4 g32 weights turn compute bound at B ~ 83. */
+    sc.weight_format = th_format("int4-g32", 4, 32, 16);
+    engine_estimate(&sc, &e);
+    cr_assert_eq((int)lround(e.compute_bound_batch), 83, "%.3f", e.compute_bound_batch);
+}
+
+/* Seed 000 (Llama Team 2024, Table 4): 8 x 16 x 128 = 16,384 H100 is a valid layout
+ * for Llama 3.1 405B (126 layers on 16 stages: uneven, warned). */
+Test(layout, seed_llama_405b_16384_gpus) {
+    struct engine_scenario sc = th_scenario(th_llama31_405b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = 16384;
+    sc.tp = 8;
+    sc.pp = 16;
+    sc.dp = 128;
+    sc.micro_batches = 64;
+    sc.context = 8192;
+    sc.zero = 1;
+    /* Activations of 16 in-flight micro-batches of 8 layers at 8192 tokens need
+     * sequence parallelism and recomputation to fit in 80 GiB. */
+    sc.sequence_parallel = true;
+    sc.recompute = ENGINE_RECOMPUTE_FULL;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0, "invalid %#x", e.invalid);
+    cr_assert_eq(e.gpus, 8u * 16u * 128u);
+    cr_assert(e.warnings & ENGINE_WARN_UNEVEN_STAGES);
+    cr_assert(e.fits, "405B 8x16x128 should fit: %.4g of %.4g", e.memory.total, e.capacity);
+    /* 15.6T tokens at 38-43% MFU: Meta reports 30.84M H100-hours for 405B (model card);
+     * 6 N T / (989e12 * 0.41) is 26.2M: our 6N-only count is within 20% of it. */
+    sc.training_tokens = 15.6e12;
+    sc.mfu = 0.41;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.train_gpu_hours, 30.84e6, 0.20), "%.4g GPU-hours", e.train_gpu_hours);
+    cr_assert(close_rel(e.train_days, e.train_gpu_hours / 24 / 16384, 1e-12));
+}
+
+/* GPipe (Huang et al. 2019): bubble (p-1)/(m+p-1); Narayanan et al. 2021: /(v m + p - 1). */
+Test(training, gpipe_bubble) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = 4;
+    sc.pp = 4;
+    sc.micro_batches = 4;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.train_bubble_fraction, 3.0 / 7.0, 1e-12));
+    cr_assert(e.warnings & ENGINE_WARN_BUBBLE);
+    sc.micro_batches = 16; /* m >= 4p: negligible, no warning */
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.train_bubble_fraction, 3.0 / 19.0, 1e-12));
+    cr_assert_not(e.warnings & ENGINE_WARN_BUBBLE);
+    sc.interleave = 2;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.train_bubble_fraction, 3.0 / 35.0, 1e-12));
+}
+
+/* Exact parameter counts: published totals of the HF checkpoints (safetensors). */
+Test(params, published_counts) {
+    struct {
+        struct engine_model m;
+        double want, rel;
+    } cases[] = {
+        {th_llama31_8b(), 8030261248.0, 0},       /* exact (engine.md) */
+        {th_llama31_70b(), 70553706496.0, 0},     /* exact, HF model page */
+        {th_llama31_405b(), 405853388800.0, 0},   /* exact, HF model page */
+        {th_mixtral_8x7b(), 46702792704.0, 0},    /* exact, HF model page */
+        {th_qwen25_7b(), 7615616512.0, 0},        /* exact, HF model page (qkv bias) */
+        {th_pythia_1_4b(), 1414647808.0, 0},      /* exact, HF model page (GPT-NeoX) */
+        {th_gpt3_175b(), 175e9, 0.005},           /* Brown et al. 2020, Table 2.1 */
+        {th_deepseek_v3(), 671e9, 0.005},         /* DeepSeek-V3 report: 671B total */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double got = engine_params_total(&cases[i].m);
+        if (cases[i].rel == 0)
+            cr_expect_eq(got, cases[i].want, "%s: %.0f, published %.0f", cases[i].m.id, got,
+                         cases[i].want);
+        else
+            cr_expect(close_rel(got, cases[i].want, cases[i].rel), "%s: %.0f, published %.0f",
+                      cases[i].m.id, got, cases[i].want);
+    }
+}
+
+/* Active parameters: Mixtral 8x7B ~12.9B active (Mistral AI), DeepSeek-V3 37B (report). */
+Test(params, moe_active) {
+    struct engine_model mx = th_mixtral_8x7b(), ds = th_deepseek_v3();
+    cr_assert(close_rel(engine_params_active(&mx), 12.9e9, 0.01), "%.4g",
+              engine_params_active(&mx));
+    cr_assert(close_rel(engine_params_active(&ds), 37e9, 0.02), "%.4g", engine_params_active(&ds));
+}
+
+/* Llama 3.1 8B KV cache: 2 * 32 layers * 8 kv heads * 128 * 8192 tokens * 2 B = 1 GiB. */
+Test(kv_cache, llama_8b_one_gib_at_8192) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.context = 8192;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.memory.kv_cache, GIB, "%.0f", e.memory.kv_cache);
+    cr_assert_eq(e.kv_bytes_per_token, 131072.0);
+}
+
+/* GQA: KV divides by the KV heads over t, never below one head per GPU. */
+Test(kv_cache, gqa_divides_by_kv_heads_and_replicates) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.context = 8192;
+    sc.gpus = sc.tp = 8;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.memory.kv_cache, GIB / 8);
+    cr_assert_not(e.warnings & ENGINE_WARN_KV_REPLICATED);
+    sc.model.heads = 64;
+    sc.gpus = sc.tp = 16; /* 16 ranks, 8 KV heads: each keeps one */
+    sc.gpus_per_node = 16;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.memory.kv_cache, GIB / 8);
+    cr_assert(e.warnings & ENGINE_WARN_KV_REPLICATED);
+}
+
+/* Korthikanti et al. 2022, Table 2, on the paper's GPT-3 175B shape
+ * (s = 2048, b = 1, h = 12288, a = 96, t = 8): bytes per layer. */
+Test(activations, korthikanti_table2_gpt3) {
+    struct engine_scenario sc = th_scenario(th_gpt3_175b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.context = 2048;
+    sc.batch = 1;
+    double sbh = 2048.0 * 1 * 12288;
+    struct {
+        unsigned t;
+        bool sp;
+        enum engine_recompute r;
+        double want;
+    } cases[] = {
+        {1, false, ENGINE_RECOMPUTE_NONE, sbh * (34 + 5 * 96 * 2048.0 / 12288)},
+        {8, false, ENGINE_RECOMPUTE_NONE, sbh * (10 + 24.0 / 8 + 5 * 96 * 2048.0 / (12288 * 8))},
+        {8, true, ENGINE_RECOMPUTE_NONE, sbh * (34.0 / 8 + 5 * 96 * 2048.0 / (12288 * 8))},
+        {8, false, ENGINE_RECOMPUTE_SELECTIVE, sbh * (10 + 24.0 / 8)},
+        {8, true, ENGINE_RECOMPUTE_SELECTIVE, sbh * 34.0 / 8},
+        {1, false, ENGINE_RECOMPUTE_SELECTIVE, sbh * 34}, /* seed 000: "unos 34 s b h" */
+        {1, false, ENGINE_RECOMPUTE_FULL, sbh * 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sc.gpus = sc.tp = cases[i].t;
+        sc.sequence_parallel = cases[i].sp;
+        sc.recompute = cases[i].r;
+        struct engine_estimate e;
+        engine_estimate(&sc, &e);
+        cr_assert_eq(e.invalid, 0);
+        cr_expect(close_rel(e.act_per_layer_bytes, cases[i].want, 1e-12),
+                  "case %zu: %.6g, want %.6g", i, e.act_per_layer_bytes, cases[i].want);
+    }
+    /* The paper's headline: 5as/h = 80 for GPT-3, more than the 34 of everything else. */
+    cr_assert(close_rel(cases[0].want / sbh, 114.0, 1e-12));
+}
+
+/* Seed 000 / Llama 3 paper §6.1: 405B in BF16 (810 GB) does not fit 8 x H100 (640 GB). */
+Test(fit, llama_405b_bf16_not_on_8_h100) {
+    struct engine_scenario sc = th_scenario(th_llama31_405b());
+    sc.gpus = sc.tp = 8;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert_not(e.fits);
+    cr_assert_gt(e.memory.weights * 8, 800e9);
+    cr_assert(e.warnings & ENGINE_WARN_DOES_NOT_FIT);
+}
+
+/* Seed 000, "Lente de decisión": an 8B model in INT8 fits a 12 GB card;
+ * 70B in FP16 needs at least two H100. */
+Test(fit, seed_8b_int8_on_12gb_and_70b_needs_two_h100) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.weight_format = th_format("int8", 8, 0, 0);
+    sc.gpu = th_rtx3060();
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(e.fits, "8B INT8: %.4g of %.4g", e.memory.total, e.capacity);
+    struct engine_scenario big = bare(70e9, th_format("fp16", 16, 0, 0));
+    engine_estimate(&big, &e);
+    cr_assert_not(e.fits);
+    struct engine_scenario best;
+    cr_assert_eq(engine_min_gpus(&big, 64, &best), 2);
+    cr_assert_eq(best.tp * best.pp * best.dp, 2);
+}
+
+/* Seed 000: "80 GB" of H100 are 80 * 2^30 bytes = 85.9e9 (7% more than 80e9). */
+Test(units, h100_80gb_is_80_gib) {
+    struct engine_gpu g = th_h100_sxm();
+    cr_assert_eq(g.memory_bytes, 85899345920.0);
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.capacity, 85899345920.0);
+}
+
+/* product.md sketch: Llama 3.1 70B INT4 g32, batch 8, 8192 tokens, TP2 on H100 SXM:
+ * weights 19.9 GB, KV 10.7 GB per GPU, <= 110 tokens/s per sequence, 876 for the batch
+ * (the sketch leaves out the all-reduce latency; with it the ceiling is lower). */
+Test(decode, product_sketch_70b_int4_tp2) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.weight_format = th_format("int4-g32", 4, 32, 16);
+    sc.batch = 8;
+    sc.context = 8192;
+    sc.gpus = sc.tp = 2;
+    sc.allreduce_latency_s = 0;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.memory.weights, 19.85e9, 0.005), "%.4g", e.memory.weights);
+    cr_assert(close_rel(e.memory.kv_cache, 10.74e9, 0.005), "%.4g", e.memory.kv_cache);
+    cr_assert(e.fits);
+    cr_assert(close_rel(e.decode_tokens_per_s_memory_bound, 876, 0.01), "%.4g",
+              e.decode_tokens_per_s_memory_bound);
+    /* 2 all-reduces per layer per token: 160 x 5 us on top of 9.1 ms of reads. */
+    sc.allreduce_latency_s = 5e-6;
+    struct engine_estimate l;
+    engine_estimate(&sc, &l);
+    double step = 1.0 / (e.decode_tokens_per_s_memory_bound / 8);
+    cr_assert(close_rel(l.decode_tokens_per_s_memory_bound, 8 / (step + 160 * 5e-6), 1e-9));
+}
+
+/* Seed 000: "Agrupar peticiones": batch reuses each weight read; more batch, more tokens/s,
+ * until the compute ceiling. */
+Test(decode, batching_raises_throughput_until_compute_bound) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.context = 512;
+    struct engine_estimate e1, e64;
+    engine_estimate(&sc, &e1);
+    sc.batch = 64;
+    engine_estimate(&sc, &e64);
+    cr_assert_gt(e64.decode_tokens_per_s, 30 * e1.decode_tokens_per_s);
+    cr_assert_lt(e64.decode_tokens_per_s_per_sequence, e1.decode_tokens_per_s_per_sequence);
+    sc.batch = 4096;
+    sc.context = 16; /* short sequences: the weights dominate what a step reads */
+    engine_estimate(&sc, &e64);
+    cr_assert_eq(e64.decode_tokens_per_s, e64.decode_tokens_per_s_compute_bound);
+    /* Long sequences: the KV cache read grows with the batch and keeps decode memory bound. */
+    sc.context = 8192;
+    sc.batch = 256;
+    engine_estimate(&sc, &e64);
+    cr_assert_eq(e64.decode_tokens_per_s, e64.decode_tokens_per_s_memory_bound);
+}
+
+/* ZeRO (Rajbhandari et al. 2020, Figure 1): 7.5B params, 64 GPUs, K = 12:
+ * baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.88 GB per GPU. */
+Test(training, zero_paper_figure1) {
+    struct engine_scenario sc = bare(7.5e9, th_format("fp16", 16, 0, 0));
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.dp = 64;
+    double want[] = {120e9, 31.4e9, 16.6e9, 1.875e9};
+    for (unsigned z = 0; z <= 3; z++) {
+        sc.zero = z;
+        struct engine_estimate e;
+        engine_estimate(&sc, &e);
+        double states = e.memory.weights + e.memory.gradients + e.memory.master_weights +
+                        e.memory.optimizer;
+        cr_expect(close_rel(states, want[z], 0.01), "stage %u: %.4g, want %.4g", z, states,
+                  want[z]);
+    }
+}
+
+/* Bad input never crashes: the estimate says what is invalid. */
+Test(invalid, reports_bad_input) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    struct engine_estimate e;
+    sc.gpus = 4;
+    sc.tp = 2; /* 2 x 1 x 1 != 4 */
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_LAYOUT);
+    cr_assert_not(e.fits);
+    cr_assert(isnan(e.memory.total));
+    sc = th_scenario(th_llama31_8b());
+    sc.gpus = sc.tp = 3; /* 3 does not divide 32 heads */
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_TP_HEADS);
+    sc = th_scenario(th_llama31_8b());
+    sc.gpu.bandwidth_bytes_per_s = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_GPU);
+    sc = th_scenario(th_llama31_8b());
+    sc.model.layers = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SIZE);
+    struct engine_model neg;
+    engine_model_from_size(&neg, -5e9);
+    sc = th_scenario(neg);
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SIZE);
+    sc = th_scenario(th_llama31_8b());
+    sc.zero = 4;
+    sc.mfu = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_ZERO);
+    cr_assert(e.invalid & ENGINE_INVALID_EFFICIENCY);
+    char buf[200];
+    engine_invalid_text(&sc, ENGINE_INVALID_ZERO, buf, sizeof buf);
+    cr_assert(strstr(buf, "ZeRO stage 4"), "%s", buf);
+}
+
+/* Every key explains itself: formula, values and source, and the JSON names are unique. */
+Test(explain, every_key_has_formula_values_source) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    for (int mode = 0; mode < 2; mode++) {
+        sc.mode = mode ? ENGINE_MODE_TRAIN : ENGINE_MODE_INFER;
+        struct engine_estimate e;
+        engine_estimate(&sc, &e);
+        for (int k = 0; k < ENGINE_KEY_COUNT; k++) {
+            struct engine_explanation x;
+            engine_explain(&sc, &e, (enum engine_key)k, &x);
+            cr_assert(x.key && x.formula && x.source && x.label, "key %d", k);
+            cr_assert_gt(strlen(x.values), 0, "%s", x.key);
+            enum engine_key back;
+            cr_assert_eq(engine_key_parse(x.key, &back), 0);
+            cr_assert_eq((int)back, k);
+            if (!engine_key_applies(&sc, (enum engine_key)k))
+                cr_assert(isnan(engine_key_value(&e, (enum engine_key)k)), "%s should be NaN",
+                          x.key);
+            else
+                cr_assert_not(isnan(engine_key_value(&e, (enum engine_key)k)), "%s is NaN",
+                              x.key);
+        }
+    }
+    struct engine_estimate e;
+    sc.mode = ENGINE_MODE_INFER;
+    engine_estimate(&sc, &e);
+    struct engine_explanation x;
+    engine_explain(&sc, &e, ENGINE_KEY_RIDGE, &x);
+    cr_assert(strstr(x.values, "295"), "%s", x.values);
+    cr_assert(strstr(x.source, "seed 000"));
+}
+
+/* Layout search: ranks fitting layouts first, each rejection has its reason. */
+Test(layout, search_ranks_and_rejects) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    struct engine_layout l[64];
+    size_t n = engine_search_layouts(&sc, 16, l, 64);
+    cr_assert_eq(n, 15); /* (t, p) pairs over the divisors of 16 */
+    cr_assert(l[0].fits && l[0].reject == ENGINE_REJECT_NONE);
+    bool saw_node = false;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert(l[i].tp * l[i].pp * l[i].dp == 16);
+        if (l[i].tp == 16) {
+            cr_assert_eq(l[i].reject, ENGINE_REJECT_TP_NODE);
+            saw_node = true;
+        }
+        if (i > 0 && l[i - 1].fits && l[i].fits)
+            cr_assert_geq(l[i - 1].throughput, l[i].throughput);
+        if (l[i].fits)
+            cr_assert(i == 0 || l[i - 1].fits);
+    }
+    cr_assert(saw_node);
+    cr_assert_str_eq(engine_reject_text(ENGINE_REJECT_TP_HEADS),
+                     "t does not divide the attention heads");
+}
+
+/* Inverse questions agree with the forward estimate at their boundary. */
+Test(inverse, max_batch_and_context_are_the_boundary) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.context = 8192;
+    uint32_t b = engine_max_batch(&sc);
+    cr_assert_gt(b, 1);
+    struct engine_estimate e;
+    sc.batch = b;
+    engine_estimate(&sc, &e);
+    cr_assert(e.fits);
+    sc.batch = b + 1;
+    engine_estimate(&sc, &e);
+    cr_assert_not(e.fits);
+    sc.batch = 1;
+    uint32_t c = engine_max_context(&sc);
+    sc.context = c;
+    engine_estimate(&sc, &e);
+    cr_assert(e.fits);
+    sc.context = c + 1;
+    engine_estimate(&sc, &e);
+    cr_assert_not(e.fits);
+    struct engine_model family[] = {th_llama31_8b(), th_llama31_70b(), th_llama31_405b()};
+    sc.context = 4096;
+    cr_assert_eq(engine_largest_fitting(&sc, family, 3), 0); /* 70B FP16 needs 2 GPUs */
+    sc.weight_format = th_format("int4-g32", 4, 32, 16);
+    cr_assert_eq(engine_largest_fitting(&sc, family, 3), 1); /* 70B INT4 fits one H100 */
+}
+
+/* Bare size: the derived shape is marked and its count is N itself. */
+Test(params, bare_size_derived_shape) {
+    struct engine_model m;
+    engine_model_from_size(&m, 175e9);
+    cr_assert(m.derived && !m.has_arch);
+    cr_assert_eq(m.hidden, 12288); /* GPT-3's width */
+    cr_assert_eq(m.heads, 96);
+    cr_assert_eq(engine_params_total(&m), 175e9);
+    struct engine_scenario sc = th_scenario(m);
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(e.warnings & ENGINE_WARN_DERIVED_SHAPE);
+}

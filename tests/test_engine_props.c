@@ -1,0 +1,169 @@
+/*
+ * test_engine_props.c: properties that must hold for every scenario:
+ * memory never falls as context, batch or model grows; per-GPU weights never
+ * rise as t or p grow; ZeRO stage k+1 never uses more than stage k; fewer
+ * bits never need more memory.
+ */
+#include <criterion/criterion.h>
+#include <criterion/theories.h>
+#include <math.h>
+
+#include "tests/helpers.h"
+
+/* The models the properties run over. */
+static struct engine_model model_of(int i) {
+    switch (i) {
+    case 0: return th_llama31_8b();
+    case 1: return th_llama31_70b();
+    case 2: return th_mixtral_8x7b();
+    case 3: return th_deepseek_v3();
+    case 4: return th_gpt3_175b();
+    default: return th_pythia_1_4b();
+    }
+}
+
+/* Estimate a scenario and require it valid. */
+static struct engine_estimate est(const struct engine_scenario *sc) {
+    struct engine_estimate e;
+    engine_estimate(sc, &e);
+    cr_assert_eq(e.invalid, 0, "invalid %#x", e.invalid);
+    return e;
+}
+
+TheoryDataPoints(props, more_context_never_less_memory) = {
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(int, 0, 1, 2, 3),
+    DataPoints(unsigned, 1, 7, 512, 4096, 32768),
+};
+
+Theory((int mi, int mode, unsigned ctx), props, more_context_never_less_memory) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = (enum engine_mode)mode;
+    sc.context = ctx;
+    struct engine_estimate a = est(&sc);
+    sc.context = ctx * 2;
+    struct engine_estimate b = est(&sc);
+    cr_assert_geq(b.memory.total, a.memory.total, "ctx %u -> %u: %.6g -> %.6g", ctx, ctx * 2,
+                  a.memory.total, b.memory.total);
+    cr_assert_geq(b.memory.kv_cache, a.memory.kv_cache);
+    cr_assert_geq(b.memory.activations, a.memory.activations);
+}
+
+TheoryDataPoints(props, more_batch_never_less_memory) = {
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(int, 0, 1, 2, 3),
+    DataPoints(unsigned, 1, 3, 16, 256),
+};
+
+Theory((int mi, int mode, unsigned b), props, more_batch_never_less_memory) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = (enum engine_mode)mode;
+    sc.batch = b;
+    struct engine_estimate a = est(&sc);
+    sc.batch = b + 1;
+    struct engine_estimate c = est(&sc);
+    cr_assert_geq(c.memory.total, a.memory.total);
+}
+
+TheoryDataPoints(props, bigger_model_never_less_memory) = {
+    DataPoints(double, 1e8, 1e9, 7e9, 70e9, 405e9, 1e12),
+    DataPoints(int, 0, 1, 2, 3),
+};
+
+Theory((double n, int mode), props, bigger_model_never_less_memory) {
+    struct engine_model m1, m2;
+    engine_model_from_size(&m1, n);
+    engine_model_from_size(&m2, n * 1.5);
+    struct engine_scenario a = th_scenario(m1), b = th_scenario(m2);
+    a.mode = b.mode = (enum engine_mode)mode;
+    struct engine_estimate ea = est(&a), eb = est(&b);
+    cr_assert_geq(eb.memory.total, ea.memory.total, "%.3g -> %.3g", n, n * 1.5);
+    cr_assert_geq(eb.memory.weights, ea.memory.weights);
+}
+
+TheoryDataPoints(props, more_tp_or_pp_never_more_weights_per_gpu) = {
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(int, 0, 1, 2, 3),
+    DataPoints(unsigned, 1, 2, 4),
+};
+
+Theory((int mi, int mode, unsigned k), props, more_tp_or_pp_never_more_weights_per_gpu) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = (enum engine_mode)mode;
+    sc.gpus_per_node = 64;
+    cr_assume(sc.model.heads % (2 * k) == 0);
+    sc.gpus = sc.tp = k;
+    struct engine_estimate a = est(&sc);
+    sc.gpus = sc.tp = 2 * k;
+    struct engine_estimate b = est(&sc);
+    cr_assert_leq(b.memory.weights, a.memory.weights, "tp %u -> %u", k, 2 * k);
+    sc.gpus = sc.tp = 1;
+    sc.pp = k;
+    sc.gpus = k;
+    a = est(&sc);
+    sc.pp = 2 * k;
+    sc.gpus = 2 * k;
+    b = est(&sc);
+    cr_assert_leq(b.memory.weights, a.memory.weights, "pp %u -> %u", k, 2 * k);
+}
+
+TheoryDataPoints(props, higher_zero_stage_never_more_memory) = {
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(int, 1, 2, 3),
+    DataPoints(unsigned, 2, 8, 64),
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+};
+
+Theory((int mi, int mode, unsigned d, int recipe), props, higher_zero_stage_never_more_memory) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = (enum engine_mode)mode;
+    sc.recipe = (enum engine_recipe)recipe;
+    sc.gpus = sc.dp = d;
+    for (unsigned z = 0; z < 3; z++) {
+        sc.zero = z;
+        struct engine_estimate a = est(&sc);
+        sc.zero = z + 1;
+        struct engine_estimate b = est(&sc);
+        cr_assert_leq(b.memory.total, a.memory.total, "ZeRO %u -> %u", z, z + 1);
+    }
+}
+
+TheoryDataPoints(props, fewer_bits_never_more_memory) = {
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(double, 2, 3, 4, 5, 6, 8, 16),
+};
+
+Theory((int mi, double bits), props, fewer_bits_never_more_memory) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.weight_format = th_format("x", bits, 32, 16);
+    struct engine_estimate a = est(&sc);
+    sc.weight_format = th_format("y", bits * 2, 32, 16);
+    struct engine_estimate b = est(&sc);
+    cr_assert_leq(a.memory.total, b.memory.total);
+    cr_assert_geq(a.decode_tokens_per_s_memory_bound, b.decode_tokens_per_s_memory_bound);
+}
+
+TheoryDataPoints(props, total_is_sum_of_parts) = {
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(int, 0, 1, 2, 3),
+    DataPoints(unsigned, 1, 4096, 131072),
+};
+
+/* Totals are the sum of their parts, and every part is non-negative. */
+Theory((int mi, int mode, unsigned ctx), props, total_is_sum_of_parts) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = (enum engine_mode)mode;
+    sc.context = ctx;
+    struct engine_estimate e = est(&sc);
+    const struct engine_memory *m = &e.memory;
+    double parts[] = {m->weights, m->kv_cache, m->activations, m->gradients, m->master_weights,
+                      m->optimizer, m->reserve};
+    double sum = 0;
+    for (int i = 0; i < 7; i++) {
+        cr_assert_geq(parts[i], 0);
+        sum += parts[i];
+    }
+    cr_assert_eq(sum, m->total);
+    cr_assert_eq(e.fits, m->total <= e.capacity);
+}
+
