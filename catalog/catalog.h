@@ -1,8 +1,8 @@
 /*
  * catalog.h: GPUs, models, formats and seed evidence, loaded from YAML.
  *
- * The default catalog (share/catalog/*.yaml) is compiled into the binary;
- * user files ($XDG_CONFIG_HOME/vramlab/*.yaml, --catalog FILE) add entries
+ * The default catalog (the .yaml files of share/catalog) is compiled into the binary;
+ * user files (each .yaml in $XDG_CONFIG_HOME/vramlab, --catalog FILE) add entries
  * or override them by id. Files are never written. Errors name
  * file:line:col, the key, what was expected and what was found, and quote
  * the line; a bad file is skipped and the rest still loads.
@@ -31,6 +31,12 @@ struct catalog_evidence {
     unsigned group; /* group size of the per-group column (32) */
 };
 
+/* A name a driver reports for a catalog GPU ("NVIDIA H100 80GB HBM3"). */
+struct catalog_device_name {
+    char gpu_id[ENGINE_ID_MAX];
+    const char *name; /* owned by the catalog's strings */
+};
+
 struct catalog {
     struct engine_gpu *gpus;
     size_t n_gpus;
@@ -44,6 +50,9 @@ struct catalog {
     char **strings;
     size_t n_strings, cap_strings;
     size_t cap_gpus, cap_models, cap_formats, cap_evidence;
+    /* Driver names of GPUs (device_names:), matched by catalog_match_device. */
+    struct catalog_device_name *device_names;
+    size_t n_device_names, cap_device_names;
 };
 
 /* Collected diagnostics of a load: one message per line, in order. */
@@ -105,12 +114,20 @@ int catalog_parse_price(const char *s, double *out, char *err, size_t errlen);  
 int catalog_parse_count(const char *s, double *out, char *err, size_t errlen);      /* 70B, 405e9, 15.6T */
 int catalog_parse_power(const char *s, double *out, char *err, size_t errlen);      /* 700 W */
 int catalog_parse_seconds(const char *s, double *out, char *err, size_t errlen);    /* 5us, 2 ms, 0.1 s */
+int catalog_parse_number(const char *s, double *out, char *err, size_t errlen);     /* 4.5, 3.4e38 */
+
+/* The device names of a catalog GPU: fills up to n, returns how many exist. */
+size_t catalog_device_names(const struct catalog *c, const char *gpu_id, const char **out,
+                            size_t n);
 
 /* ---- Hugging Face config.json import ------------------------------------ */
 
 /* Read a config.json (libyaml reads JSON) into a model with its exact shape.
  * Returns 0, or -1 with file:line:col messages in d. */
 int catalog_import_hf_config(const char *path, struct engine_model *m, struct catalog_diag *d);
+/* The same from text in memory; name is used in messages. */
+int catalog_import_hf_buffer(const char *name, const char *text, size_t len,
+                             struct engine_model *m, struct catalog_diag *d);
 /* Print a ready models.yaml entry for m (with the computed count) to buf. */
 int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t len);
 

@@ -1,0 +1,552 @@
+/*
+ * hf.c: import a Hugging Face config.json as a model shape, and print it
+ * back as a models.yaml entry.
+ *
+ * JSON is YAML (flow style), so libyaml reads it. HF configs carry many
+ * keys we do not need: unknown keys are ignored here, unlike the catalog.
+ * The keys we read are a table {names, kind, slot}; several spellings
+ * (n_layer, num_hidden_layers) fill one slot. Multimodal configs nest the
+ * language model under text_config (Gemma 3), whose values win.
+ *
+ * What a config leaves implicit comes from the model_type (transformers'
+ * modeling code): whether the MLP is gated, which linears carry biases,
+ * LayerNorm or RMSNorm, learned positions, norms per layer, whether the
+ * head is tied when tie_word_embeddings is absent (PretrainedConfig's
+ * default is tied; LlamaConfig's is not).
+ */
+#include "catalog/internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+enum hf_slot {
+    H_LAYERS = 0, H_HIDDEN, H_FFN, H_HEADS, H_KV_HEADS, H_HEAD_DIM, H_VOCAB, H_MAX_POS,
+    H_N_INNER, H_EXPERTS, H_ACTIVE, H_SHARED, H_MOE_FFN, H_SHARED_FFN, H_DENSE_LAYERS,
+    H_Q_LORA, H_KV_LORA, H_ROPE_DIM, H_NOPE_DIM, H_V_HEAD_DIM, H_WINDOW, H_WINDOW_PATTERN,
+    H_N_INT,
+    /* booleans */
+    H_TIED = H_N_INT, H_ATTN_BIAS, H_USE_WINDOW, H_MULTI_QUERY, H_NEW_ARCH, H_PARALLEL_ATTN,
+    H_BIAS, H_ENABLE_BIAS, H_N_SLOTS
+};
+
+enum hf_kind { HK_INT, HK_BOOL, HK_TYPE, HK_ACT, HK_NAME, HK_ARCH, HK_LAYER_TYPES, HK_TEXT };
+
+/* One config key and where its value goes. */
+struct hf_key {
+    const char *key;
+    enum hf_kind kind;
+    int slot;
+};
+
+static const struct hf_key hf_keys[] = {
+    {"num_hidden_layers", HK_INT, H_LAYERS},
+    {"n_layer", HK_INT, H_LAYERS},
+    {"hidden_size", HK_INT, H_HIDDEN},
+    {"n_embd", HK_INT, H_HIDDEN},
+    {"intermediate_size", HK_INT, H_FFN},
+    {"ffn_dim", HK_INT, H_FFN},
+    {"ffn_hidden_size", HK_INT, H_FFN},
+    {"n_inner", HK_INT, H_N_INNER},
+    {"num_attention_heads", HK_INT, H_HEADS},
+    {"n_head", HK_INT, H_HEADS},
+    {"num_key_value_heads", HK_INT, H_KV_HEADS},
+    {"num_kv_heads", HK_INT, H_KV_HEADS},
+    {"head_dim", HK_INT, H_HEAD_DIM},
+    {"vocab_size", HK_INT, H_VOCAB},
+    {"max_position_embeddings", HK_INT, H_MAX_POS},
+    {"n_positions", HK_INT, H_MAX_POS},
+    {"n_routed_experts", HK_INT, H_EXPERTS},
+    {"num_local_experts", HK_INT, H_EXPERTS},
+    {"num_experts", HK_INT, H_EXPERTS},
+    {"num_experts_per_tok", HK_INT, H_ACTIVE},
+    {"n_shared_experts", HK_INT, H_SHARED},
+    {"moe_intermediate_size", HK_INT, H_MOE_FFN},
+    {"shared_expert_intermediate_size", HK_INT, H_SHARED_FFN},
+    {"first_k_dense_replace", HK_INT, H_DENSE_LAYERS},
+    {"q_lora_rank", HK_INT, H_Q_LORA},
+    {"kv_lora_rank", HK_INT, H_KV_LORA},
+    {"qk_rope_head_dim", HK_INT, H_ROPE_DIM},
+    {"qk_nope_head_dim", HK_INT, H_NOPE_DIM},
+    {"v_head_dim", HK_INT, H_V_HEAD_DIM},
+    {"sliding_window", HK_INT, H_WINDOW},
+    {"sliding_window_pattern", HK_INT, H_WINDOW_PATTERN},
+    {"tie_word_embeddings", HK_BOOL, H_TIED},
+    {"attention_bias", HK_BOOL, H_ATTN_BIAS},
+    {"use_sliding_window", HK_BOOL, H_USE_WINDOW},
+    {"multi_query", HK_BOOL, H_MULTI_QUERY},
+    {"new_decoder_architecture", HK_BOOL, H_NEW_ARCH},
+    {"parallel_attn", HK_BOOL, H_PARALLEL_ATTN},
+    {"bias", HK_BOOL, H_BIAS},
+    {"enable_bias", HK_BOOL, H_ENABLE_BIAS},
+    {"model_type", HK_TYPE, 0},
+    {"hidden_act", HK_ACT, 0},
+    {"hidden_activation", HK_ACT, 0},
+    {"activation_function", HK_ACT, 0},
+    {"_name_or_path", HK_NAME, 0},
+    {"architectures", HK_ARCH, 0},
+    {"layer_types", HK_LAYER_TYPES, 0},
+    {"text_config", HK_TEXT, 0},
+};
+
+/* What the config said: -1 in a slot means absent (or null). */
+struct hf_config {
+    long long v[H_N_SLOTS];
+    char model_type[32];
+    char act[32];
+    char name[128];
+    char arch[64];
+    long long sliding_layer_types; /* layers marked sliding_attention; -1 absent */
+};
+
+/* What the model_type implies about the parts a config leaves out. */
+struct hf_family {
+    const char *type;
+    bool gated;
+    enum engine_bias bias;
+    enum engine_norm norm;
+    bool tied;            /* when tie_word_embeddings is absent */
+    bool learned_pos;     /* learned absolute positions */
+    uint32_t norms_per_layer;
+    bool qk_norm;
+};
+
+static const struct hf_family hf_families[] = {
+    {"llama", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, false},
+    {"mistral", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, false},
+    {"mixtral", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, false},
+    {"qwen2", true, ENGINE_BIAS_QKV, ENGINE_NORM_RMS, false, false, 2, false},
+    {"qwen2_moe", true, ENGINE_BIAS_QKV, ENGINE_NORM_RMS, false, false, 2, false},
+    {"qwen3", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, true},
+    {"qwen3_moe", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, true},
+    {"gemma", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, true, false, 2, false},
+    {"gemma2", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, true, false, 4, false},
+    {"gemma3", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, true, false, 4, true},
+    {"gemma3_text", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, true, false, 4, true},
+    {"deepseek_v2", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, false},
+    {"deepseek_v3", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, false},
+    {"phi3", true, ENGINE_BIAS_NONE, ENGINE_NORM_RMS, false, false, 2, false},
+    {"gpt_neox", false, ENGINE_BIAS_ALL, ENGINE_NORM_LAYER, false, false, 2, false},
+    {"gpt2", false, ENGINE_BIAS_ALL, ENGINE_NORM_LAYER, true, true, 2, false},
+    {"opt", false, ENGINE_BIAS_ALL, ENGINE_NORM_LAYER, true, true, 2, false},
+    {"falcon", false, ENGINE_BIAS_NONE, ENGINE_NORM_LAYER, true, false, 2, false},
+    {"phi", false, ENGINE_BIAS_ALL, ENGINE_NORM_LAYER, false, false, 1, false},
+};
+
+/* The family of a model_type; NULL when we do not know it. */
+static const struct hf_family *find_family(const char *type) {
+    size_t i;
+
+    for (i = 0; i < sizeof hf_families / sizeof hf_families[0]; i++) {
+        if (strcmp(hf_families[i].type, type) == 0)
+            return &hf_families[i];
+    }
+    return NULL;
+}
+
+/* State of one import: the document and where messages go. */
+struct hf_ctx {
+    const char *name;
+    const char *text;
+    size_t len;
+    yaml_document_t *doc;
+    struct catalog_diag *d;
+    unsigned errors;
+};
+
+/* Report an error at a node. */
+static void hf_error(struct hf_ctx *x, const yaml_node_t *n, const char *key, const char *msg) {
+    catalog_diag_error(x->d, x->name, x->text, x->len, n->start_mark.line + 1,
+                       n->start_mark.column + 1, key, "%s", msg);
+    x->errors++;
+}
+
+/* Whether a node is JSON null (or an empty value). */
+static bool is_null(const yaml_node_t *n) {
+    return n->type == YAML_SCALAR_NODE &&
+           (n->data.scalar.length == 0 || strcmp((const char *)n->data.scalar.value, "null") == 0);
+}
+
+/* Copy a string value into buf; false (and an error) when it is not a string. */
+static bool take_string(struct hf_ctx *x, const yaml_node_t *v, const char *key, char *buf,
+                        size_t len) {
+    if (v->type != YAML_SCALAR_NODE) {
+        hf_error(x, v, key, "expected a string, found a structure");
+        return false;
+    }
+    snprintf(buf, len, "%s", (const char *)v->data.scalar.value);
+    return true;
+}
+
+/* Read the keys we know from one mapping (the top level or text_config). */
+static void read_mapping(struct hf_ctx *x, yaml_node_t *map, struct hf_config *c, bool top) {
+    yaml_node_t *text_config = NULL;
+    yaml_node_pair_t *pair;
+
+    for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
+        yaml_node_t *k = yaml_document_get_node(x->doc, pair->key);
+        yaml_node_t *v = yaml_document_get_node(x->doc, pair->value);
+        const char *key;
+        char err[200];
+        size_t i;
+
+        if (k->type != YAML_SCALAR_NODE)
+            continue;
+        key = (const char *)k->data.scalar.value;
+        for (i = 0; i < sizeof hf_keys / sizeof hf_keys[0]; i++) {
+            if (strcmp(hf_keys[i].key, key) == 0)
+                break;
+        }
+        if (i == sizeof hf_keys / sizeof hf_keys[0])
+            continue; /* HF configs carry many keys we do not need */
+        switch (hf_keys[i].kind) {
+        case HK_INT: {
+            uint64_t n;
+            if (is_null(v))
+                break;
+            if (v->type != YAML_SCALAR_NODE) {
+                hf_error(x, v, key, "expected a whole number, found a structure");
+                break;
+            }
+            if (catalog_parse_uint((const char *)v->data.scalar.value, UINT32_MAX, &n, err,
+                                   sizeof err) < 0) {
+                hf_error(x, v, key, err);
+                break;
+            }
+            c->v[hf_keys[i].slot] = (long long)n;
+            break;
+        }
+        case HK_BOOL: {
+            const char *s = (const char *)v->data.scalar.value;
+            if (is_null(v))
+                break;
+            if (v->type == YAML_SCALAR_NODE && strcmp(s, "true") == 0)
+                c->v[hf_keys[i].slot] = 1;
+            else if (v->type == YAML_SCALAR_NODE && strcmp(s, "false") == 0)
+                c->v[hf_keys[i].slot] = 0;
+            else
+                hf_error(x, v, key, "expected true or false");
+            break;
+        }
+        case HK_TYPE:
+            take_string(x, v, key, c->model_type, sizeof c->model_type);
+            break;
+        case HK_ACT:
+            take_string(x, v, key, c->act, sizeof c->act);
+            break;
+        case HK_NAME:
+            take_string(x, v, key, c->name, sizeof c->name);
+            break;
+        case HK_ARCH:
+            if (v->type == YAML_SEQUENCE_NODE &&
+                v->data.sequence.items.top > v->data.sequence.items.start)
+                take_string(x, yaml_document_get_node(x->doc, *v->data.sequence.items.start),
+                            key, c->arch, sizeof c->arch);
+            break;
+        case HK_LAYER_TYPES:
+            if (v->type == YAML_SEQUENCE_NODE) {
+                yaml_node_item_t *it;
+                c->sliding_layer_types = 0;
+                for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+                    yaml_node_t *n = yaml_document_get_node(x->doc, *it);
+                    if (n->type == YAML_SCALAR_NODE &&
+                        strcmp((const char *)n->data.scalar.value, "sliding_attention") == 0)
+                        c->sliding_layer_types++;
+                }
+            }
+            break;
+        case HK_TEXT:
+            if (top && v->type == YAML_MAPPING_NODE)
+                text_config = v;
+            break;
+        }
+    }
+    /* The language model of a multimodal config: its values win. */
+    if (text_config != NULL)
+        read_mapping(x, text_config, c, false);
+}
+
+/* A config value, or fallback when absent. */
+static uint32_t val(const struct hf_config *c, int slot, long long fallback) {
+    long long v = c->v[slot] >= 0 ? c->v[slot] : fallback;
+    return v < 0 ? 0 : (uint32_t)v;
+}
+
+/* Make an id ([a-z0-9.-]) from free text: lower case, other runs become '-'. */
+static void make_id(const char *in, char *out, size_t len) {
+    size_t n = 0;
+    bool dash = false;
+
+    for (; *in != '\0' && n + 1 < len; in++) {
+        char ch = *in;
+        if (ch >= 'A' && ch <= 'Z')
+            ch = (char)(ch - 'A' + 'a');
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.') {
+            if (dash && n > 0 && n + 2 < len)
+                out[n++] = '-';
+            out[n++] = ch;
+            dash = false;
+        } else {
+            dash = true;
+        }
+    }
+    out[n] = '\0';
+    if (n == 0)
+        snprintf(out, len, "imported");
+}
+
+/* Turn what the config said into the model's exact shape. */
+static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_config *c,
+                        const char *fallback_name, struct engine_model *m) {
+    const struct hf_family *fam = find_family(c->model_type);
+    static const char *const required[][2] = {
+        {"num_hidden_layers", "layers"}, {"hidden_size", "hidden"},
+        {"num_attention_heads", "heads"}, {"vocab_size", "vocab"}};
+    const int req_slot[] = {H_LAYERS, H_HIDDEN, H_HEADS, H_VOCAB};
+    const char *name, *slash;
+    size_t i;
+
+    for (i = 0; i < 4; i++) {
+        if (c->v[req_slot[i]] <= 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "expected in a config.json (the model's %s), found none",
+                     required[i][1]);
+            hf_error(x, root, required[i][0], msg);
+        }
+    }
+    if (x->errors > 0)
+        return;
+
+    memset(m, 0, sizeof *m);
+    name = c->name[0] != '\0' ? c->name : fallback_name;
+    slash = strrchr(name, '/');
+    name = slash != NULL && slash[1] != '\0' ? slash + 1 : name;
+    snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, name);
+    make_id(name, m->id, sizeof m->id);
+    make_id(c->model_type[0] ? c->model_type : "unknown", m->family, sizeof m->family);
+    m->has_arch = true;
+
+    m->layers = val(c, H_LAYERS, 0);
+    m->hidden = val(c, H_HIDDEN, 0);
+    m->heads = val(c, H_HEADS, 0);
+    m->vocab = val(c, H_VOCAB, 0);
+    m->kv_heads = val(c, H_KV_HEADS, m->heads);
+    if (c->v[H_MULTI_QUERY] == 1 && c->v[H_NEW_ARCH] != 1)
+        m->kv_heads = 1; /* Falcon-7B: one shared K/V head */
+    m->head_dim = val(c, H_HEAD_DIM, m->hidden / m->heads);
+    /* MLP width: GPT-2's n_inner (null = 4h); Falcon's is 4h, unstated. */
+    m->ffn = val(c, H_FFN, val(c, H_N_INNER, 4LL * m->hidden));
+    m->max_context = val(c, H_MAX_POS, 0);
+
+    if (fam != NULL) {
+        m->gated = fam->gated;
+        m->bias = fam->bias;
+        m->norm = fam->norm;
+        m->tied = fam->tied;
+        m->norms_per_layer = fam->norms_per_layer;
+        m->qk_norm = fam->qk_norm;
+    } else {
+        /* Unknown family: SiLU MLPs are SwiGLU in practice; HF ties by default. */
+        m->gated = strcmp(c->act, "silu") == 0 || strcmp(c->act, "swiglu") == 0;
+        m->bias = ENGINE_BIAS_NONE;
+        m->norm = ENGINE_NORM_RMS;
+        m->tied = true;
+        m->norms_per_layer = 2;
+    }
+    if (c->v[H_TIED] >= 0)
+        m->tied = c->v[H_TIED] == 1;
+    if (c->v[H_ATTN_BIAS] == 1 && m->bias == ENGINE_BIAS_NONE)
+        m->bias = ENGINE_BIAS_QKV;
+    if (c->v[H_BIAS] == 1 || c->v[H_ENABLE_BIAS] == 1)
+        m->bias = ENGINE_BIAS_ALL;
+    if (c->v[H_ENABLE_BIAS] == 0 && fam != NULL && strcmp(fam->type, "opt") == 0)
+        m->bias = ENGINE_BIAS_NONE;
+    if (fam != NULL && strcmp(fam->type, "falcon") == 0)
+        m->norms_per_layer = c->v[H_PARALLEL_ATTN] != 0 && c->v[H_NEW_ARCH] != 1 ? 1 : 2;
+    if (fam != NULL && fam->learned_pos) {
+        /* OPT's learned positions keep 2 extra rows (an offset of 2). */
+        m->pos_embeddings = m->max_context + (strcmp(fam->type, "opt") == 0 ? 2 : 0);
+    }
+
+    m->experts = val(c, H_EXPERTS, 0);
+    if (m->experts > 0) {
+        m->active_experts = val(c, H_ACTIVE, 1);
+        m->moe_ffn = val(c, H_MOE_FFN, 0);
+        m->shared_experts = val(c, H_SHARED, 0);
+        /* Qwen2-MoE: one wide shared expert, counted in experts' widths. */
+        if (m->shared_experts == 0 && c->v[H_SHARED_FFN] > 0 && m->moe_ffn > 0 &&
+            c->v[H_SHARED_FFN] % m->moe_ffn == 0)
+            m->shared_experts = (uint32_t)(c->v[H_SHARED_FFN] / m->moe_ffn);
+        m->dense_layers = val(c, H_DENSE_LAYERS, 0);
+    }
+    if (c->v[H_KV_LORA] > 0) {
+        m->q_lora_rank = val(c, H_Q_LORA, 0);
+        m->kv_lora_rank = val(c, H_KV_LORA, 0);
+        m->rope_dim = val(c, H_ROPE_DIM, 0);
+        m->nope_dim = val(c, H_NOPE_DIM, 0);
+        m->v_head_dim = val(c, H_V_HEAD_DIM, 0);
+    }
+    if (c->v[H_WINDOW] > 0 && c->v[H_USE_WINDOW] != 0) {
+        m->sliding_window = val(c, H_WINDOW, 0);
+        if (c->sliding_layer_types >= 0)
+            m->sliding_layers = (uint32_t)c->sliding_layer_types;
+        else if (c->v[H_WINDOW_PATTERN] > 0) /* Gemma 3: every p-th layer is global */
+            m->sliding_layers = m->layers - m->layers / val(c, H_WINDOW_PATTERN, 1);
+        else if (strcmp(c->model_type, "gemma2") == 0) /* alternating local/global */
+            m->sliding_layers = m->layers / 2;
+    }
+}
+
+/* Import config.json text: msg_name in messages, model_name when it has none. */
+static int import_text(const char *msg_name, const char *text, size_t len,
+                       const char *model_name, struct engine_model *m, struct catalog_diag *d) {
+    struct hf_ctx x = {msg_name, text, len, NULL, d, 0};
+    struct hf_config c;
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_node_t *root;
+    size_t i;
+
+    memset(&c, 0, sizeof c);
+    for (i = 0; i < H_N_SLOTS; i++)
+        c.v[i] = -1;
+    c.sliding_layer_types = -1;
+    if (!yaml_parser_initialize(&parser))
+        return -1;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        catalog_diag_error(d, msg_name, text, len, parser.problem_mark.line + 1,
+                           parser.problem_mark.column + 1, NULL, "JSON syntax: %s",
+                           parser.problem ? parser.problem : "error");
+        yaml_parser_delete(&parser);
+        return -1;
+    }
+    x.doc = &doc;
+    root = yaml_document_get_root_node(&doc);
+    if (root == NULL || root->type != YAML_MAPPING_NODE) {
+        catalog_diag_error(d, msg_name, text, len, 1, 1, NULL,
+                           "expected a JSON object (a config.json), found %s",
+                           root == NULL ? "nothing" : "another value");
+        x.errors++;
+    } else {
+        read_mapping(&x, root, &c, true);
+        if (x.errors == 0)
+            build_model(&x, root, &c, model_name, m);
+    }
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return x.errors > 0 ? -1 : 0;
+}
+
+/* Import a config.json held in memory; name is used in messages. */
+int catalog_import_hf_buffer(const char *name, const char *text, size_t len,
+                             struct engine_model *m, struct catalog_diag *d) {
+    return import_text(name, text, len, name, m, d);
+}
+
+/* Import a config.json file; without _name_or_path the model is named
+ * after its directory (".../Llama-3.1-8B/config.json": Llama-3.1-8B). */
+int catalog_import_hf_config(const char *path, struct engine_model *m, struct catalog_diag *d) {
+    char dir[256], *text, *slash;
+    size_t len = 0;
+    int rc;
+
+    errno = 0;
+    text = catalog_read_file(path, &len);
+    if (text == NULL) {
+        catalog_diag_append(d, "%s: cannot read: %s\n", path, strerror(errno ? errno : EIO));
+        if (d != NULL)
+            d->errors++;
+        return -1;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    slash = strrchr(dir, '/');
+    if (slash != NULL && strcmp(slash + 1, "config.json") == 0) {
+        *slash = '\0';
+        slash = strrchr(dir, '/');
+        if (slash != NULL)
+            memmove(dir, slash + 1, strlen(slash + 1) + 1);
+    }
+    rc = import_text(path, text, len, dir, m, d);
+    free(text);
+    return rc;
+}
+
+/* Append to buf at *n what fmt says, tracking the length even past len. */
+static void out(char *buf, size_t len, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void out(char *buf, size_t len, size_t *n, const char *fmt, ...) {
+    va_list ap;
+    int k;
+
+    va_start(ap, fmt);
+    k = vsnprintf(*n < len ? buf + *n : NULL, *n < len ? len - *n : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *n += (size_t)k;
+}
+
+/* s as a double-quoted YAML string (backslash and quote escaped) into buf. */
+static const char *yaml_quoted(const char *s, char *buf, size_t len) {
+    size_t n = 0;
+
+    buf[n++] = '"';
+    for (; *s != '\0' && n + 3 < len; s++) {
+        if (*s == '"' || *s == '\\')
+            buf[n++] = '\\';
+        buf[n++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+    }
+    buf[n++] = '"';
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Print a ready models.yaml entry for m (with the computed count) to buf;
+ * returns its length, or -1 when buf is too small. */
+int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t len) {
+    static const char *const bias[] = {"none", "qkv", "all"};
+    char q[300];
+    size_t n = 0;
+
+    out(buf, len, &n, "  - id: %s\n", m->id);
+    out(buf, len, &n, "    name: %s\n", yaml_quoted(m->name, q, sizeof q));
+    out(buf, len, &n, "    family: %s\n", m->family[0] ? m->family : m->id);
+    out(buf, len, &n, "    params: %.0f\n", engine_params_total(m));
+    out(buf, len, &n, "    layers: %u\n    hidden: %u\n    ffn: %u\n", m->layers, m->hidden,
+        m->ffn);
+    out(buf, len, &n, "    heads: %u\n    kv_heads: %u\n    head_dim: %u\n", m->heads,
+        m->kv_heads ? m->kv_heads : m->heads, m->head_dim ? m->head_dim : m->hidden / m->heads);
+    out(buf, len, &n, "    vocab: %u\n    tied: %s\n    gated: %s\n", m->vocab,
+        m->tied ? "true" : "false", m->gated ? "true" : "false");
+    out(buf, len, &n, "    bias: %s\n    norm: %s\n    norms_per_layer: %u\n",
+        bias[m->bias <= ENGINE_BIAS_ALL ? m->bias : 0],
+        m->norm == ENGINE_NORM_LAYER ? "layer" : "rms",
+        m->norms_per_layer ? m->norms_per_layer : 2);
+    out(buf, len, &n, "    qk_norm: %s\n    pos_embeddings: %u\n    max_context: %u\n",
+        m->qk_norm ? "true" : "false", m->pos_embeddings, m->max_context);
+    if (m->sliding_window > 0)
+        out(buf, len, &n, "    sliding_window: %u\n    sliding_layers: %u\n", m->sliding_window,
+            m->sliding_layers);
+    if (m->experts > 0)
+        out(buf, len, &n,
+            "    moe:\n      experts: %u\n      active: %u\n      shared: %u\n"
+            "      ffn: %u\n      dense_layers: %u\n",
+            m->experts, m->active_experts, m->shared_experts, m->moe_ffn ? m->moe_ffn : m->ffn,
+            m->dense_layers);
+    if (m->kv_lora_rank > 0)
+        out(buf, len, &n,
+            "    mla:\n      q_lora_rank: %u\n      kv_lora_rank: %u\n      rope_dim: %u\n"
+            "      nope_dim: %u\n      v_head_dim: %u\n",
+            m->q_lora_rank, m->kv_lora_rank, m->rope_dim, m->nope_dim, m->v_head_dim);
+    out(buf, len, &n, "    source: %s\n",
+        yaml_quoted(m->source ? m->source
+                              : "Hugging Face config.json; params counted by vramlab from the "
+                                "shape",
+                    q, sizeof q));
+    if (n >= len)
+        return -1;
+    return (int)n;
+}

@@ -1,0 +1,3 @@
+#include <criterion/criterion.h>
+#include "catalog/catalog.h"
+Test(catalog, placeholder) {}
