@@ -656,8 +656,10 @@ static int opt_layout(const struct opt_seen *s, struct options *o)
         opt_error("--tp %u does not divide the model's %u attention heads", t, sc->model.heads);
         return -1;
     }
-    if (sc->model.layers > 0 && sc->model.layers % p != 0) {
-        opt_error("--pp %u does not divide the model's %u layers", p, sc->model.layers);
+    /* Uneven stages are allowed (the most loaded one is reported), as
+     * Llama 3.1 405B's 126 layers on 16 stages; more stages than layers not. */
+    if (sc->model.layers > 0 && p > sc->model.layers) {
+        opt_error("--pp %u exceeds the model's %u layers", p, sc->model.layers);
         return -1;
     }
     sc->gpus = g;

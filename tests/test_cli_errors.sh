@@ -1,0 +1,78 @@
+#!/bin/sh
+# Errors of the headless commands: exit codes 2 (usage) and 3 (catalog),
+# the closest valid names in the message, and nothing on stdout.
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+
+# expect CODE "text in stderr" ARGS...: exit code, message, empty stdout.
+expect() {
+    code=$1 text=$2
+    shift 2
+    run "$@"
+    check_eq "vramlab $* exit" "$rc" "$code"
+    check_contains "vramlab $* message" "$TMP/err" "$text"
+    if [ -s "$TMP/out" ]; then
+        fail "vramlab $*: stdout not empty on error"
+    else
+        pass
+    fi
+}
+
+# Unknown flags, commands and ids name the closest valid ones.
+expect 2 "--model" plan --modle llama-3.1-8b
+expect 2 "--micro-batches" plan --micro-batch 4
+expect 2 "--kv-format" search --gpus 8 --kv-fromat fp8
+expect 2 "plan" plna
+expect 2 "search" serch --gpus 8
+expect 2 "llama-3.1-8b" plan --model llama-3.1-8
+expect 2 "h100-sxm" plan --gpu h100-sx
+expect 2 "int4-g32" plan --format int4-g23
+expect 2 "fp16" plan --kv-format fp61
+expect 2 "adam-mixed" plan --mode train --optimizer adam-mix
+expect 2 "models" catalog modles
+# Impossible combinations name the flags.
+expect 2 "--gpus" plan --tp 2 --pp 2 --dp 2 --gpus 4
+expect 2 "--tp 3" plan --tp 3
+expect 2 "--pp 64 exceeds" plan --pp 64
+expect 2 "--gpus 6 is not a multiple of --tp 4" plan --gpus 6 --tp 4
+expect 2 "--model, --params" plan --model llama-3.1-8b --params 8B
+expect 2 "--layers" plan --hidden 4096 --heads 32 --vocab 32000
+expect 2 "--gpu-bandwidth" plan --gpu-memory 80GiB
+# Bad values.
+expect 2 "--gpus" plan --gpus eight
+expect 2 "--gpus" plan --gpus 0
+expect 2 "--batch" plan --batch -1
+expect 2 "--mfu" plan --mfu 1.5
+expect 2 "--units" plan --units tb
+expect 2 "--mode" plan --mode serve
+expect 2 "--recompute" plan --recompute some
+expect 2 "--zero" plan --zero 4
+expect 2 "--json takes no value" plan --json=yes
+expect 2 "--model needs a value" plan --model
+expect 2 "--params" plan --params 70Q
+expect 2 "--reserve" plan --reserve 1XB
+expect 2 "--gpu-bandwidth" plan --gpu h100-sxm --gpu-bandwidth fast
+expect 2 "--bias" plan --layers 2 --hidden 64 --heads 4 --vocab 100 --bias=some
+expect 2 "unexpected argument" plan llama
+expect 2 "needs --gpus" search
+expect 2 "import needs" import
+# Catalog errors: exit 3, the file named.
+expect 3 "nonexistent.yaml" plan --catalog "$TMP/nonexistent.yaml"
+printf 'gpus:\n  - id: bad\n    name: Bad\n    memory: 80 GX\n' > "$TMP/bad.yaml"
+expect 3 "bad.yaml" plan --catalog "$TMP/bad.yaml"
+expect 3 "bad.yaml" catalog gpus --catalog="$TMP/bad.yaml"
+expect 3 "missing.json" import "$TMP/missing.json"
+expect 3 "missing.json" plan --model-config "$TMP/missing.json"
+
+# Help and version succeed on stdout.
+for cmd in plan search catalog import; do
+    run "$cmd" --help
+    check_eq "$cmd --help exit" "$rc" 0
+    check_contains "$cmd --help" "$TMP/out" "usage: vramlab $cmd"
+done
+run --help
+check_eq "--help exit" "$rc" 0
+check_contains "--help lists plan" "$TMP/out" "plan"
+run --version
+check_eq "--version exit" "$rc" 0
+check_contains "--version" "$TMP/out" "vramlab "
+finish

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Text and JSON of plan and search compared with reviewed golden files in
+# tests/golden/. Regenerate with UPDATE_GOLDEN=1 (then review every number
+# against the formulas before committing: a golden file that snapshots a
+# bug is a defect).
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+
+# golden NAME ARGS...: run vramlab and compare stdout with golden/NAME.
+golden() {
+    name=$1
+    shift
+    run "$@"
+    check_eq "$name exit" "$rc" 0
+    if [ -n "$UPDATE_GOLDEN" ]; then
+        cp "$TMP/out" "$GOLDEN/$name"
+        echo "updated $GOLDEN/$name"
+    elif diff -u "$GOLDEN/$name" "$TMP/out" > "$TMP/diff"; then
+        pass
+    else
+        fail "$name differs from $GOLDEN/$name:"
+        sed 's/^/    /' "$TMP/diff" >&2
+    fi
+}
+
+# Llama 3.1 8B, FP16, one H100 SXM (the defaults).
+golden plan_default.txt plan
+golden plan_default.json plan --json
+# The product sketch: 70B INT4 g32 on 2 x H100, batch 8, context 8192.
+golden plan_70b_int4_tp2.txt plan --model llama-3.1-70b --format int4-g32 --gpus 2 \
+    --batch 8 --context 8192
+golden plan_70b_int4_tp2.json plan --model llama-3.1-70b --format int4-g32 --gpus 2 \
+    --batch 8 --context 8192 --json
+# A bare size in GiB.
+golden plan_params_70b_gib.txt plan --params 70B --units gib
+# Llama 3.1 405B pre-training: 8 x 16 x 128 H100, 15.6T tokens (seed 000).
+golden plan_405b_train.txt plan --model llama-3.1-405b --mode train --tp 8 --pp 16 \
+    --dp 128 --micro-batches 64 --zero 1 --tokens 15.6T
+golden plan_405b_train.json plan --model llama-3.1-405b --mode train --tp 8 --pp 16 \
+    --dp 128 --micro-batches 64 --zero 1 --tokens 15.6T --json
+# Layout search for Llama 3.1 70B inference on 8 GPUs.
+golden search_70b_8.txt search --model llama-3.1-70b --gpus 8
+golden search_70b_8.json search --model llama-3.1-70b --gpus 8 --json
+finish

@@ -1,0 +1,140 @@
+#!/bin/sh
+# Scenario options through the command line: GNU forms, defaults, custom
+# architectures with exact counts, custom GPUs, overrides, units, import.
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+
+# --opt=value and --opt value mean the same.
+run plan --model llama-3.1-70b --format int4-g32 --gpus 2 --json
+cp "$TMP/out" "$TMP/a.json"
+run plan --model=llama-3.1-70b --format=int4-g32 --gpus=2 --json
+if cmp -s "$TMP/a.json" "$TMP/out"; then pass; else fail "--opt=value differs from --opt value"; fi
+# Order does not matter: an override before --model still applies.
+run plan --layers 16 --model llama-3.1-8b --json
+cp "$TMP/out" "$TMP/b.json"
+run plan --model llama-3.1-8b --layers 16 --json
+if cmp -s "$TMP/b.json" "$TMP/out"; then pass; else fail "option order changes the result"; fi
+
+# Defaults: llama-3.1-8b, fp16, kv fp16, h100-sxm, 1 GPU, context 4096, batch 1.
+run plan --json
+check_eq "default model" "$(json_get "$TMP/out" scenario.model)" '"llama-3.1-8b"'
+check_eq "default format" "$(json_get "$TMP/out" scenario.format)" '"fp16"'
+check_eq "default kv format" "$(json_get "$TMP/out" scenario.kv_format)" '"fp16"'
+check_eq "default gpu" "$(json_get "$TMP/out" scenario.gpu)" '"h100-sxm"'
+check_eq "default gpus" "$(json_get "$TMP/out" layout.gpus)" 1
+check_eq "default context" "$(json_get "$TMP/out" scenario.context)" 4096
+check_eq "default batch" "$(json_get "$TMP/out" scenario.batch)" 1
+run plan --mode train --json
+check_eq "training default format" "$(json_get "$TMP/out" scenario.format)" '"bf16"'
+
+# --gpus alone: TP fills a node (8 H100) dividing the heads, the rest DP.
+run plan --gpus 16 --json
+check_eq "--gpus 16 tp" "$(json_get "$TMP/out" layout.tp)" 8
+check_eq "--gpus 16 dp" "$(json_get "$TMP/out" layout.dp)" 2
+run plan --gpus 6 --json
+check_eq "--gpus 6 tp (divides 6 and 32 heads)" "$(json_get "$TMP/out" layout.tp)" 2
+check_eq "--gpus 6 dp" "$(json_get "$TMP/out" layout.dp)" 3
+run plan --gpus 8 --tp 2 --json
+check_eq "--gpus 8 --tp 2 solves dp" "$(json_get "$TMP/out" layout.dp)" 4
+run plan --tp 2 --pp 2 --json
+check_eq "--tp 2 --pp 2 gives 4 GPUs" "$(json_get "$TMP/out" layout.gpus)" 4
+
+# Custom architectures: exact published counts.
+# GPT-3 175B (Brown et al. 2020; GPT-2 style): equal to the catalog entry.
+run plan --model gpt-3-175b --json
+want=$(json_get "$TMP/out" params.total)
+run plan --layers 96 --hidden 12288 --heads 96 --vocab 50257 --bias --norm layer \
+    --pos-embeddings 2048 --tied --json
+check_eq "GPT-3 style custom count" "$(json_get "$TMP/out" params.total)" "$want"
+# OPT-1.3B (facebook/opt-1.3b: 1,315,758,080; 2050 learned positions).
+run plan --layers 24 --hidden 2048 --heads 16 --vocab 50272 --bias --norm layer \
+    --pos-embeddings 2050 --tied --json
+check_eq "OPT-1.3B custom count" "$(json_get "$TMP/out" params.total)" 1315758080
+# Pythia-1.4B (GPT-NeoX; Pythia model table: 1,414,647,808).
+run plan --layers 24 --hidden 2048 --heads 16 --vocab 50304 --bias --norm layer --json
+check_eq "Pythia-1.4B custom count" "$(json_get "$TMP/out" params.total)" 1414647808
+# Pythia-160M: 162,322,944.
+run plan --layers 12 --hidden 768 --heads 12 --vocab 50304 --bias=all --norm=layer --json
+check_eq "Pythia-160M custom count" "$(json_get "$TMP/out" params.total)" 162322944
+# Llama 3.1 8B as an architecture: 8,030,261,248.
+run plan --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256 \
+    --gated --json
+check_eq "Llama-style custom count" "$(json_get "$TMP/out" params.total)" 8030261248
+# A catalog model with one field overridden: half the layers.
+run plan --model llama-3.1-8b --layers 16 --json
+n=$(json_get "$TMP/out" params.total)
+check_near "llama-3.1-8b with 16 layers" "$n" \
+    "$(awk 'BEGIN { h = 4096; l = (h*4096 + 2*h*1024 + 4096*h + 3*h*14336 + 2*h); printf "%.0f", 8030261248 - 16*l }')" 0
+run plan --model llama-3.1-8b --gated=no --json
+check_near "llama-3.1-8b ungated" "$(json_get "$TMP/out" params.total)" \
+    "$(awk 'BEGIN { printf "%.0f", 8030261248 - 32*4096*14336 }')" 0
+
+# A custom GPU with the H100 SXM's figures gives the H100's numbers.
+run plan --model llama-3.1-70b --json
+cp "$TMP/out" "$TMP/h100.json"
+run plan --model llama-3.1-70b --gpu-memory 80GiB --gpu-bandwidth 3.35TB/s --gpu-flops 989T --json
+for k in capacity decode.tokens_per_s_memory_bound decode.tokens_per_s_compute_bound \
+    decode.ridge_flop_per_byte memory.total fits; do
+    check_eq "custom GPU $k" "$(json_get "$TMP/out" "$k")" "$(json_get "$TMP/h100.json" "$k")"
+done
+check_eq "custom GPU id" "$(json_get "$TMP/out" scenario.gpu)" '"custom"'
+run plan --gpu h100-sxm --gpu-memory 96GiB --json
+check_eq "h100 with 96 GiB" "$(json_get "$TMP/out" capacity)" 103079215104
+
+# Units: GiB in text; JSON stays in bytes.
+run plan --context 8192 --units gib
+check_contains "--units gib KV cache" "$TMP/out" "1.00 GiB"
+run plan --context 8192 --units gb
+check_contains "--units gb KV cache" "$TMP/out" "1.07 GB"
+run plan --reserve 2GiB --json
+check_eq "--reserve 2GiB" "$(json_get "$TMP/out" memory.reserve)" 2147483648
+run plan --mode train --mfu 40% --json
+check_eq "--mfu 40%" "$(json_get "$TMP/out" training.step_seconds)" \
+    "$(sh -c "\"$VRAMLAB\" plan --mode train --mfu 0.4 --json" | json_get /dev/stdin training.step_seconds)"
+
+# Every fixed JSON key of product.md is present.
+run plan --json
+for k in params.total params.active memory.weights memory.kv_cache memory.activations \
+    memory.gradients memory.master_weights memory.optimizer memory.reserve memory.total \
+    capacity fits layout.tp layout.pp layout.dp layout.gpus decode.tokens_per_s \
+    decode.tokens_per_s_memory_bound decode.tokens_per_s_compute_bound \
+    decode.tokens_per_s_per_sequence decode.bytes_per_step decode.ridge_flop_per_byte \
+    decode.compute_bound_batch kv_cache.bytes_per_token activations.per_layer_bytes \
+    activations.layers_held activations.logits_bytes prefill.seconds \
+    training.flops_per_token training.step_seconds training.bubble_fraction training.days \
+    training.gpu_hours training.cost_usd explain.memory.weights.formula \
+    explain.memory.weights.values explain.memory.weights.source; do
+    if json_flat < "$TMP/out" | grep -q "^$k="; then pass; else fail "JSON key $k missing"; fi
+done
+check_contains "warnings array" "$TMP/out" '"warnings": '
+
+# Catalog listings and import.
+for kind in gpus models formats; do
+    run catalog "$kind"
+    check_eq "catalog $kind exit" "$rc" 0
+    run catalog "$kind" --json
+    check_contains "catalog $kind --json" "$TMP/out" "\"$kind\": ["
+done
+run catalog models
+check_contains "catalog models lists llama" "$TMP/out" "llama-3.1-8b"
+cat > "$TMP/config.json" <<'JSON'
+{
+  "architectures": ["LlamaForCausalLM"],
+  "model_type": "llama",
+  "hidden_size": 4096,
+  "intermediate_size": 14336,
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 8,
+  "vocab_size": 128256,
+  "max_position_embeddings": 131072,
+  "tie_word_embeddings": false,
+  "hidden_act": "silu",
+  "rms_norm_eps": 1e-05
+}
+JSON
+run import "$TMP/config.json"
+check_eq "import exit" "$rc" 0
+check_contains "import prints params" "$TMP/out" "8030261248"
+run plan --model-config "$TMP/config.json" --json
+check_eq "--model-config count" "$(json_get "$TMP/out" params.total)" 8030261248
+finish
