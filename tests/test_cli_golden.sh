@@ -34,9 +34,9 @@ golden plan_70b_int4_tp2.json plan --model llama-3.1-70b --format int4-g32 --gpu
 golden plan_params_70b_gib.txt plan --params 70B --units gib
 # Llama 3.1 405B pre-training: 8 x 16 x 128 H100, 15.6T tokens (seed 000).
 golden plan_405b_train.txt plan --model llama-3.1-405b --mode train --tp 8 --pp 16 \
-    --dp 128 --micro-batches 64 --zero 1 --tokens 15.6T
+    --dp 128 --micro-batches 64 --zero 1 --sequence-parallel --tokens 15.6T
 golden plan_405b_train.json plan --model llama-3.1-405b --mode train --tp 8 --pp 16 \
-    --dp 128 --micro-batches 64 --zero 1 --tokens 15.6T --json
+    --dp 128 --micro-batches 64 --zero 1 --sequence-parallel --tokens 15.6T --json
 # Layout search for Llama 3.1 70B inference on 8 GPUs.
 golden search_70b_8.txt search --model llama-3.1-70b --gpus 8
 golden search_70b_8.json search --model llama-3.1-70b --gpus 8 --json

@@ -83,7 +83,7 @@ static const struct plan_field plan_fields[] = {
     F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES,
       S_DECODE, "KV cache per token"),
     F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
-      "prefill (prompt)"),
+      "prefill (one prompt)"),
     F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
       S_TRAINING, "activations per layer"),
     F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_NUMBER,

@@ -517,6 +517,9 @@ static int opt_model(const struct opt_seen *s, const struct catalog *cat, struct
             return VRAMLAB_EXIT_USAGE;
         }
         engine_model_from_size(m, n);
+        snprintf(m->id, sizeof(m->id), "params-%s", s->val[OPT_PARAMS]);
+        snprintf(m->name, sizeof(m->name), "%s-parameter model", s->val[OPT_PARAMS]);
+        m->source = "bare size (--params): shape derived";
         o->model_custom = true;
         return 0;
     } else if (!s->set[OPT_MODEL] && opt_any_arch(s)) {
