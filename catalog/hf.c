@@ -136,15 +136,55 @@ static const struct hf_family hf_families[] = {
     {"phi", false, ENGINE_BIAS_ALL, ENGINE_NORM_LAYER, false, false, 1, false},
 };
 
-/* The family of a model_type; NULL when we do not know it. */
-static const struct hf_family *find_family(const char *type) {
+/* model_type by the class in "architectures", for configs without one. */
+static const struct {
+    const char *prefix, *type;
+} hf_arch_types[] = {
+    {"LlamaFor", "llama"},     {"MistralFor", "mistral"}, {"MixtralFor", "mixtral"},
+    {"Qwen2For", "qwen2"},     {"Qwen3For", "qwen3"},     {"GemmaFor", "gemma"},
+    {"Gemma2For", "gemma2"},   {"Gemma3For", "gemma3"},   {"GPTNeoXFor", "gpt_neox"},
+    {"GPT2LMHead", "gpt2"},    {"OPTFor", "opt"},         {"FalconFor", "falcon"},
+    {"PhiFor", "phi"},         {"Phi3For", "phi3"},
+};
+
+/* Values a model class assumes when its config.json leaves them out
+ * (transformers' Gemma3TextConfig: gemma-3-4b's config omits heads, vocab). */
+static const struct {
+    const char *type;
+    int slot;
+    long long value;
+} hf_defaults[] = {
+    {"gemma3_text", H_LAYERS, 26},        {"gemma3_text", H_HIDDEN, 2304},
+    {"gemma3_text", H_FFN, 9216},         {"gemma3_text", H_HEADS, 8},
+    {"gemma3_text", H_KV_HEADS, 4},       {"gemma3_text", H_HEAD_DIM, 256},
+    {"gemma3_text", H_VOCAB, 262208},     {"gemma3_text", H_MAX_POS, 131072},
+    {"gemma3_text", H_WINDOW, 4096},      {"gemma3_text", H_WINDOW_PATTERN, 6},
+};
+
+/* The family of a config: by model_type, else by architectures; NULL when unknown. */
+static const struct hf_family *find_family(const char *type, const char *arch) {
     size_t i;
 
+    for (i = 0; type[0] == '\0' && arch[0] != '\0' && i < sizeof hf_arch_types /
+                                                          sizeof hf_arch_types[0]; i++) {
+        if (strncmp(arch, hf_arch_types[i].prefix, strlen(hf_arch_types[i].prefix)) == 0)
+            type = hf_arch_types[i].type;
+    }
     for (i = 0; i < sizeof hf_families / sizeof hf_families[0]; i++) {
         if (strcmp(hf_families[i].type, type) == 0)
             return &hf_families[i];
     }
     return NULL;
+}
+
+/* Fill the slots a config left out with its class's defaults. */
+static void apply_defaults(struct hf_config *c) {
+    size_t i;
+
+    for (i = 0; i < sizeof hf_defaults / sizeof hf_defaults[0]; i++) {
+        if (strcmp(hf_defaults[i].type, c->model_type) == 0 && c->v[hf_defaults[i].slot] < 0)
+            c->v[hf_defaults[i].slot] = hf_defaults[i].value;
+    }
 }
 
 /* State of one import: the document and where messages go. */
@@ -301,7 +341,7 @@ static void make_id(const char *in, char *out, size_t len) {
 /* Turn what the config said into the model's exact shape. */
 static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_config *c,
                         const char *fallback_name, struct engine_model *m) {
-    const struct hf_family *fam = find_family(c->model_type);
+    const struct hf_family *fam = find_family(c->model_type, c->arch);
     static const char *const required[][2] = {
         {"num_hidden_layers", "layers"}, {"hidden_size", "hidden"},
         {"num_attention_heads", "heads"}, {"vocab_size", "vocab"}};
@@ -395,7 +435,7 @@ static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_con
             m->sliding_layers = (uint32_t)c->sliding_layer_types;
         else if (c->v[H_WINDOW_PATTERN] > 0) /* Gemma 3: every p-th layer is global */
             m->sliding_layers = m->layers - m->layers / val(c, H_WINDOW_PATTERN, 1);
-        else if (strcmp(c->model_type, "gemma2") == 0) /* alternating local/global */
+        else if (fam != NULL && strcmp(fam->type, "gemma2") == 0) /* alternating */
             m->sliding_layers = m->layers / 2;
     }
 }
@@ -433,6 +473,7 @@ static int import_text(const char *msg_name, const char *text, size_t len,
         x.errors++;
     } else {
         read_mapping(&x, root, &c, true);
+        apply_defaults(&c);
         if (x.errors == 0)
             build_model(&x, root, &c, model_name, m);
     }

@@ -487,6 +487,8 @@ static const struct field model_fields[] = {
     {"source", S, p_source, MO(source), 0, F_REQUIRED, NULL},
 };
 static const struct table model_table = TABLE("models entry", model_fields, check_model);
+_Static_assert(sizeof model_fields / sizeof model_fields[0] <= MAX_FIELDS, "MAX_FIELDS");
+_Static_assert(sizeof gpu_fields / sizeof gpu_fields[0] <= MAX_FIELDS, "MAX_FIELDS");
 
 #define FO(member) offsetof(struct engine_format, member)
 
@@ -512,6 +514,7 @@ static const struct field format_fields[] = {
     {"source", S, p_source, FO(source), 0, F_REQUIRED, NULL},
 };
 static const struct table format_table = TABLE("formats entry", format_fields, check_format);
+_Static_assert(sizeof format_fields / sizeof format_fields[0] <= MAX_FIELDS, "MAX_FIELDS");
 
 #define EV(member) offsetof(struct catalog_evidence, member)
 #define PT(member) offsetof(struct point, member)
@@ -555,10 +558,12 @@ static yaml_node_t *seen_val(const struct table *t, const struct seen *s, const 
     return i < 0 ? NULL : s->val[i];
 }
 
-/* Report key as unknown in table t, suggesting the nearest known key. */
-static void unknown_key(struct load_ctx *x, const struct table *t, yaml_node_t *k,
-                        const char *full) {
+/* Report key as unknown in table t, suggesting the nearest known key;
+ * returns the index of the suggestion, or -1. */
+static int unknown_key(struct load_ctx *x, const struct table *t, yaml_node_t *k,
+                       const char *full) {
     const char *best = NULL;
+    int best_i = -1;
     size_t i, best_d = 3, len = 0;
     char list[400] = "";
 
@@ -567,6 +572,7 @@ static void unknown_key(struct load_ctx *x, const struct table *t, yaml_node_t *
         if (dist < best_d) {
             best_d = dist;
             best = t->fields[i].key;
+            best_i = (int)i;
         }
         len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s",
                                 i ? ", " : "", t->fields[i].key);
@@ -579,6 +585,7 @@ static void unknown_key(struct load_ctx *x, const struct table *t, yaml_node_t *
     else
         error_at(x, k->start_mark, full, "unknown key in a %s; expected one of %s", t->what,
                  list);
+    return best_i;
 }
 
 /* Walk mapping map with table t into base; key names are prefix.key. */
@@ -587,6 +594,7 @@ static void parse_mapping(struct load_ctx *x, yaml_node_t *map, const struct tab
     yaml_node_pair_t *pair;
     char full[KEY_MAX], buf[80];
     unsigned before = x->errors;
+    bool suggested[MAX_FIELDS] = {false};
     size_t i;
 
     memset(s, 0, sizeof *s);
@@ -608,7 +616,10 @@ static void parse_mapping(struct load_ctx *x, yaml_node_t *map, const struct tab
             snprintf(full, sizeof full, "%s", scalar(k));
         idx = field_index(t, scalar(k));
         if (idx < 0) {
-            unknown_key(x, t, k, full);
+            /* A misspelt required key is one mistake: say it once. */
+            int near = unknown_key(x, t, k, full);
+            if (near >= 0)
+                suggested[near] = true;
             continue;
         }
         f = &t->fields[idx];
@@ -627,7 +638,7 @@ static void parse_mapping(struct load_ctx *x, yaml_node_t *map, const struct tab
         f->parse(x, f, full, v, base);
     }
     for (i = 0; i < t->n && !x->stop; i++) {
-        if ((t->fields[i].flags & F_REQUIRED) && s->key[i] == NULL) {
+        if ((t->fields[i].flags & F_REQUIRED) && s->key[i] == NULL && !suggested[i]) {
             if (prefix != NULL)
                 snprintf(full, sizeof full, "%s.%s", prefix, t->fields[i].key);
             else
@@ -950,8 +961,8 @@ static void syntax_error(struct load_ctx *x, const yaml_parser_t *p) {
         m.line = line;
         m.column = col;
         if (p->context != NULL)
-            error_at(x, m, NULL, "YAML syntax: %s %s", p->problem ? p->problem : "error",
-                     p->context);
+            error_at(x, m, NULL, "YAML syntax: %s %s (from line %zu)",
+                     p->problem ? p->problem : "error", p->context, p->context_mark.line + 1);
         else
             error_at(x, m, NULL, "YAML syntax: %s", p->problem ? p->problem : "error");
     }
