@@ -196,8 +196,12 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                      m->hidden, m->layers, m->heads);
         break;
     case ENGINE_KEY_PARAMS_ACTIVE:
-        snprintf(v, n, "%.4g of %.4g (%u of %u experts active)", e->params_active, e->params_total,
-                 m->active_experts, m->experts);
+        if (m->experts)
+            snprintf(v, n, "%.4g of %.4g (%u of %u experts + %u shared per MoE layer)",
+                     e->params_active, e->params_total, m->active_experts, m->experts,
+                     m->shared_experts);
+        else
+            snprintf(v, n, "dense model: all %.4g parameters are active", e->params_total);
         break;
     case ENGINE_KEY_MEM_WEIGHTS:
         if (sc->mode == ENGINE_MODE_TRAIN)
