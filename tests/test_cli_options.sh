@@ -106,6 +106,25 @@ for k in params.total params.active memory.weights memory.kv_cache memory.activa
     if json_flat < "$TMP/out" | grep -q "^$k="; then pass; else fail "JSON key $k missing"; fi
 done
 check_contains "warnings array" "$TMP/out" '"warnings": '
+# explain.<key>: formula, values and source for every key that applies;
+# null for those that do not (training keys in inference).
+for k in params.total params.active memory.weights memory.kv_cache memory.total capacity \
+    decode.tokens_per_s decode.tokens_per_s_memory_bound decode.tokens_per_s_compute_bound \
+    decode.tokens_per_s_per_sequence decode.bytes_per_step decode.ridge_flop_per_byte \
+    decode.compute_bound_batch kv_cache.bytes_per_token prefill.seconds; do
+    for part in formula values source; do
+        if json_flat < "$TMP/out" | grep -q "^explain\.$k\.$part=\"."; then pass; else
+            fail "explain.$k.$part missing or empty"; fi
+    done
+done
+check_eq "explain.training.days in inference" "$(json_get "$TMP/out" explain.training.days)" null
+run plan --mode train --json
+for k in training.flops_per_token training.step_seconds training.bubble_fraction \
+    training.days training.gpu_hours training.cost_usd activations.per_layer_bytes \
+    activations.layers_held memory.gradients memory.optimizer; do
+    if json_flat < "$TMP/out" | grep -q "^explain\.$k\.formula=\"."; then pass; else
+        fail "explain.$k.formula missing in training"; fi
+done
 
 # Catalog listings and import.
 for kind in gpus models formats; do

@@ -35,7 +35,7 @@ int cli_finish(struct cli_run *run);
 void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid);
 
 /* Shared by plan and search (cli_plan.c). */
-void plan_write_header(FILE *f, const struct options *o);
+void plan_write_header(FILE *f, const struct options *o, bool with_layout);
 void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est);
 void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est);
 

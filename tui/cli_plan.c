@@ -86,7 +86,7 @@ static const struct plan_field plan_fields[] = {
       "prefill (one prompt)"),
     F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
       S_TRAINING, "activations per layer"),
-    F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_NUMBER,
+    F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_COUNT,
       S_TRAINING, "layers held"),
     F("activations", "logits_bytes", ENGINE_KEY_ACT_LOGITS, act_logits_bytes, K_BYTES,
       S_TRAINING, "logits"),
@@ -318,18 +318,21 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
     }
 }
 
-/* Write the one-line scenario header shared by plan and search. */
-void plan_write_header(FILE *f, const struct options *o)
+/* Write the scenario header shared by plan and search (search leaves the
+ * layout out: it is what is being searched). */
+void plan_write_header(FILE *f, const struct options *o, bool with_layout)
 {
     const struct engine_scenario *sc = &o->sc;
     char count[32];
 
     report_count(sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size,
                  count, sizeof(count));
-    fprintf(f, "%s (%s params) | %s weights, %s KV cache | %u x %s | TP %u x PP %u x DP %u | %s\n",
+    fprintf(f, "%s (%s params) | %s weights, %s KV cache | %u x %s | ",
             sc->model.name[0] ? sc->model.name : sc->model.id, count, sc->weight_format.name,
-            sc->kv_format.name, sc->gpus, sc->gpu.name, sc->tp, sc->pp, sc->dp,
-            engine_mode_name(sc->mode));
+            sc->kv_format.name, sc->gpus, sc->gpu.name);
+    if (with_layout)
+        fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
+    fprintf(f, "%s\n", engine_mode_name(sc->mode));
     fprintf(f, "batch %u, context %u tokens", sc->batch, sc->context);
     if (sc->mode == ENGINE_MODE_INFER)
         fprintf(f, ", prompt %u", sc->prompt ? sc->prompt : sc->context);
@@ -346,7 +349,7 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     char total[32], cap[32], spare[32], pct[16];
     bool any = false;
 
-    plan_write_header(f, o);
+    plan_write_header(f, o, true);
     report_bytes(est->memory.total, o->units, total, sizeof(total));
     report_bytes(est->capacity, o->units, cap, sizeof(cap));
     report_bytes(fabs(est->spare_bytes), o->units, spare, sizeof(spare));

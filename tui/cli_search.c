@@ -19,8 +19,8 @@ static void search_usage(FILE *f)
           "Rank every tensor x pipeline x data parallel layout (t*p*d = N) of N GPUs\n"
           "for the scenario: layouts that fit first, then by throughput (decode\n"
           "tokens/s in inference, trained tokens/s in training). Rejected layouts\n"
-          "say why (t does not divide the heads, t exceeds a node, p does not\n"
-          "divide the layers, does not fit). --tp/--pp/--dp are ignored.\n"
+          "say why (t does not divide the heads, t exceeds a node, p exceeds\n"
+          "the layers, does not fit). Do not give --tp, --pp or --dp.\n"
           "\n"
           "Scenario options:\n",
           f);
@@ -110,7 +110,7 @@ static void search_text(FILE *f, const struct options *o, const struct engine_la
 
     for (size_t i = 0; i < n; i++)
         fitting += v[i].fits && v[i].reject == ENGINE_REJECT_NONE;
-    plan_write_header(f, o);
+    plan_write_header(f, o, false);
     fprintf(f, "\n%zu layouts of %u GPUs, %zu fit (ranked: fitting first, then throughput)\n\n",
             n, o->sc.gpus, fitting);
     fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", "rank", "TP", "PP", "DP", "memory/GPU",
