@@ -156,4 +156,31 @@ check_eq "import exit" "$rc" 0
 check_contains "import prints params" "$TMP/out" "8030261248"
 run plan --model-config "$TMP/config.json" --json
 check_eq "--model-config count" "$(json_get "$TMP/out" params.total)" 8030261248
+mkdir -p "$TMP/model"
+cp "$TMP/config.json" "$TMP/model/config.json"
+run plan --model-config "$TMP/model" --json
+check_eq "--model-config DIR count" "$(json_get "$TMP/out" params.total)" 8030261248
+run import "$TMP/model"
+check_contains "import DIR" "$TMP/out" "8030261248"
+
+# --catalog FILE and the user's directory add entries.
+cat > "$TMP/extra.yaml" <<'YAML'
+gpus:
+  - id: lab-gpu
+    name: Lab GPU
+    vendor: nvidia
+    memory: 48 GiB
+    bandwidth: 1 TB/s
+    flops:
+      fp16: 200 TFLOPS
+    source: "test fixture"
+YAML
+run plan --catalog "$TMP/extra.yaml" --gpu lab-gpu --json
+check_eq "--catalog GPU capacity" "$(json_get "$TMP/out" capacity)" 51539607552
+check_near "--catalog GPU ridge" "$(json_get "$TMP/out" decode.ridge_flop_per_byte)" 200 1e-12
+mkdir -p "$XDG_CONFIG_HOME/vramlab"
+cp "$TMP/extra.yaml" "$XDG_CONFIG_HOME/vramlab/extra.yaml"
+run plan --gpu lab-gpu --json
+check_eq "user catalog GPU" "$(json_get "$TMP/out" capacity)" 51539607552
+rm -f "$XDG_CONFIG_HOME/vramlab/extra.yaml"
 finish

@@ -27,7 +27,7 @@ static void catalog_usage(FILE *f)
 /* Print `vramlab import --help`. */
 static void import_usage(FILE *f)
 {
-    fputs("usage: vramlab import [--catalog FILE] CONFIG.json\n"
+    fputs("usage: vramlab import CONFIG.json | MODEL-DIR\n"
           "\n"
           "Read a Hugging Face config.json and print a ready models.yaml entry (with\n"
           "the exact parameter count) to add to ~/.config/vramlab/models.yaml.\n"
@@ -259,6 +259,7 @@ int cmd_catalog(int argc, char **argv)
 int cmd_import(int argc, char **argv)
 {
     const char *path = NULL;
+    char file[4096];
     struct engine_model m;
     struct catalog_diag d = {0};
     char *buf;
@@ -284,6 +285,8 @@ int cmd_import(int argc, char **argv)
         return VRAMLAB_EXIT_USAGE;
     }
     memset(&m, 0, sizeof(m));
+    options_config_path(path, file, sizeof(file));
+    path = file;
     if (catalog_import_hf_config(path, &m, &d) != 0) {
         if (d.text)
             fprintf(stderr, "%s%s", d.text,

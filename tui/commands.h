@@ -47,6 +47,9 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
 
 /* Print the scenario options with one line of help each (for --help). */
 void options_print_help(FILE *f);
+/* The config.json a --model-config or import argument names (a directory
+ * stands for DIR/config.json), into buf. */
+void options_config_path(const char *arg, char *buf, size_t len);
 /* Up to n names of names[] closest to word (edit distance, prefixes);
  * returns how many were written to out. */
 size_t options_closest(const char *word, const char *const *names, size_t n_names,

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "tui/commands.h"
 
@@ -480,6 +481,17 @@ static int opt_custom_model(const struct opt_seen *s, struct engine_model *m)
     return 0;
 }
 
+/* A config.json path: a directory stands for DIR/config.json. */
+void options_config_path(const char *arg, char *buf, size_t len)
+{
+    struct stat st;
+
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(buf, len, "%s/config.json", arg);
+    else
+        snprintf(buf, len, "%s", arg);
+}
+
 /* Choose the model: --model-config, --model, --params, an architecture, or
  * the default; then apply single-field overrides. Returns 0, 2 or 3. */
 static int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o)
@@ -498,7 +510,9 @@ static int opt_model(const struct opt_seen *s, const struct catalog *cat, struct
     }
     if (s->set[OPT_MODEL_CONFIG]) {
         struct catalog_diag d = {0};
-        if (catalog_import_hf_config(s->val[OPT_MODEL_CONFIG], m, &d) != 0) {
+        char path[4096];
+        options_config_path(s->val[OPT_MODEL_CONFIG], path, sizeof(path));
+        if (catalog_import_hf_config(path, m, &d) != 0) {
             fprintf(stderr, "%s", d.text ? d.text : "vramlab: cannot read --model-config\n");
             if (d.text && d.len > 0 && d.text[d.len - 1] != '\n')
                 fputc('\n', stderr);
