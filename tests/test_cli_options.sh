@@ -126,6 +126,11 @@ for k in training.flops_per_token training.step_seconds training.bubble_fraction
         fail "explain.$k.formula missing in training"; fi
 done
 
+# plan --explain: formula, values and source under the figures.
+run plan --explain
+check_contains "--explain formula" "$TMP/out" "      = 2 * layers * kv_heads"
+check_contains "--explain source" "$TMP/out" "      [seed 000"
+
 # Catalog listings and import.
 for kind in gpus models formats; do
     run catalog "$kind"

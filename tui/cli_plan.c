@@ -315,6 +315,13 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
             continue;
         plan_format(v, p->kind, o->units, value, sizeof(value));
         plan_line(f, p->label, value, NULL);
+        if (o->explain && p->key >= 0) {
+            struct engine_explanation ex;
+            memset(&ex, 0, sizeof(ex));
+            engine_explain(&o->sc, est, (enum engine_key)p->key, &ex);
+            fprintf(f, "      = %s\n      = %s\n      [%s]\n", ex.formula ? ex.formula : "",
+                    ex.values, ex.source ? ex.source : "");
+        }
     }
 }
 
@@ -394,7 +401,9 @@ static void plan_usage(FILE *f)
           "Scenario options:\n",
           f);
     options_print_help(f);
-    fputs("  --json                     print one JSON object\n", f);
+    fputs("  --json                     print one JSON object\n"
+          "  --explain                  under each figure: formula, values, source\n",
+          f);
 }
 
 /* `vramlab plan`: parse, estimate, print. */

@@ -30,6 +30,7 @@ struct options {
     bool model_custom;     /* model built from --params or an architecture */
     bool gpu_custom;       /* GPU built from --gpu-memory ... */
     bool help;             /* --help or -h was given */
+    bool explain;          /* plan --explain: formulas under each line */
 };
 
 /* Load the catalog the way every command does: embedded default, then the

@@ -48,7 +48,7 @@ enum opt_id {
     /* custom GPU */
     OPT_GPU_MEMORY, OPT_GPU_BANDWIDTH, OPT_GPU_FLOPS,
     /* output and front ends */
-    OPT_JSON, OPT_NO_COLOR, OPT_NO_MOUSE, OPT_ASCII, OPT_THEME, OPT_HELP,
+    OPT_JSON, OPT_EXPLAIN, OPT_NO_COLOR, OPT_NO_MOUSE, OPT_ASCII, OPT_THEME, OPT_HELP,
     OPT_COUNT
 };
 
@@ -114,6 +114,7 @@ static const struct opt_def opt_table[] = {
     {OPT_GPU_BANDWIDTH, "gpu-bandwidth", ARG_REQUIRED, "BW", "custom GPU: bandwidth, 3.35TB/s"},
     {OPT_GPU_FLOPS, "gpu-flops", ARG_REQUIRED, "F", "custom GPU: 16-bit FLOP/s, 989T"},
     {OPT_JSON, "json", ARG_NONE, NULL, "print one JSON object"},
+    {OPT_EXPLAIN, "explain", ARG_NONE, NULL, "plan: each figure's formula, values, source"},
     {OPT_NO_COLOR, "no-color", ARG_NONE, NULL, "explorer: no colours"},
     {OPT_NO_MOUSE, "no-mouse", ARG_NONE, NULL, "explorer: no mouse"},
     {OPT_ASCII, "ascii", ARG_NONE, NULL, "explorer: ASCII drawing only"},
@@ -245,7 +246,8 @@ void options_print_help(FILE *f)
         const struct opt_def *d = &opt_table[i];
         char left[48];
         if (d->id == OPT_HELP || d->id == OPT_NO_COLOR || d->id == OPT_NO_MOUSE ||
-            d->id == OPT_ASCII || d->id == OPT_THEME || d->id == OPT_JSON)
+            d->id == OPT_ASCII || d->id == OPT_THEME || d->id == OPT_JSON ||
+            d->id == OPT_EXPLAIN)
             continue;
         if (d->arg == ARG_REQUIRED)
             snprintf(left, sizeof(left), "--%s %s", d->name, d->metavar);
@@ -823,6 +825,7 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
 
     o->help = s.set[OPT_HELP];
     o->json = s.set[OPT_JSON];
+    o->explain = s.set[OPT_EXPLAIN];
     o->no_color = s.set[OPT_NO_COLOR];
     o->no_mouse = s.set[OPT_NO_MOUSE];
     o->ascii = s.set[OPT_ASCII];
