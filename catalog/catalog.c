@@ -261,14 +261,12 @@ static int reserve_for(struct catalog *c, const struct catalog *from) {
     } r[] = {
         {(void **)&c->gpus, &c->cap_gpus, c->n_gpus, from->n_gpus, sizeof *c->gpus},
         {(void **)&c->models, &c->cap_models, c->n_models, from->n_models, sizeof *c->models},
-        {(void **)&c->formats, &c->cap_formats, c->n_formats, from->n_formats,
-         sizeof *c->formats},
+        {(void **)&c->formats, &c->cap_formats, c->n_formats, from->n_formats, sizeof *c->formats},
         {(void **)&c->evidence, &c->cap_evidence, c->n_evidence, from->n_evidence,
          sizeof *c->evidence},
-        {(void **)&c->device_names, &c->cap_device_names, c->n_device_names,
-         from->n_device_names, sizeof *c->device_names},
-        {(void **)&c->strings, &c->cap_strings, c->n_strings, from->n_strings,
-         sizeof *c->strings},
+        {(void **)&c->device_names, &c->cap_device_names, c->n_device_names, from->n_device_names,
+         sizeof *c->device_names},
+        {(void **)&c->strings, &c->cap_strings, c->n_strings, from->n_strings, sizeof *c->strings},
     };
     size_t i;
 
@@ -316,7 +314,8 @@ int catalog_merge(struct catalog *c, struct catalog *from) {
     for (i = 0; i < from->n_device_names; i++)
         c->device_names[c->n_device_names++] = from->device_names[i];
     /* Strings change owner; replaced entries' strings stay until catalog_free. */
-    memcpy(c->strings + c->n_strings, from->strings, from->n_strings * sizeof *c->strings);
+    if (from->n_strings > 0)
+        memcpy(c->strings + c->n_strings, from->strings, from->n_strings * sizeof *c->strings);
     c->n_strings += from->n_strings;
     from->n_strings = 0;
     catalog_free(from);

@@ -24,13 +24,39 @@
 #include <yaml.h>
 
 enum hf_slot {
-    H_LAYERS = 0, H_HIDDEN, H_FFN, H_HEADS, H_KV_HEADS, H_HEAD_DIM, H_VOCAB, H_MAX_POS,
-    H_N_INNER, H_EXPERTS, H_ACTIVE, H_SHARED, H_MOE_FFN, H_SHARED_FFN, H_DENSE_LAYERS,
-    H_Q_LORA, H_KV_LORA, H_ROPE_DIM, H_NOPE_DIM, H_V_HEAD_DIM, H_WINDOW, H_WINDOW_PATTERN,
+    H_LAYERS = 0,
+    H_HIDDEN,
+    H_FFN,
+    H_HEADS,
+    H_KV_HEADS,
+    H_HEAD_DIM,
+    H_VOCAB,
+    H_MAX_POS,
+    H_N_INNER,
+    H_EXPERTS,
+    H_ACTIVE,
+    H_SHARED,
+    H_MOE_FFN,
+    H_SHARED_FFN,
+    H_DENSE_LAYERS,
+    H_Q_LORA,
+    H_KV_LORA,
+    H_ROPE_DIM,
+    H_NOPE_DIM,
+    H_V_HEAD_DIM,
+    H_WINDOW,
+    H_WINDOW_PATTERN,
     H_N_INT,
     /* booleans */
-    H_TIED = H_N_INT, H_ATTN_BIAS, H_USE_WINDOW, H_MULTI_QUERY, H_NEW_ARCH, H_PARALLEL_ATTN,
-    H_BIAS, H_ENABLE_BIAS, H_N_SLOTS
+    H_TIED = H_N_INT,
+    H_ATTN_BIAS,
+    H_USE_WINDOW,
+    H_MULTI_QUERY,
+    H_NEW_ARCH,
+    H_PARALLEL_ATTN,
+    H_BIAS,
+    H_ENABLE_BIAS,
+    H_N_SLOTS
 };
 
 enum hf_kind { HK_INT, HK_BOOL, HK_TYPE, HK_ACT, HK_NAME, HK_ARCH, HK_LAYER_TYPES, HK_TEXT };
@@ -108,8 +134,8 @@ struct hf_family {
     bool gated;
     enum engine_bias bias;
     enum engine_norm norm;
-    bool tied;            /* when tie_word_embeddings is absent */
-    bool learned_pos;     /* learned absolute positions */
+    bool tied;        /* when tie_word_embeddings is absent */
+    bool learned_pos; /* learned absolute positions */
     uint32_t norms_per_layer;
     bool qk_norm;
 };
@@ -140,11 +166,11 @@ static const struct hf_family hf_families[] = {
 static const struct {
     const char *prefix, *type;
 } hf_arch_types[] = {
-    {"LlamaFor", "llama"},     {"MistralFor", "mistral"}, {"MixtralFor", "mixtral"},
-    {"Qwen2For", "qwen2"},     {"Qwen3For", "qwen3"},     {"GemmaFor", "gemma"},
-    {"Gemma2For", "gemma2"},   {"Gemma3For", "gemma3"},   {"GPTNeoXFor", "gpt_neox"},
-    {"GPT2LMHead", "gpt2"},    {"OPTFor", "opt"},         {"FalconFor", "falcon"},
-    {"PhiFor", "phi"},         {"Phi3For", "phi3"},
+    {"LlamaFor", "llama"},   {"MistralFor", "mistral"}, {"MixtralFor", "mixtral"},
+    {"Qwen2For", "qwen2"},   {"Qwen3For", "qwen3"},     {"GemmaFor", "gemma"},
+    {"Gemma2For", "gemma2"}, {"Gemma3For", "gemma3"},   {"GPTNeoXFor", "gpt_neox"},
+    {"GPT2LMHead", "gpt2"},  {"OPTFor", "opt"},         {"FalconFor", "falcon"},
+    {"PhiFor", "phi"},       {"Phi3For", "phi3"},
 };
 
 /* Values a model class assumes when its config.json leaves them out
@@ -154,19 +180,20 @@ static const struct {
     int slot;
     long long value;
 } hf_defaults[] = {
-    {"gemma3_text", H_LAYERS, 26},        {"gemma3_text", H_HIDDEN, 2304},
-    {"gemma3_text", H_FFN, 9216},         {"gemma3_text", H_HEADS, 8},
-    {"gemma3_text", H_KV_HEADS, 4},       {"gemma3_text", H_HEAD_DIM, 256},
-    {"gemma3_text", H_VOCAB, 262208},     {"gemma3_text", H_MAX_POS, 131072},
-    {"gemma3_text", H_WINDOW, 4096},      {"gemma3_text", H_WINDOW_PATTERN, 6},
+    {"gemma3_text", H_LAYERS, 26},    {"gemma3_text", H_HIDDEN, 2304},
+    {"gemma3_text", H_FFN, 9216},     {"gemma3_text", H_HEADS, 8},
+    {"gemma3_text", H_KV_HEADS, 4},   {"gemma3_text", H_HEAD_DIM, 256},
+    {"gemma3_text", H_VOCAB, 262208}, {"gemma3_text", H_MAX_POS, 131072},
+    {"gemma3_text", H_WINDOW, 4096},  {"gemma3_text", H_WINDOW_PATTERN, 6},
 };
 
 /* The family of a config: by model_type, else by architectures; NULL when unknown. */
 static const struct hf_family *find_family(const char *type, const char *arch) {
     size_t i;
 
-    for (i = 0; type[0] == '\0' && arch[0] != '\0' && i < sizeof hf_arch_types /
-                                                          sizeof hf_arch_types[0]; i++) {
+    for (i = 0;
+         type[0] == '\0' && arch[0] != '\0' && i < sizeof hf_arch_types / sizeof hf_arch_types[0];
+         i++) {
         if (strncmp(arch, hf_arch_types[i].prefix, strlen(hf_arch_types[i].prefix)) == 0)
             type = hf_arch_types[i].type;
     }
@@ -283,8 +310,8 @@ static void read_mapping(struct hf_ctx *x, yaml_node_t *map, struct hf_config *c
         case HK_ARCH:
             if (v->type == YAML_SEQUENCE_NODE &&
                 v->data.sequence.items.top > v->data.sequence.items.start)
-                take_string(x, yaml_document_get_node(x->doc, *v->data.sequence.items.start),
-                            key, c->arch, sizeof c->arch);
+                take_string(x, yaml_document_get_node(x->doc, *v->data.sequence.items.start), key,
+                            c->arch, sizeof c->arch);
             break;
         case HK_LAYER_TYPES:
             if (v->type == YAML_SEQUENCE_NODE) {
@@ -342,9 +369,10 @@ static void make_id(const char *in, char *out, size_t len) {
 static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_config *c,
                         const char *fallback_name, struct engine_model *m) {
     const struct hf_family *fam = find_family(c->model_type, c->arch);
-    static const char *const required[][2] = {
-        {"num_hidden_layers", "layers"}, {"hidden_size", "hidden"},
-        {"num_attention_heads", "heads"}, {"vocab_size", "vocab"}};
+    static const char *const required[][2] = {{"num_hidden_layers", "layers"},
+                                              {"hidden_size", "hidden"},
+                                              {"num_attention_heads", "heads"},
+                                              {"vocab_size", "vocab"}};
     const int req_slot[] = {H_LAYERS, H_HIDDEN, H_HEADS, H_VOCAB};
     const char *name, *slash;
     size_t i;
@@ -441,8 +469,8 @@ static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_con
 }
 
 /* Import config.json text: msg_name in messages, model_name when it has none. */
-static int import_text(const char *msg_name, const char *text, size_t len,
-                       const char *model_name, struct engine_model *m, struct catalog_diag *d) {
+static int import_text(const char *msg_name, const char *text, size_t len, const char *model_name,
+                       struct engine_model *m, struct catalog_diag *d) {
     struct hf_ctx x = {msg_name, text, len, NULL, d, 0};
     struct hf_config c;
     yaml_parser_t parser;
@@ -483,8 +511,8 @@ static int import_text(const char *msg_name, const char *text, size_t len,
 }
 
 /* Import a config.json held in memory; name is used in messages. */
-int catalog_import_hf_buffer(const char *name, const char *text, size_t len,
-                             struct engine_model *m, struct catalog_diag *d) {
+int catalog_import_hf_buffer(const char *name, const char *text, size_t len, struct engine_model *m,
+                             struct catalog_diag *d) {
     return import_text(name, text, len, name, m, d);
 }
 

@@ -34,26 +34,24 @@ struct unit_kind {
     const char *units;   /* the accepted units, for the message */
     const struct unit *table;
     size_t n_table;
-    bool dollar;         /* an optional leading '$' (prices) */
-    double ceiling;      /* largest accepted value in base units */
+    bool dollar;    /* an optional leading '$' (prices) */
+    double ceiling; /* largest accepted value in base units */
 };
 
 #define PHYSICAL_CEILING 1e30
 
 static const struct unit bytes_units[] = {
-    {"B", 0, 0},    {"KB", 3, 0},   {"kB", 3, 0},   {"MB", 6, 0},   {"GB", 9, 0},
-    {"TB", 12, 0},  {"PB", 15, 0},  {"KiB", 0, 10}, {"MiB", 0, 20}, {"GiB", 0, 30},
-    {"TiB", 0, 40}, {"PiB", 0, 50},
+    {"B", 0, 0},   {"KB", 3, 0},   {"kB", 3, 0},   {"MB", 6, 0},   {"GB", 9, 0},   {"TB", 12, 0},
+    {"PB", 15, 0}, {"KiB", 0, 10}, {"MiB", 0, 20}, {"GiB", 0, 30}, {"TiB", 0, 40}, {"PiB", 0, 50},
 };
 static const struct unit bandwidth_units[] = {
-    {"B/s", 0, 0},    {"KB/s", 3, 0},   {"kB/s", 3, 0},   {"MB/s", 6, 0},   {"GB/s", 9, 0},
-    {"TB/s", 12, 0},  {"KiB/s", 0, 10}, {"MiB/s", 0, 20}, {"GiB/s", 0, 30}, {"TiB/s", 0, 40},
+    {"B/s", 0, 0},   {"KB/s", 3, 0},   {"kB/s", 3, 0},   {"MB/s", 6, 0},   {"GB/s", 9, 0},
+    {"TB/s", 12, 0}, {"KiB/s", 0, 10}, {"MiB/s", 0, 20}, {"GiB/s", 0, 30}, {"TiB/s", 0, 40},
 };
 static const struct unit flops_units[] = {
-    {"FLOPS", 0, 0},    {"GFLOPS", 9, 0},    {"TFLOPS", 12, 0},   {"PFLOPS", 15, 0},
-    {"FLOP/s", 0, 0},   {"GFLOP/s", 9, 0},   {"TFLOP/s", 12, 0},  {"PFLOP/s", 15, 0},
-    {"OPS", 0, 0},      {"GOPS", 9, 0},      {"TOPS", 12, 0},     {"POPS", 15, 0},
-    {"G", 9, 0},        {"T", 12, 0},        {"P", 15, 0},
+    {"FLOPS", 0, 0},   {"GFLOPS", 9, 0},   {"TFLOPS", 12, 0},  {"PFLOPS", 15, 0}, {"FLOP/s", 0, 0},
+    {"GFLOP/s", 9, 0}, {"TFLOP/s", 12, 0}, {"PFLOP/s", 15, 0}, {"OPS", 0, 0},     {"GOPS", 9, 0},
+    {"TOPS", 12, 0},   {"POPS", 15, 0},    {"G", 9, 0},        {"T", 12, 0},      {"P", 15, 0},
 };
 static const struct unit price_units[] = {{"/h", 0, 0}};
 static const struct unit power_units[] = {{"W", 0, 0}, {"kW", 3, 0}};
@@ -65,9 +63,8 @@ static const struct unit seconds_units[] = {
 #define KIND(what, example, units, table, dollar, ceiling)                                         \
     { what, example, units, table, sizeof(table) / sizeof(table[0]), dollar, ceiling }
 
-static const struct unit_kind kind_bytes =
-    KIND("size", "80 GiB", "B KB MB GB TB PB KiB MiB GiB TiB PiB", bytes_units, false,
-         PHYSICAL_CEILING);
+static const struct unit_kind kind_bytes = KIND(
+    "size", "80 GiB", "B KB MB GB TB PB KiB MiB GiB TiB PiB", bytes_units, false, PHYSICAL_CEILING);
 static const struct unit_kind kind_bandwidth =
     KIND("bandwidth", "3.35 TB/s", "B/s KB/s MB/s GB/s TB/s KiB/s MiB/s GiB/s TiB/s",
          bandwidth_units, false, PHYSICAL_CEILING);
@@ -142,8 +139,8 @@ static bool scan_decimal(const char *s, struct decimal *dec) {
     }
     if (!any)
         return false;
-    if ((*p == 'e' || *p == 'E') && (is_digit(p[1]) || ((p[1] == '+' || p[1] == '-') &&
-                                                         is_digit(p[2])))) {
+    if ((*p == 'e' || *p == 'E') &&
+        (is_digit(p[1]) || ((p[1] == '+' || p[1] == '-') && is_digit(p[2])))) {
         long e = 0;
         int esign = 1;
         p++;
@@ -166,9 +163,11 @@ static double decimal_value(uint64_t mantissa, long exp10, int exp2) {
     if (mantissa == 0)
         return 0.0;
     if (exp10 > 0)
-        v = exp10 <= 22 ? v * pow10_exact[exp10] : (exp10 > 400 ? INFINITY : v * pow(10.0, (double)exp10));
+        v = exp10 <= 22 ? v * pow10_exact[exp10]
+                        : (exp10 > 400 ? INFINITY : v * pow(10.0, (double)exp10));
     else if (exp10 < 0)
-        v = -exp10 <= 22 ? v / pow10_exact[-exp10] : (exp10 < -400 ? 0.0 : v / pow(10.0, (double)-exp10));
+        v = -exp10 <= 22 ? v / pow10_exact[-exp10]
+                         : (exp10 < -400 ? 0.0 : v / pow(10.0, (double)-exp10));
     return ldexp(v, exp2);
 }
 
@@ -249,8 +248,8 @@ static int parse_quantity(const struct unit_kind *k, const char *s, double *out,
     return 0;
 
 syntax:
-    snprintf(err, errlen, "expected a %s like '%s' (%s), found '%s'", k->what, k->example,
-             k->units, found);
+    snprintf(err, errlen, "expected a %s like '%s' (%s), found '%s'", k->what, k->example, k->units,
+             found);
     return -1;
 }
 
@@ -292,8 +291,8 @@ int catalog_parse_seconds(const char *s, double *out, char *err, size_t errlen) 
 /* Parse a plain real number without units ("4.5", "3.4e38"); finite, not negative. */
 int catalog_parse_number(const char *s, double *out, char *err, size_t errlen) {
     static const struct unit none[1] = {{"", 0, 0}};
-    static const struct unit_kind kind_number = {"number", "4.5", "no unit", none, 0, false,
-                                                 1.7976931348623157e308};
+    static const struct unit_kind kind_number = {
+        "number", "4.5", "no unit", none, 0, false, 1.7976931348623157e308};
     return parse_quantity(&kind_number, s, out, err, errlen);
 }
 

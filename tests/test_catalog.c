@@ -22,7 +22,7 @@
 #include "catalog/internal.h"
 
 #define FIXTURES TOP_SRCDIR "/tests/fixtures/catalog/"
-#define GIB 1073741824.0
+#define GIB      1073741824.0
 
 /* Load fixture `file` from memory, named "fixtures/<file>" in messages. */
 static int load_fixture(struct catalog *c, const char *file, struct catalog_diag *d) {
@@ -131,13 +131,17 @@ Test(loader, every_mistake_in_a_file_is_reported) {
     cr_assert_eq(load_fixture(&c, "many_errors.yaml", &d), -1);
     cr_expect_eq(d.errors, 10, "%s", d.text);
     cr_expect(strstr(d.text, "many_errors.yaml:4:13: vendor: expected one of nvidia, amd, "
-                             "apple, google, intel, found 'nvidea'\n") != NULL, "%s", d.text);
+                             "apple, google, intel, found 'nvidea'\n") != NULL,
+              "%s", d.text);
     cr_expect(strstr(d.text, "many_errors.yaml:9:21: unified_memory: expected true or false, "
-                             "found 'yes'\n") != NULL, "%s", d.text);
+                             "found 'yes'\n") != NULL,
+              "%s", d.text);
     cr_expect(strstr(d.text, "many_errors.yaml:11:5: memory: expected each key once, found it "
-                             "again (first at line 5)\n") != NULL, "%s", d.text);
+                             "again (first at line 5)\n") != NULL,
+              "%s", d.text);
     cr_expect(strstr(d.text, "many_errors.yaml:7:29: flops.fp64: unknown key in a flops "
-                             "mapping (did you mean 'fp4'?)\n") != NULL, "%s", d.text);
+                             "mapping (did you mean 'fp4'?)\n") != NULL,
+              "%s", d.text);
     cr_expect_eq(c.n_gpus, 0);
     catalog_free(&c);
     catalog_diag_free(&d);
@@ -149,8 +153,8 @@ Test(loader, messages_name_the_file_on_disk) {
 
     catalog_init(&c);
     cr_assert_eq(catalog_load_file(&c, FIXTURES "negative.yaml", &d), -1);
-    cr_expect(strncmp(d.text, FIXTURES "negative.yaml:5:13: memory: ", strlen(FIXTURES) + 28) ==
-                  0, "%s", d.text);
+    cr_expect(strncmp(d.text, FIXTURES "negative.yaml:5:13: memory: ", strlen(FIXTURES) + 28) == 0,
+              "%s", d.text);
     catalog_diag_free(&d);
     cr_assert_eq(catalog_load_file(&c, FIXTURES "no-such-file.yaml", &d), -1);
     cr_expect_str_eq(d.text, FIXTURES "no-such-file.yaml: cannot read: No such file or "
@@ -272,8 +276,8 @@ static void write_file(const char *dir, const char *name, const char *text) {
     fclose(fp);
 }
 
-#define GPU_YAML(id, bw)                                                                          \
-    "gpus:\n  - id: " id "\n    name: " id "\n    vendor: amd\n    memory: 192 GiB\n"            \
+#define GPU_YAML(id, bw)                                                                           \
+    "gpus:\n  - id: " id "\n    name: " id "\n    vendor: amd\n    memory: 192 GiB\n"              \
     "    bandwidth: " bw "\n    flops: {fp16: 1307 TFLOPS}\n    source: \"test\"\n"
 
 Test(loader, user_directory_in_name_order_bad_files_skipped) {
@@ -296,7 +300,8 @@ Test(loader, user_directory_in_name_order_bad_files_skipped) {
     cr_expect_eq(catalog_load_user(&c, &d), 1, "one bad file");
     cr_expect_eq(d.errors, 1);
     cr_expect(strstr(d.text, "/vramlab/20-broken.yaml:6:16: bandwidth: expected a bandwidth "
-                             "like '3.35 TB/s'") != NULL, "%s", d.text);
+                             "like '3.35 TB/s'") != NULL,
+              "%s", d.text);
     g = catalog_find_gpu(&c, "mi300x");
     cr_assert_not_null(g);
     cr_expect_eq(g->bandwidth_bytes_per_s, 4e12, "30-later.yaml loads after 10-first.yaml");
@@ -367,7 +372,7 @@ Test(loader, documents_and_edge_shapes) {
                      cases[i].rc, "case %zu: %s", i, d.text);
         if (cases[i].message != NULL)
             cr_expect_str_eq(d.text ? d.text : "", cases[i].message, "case %zu: %s", i,
-                         d.text ? d.text : "");
+                             d.text ? d.text : "");
         if (cases[i].rc < 0)
             cr_expect_gt(d.errors, 0, "case %zu", i);
         catalog_free(&c);
@@ -523,11 +528,8 @@ Test(import, published_parameter_counts) {
         const char *dir;
         double params; /* published total (model card / HF num_parameters) */
     } golden[] = {
-        {"Llama-3.1-8B", 8030261248.0},
-        {"pythia-1.4b", 1414647808.0},
-        {"gpt2", 124439808.0},
-        {"opt-125m", 125239296.0},
-        {"Qwen2.5-0.5B", 494032768.0},
+        {"Llama-3.1-8B", 8030261248.0}, {"pythia-1.4b", 1414647808.0}, {"gpt2", 124439808.0},
+        {"opt-125m", 125239296.0},      {"Qwen2.5-0.5B", 494032768.0},
     };
     size_t i;
 
@@ -603,9 +605,9 @@ Test(import, errors_point_into_the_json) {
         struct engine_model m;
         struct catalog_diag d = {0};
         char *nl;
-        cr_expect_eq(catalog_import_hf_buffer("config.json", cases[i].text,
-                                              strlen(cases[i].text), &m, &d),
-                     -1, "case %zu", i);
+        cr_expect_eq(
+            catalog_import_hf_buffer("config.json", cases[i].text, strlen(cases[i].text), &m, &d),
+            -1, "case %zu", i);
         nl = d.text ? strchr(d.text, '\n') : NULL;
         if (nl != NULL)
             nl[1] = '\0';

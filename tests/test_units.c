@@ -27,8 +27,8 @@ static void check_golden(const struct golden *g, size_t n) {
         double v = -1;
         int rc = g[i].parse(g[i].in, &v, err, sizeof err);
         cr_expect_eq(rc, 0, "'%s' refused: %s", g[i].in, err);
-        cr_expect(fabs(v - g[i].want) <= 1e-12 * g[i].want, "'%s' gave %.17g, want %.17g",
-                  g[i].in, v, g[i].want);
+        cr_expect(fabs(v - g[i].want) <= 1e-12 * g[i].want, "'%s' gave %.17g, want %.17g", g[i].in,
+                  v, g[i].want);
     }
 }
 
@@ -67,44 +67,31 @@ Test(units, bandwidth_is_exact) {
 
 Test(units, flops_spellings) {
     const struct golden g[] = {
-        {catalog_parse_flops, "989 TFLOPS", 989e12},
-        {catalog_parse_flops, "989T", 989e12},
-        {catalog_parse_flops, "989 T", 989e12},
-        {catalog_parse_flops, "1979 TOPS", 1979e12},
-        {catalog_parse_flops, "1.2 PFLOPS", 1.2e15},
-        {catalog_parse_flops, "67 TFLOP/s", 67e12},
-        {catalog_parse_flops, "27.2 TFLOPS", 27.2e12},
-        {catalog_parse_flops, "312e12", 312e12},
+        {catalog_parse_flops, "989 TFLOPS", 989e12},   {catalog_parse_flops, "989T", 989e12},
+        {catalog_parse_flops, "989 T", 989e12},        {catalog_parse_flops, "1979 TOPS", 1979e12},
+        {catalog_parse_flops, "1.2 PFLOPS", 1.2e15},   {catalog_parse_flops, "67 TFLOP/s", 67e12},
+        {catalog_parse_flops, "27.2 TFLOPS", 27.2e12}, {catalog_parse_flops, "312e12", 312e12},
     };
     check_golden(g, sizeof g / sizeof g[0]);
 }
 
 Test(units, price_power_seconds) {
     const struct golden g[] = {
-        {catalog_parse_price, "$2.49/h", 2.49},
-        {catalog_parse_price, "$0.92/h", 0.92},
-        {catalog_parse_price, "2.49", 2.49},
-        {catalog_parse_power, "700 W", 700},
-        {catalog_parse_power, "1.2 kW", 1200},
-        {catalog_parse_seconds, "5us", 5e-6},
-        {catalog_parse_seconds, "2 ms", 2e-3},
-        {catalog_parse_seconds, "0.1 s", 0.1},
-        {catalog_parse_seconds, "40 ns", 40e-9},
-        {catalog_parse_seconds, "3", 3},
+        {catalog_parse_price, "$2.49/h", 2.49},  {catalog_parse_price, "$0.92/h", 0.92},
+        {catalog_parse_price, "2.49", 2.49},     {catalog_parse_power, "700 W", 700},
+        {catalog_parse_power, "1.2 kW", 1200},   {catalog_parse_seconds, "5us", 5e-6},
+        {catalog_parse_seconds, "2 ms", 2e-3},   {catalog_parse_seconds, "0.1 s", 0.1},
+        {catalog_parse_seconds, "40 ns", 40e-9}, {catalog_parse_seconds, "3", 3},
     };
     check_golden(g, sizeof g / sizeof g[0]);
 }
 
 Test(units, counts_with_suffixes) {
     const struct golden g[] = {
-        {catalog_parse_count, "70B", 70e9},
-        {catalog_parse_count, "405e9", 405e9},
-        {catalog_parse_count, "15.6T", 15.6e12},
-        {catalog_parse_count, "8030261248", 8030261248.0},
-        {catalog_parse_count, "7.5M", 7.5e6},
-        {catalog_parse_count, "32K", 32000},
-        {catalog_parse_count, "1.5e+3", 1500},
-        {catalog_parse_count, "0.5B", 0.5e9},
+        {catalog_parse_count, "70B", 70e9},      {catalog_parse_count, "405e9", 405e9},
+        {catalog_parse_count, "15.6T", 15.6e12}, {catalog_parse_count, "8030261248", 8030261248.0},
+        {catalog_parse_count, "7.5M", 7.5e6},    {catalog_parse_count, "32K", 32000},
+        {catalog_parse_count, "1.5e+3", 1500},   {catalog_parse_count, "0.5B", 0.5e9},
     };
     check_golden(g, sizeof g / sizeof g[0]);
 }
@@ -123,8 +110,9 @@ Test(units, refusals_say_expected_and_found) {
          "expected a size like '80 GiB' (B KB MB GB TB PB KiB MiB GiB TiB PiB), found '80 GiB "
          "extra'"},
         {catalog_parse_bytes, "-80 GiB", "expected a size that is not negative, found '-80 GiB'"},
-        {catalog_parse_bytes, "", "expected a size like '80 GiB' (B KB MB GB TB PB KiB MiB GiB "
-                                  "TiB PiB), found ''"},
+        {catalog_parse_bytes, "",
+         "expected a size like '80 GiB' (B KB MB GB TB PB KiB MiB GiB "
+         "TiB PiB), found ''"},
         {catalog_parse_bytes, "1e400 GB", "expected a size of at most 1e+30, found '1e400 GB'"},
         {catalog_parse_bytes, "1e31", "expected a size of at most 1e+30, found '1e31'"},
         {catalog_parse_bandwidth, "3.35 TB",
@@ -146,14 +134,18 @@ Test(units, refusals_say_expected_and_found) {
          "expected a price like '$2.49/h' ($X/h, US dollars per GPU-hour), found '2.49 EUR/h'"},
         {catalog_parse_price, "$-1/h", "expected a price that is not negative, found '$-1/h'"},
         {catalog_parse_power, "700 J", "expected a power like '700 W' (W kW), found '700 J'"},
-        {catalog_parse_count, "70G", "expected a count like '70B' (K M B T or e notation), "
-                                     "found '70G'"},
-        {catalog_parse_count, "+70B", "expected a count like '70B' (K M B T or e notation), "
-                                      "found '+70B'"},
-        {catalog_parse_count, "1.2.3", "expected a count like '70B' (K M B T or e notation), "
-                                       "found '1.2.3'"},
-        {catalog_parse_count, "70 B B", "expected a count like '70B' (K M B T or e notation), "
-                                        "found '70 B B'"},
+        {catalog_parse_count, "70G",
+         "expected a count like '70B' (K M B T or e notation), "
+         "found '70G'"},
+        {catalog_parse_count, "+70B",
+         "expected a count like '70B' (K M B T or e notation), "
+         "found '+70B'"},
+        {catalog_parse_count, "1.2.3",
+         "expected a count like '70B' (K M B T or e notation), "
+         "found '1.2.3'"},
+        {catalog_parse_count, "70 B B",
+         "expected a count like '70B' (K M B T or e notation), "
+         "found '70 B B'"},
         {catalog_parse_seconds, "5 fortnights",
          "expected a duration like '2 ms' (s ms us ns), found '5 fortnights'"},
         {catalog_parse_number, "4.5 bits",
