@@ -37,6 +37,9 @@ expect 2 "--gpus 6 is not a multiple of --tp 4" plan --gpus 6 --tp 4
 expect 2 "--model, --params" plan --model llama-3.1-8b --params 8B
 expect 2 "--layers" plan --hidden 4096 --heads 32 --vocab 32000
 expect 2 "--gpu-bandwidth" plan --gpu-memory 80GiB
+expect 2 "--heads 3 does not divide --hidden 64" plan --layers 2 --hidden 64 --heads 3 --vocab 100
+expect 2 "--kv-heads 3 does not divide --heads 4" plan --layers 2 --hidden 64 --heads 4 \
+    --kv-heads 3 --vocab 100
 # Bad values.
 expect 2 "--gpus" plan --gpus eight
 expect 2 "--gpus" plan --gpus 0

@@ -353,7 +353,7 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout)
 /* Write the readable breakdown: verdict, memory, speed, training, warnings. */
 void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est)
 {
-    char total[32], cap[32], spare[32], pct[16];
+    char total[48], cap[48], spare[48], pct[48];
     bool any = false;
 
     plan_write_header(f, o, true);

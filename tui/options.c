@@ -432,8 +432,14 @@ static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m)
         }
     }
     /* A changed head count changes the default head size. */
-    if ((s->set[OPT_HIDDEN] || s->set[OPT_HEADS]) && !s->set[OPT_HEAD_DIM] && m->heads > 0)
+    if ((s->set[OPT_HIDDEN] || s->set[OPT_HEADS]) && !s->set[OPT_HEAD_DIM] && m->heads > 0) {
+        if (m->hidden % m->heads != 0) {
+            opt_error("--heads %u does not divide --hidden %u: give --head-dim", m->heads,
+                      m->hidden);
+            return -1;
+        }
         m->head_dim = m->hidden / m->heads;
+    }
     if (s->set[OPT_HEADS] && !s->set[OPT_KV_HEADS] && m->kv_heads > m->heads)
         m->kv_heads = m->heads;
     if (m->experts > 0 && m->active_experts == 0)

@@ -4,6 +4,8 @@
  * Memory: decimal GB (1e9) by default, GiB (2^30) with --units gib
  * (engine.md "Units"). Values at or above 10 get one decimal, below 10 two,
  * so the seed figures read as in the course text: 280.0, 140.0, 39.4 GB.
+ * Memory stays in GB up to 100,000 GB (never "1.12 TB" for the seed's
+ * 1120 GB).
  * Non-finite values print "n/a".
  */
 #include "tui/report.h"
@@ -33,8 +35,8 @@ static void report_scaled(double v, const char *unit, char *buf, size_t len)
 /* Bytes in decimal or binary units. */
 void report_bytes(double bytes, enum units u, char *buf, size_t len)
 {
-    static const char *const dec[] = {"B", "KB", "MB", "GB"};
-    static const char *const bin[] = {"B", "KiB", "MiB", "GiB"};
+    static const char *const dec[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+    static const char *const bin[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double step = u == UNITS_GIB ? 1024.0 : 1000.0;
     const char *const *names = u == UNITS_GIB ? bin : dec;
     double v = bytes;
@@ -46,8 +48,13 @@ void report_bytes(double bytes, enum units u, char *buf, size_t len)
         snprintf(buf, len, "0 B");
         return;
     }
-    /* Memory stays in GB above a GB, as the seeds write it (1120 GB). */
+    /* Memory stays in GB up to 100,000 GB, as the seeds write it
+     * (1120 GB); only absurd sizes climb further. */
     while (i < 3 && fabs(v) >= step) {
+        v /= step;
+        i++;
+    }
+    while (i >= 3 && i < 6 && fabs(v) >= 100000) {
         v /= step;
         i++;
     }
