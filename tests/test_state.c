@@ -1,0 +1,389 @@
+/*
+ * test_state.c: the explorer's key handling on the state machine alone, no
+ * screen: focus order, stepping only to valid layouts (with the reason for
+ * skipped values), PP up to the layers, pickers with filters, overlays, mode and units, and a
+ * random key storm that must never reach an invalid layout.
+ *
+ * The catalog is built here by hand (three models, three formats, two
+ * GPUs) so the tests do not depend on the shipped data's order.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "tui/state.h"
+
+static struct engine_model models[3];
+static struct engine_format formats[3];
+static struct engine_gpu gpus[2];
+static struct catalog cat;
+static struct tui_state st;
+
+/* A model with an architecture. */
+static void model(struct engine_model *m, const char *id, const char *name, uint32_t layers,
+                  uint32_t hidden, uint32_t heads, uint32_t kv, uint32_t ffn) {
+    memset(m, 0, sizeof(*m));
+    snprintf(m->id, sizeof(m->id), "%s", id);
+    snprintf(m->name, sizeof(m->name), "%s", name);
+    m->has_arch = true;
+    m->layers = layers;
+    m->hidden = hidden;
+    m->heads = heads;
+    m->kv_heads = kv;
+    m->head_dim = hidden / heads;
+    m->ffn = ffn;
+    m->vocab = 128256;
+    m->gated = true;
+    m->max_context = 131072;
+}
+
+/* A format: bits, group, scale bits. */
+static void format(struct engine_format *f, const char *id, const char *name, double bits,
+                   uint32_t block, double scale) {
+    memset(f, 0, sizeof(*f));
+    snprintf(f->id, sizeof(f->id), "%s", id);
+    snprintf(f->name, sizeof(f->name), "%s", name);
+    f->kind = block ? ENGINE_FMT_BLOCK : ENGINE_FMT_FLOAT;
+    f->bits = bits;
+    f->block = block;
+    f->scale_bits = scale;
+    f->compute = ENGINE_COMPUTE_FP16;
+}
+
+/* A GPU: memory in GiB, bandwidth, FP16 FLOP/s. */
+static void gpu(struct engine_gpu *g, const char *id, const char *name, double gib, double bw,
+                double flops) {
+    memset(g, 0, sizeof(*g));
+    snprintf(g->id, sizeof(g->id), "%s", id);
+    snprintf(g->name, sizeof(g->name), "%s", name);
+    g->memory_bytes = gib * 1073741824.0;
+    g->bandwidth_bytes_per_s = bw;
+    for (int c = 0; c < ENGINE_COMPUTE_COUNT; c++)
+        g->flops[c] = flops;
+    g->link_bytes_per_s = 450e9;
+    g->gpus_per_node = 8;
+    g->price_per_hour = 2.5;
+}
+
+/* The hand-built catalog and a state on its defaults. */
+static void setup(void) {
+    memset(&cat, 0, sizeof(cat));
+    model(&models[0], "llama-3.1-8b", "Llama 3.1 8B", 32, 4096, 32, 8, 14336);
+    model(&models[1], "llama-3.1-70b", "Llama 3.1 70B", 80, 8192, 64, 8, 28672);
+    model(&models[2], "odd-24", "Odd 24 heads", 30, 3072, 24, 8, 8192);
+    format(&formats[0], "fp16", "FP16", 16, 0, 0);
+    format(&formats[1], "int8", "INT8", 8, 0, 0);
+    format(&formats[2], "int4", "INT4", 4, 32, 16);
+    gpu(&gpus[0], "h100-sxm", "H100 SXM", 80, 3.35e12, 989e12);
+    gpu(&gpus[1], "a100-40", "A100 40GB", 40, 1.555e12, 312e12);
+    cat.models = models;
+    cat.n_models = 3;
+    cat.formats = formats;
+    cat.n_formats = 3;
+    cat.gpus = gpus;
+    cat.n_gpus = 2;
+
+    struct options o;
+    memset(&o, 0, sizeof(o));
+    engine_scenario_defaults(&o.sc);
+    tui_state_init(&st, &o, &cat);
+}
+
+/* Press a key and recompute when asked, as the loop does. */
+static unsigned press(int key) {
+    unsigned d = tui_state_key(&st, key);
+    if (d & TUI_DIRTY_RECOMPUTE)
+        tui_state_recompute(&st);
+    return d;
+}
+
+/* Tab until a pane has focus. */
+static void focus_pane(enum tui_pane p) {
+    for (int i = 0; i < 20 && st.focus_pane != p; i++)
+        press(TUI_KEY_TAB);
+    cr_assert_eq(st.focus_pane, p);
+}
+
+/* Focus a field by walking down its pane. */
+static void focus_field(enum tui_field f) {
+    cr_assert_neq(tui_state_focus(&st, f), 0, "field %d can be focused", f);
+    cr_assert_eq(st.focus[st.focus_pane], f);
+}
+
+TestSuite(state, .init = setup);
+
+Test(state, opens_on_the_documented_defaults) {
+    cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b");
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "fp16");
+    cr_assert_str_eq(st.opt.sc.gpu.id, "h100-sxm");
+    cr_assert_eq(st.est.invalid, 0);
+    cr_assert(st.est.fits);
+    cr_assert(strstr(st.verdict, "fits on 1 x H100 SXM") != NULL, "%s", st.verdict);
+    cr_assert_eq(st.focus_pane, TUI_PANE_MODEL);
+}
+
+Test(state, tab_and_shift_tab_cycle_the_panes) {
+    enum tui_pane order[] = {TUI_PANE_FORMAT, TUI_PANE_GPU,  TUI_PANE_LAYOUT, TUI_PANE_MEMORY,
+                             TUI_PANE_SPEED,  TUI_PANE_ROOF, TUI_PANE_MEASURE, TUI_PANE_MODEL};
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        press(TUI_KEY_TAB);
+        cr_assert_eq(st.focus_pane, order[i], "step %zu", i);
+    }
+    press(TUI_KEY_BTAB);
+    cr_assert_eq(st.focus_pane, TUI_PANE_MEASURE);
+}
+
+Test(state, compact_tab_skips_hidden_panes) {
+    st.compact = true;
+    for (int i = 0; i < 16; i++) {
+        press(TUI_KEY_TAB);
+        cr_assert_neq(st.focus_pane, TUI_PANE_ROOF);
+        cr_assert_neq(st.focus_pane, TUI_PANE_MEASURE);
+    }
+}
+
+Test(state, changing_the_format_changes_the_weights_to_the_engines_value) {
+    focus_pane(TUI_PANE_FORMAT);
+    double before = st.est.memory.weights;
+    unsigned d = press(TUI_KEY_RIGHT);
+    cr_assert(d & TUI_DIRTY_RECOMPUTE);
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "int8");
+    cr_assert_float_eq(st.est.memory.weights, before / 2, before * 1e-9);
+    press('l');
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "int4");
+    /* 4 + 16/32 = 4.5 bits per weight. */
+    double n = st.est.params_total;
+    cr_assert_float_eq(st.est.memory.weights, n * 4.5 / 8, n * 1e-6);
+    cr_assert_float_eq(st.est.bits_per_weight, 4.5, 1e-9);
+}
+
+Test(state, group_size_applies_to_block_formats_only) {
+    focus_pane(TUI_PANE_FORMAT);
+    cr_assert(!tui_field_applies(&st, TUI_F_GROUP));
+    press(TUI_KEY_RIGHT);
+    press(TUI_KEY_RIGHT); /* int4 g32 */
+    cr_assert(tui_field_applies(&st, TUI_F_GROUP));
+    press(TUI_KEY_DOWN);
+    cr_assert_eq(st.focus[TUI_PANE_FORMAT], TUI_F_GROUP);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.weight_format.block, 64);
+    cr_assert_float_eq(st.est.bits_per_weight, 4.25, 1e-9);
+}
+
+Test(state, tp_walks_divisors_of_the_heads_and_says_why) {
+    /* 24 heads: 1 2 3 4 6 8 12 24; 5 is skipped with a reason. */
+    st.opt.sc.model = models[2];
+    st.model_index = 2;
+    tui_state_recompute(&st);
+    focus_field(TUI_F_TP);
+    uint32_t want[] = {2, 3, 4, 6, 8, 12, 24, 24};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        press(TUI_KEY_RIGHT);
+        cr_assert_eq(st.opt.sc.tp, want[i], "step %zu: tp %u", i, st.opt.sc.tp);
+        cr_assert_eq(st.opt.sc.gpus, st.opt.sc.tp * st.opt.sc.pp * st.opt.sc.dp);
+        if (want[i] == 6)
+            cr_assert(strstr(st.message, "TP 5 skipped") != NULL, "%s", st.message);
+    }
+    cr_assert(strstr(st.message, "most") != NULL, "%s", st.message);
+    cr_assert_eq(st.est.invalid, 0);
+}
+
+Test(state, pp_may_split_the_layers_unevenly_and_says_so) {
+    st.opt.sc.model = models[1]; /* 80 layers */
+    tui_state_recompute(&st);
+    focus_field(TUI_F_PP);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.pp, 2);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.pp, 3);
+    cr_assert(strstr(st.message, "uneven") != NULL, "%s", st.message);
+    cr_assert_eq(st.opt.sc.gpus, 3);
+    cr_assert_eq(st.est.invalid, 0);
+    for (int i = 0; i < 50; i++)
+        press(TUI_KEY_PGUP);
+    cr_assert_eq(st.opt.sc.pp, 80, "never more stages than layers");
+}
+
+Test(state, gpu_count_moves_in_steps_of_tp_times_pp) {
+    focus_field(TUI_F_TP);
+    press(TUI_KEY_RIGHT); /* TP 2 */
+    focus_field(TUI_F_GPUS);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.gpus, 4);
+    cr_assert_eq(st.opt.sc.dp, 2);
+    press(TUI_KEY_PGUP);
+    cr_assert_eq(st.opt.sc.gpus, 8);
+    press(TUI_KEY_LEFT);
+    press(TUI_KEY_LEFT);
+    press(TUI_KEY_LEFT);
+    press(TUI_KEY_LEFT);
+    cr_assert_eq(st.opt.sc.gpus, 2, "never below TP x PP");
+}
+
+Test(state, batch_and_context_walk_a_nice_ladder) {
+    focus_field(TUI_F_BATCH);
+    for (int i = 0; i < 16; i++)
+        press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.batch, 18, "by one to 16, then by two");
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.batch, 20);
+    press(TUI_KEY_PGDN);
+    cr_assert_eq(st.opt.sc.batch, 10);
+    for (int i = 0; i < 40; i++)
+        press(TUI_KEY_LEFT);
+    cr_assert_eq(st.opt.sc.batch, 1);
+    focus_field(TUI_F_CONTEXT);
+    press(TUI_KEY_PGUP);
+    cr_assert_eq(st.opt.sc.context, 8192);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.context, 9216);
+    press(TUI_KEY_LEFT);
+    cr_assert_eq(st.opt.sc.context, 8192);
+}
+
+Test(state, picker_filters_and_picks) {
+    press(TUI_KEY_ENTER);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_PICKER);
+    cr_assert_eq(tui_picker_count(&st), 3);
+    press('7');
+    press('0');
+    cr_assert_eq(tui_picker_count(&st), 1);
+    bool cur;
+    cr_assert_str_eq(tui_picker_label(&st, 0, &cur), "Llama 3.1 70B");
+    unsigned d = press(TUI_KEY_ENTER);
+    cr_assert(d & TUI_DIRTY_RECOMPUTE);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
+    cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-70b");
+    cr_assert_eq(st.model_index, 1);
+}
+
+Test(state, slash_filters_and_backspace_edits) {
+    focus_pane(TUI_PANE_GPU);
+    press('/');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_PICKER);
+    press('q'); /* typed into the filter, does not quit */
+    cr_assert(!st.quit);
+    cr_assert_eq(tui_picker_count(&st), 0);
+    press(TUI_KEY_BACKSPACE);
+    press('a');
+    press('1');
+    cr_assert_eq(tui_picker_count(&st), 1);
+    press(TUI_KEY_ENTER);
+    cr_assert_str_eq(st.opt.sc.gpu.id, "a100-40");
+}
+
+Test(state, q_and_esc_close_overlays_before_quitting) {
+    press('?');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_HELP);
+    press('q');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
+    cr_assert(!st.quit);
+    press('e');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
+    press(TUI_KEY_ESC);
+    cr_assert(!st.quit);
+    press(TUI_KEY_ENTER);
+    press(TUI_KEY_ESC);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
+    cr_assert(!st.quit);
+    press(TUI_KEY_ESC);
+    cr_assert(st.quit);
+}
+
+Test(state, q_quits) {
+    press('q');
+    cr_assert(st.quit);
+}
+
+Test(state, explain_uses_the_focused_fields_key) {
+    focus_pane(TUI_PANE_FORMAT);
+    cr_assert_eq(tui_field_key(&st, st.focus[st.focus_pane]), ENGINE_KEY_MEM_WEIGHTS);
+    focus_field(TUI_F_PREFILL);
+    cr_assert_eq(tui_field_key(&st, st.focus[st.focus_pane]), ENGINE_KEY_PREFILL);
+}
+
+Test(state, t_cycles_the_mode_and_moves_focus_off_fields_that_stop_applying) {
+    focus_field(TUI_F_KVFORMAT);
+    press('t');
+    cr_assert_eq(st.opt.sc.mode, ENGINE_MODE_TRAIN);
+    cr_assert_neq(st.focus[TUI_PANE_FORMAT], TUI_F_KVFORMAT);
+    cr_assert(tui_field_applies(&st, TUI_F_ZERO));
+    cr_assert(isfinite(st.est.train_step_seconds));
+    press('t');
+    press('t');
+    press('t');
+    cr_assert_eq(st.opt.sc.mode, ENGINE_MODE_INFER);
+    cr_assert(!tui_field_applies(&st, TUI_F_ZERO));
+}
+
+Test(state, u_toggles_units) {
+    cr_assert_eq(st.opt.units, UNITS_GB);
+    press('u');
+    cr_assert_eq(st.opt.units, UNITS_GIB);
+    cr_assert(strstr(st.verdict, "GiB") != NULL, "%s", st.verdict);
+    press('u');
+    cr_assert_eq(st.opt.units, UNITS_GB);
+}
+
+Test(state, size_slider_makes_a_bare_size_model) {
+    focus_field(TUI_F_SIZE);
+    int step = st.size_step;
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.size_step, step + 1);
+    cr_assert_eq(st.model_index, -1);
+    cr_assert(st.opt.sc.model.derived);
+    cr_assert_eq(st.est.invalid, 0);
+    cr_assert_float_eq(st.opt.sc.model.params_size, tui_size_of_step(step + 1), 1);
+    for (int i = 0; i < 100; i++)
+        press(TUI_KEY_PGUP);
+    cr_assert_eq(st.size_step, TUI_SIZE_STEPS);
+    cr_assert(tui_size_of_step(TUI_SIZE_STEPS) >= 2e12);
+    cr_assert_float_eq(tui_size_of_step(0), 1e8, 1);
+}
+
+Test(state, readout_panes_move_between_numbers_without_changing_anything) {
+    focus_pane(TUI_PANE_MEMORY);
+    struct engine_scenario before = st.opt.sc;
+    enum tui_field f = st.focus[TUI_PANE_MEMORY];
+    press(TUI_KEY_RIGHT);
+    cr_assert_neq(st.focus[TUI_PANE_MEMORY], f);
+    cr_assert_eq(memcmp(&before, &st.opt.sc, sizeof(before)), 0);
+}
+
+Test(state, a_scenario_that_does_not_fit_gets_advice) {
+    st.opt.sc.model = models[1];
+    st.model_index = 1;
+    tui_state_recompute(&st);
+    cr_assert(!st.est.fits);
+    cr_assert(strncmp(st.verdict, "needs ", 6) == 0, "%s", st.verdict);
+    cr_assert(strstr(st.verdict, "try ") != NULL, "%s", st.verdict);
+    cr_assert(strstr(st.verdict, "INT8") != NULL || strstr(st.verdict, "INT4") != NULL,
+              "%s", st.verdict);
+}
+
+Test(state, resize_asks_for_a_reflow) {
+    cr_assert(press(TUI_KEY_RESIZE) & TUI_DIRTY_REFLOW);
+}
+
+Test(state, a_random_key_storm_never_reaches_an_invalid_layout) {
+    static const int keys[] = {TUI_KEY_TAB, TUI_KEY_BTAB, TUI_KEY_UP,   TUI_KEY_DOWN,
+                               TUI_KEY_LEFT, TUI_KEY_RIGHT, TUI_KEY_PGUP, TUI_KEY_PGDN,
+                               TUI_KEY_ENTER, TUI_KEY_ESC, 't', 'u', 'e', '?', '/', 'a',
+                               TUI_KEY_BACKSPACE, 'h', 'l', 'j', 'k'};
+    unsigned seed = 12345;
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int k = keys[(seed >> 16) % (sizeof(keys) / sizeof(keys[0]))];
+        press(k);
+        st.quit = false;
+        const struct engine_scenario *sc = &st.opt.sc;
+        cr_assert_eq(sc->gpus, sc->tp * sc->pp * sc->dp, "key %d at %d", k, i);
+        cr_assert_eq(sc->model.heads % sc->tp, 0, "tp %u heads %u", sc->tp, sc->model.heads);
+        cr_assert_leq(sc->pp, sc->model.layers, "pp %u layers %u", sc->pp, sc->model.layers);
+        cr_assert_eq(st.est.invalid & (ENGINE_INVALID_LAYOUT | ENGINE_INVALID_TP_HEADS |
+                                       ENGINE_INVALID_PP_LAYERS),
+                     0);
+        enum tui_field f = st.focus[st.focus_pane];
+        cr_assert(f < TUI_F_COUNT && tui_field_applies(&st, f), "focus on a field that applies");
+    }
+}

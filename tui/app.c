@@ -1,0 +1,209 @@
+/*
+ * app.c: tui_main, the explorer's event loop.
+ *
+ * One iteration: honour the dirty flags (reflow the windows, recompute the
+ * estimate, repaint every pane with one doupdate), then wait for a key, a
+ * mouse event, a resize or a stop signal, and turn it into new flags
+ * through the state machine (state.c), which never draws.
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/commands.h"
+#include "tui/draw.h"
+#include "tui/state.h"
+#include "tui/term.h"
+
+/* Translate a curses key into a TUI_KEY_* code (0: ignore). */
+static int key_from_curses(int ch) {
+    switch (ch) {
+    case KEY_UP:
+        return TUI_KEY_UP;
+    case KEY_DOWN:
+        return TUI_KEY_DOWN;
+    case KEY_LEFT:
+        return TUI_KEY_LEFT;
+    case KEY_RIGHT:
+        return TUI_KEY_RIGHT;
+    case KEY_PPAGE:
+        return TUI_KEY_PGUP;
+    case KEY_NPAGE:
+        return TUI_KEY_PGDN;
+    case KEY_HOME:
+        return TUI_KEY_HOME;
+    case KEY_END:
+        return TUI_KEY_END;
+    case KEY_BTAB:
+        return TUI_KEY_BTAB;
+    case KEY_F(1):
+        return TUI_KEY_F1;
+    case KEY_RESIZE:
+        return TUI_KEY_RESIZE;
+    case KEY_ENTER:
+    case '\r':
+    case '\n':
+        return TUI_KEY_ENTER;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8:
+        return TUI_KEY_BACKSPACE;
+    default:
+        return ch >= 0 && ch < 256 ? ch : 0;
+    }
+}
+
+/* Turn a mouse event into state changes; returns dirty flags. */
+static unsigned on_mouse(struct tui_state *st, struct tui_ui *ui) {
+    MEVENT ev;
+    if (getmouse(&ev) != OK)
+        return 0;
+    bool click = ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED);
+    int wheel = 0;
+#if NCURSES_MOUSE_VERSION > 1
+    if (ev.bstate & BUTTON4_PRESSED)
+        wheel = 1;
+    if (ev.bstate & BUTTON5_PRESSED)
+        wheel = -1;
+#endif
+    if (st->overlay == TUI_OVERLAY_PICKER) {
+        if (wheel)
+            return tui_state_key(st, wheel > 0 ? TUI_KEY_UP : TUI_KEY_DOWN);
+        if (click && ev.y >= ui->pick_y && ev.y < ui->pick_y + ui->pick_rows &&
+            ev.x >= ui->pick_x && ev.x < ui->pick_x + ui->pick_w) {
+            size_t i = ui->pick_first + (size_t)(ev.y - ui->pick_y);
+            if (i < tui_picker_count(st))
+                return tui_picker_choose(st, i);
+        }
+        return 0;
+    }
+    if (st->overlay != TUI_OVERLAY_NONE)
+        return click ? tui_state_key(st, TUI_KEY_ESC) : 0;
+    enum tui_field f = tui_ui_hit_field(ui, ev.y, ev.x);
+    unsigned dirty = 0;
+    if (f < TUI_F_COUNT) {
+        bool again = st->focus[st->focus_pane] == f;
+        dirty |= tui_state_focus(st, f);
+        if (click && again)
+            dirty |= tui_state_key(st, TUI_KEY_ENTER); /* second click picks */
+    } else {
+        int p = tui_layout_hit(&ui->layout, ev.y, ev.x);
+        if (p >= 0 && st->focus[p] < TUI_F_COUNT)
+            dirty |= tui_state_focus(st, st->focus[p]);
+    }
+    if (wheel)
+        dirty |= tui_state_change(st, wheel);
+    return dirty;
+}
+
+/* Print the explorer's usage. */
+static void usage(FILE *f) {
+    fprintf(f, "usage: vramlab [scenario options] [--theme dark|light|high-contrast]\n"
+               "               [--no-color] [--no-mouse] [--ascii]\n"
+               "The interactive explorer; the scenario options are those of `vramlab plan`.\n"
+               "Inside: ? lists every key, q quits.\n\n");
+    options_print_help(f);
+}
+
+/* Run the loop until q or a stop signal; returns the exit status. */
+static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
+    struct tui_ui ui;
+    unsigned dirty = TUI_DIRTY_ALL;
+    memset(&ui, 0, sizeof(ui));
+    ui.g = tui_glyphs_get(ti->utf8);
+    ui.mono = ti->mono;
+
+    while (!st->quit && !tui_term_stop_signal()) {
+        if (dirty & TUI_DIRTY_REFLOW) {
+            int rows, cols;
+            getmaxyx(stdscr, rows, cols);
+            werase(stdscr);
+            wnoutrefresh(stdscr);
+            tui_ui_reflow(&ui, st, rows, cols);
+            st->compact = ui.layout.kind == TUI_LAYOUT_COMPACT;
+        }
+        if (dirty & TUI_DIRTY_RECOMPUTE)
+            tui_state_recompute(st);
+        if (dirty)
+            tui_draw_frame(&ui, st);
+        dirty = 0;
+
+        int ch = getch();
+        if (ch == ERR)
+            continue;
+        if (ch == KEY_MOUSE) {
+            dirty = on_mouse(st, &ui);
+        } else {
+            int k = key_from_curses(ch);
+            if (k)
+                dirty = tui_state_key(st, k);
+        }
+        /* Compact layout follows the focused input pane. */
+        if (st->compact && ui.layout.pane[st->last_input].visible == false)
+            dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+    }
+    tui_ui_free(&ui);
+    int sig = tui_term_stop_signal();
+    return sig ? 128 + sig : VRAMLAB_EXIT_OK;
+}
+
+/* The interactive explorer: vramlab [scenario options]. */
+int tui_main(int argc, char **argv) {
+    struct catalog cat;
+    struct options o;
+    struct tui_term_opts to;
+    struct tui_term_info ti;
+    static struct tui_state st;
+    char err[256];
+    int rc;
+
+    catalog_init(&cat);
+    rc = options_load_catalog(argc, argv, &cat);
+    if (rc != 0) {
+        catalog_free(&cat);
+        return rc;
+    }
+    rc = options_parse(argc, argv, &cat, &o, false);
+    if (rc != 0 || o.help) {
+        if (o.help)
+            usage(stdout);
+        catalog_free(&cat);
+        return rc;
+    }
+    memset(&to, 0, sizeof(to));
+    to.no_color = o.no_color;
+    to.no_mouse = o.no_mouse;
+    to.ascii = o.ascii;
+    to.scheme = TUI_SCHEME_DARK;
+    if (o.theme && tui_scheme_parse(o.theme, &to.scheme) != 0) {
+        fprintf(stderr, "vramlab: --theme: expected dark, light, high-contrast or mono, found '%s'\n",
+                o.theme);
+        catalog_free(&cat);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (to.scheme == TUI_SCHEME_MONO)
+        to.no_color = true;
+    if (!tui_term_is_tty()) {
+        fprintf(stderr, "vramlab: the explorer needs a terminal on stdin and stdout.\n"
+                        "For scripts and pipes use `vramlab plan` (add --json), e.g.\n"
+                        "  vramlab plan --model llama-3.1-70b --gpu h100-sxm --gpus 2\n");
+        catalog_free(&cat);
+        return VRAMLAB_EXIT_USAGE;
+    }
+
+    tui_state_init(&st, &o, &cat);
+    if (tui_term_start(&to, &ti, err, sizeof(err)) != 0) {
+        fprintf(stderr, "vramlab: %s\n", err);
+        catalog_free(&cat);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    rc = run_loop(&st, &ti);
+    tui_term_stop();
+    catalog_free(&cat);
+    if (rc > 128)
+        fprintf(stderr, "vramlab: stopped by signal %d; terminal restored\n", rc - 128);
+    return rc;
+}

@@ -1,0 +1,310 @@
+/*
+ * draw.c: windows, the frame, borders, the title and status rows, and the
+ * text helpers every pane uses.
+ *
+ * A frame: every visible pane is erased, redrawn and wnoutrefresh()ed
+ * (touched first, so an overlay closed since the last frame leaves nothing
+ * behind), then the overlay if one is open, then one doupdate(). curses
+ * compares with what the terminal shows, so only changed cells are sent.
+ */
+#include "config.h"
+
+#include "tui/draw.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/report.h"
+
+/* The long name of a mode. */
+static const char *tui_mode_label(enum engine_mode m) {
+    static const char *const names[] = {"inference", "training", "LoRA", "QLoRA"};
+    return (unsigned)m < 4 ? names[m] : "?";
+}
+
+static const char *const tui_pane_titles[TUI_PANE_COUNT] = {
+    "Model", "Format", "GPU", "Layout", "Memory per GPU", "Speed", "Roofline", "Measure",
+};
+
+/* Bytes of the UTF-8 sequence starting with c (1 for stray bytes). */
+static int utf8_len(unsigned char c) {
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xe0) == 0xc0)
+        return 2;
+    if ((c & 0xf0) == 0xe0)
+        return 3;
+    if ((c & 0xf8) == 0xf0)
+        return 4;
+    return 1;
+}
+
+/* Display columns of a string: one per code point. */
+int tui_width(const char *s) {
+    int n = 0;
+    while (*s) {
+        int k = utf8_len((unsigned char)*s);
+        for (int i = 1; i < k; i++)
+            if (s[i] == '\0')
+                return n + 1;
+        s += k;
+        n++;
+    }
+    return n;
+}
+
+/* Put at most width columns of s, sanitised for ASCII terminals. */
+int tui_put(const struct tui_ui *ui, WINDOW *w, int y, int x, int width, enum tui_role role,
+            const char *s) {
+    int cols = 0, maxy, maxx;
+    getmaxyx(w, maxy, maxx);
+    if (y < 0 || y >= maxy || x < 0 || x >= maxx)
+        return 0;
+    if (width > maxx - x)
+        width = maxx - x;
+    wattrset(w, tui_attr(role));
+    wmove(w, y, x);
+    while (*s && cols < width) {
+        int k = utf8_len((unsigned char)*s);
+        bool whole = true;
+        for (int i = 1; i < k; i++)
+            if (s[i] == '\0')
+                whole = false;
+        if (!whole)
+            break;
+        if (k == 1 && (unsigned char)*s < 0x80) {
+            waddch(w, (unsigned char)*s >= 32 ? (chtype)(unsigned char)*s : '?');
+        } else if (ui->g->utf8) {
+            waddnstr(w, s, k);
+        } else {
+            waddch(w, '?');
+        }
+        s += k;
+        cols++;
+    }
+    wattrset(w, tui_attr(TUI_ROLE_NORMAL));
+    return cols;
+}
+
+/* Window row of content line `line`, or -1 when scrolled out of view. */
+int tui_pen_row(const struct tui_pen *p, int line) {
+    int r = line - p->offset;
+    if (r < 0 || r >= p->ih)
+        return -1;
+    return r + 1;
+}
+
+/* Scroll the pen so that a content line is visible. */
+void tui_pen_show(struct tui_pen *p, int line) {
+    if (line >= p->offset + p->ih)
+        p->offset = line - p->ih + 1;
+    if (line < p->offset)
+        p->offset = line;
+}
+
+/* Plain text on a content line. */
+int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const char *text) {
+    int row = tui_pen_row(p, line);
+    if (row < 0 || x >= p->iw)
+        return 0;
+    return tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
+}
+
+/* A field's value on a content line, highlighted when focused; records
+ * where it went for the mouse. */
+int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text) {
+    int row = tui_pen_row(p, line);
+    enum tui_role role = TUI_ROLE_VALUE;
+    if (!tui_field_applies(p->st, f))
+        role = TUI_ROLE_DIM;
+    else if (p->focused && p->st->focus[p->pane] == f)
+        role = TUI_ROLE_FIELD_FOCUS;
+    if (row < 0 || x >= p->iw)
+        return 0;
+    int n = tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
+    struct tui_ui *ui = p->ui;
+    if (ui->n_hits < TUI_MAX_HITS && n > 0) {
+        ui->hits[ui->n_hits++] = (struct tui_hit){f, p->y0 + row, p->x0 + x + 1, n};
+    }
+    return n;
+}
+
+/* The field drawn at a screen cell, or TUI_F_COUNT. */
+enum tui_field tui_ui_hit_field(const struct tui_ui *ui, int y, int x) {
+    for (int i = 0; i < ui->n_hits; i++) {
+        const struct tui_hit *h = &ui->hits[i];
+        if (h->y == y && x >= h->x && x < h->x + h->w)
+            return h->field;
+    }
+    return TUI_F_COUNT;
+}
+
+/* Delete every window. */
+void tui_ui_free(struct tui_ui *ui) {
+    for (int p = 0; p < TUI_PANE_COUNT; p++) {
+        if (ui->pane[p])
+            delwin(ui->pane[p]);
+        ui->pane[p] = NULL;
+    }
+    if (ui->title)
+        delwin(ui->title);
+    if (ui->status)
+        delwin(ui->status);
+    ui->title = ui->status = NULL;
+}
+
+/* A window for a rectangle, or NULL when it is not shown. */
+static WINDOW *rect_win(const struct tui_rect *r) {
+    if (!r->visible)
+        return NULL;
+    return newwin(r->h, r->w, r->y, r->x);
+}
+
+/* Rebuild the windows for the current size and state. */
+void tui_ui_reflow(struct tui_ui *ui, const struct tui_state *st, int rows, int cols) {
+    tui_ui_free(ui);
+    tui_layout_compute(rows, cols, st->last_input, &ui->layout);
+    if (ui->layout.kind == TUI_LAYOUT_TOO_SMALL)
+        return;
+    ui->title = rect_win(&ui->layout.title);
+    ui->status = rect_win(&ui->layout.status);
+    for (int p = 0; p < TUI_PANE_COUNT; p++)
+        ui->pane[p] = rect_win(&ui->layout.pane[p]);
+}
+
+/* Draw a pane's border and title. */
+static void draw_box(struct tui_ui *ui, WINDOW *w, const char *title, bool focused) {
+    const struct tui_glyphs *g = ui->g;
+    int h, wd;
+    getmaxyx(w, h, wd);
+    enum tui_role role = focused ? TUI_ROLE_BORDER_FOCUS : TUI_ROLE_BORDER;
+    wattrset(w, tui_attr(role));
+    for (int x = 1; x < wd - 1; x++) {
+        mvwaddstr(w, 0, x, g->h);
+        mvwaddstr(w, h - 1, x, g->h);
+    }
+    for (int y = 1; y < h - 1; y++) {
+        mvwaddstr(w, y, 0, g->v);
+        mvwaddstr(w, y, wd - 1, g->v);
+    }
+    mvwaddstr(w, 0, 0, g->tl);
+    mvwaddstr(w, 0, wd - 1, g->tr);
+    mvwaddstr(w, h - 1, 0, g->bl);
+    mvwaddstr(w, h - 1, wd - 1, g->br);
+    if (wd > 6) {
+        char t[64];
+        snprintf(t, sizeof(t), " %s ", title);
+        tui_put(ui, w, 0, 1, wd - 2, focused ? TUI_ROLE_BORDER_FOCUS : TUI_ROLE_PANE_TITLE, t);
+    }
+    wattrset(w, tui_attr(TUI_ROLE_NORMAL));
+}
+
+/* The top row: what the scenario is, at a glance. */
+static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
+    const struct engine_scenario *sc = &st->opt.sc;
+    const struct tui_glyphs *g = ui->g;
+    WINDOW *w = ui->title;
+    int wd = getmaxx(w);
+    char buf[256], right[32];
+    wbkgdset(w, ' ' | tui_attr(TUI_ROLE_TITLE));
+    werase(w);
+    snprintf(buf, sizeof(buf), " vramlab   %s %s %s %s %u %s %s %s TP%u PP%u DP%u %s %s",
+             sc->model.name[0] ? sc->model.name : sc->model.id, g->dot,
+             sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id, g->dot,
+             sc->gpus, g->times, sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, g->dot, sc->tp,
+             sc->pp, sc->dp, g->dot, tui_mode_label(sc->mode));
+    snprintf(right, sizeof(right), "%s  ? help ", st->opt.units == UNITS_GIB ? "GiB" : "GB");
+    int rw = tui_width(right);
+    tui_put(ui, w, 0, 0, wd - rw - 1, TUI_ROLE_TITLE, buf);
+    if (wd > rw + 20)
+        tui_put(ui, w, 0, wd - rw, rw, TUI_ROLE_TITLE, right);
+}
+
+/* The bottom row: the last message, or the key hints. */
+static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
+    const struct tui_glyphs *g = ui->g;
+    WINDOW *w = ui->status;
+    int wd = getmaxx(w), x = 1;
+    wbkgdset(w, ' ' | tui_attr(TUI_ROLE_STATUS));
+    werase(w);
+    if (st->message[0]) {
+        tui_put(ui, w, 0, 1, wd - 1, TUI_ROLE_STATUS, st->message);
+        return;
+    }
+    const char *keys[][2] = {
+        {"Tab", "pane"}, {g->arrows, "change"}, {g->enter, "pick"}, {"/", "filter"},
+        {"e", "explain"}, {"u", "GB/GiB"}, {"t", "mode"}, {"m", "measure"}, {"?", "help"},
+        {"q", "quit"},
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        int need = tui_width(keys[i][0]) + 1 + tui_width(keys[i][1]) + 2;
+        if (x + need > wd)
+            break;
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, keys[i][0]);
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, keys[i][1]);
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
+    }
+}
+
+/* The notice shown when the terminal is below 40x12. */
+static void draw_too_small(struct tui_ui *ui) {
+    int rows = ui->layout.rows, cols = ui->layout.cols;
+    char need[64];
+    werase(stdscr);
+    snprintf(need, sizeof(need), "need %dx%d, have %dx%d", TUI_MIN_COLS, TUI_MIN_ROWS, cols, rows);
+    const char *lines[] = {"terminal too small", need, "q quits"};
+    for (int i = 0; i < 3; i++) {
+        int y = rows / 2 - 1 + i, wd = tui_width(lines[i]);
+        int x = wd < cols ? (cols - wd) / 2 : 0;
+        if (y >= 0 && y < rows)
+            tui_put(ui, stdscr, y, x, cols - x, i == 0 ? TUI_ROLE_BAD : TUI_ROLE_NORMAL,
+                    lines[i]);
+    }
+    wnoutrefresh(stdscr);
+}
+
+typedef void (*tui_pane_fn)(struct tui_pen *p);
+static const tui_pane_fn tui_pane_draw[TUI_PANE_COUNT] = {
+    tui_draw_model, tui_draw_format, tui_draw_gpu,  tui_draw_layout,
+    tui_draw_memory, tui_draw_speed, tui_draw_roof, tui_draw_measure,
+};
+
+/* Paint every pane and the overlay, then one doupdate(). */
+void tui_draw_frame(struct tui_ui *ui, const struct tui_state *st) {
+    ui->n_hits = 0;
+    ui->pick_rows = 0;
+    if (ui->layout.kind == TUI_LAYOUT_TOO_SMALL) {
+        draw_too_small(ui);
+        doupdate();
+        return;
+    }
+    draw_title(ui, st);
+    touchwin(ui->title);
+    wnoutrefresh(ui->title);
+    for (int p = 0; p < TUI_PANE_COUNT; p++) {
+        WINDOW *w = ui->pane[p];
+        if (!w)
+            continue;
+        struct tui_pen pen = {
+            .ui = ui, .st = st, .w = w, .pane = (enum tui_pane)p,
+            .y0 = ui->layout.pane[p].y, .x0 = ui->layout.pane[p].x,
+            .ih = ui->layout.pane[p].h - 2, .iw = ui->layout.pane[p].w - 2,
+            .focused = st->focus_pane == (enum tui_pane)p,
+        };
+        wbkgdset(w, ' ' | tui_attr(TUI_ROLE_NORMAL));
+        werase(w);
+        draw_box(ui, w, tui_pane_titles[p], pen.focused);
+        tui_pane_draw[p](&pen);
+        touchwin(w);
+        wnoutrefresh(w);
+    }
+    if (ui->status) {
+        draw_status(ui, st);
+        touchwin(ui->status);
+        wnoutrefresh(ui->status);
+    }
+    if (st->overlay != TUI_OVERLAY_NONE)
+        tui_draw_overlay(ui, st);
+    doupdate();
+}

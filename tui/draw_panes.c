@@ -1,0 +1,334 @@
+/*
+ * draw_panes.c: the input panes (Model, Format, GPU, Layout) and the
+ * Memory pane with its stacked bar.
+ *
+ * Each pane is a list of content lines; when the pane is shorter than the
+ * list (compact layout) it scrolls so the focused field's line shows.
+ * The memory bar is scaled to the capacity, or to the total when that is
+ * larger (the capacity is then marked inside the bar); each segment takes
+ * round(cells) columns, and in UTF-8 the last partial cell uses an eighth
+ * block. Without colours every segment has its own fill character.
+ */
+#include "config.h"
+
+#include "tui/draw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/report.h"
+
+/* Move the pen so the focused field's line is visible. */
+static void show_focus(struct tui_pen *p, const int *line_of, int n_fields, int first) {
+    enum tui_field f = p->st->focus[p->pane];
+    int i = (int)f - first;
+    if (i >= 0 && i < n_fields)
+        tui_pen_show(p, line_of[i]);
+}
+
+/* The Model pane: name and size, architecture, size slider. */
+void tui_draw_model(struct tui_pen *p) {
+    const struct tui_state *st = p->st;
+    const struct engine_model *m = &st->opt.sc.model;
+    const struct tui_glyphs *g = p->ui->g;
+    char buf[160], n[32];
+    static const int line_of[] = {0, 2};
+    show_focus(p, line_of, 2, TUI_F_MODEL);
+
+    report_count(st->est.params_total, n, sizeof(n));
+    int nw = tui_width(n);
+    tui_pen_field(p, 0, 0, TUI_F_MODEL, m->name[0] ? m->name : m->id);
+    if (p->iw > nw + 8)
+        tui_pen_text(p, 0, p->iw - nw, TUI_ROLE_VALUE, n);
+
+    int len = snprintf(buf, sizeof(buf), "%u L %s %u h %s %u/%u heads", m->layers, g->dot,
+                       m->hidden, g->dot, m->heads, m->kv_heads);
+    if (len > p->iw) /* narrow pane: the short form */
+        len = snprintf(buf, sizeof(buf), "%uL %uh %u/%u heads", m->layers, m->hidden, m->heads,
+                       m->kv_heads);
+    if (m->experts > 0 && len > 0 && (size_t)len < sizeof(buf))
+        snprintf(buf + len, sizeof(buf) - (size_t)len, " %s %u/%u experts", g->dot,
+                 m->active_experts, m->experts);
+    tui_pen_text(p, 1, 0, m->derived ? TUI_ROLE_DIM : TUI_ROLE_LABEL, buf);
+
+    /* The log slider: 100M .. 2T, knob at the current size. */
+    int x = tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, "size ");
+    report_count(st->model_index < 0 ? tui_size_of_step(st->size_step) : st->est.params_total, n,
+                 sizeof(n));
+    int track = p->iw - x - tui_width(n) - 3;
+    x += tui_pen_field(p, 2, x, TUI_F_SIZE, g->left);
+    if (track >= 4) {
+        int k = (int)lround((double)st->size_step * (track - 1) / TUI_SIZE_STEPS);
+        for (int i = 0; i < track; i++)
+            tui_pen_text(p, 2, x + i, i == k ? TUI_ROLE_MARKER : TUI_ROLE_DIM,
+                         i == k ? g->knob : g->track);
+        x += track;
+    }
+    x += tui_pen_field(p, 2, x, TUI_F_SIZE, g->right);
+    tui_pen_text(p, 2, x + 1, st->model_index < 0 ? TUI_ROLE_VALUE : TUI_ROLE_DIM, n);
+    if (m->derived)
+        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, "shape derived from the size");
+}
+
+/* The Format pane: weights (with group), bits per weight spelled out, KV. */
+void tui_draw_format(struct tui_pen *p) {
+    const struct engine_scenario *sc = &p->st->opt.sc;
+    const struct engine_format *f = &sc->weight_format;
+    char buf[96];
+    static const int line_of[] = {0, 1, 3};
+    show_focus(p, line_of, 3, TUI_F_WFORMAT);
+
+    int x = tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, "weights ");
+    tui_pen_field(p, 0, x, TUI_F_WFORMAT, f->name[0] ? f->name : f->id);
+
+    x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, "group   ");
+    if (f->block > 0)
+        snprintf(buf, sizeof(buf), "%u", f->block);
+    else
+        snprintf(buf, sizeof(buf), "none");
+    tui_pen_field(p, 1, x, TUI_F_GROUP, buf);
+
+    /* bits + scale/group (+ zero/group) = effective, as engine.md writes it. */
+    double eff = engine_format_bits(f);
+    /* Two decimals as engine.md writes them (4.50), three when needed (4.125). */
+    const char *ef = fabs(eff * 100 - round(eff * 100)) > 1e-6 ? "%.3f" : "%.2f";
+    char effs[16];
+    snprintf(effs, sizeof(effs), ef, eff);
+    int len;
+    if (f->block > 0 && f->zero_bits > 0)
+        len = snprintf(buf, sizeof(buf), "%g + %g/%u + %g/%u = %s b/w", f->bits, f->scale_bits,
+                       f->block, f->zero_bits, f->block, effs);
+    else if (f->block > 0)
+        len = snprintf(buf, sizeof(buf), "%g + %g/%u = %s b/w", f->bits, f->scale_bits,
+                       f->block, effs);
+    else
+        len = snprintf(buf, sizeof(buf), "%s b/w", effs);
+    if (len > p->iw && f->block > 0) /* tight pane: drop the spaces */
+        snprintf(buf, sizeof(buf), "%g+%g/%u=%sb/w", f->bits, f->scale_bits, f->block, effs);
+    tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
+
+    x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, "KV      ");
+    const struct engine_format *kv = &sc->kv_format;
+    tui_pen_field(p, 3, x, TUI_F_KVFORMAT, kv->name[0] ? kv->name : kv->id);
+    if (sc->mode != ENGINE_MODE_INFER)
+        tui_pen_text(p, 4, 0, TUI_ROLE_DIM, "KV: inference only");
+}
+
+/* The GPU pane: the pick and count, memory, bandwidth, FLOP/s. */
+void tui_draw_gpu(struct tui_pen *p) {
+    const struct tui_state *st = p->st;
+    const struct engine_gpu *gpu = &st->opt.sc.gpu;
+    const struct tui_glyphs *g = p->ui->g;
+    char a[32], b[32], buf[96];
+    static const int line_of[] = {0, 0};
+    show_focus(p, line_of, 2, TUI_F_GPU);
+
+    snprintf(buf, sizeof(buf), "%s%u", g->times, st->opt.sc.gpus);
+    int cw = tui_width(buf);
+    tui_pen_field(p, 0, 0, TUI_F_GPU, gpu->name[0] ? gpu->name : gpu->id);
+    tui_pen_field(p, 0, p->iw - cw > 10 ? p->iw - cw : 10, TUI_F_GPUS, buf);
+
+    report_bytes(gpu->memory_bytes, st->opt.units, a, sizeof(a));
+    report_bandwidth(gpu->bandwidth_bytes_per_s, b, sizeof(b));
+    snprintf(buf, sizeof(buf), "%s %s %s", a, g->dot, b);
+    tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, buf);
+
+    enum engine_compute c = st->opt.sc.weight_format.compute;
+    double fl = (unsigned)c < ENGINE_COMPUTE_COUNT ? gpu->flops[c] : 0;
+    if (fl > 0) {
+        report_flops(fl, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s %s", a, engine_compute_name(c));
+    } else {
+        report_flops(gpu->flops[ENGINE_COMPUTE_FP16], a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s FP16 (no %s)", a, engine_compute_name(c));
+    }
+    tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
+
+    if (gpu->link_bytes_per_s > 0) {
+        report_bandwidth(gpu->link_bytes_per_s, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "link %s %s %u/node", a, g->dot, gpu->gpus_per_node);
+        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
+    }
+    if (gpu->price_per_hour > 0) {
+        report_money(gpu->price_per_hour, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s/h per GPU", a);
+        tui_pen_text(p, 4, 0, TUI_ROLE_DIM, buf);
+    }
+}
+
+/* The Layout pane: mode, workload, TP x PP x DP, training knobs. */
+void tui_draw_layout(struct tui_pen *p) {
+    const struct engine_scenario *sc = &p->st->opt.sc;
+    const struct tui_glyphs *g = p->ui->g;
+    static const char *const modes[] = {"inference", "training", "LoRA", "QLoRA"};
+    static const int line_of[] = {0, 1, 1, 2, 2, 2, 3, 3, 4, 4};
+    char buf[48];
+    int x;
+    show_focus(p, line_of, 10, TUI_F_MODE);
+
+    x = tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, "mode ");
+    tui_pen_field(p, 0, x, TUI_F_MODE, modes[(unsigned)sc->mode < 4 ? sc->mode : 0]);
+
+    x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, "batch ");
+    snprintf(buf, sizeof(buf), "%u", sc->batch);
+    x += tui_pen_field(p, 1, x, TUI_F_BATCH, buf);
+    x += tui_pen_text(p, 1, x, TUI_ROLE_LABEL, " ctx ");
+    snprintf(buf, sizeof(buf), "%u", sc->context);
+    tui_pen_field(p, 1, x, TUI_F_CONTEXT, buf);
+
+    const char *labels[3] = {"TP ", "PP ", "DP "};
+    const uint32_t vals[3] = {sc->tp, sc->pp, sc->dp};
+    x = 0;
+    for (int i = 0; i < 3; i++) {
+        if (i > 0) {
+            x += tui_pen_text(p, 2, x, TUI_ROLE_DIM, " ");
+            x += tui_pen_text(p, 2, x, TUI_ROLE_DIM, g->dot);
+            x += tui_pen_text(p, 2, x, TUI_ROLE_DIM, " ");
+        }
+        x += tui_pen_text(p, 2, x, TUI_ROLE_LABEL, labels[i]);
+        snprintf(buf, sizeof(buf), "%u", vals[i]);
+        x += tui_pen_field(p, 2, x, (enum tui_field)(TUI_F_TP + i), buf);
+    }
+
+    x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, "ZeRO ");
+    snprintf(buf, sizeof(buf), "%u", sc->zero);
+    x += tui_pen_field(p, 3, x, TUI_F_ZERO, buf);
+    x += tui_pen_text(p, 3, x, TUI_ROLE_LABEL, " mb ");
+    snprintf(buf, sizeof(buf), "%u", sc->micro_batches);
+    tui_pen_field(p, 3, x, TUI_F_MICRO, buf);
+
+    x = tui_pen_field(p, 4, 0, TUI_F_RECOMPUTE, engine_recompute_name(sc->recompute));
+    x += tui_pen_text(p, 4, x, TUI_ROLE_LABEL, " ");
+    const struct engine_recipe_info *ri = engine_recipe_info(sc->recipe);
+    tui_pen_field(p, 4, x, TUI_F_RECIPE, ri ? ri->id : "?");
+}
+
+/* Bar segments in struct engine_memory order. */
+static const struct {
+    enum tui_field field;
+    enum tui_role role;
+    const char *label;
+} tui_segments[TUI_SEGMENTS] = {
+    {TUI_F_MEM_WEIGHTS, TUI_ROLE_SEG_WEIGHTS, "weights"},
+    {TUI_F_MEM_KV, TUI_ROLE_SEG_KV, "KV"},
+    {TUI_F_MEM_ACT, TUI_ROLE_SEG_ACT, "act"},
+    {TUI_F_MEM_GRADS, TUI_ROLE_SEG_GRADS, "grads"},
+    {TUI_F_MEM_MASTER, TUI_ROLE_SEG_MASTER, "master"},
+    {TUI_F_MEM_OPT, TUI_ROLE_SEG_OPT, "optimizer"},
+    {TUI_F_MEM_RESERVE, TUI_ROLE_SEG_RESERVE, "reserve"},
+};
+
+/* Segment sizes of a memory breakdown, in order. */
+static void segment_bytes(const struct engine_memory *m, double out[TUI_SEGMENTS]) {
+    out[0] = m->weights;
+    out[1] = m->kv_cache;
+    out[2] = m->activations;
+    out[3] = m->gradients;
+    out[4] = m->master_weights;
+    out[5] = m->optimizer;
+    out[6] = m->reserve;
+}
+
+/* The fill of a segment: a full block in colour, its own char in mono. */
+static const char *segment_fill(const struct tui_ui *ui, int s) {
+    return ui->mono ? ui->g->seg_mono[s] : ui->g->full;
+}
+
+/* The stacked bar on content line 0, against capacity. */
+static void draw_bar(struct tui_pen *p, int width) {
+    const struct engine_estimate *e = &p->st->est;
+    const struct tui_glyphs *g = p->ui->g;
+    double seg[TUI_SEGMENTS];
+    segment_bytes(&e->memory, seg);
+    double total = 0;
+    for (int s = 0; s < TUI_SEGMENTS; s++)
+        total += seg[s] > 0 ? seg[s] : 0;
+    double scale = e->capacity > total ? e->capacity : total;
+    if (!(scale > 0) || width < 4)
+        return;
+    double per_cell = scale / width;
+    int cap_cell = (int)lround(e->capacity / per_cell);
+    int x = 0;
+    double acc = 0;
+    for (int s = 0; s < TUI_SEGMENTS; s++) {
+        if (!(seg[s] > 0))
+            continue;
+        acc += seg[s];
+        int end = (int)floor(acc / per_cell);
+        for (; x < end && x < width; x++)
+            tui_pen_text(p, 0, x, x >= cap_cell ? TUI_ROLE_BAD : tui_segments[s].role,
+                         x >= cap_cell && !p->ui->mono ? g->full : segment_fill(p->ui, s));
+    }
+    /* The last partial cell as an eighth block (UTF-8 and colour only). */
+    double frac = acc / per_cell - floor(acc / per_cell);
+    int eighth = (int)(frac * 8);
+    if (x < width && eighth > 0 && g->utf8 && !p->ui->mono) {
+        tui_pen_text(p, 0, x, TUI_ROLE_SEG_RESERVE, g->eighths[eighth]);
+        x++;
+    }
+    for (; x < width; x++)
+        tui_pen_text(p, 0, x, TUI_ROLE_FREE, x == cap_cell - 1 && total > e->capacity
+                                                 ? g->cap : g->free);
+    if (total > e->capacity && cap_cell > 0 && cap_cell < width)
+        tui_pen_text(p, 0, cap_cell, TUI_ROLE_MARKER, g->cap);
+}
+
+/* The Memory pane: bar, labelled segments, verdict, first warning. */
+void tui_draw_memory(struct tui_pen *p) {
+    const struct tui_state *st = p->st;
+    const struct engine_estimate *e = &st->est;
+    char a[32], b[48], buf[160];
+    double seg[TUI_SEGMENTS];
+    tui_pen_show(p, 0);
+
+    report_bytes(e->capacity, st->opt.units, a, sizeof(a));
+    snprintf(b, sizeof(b), " of %s", a);
+    int rw = tui_width(b);
+    draw_bar(p, p->iw - rw - 1);
+    tui_pen_text(p, 0, p->iw - rw, TUI_ROLE_LABEL, b);
+
+    /* Legend (fields) and verdict; in a two-line pane the verdict wins
+     * unless the legend has focus. */
+    int ll = 1, lv = 2;
+    if (p->ih < 3 && !p->focused) {
+        ll = 2;
+        lv = 1;
+    }
+    segment_bytes(&e->memory, seg);
+    int x = 0;
+    for (int s = 0; s < TUI_SEGMENTS; s++) {
+        if (!(seg[s] > 0) && !(st->focus[TUI_PANE_MEMORY] == tui_segments[s].field &&
+                               tui_field_applies(st, tui_segments[s].field)))
+            continue;
+        report_bytes(seg[s], st->opt.units, a, sizeof(a));
+        /* "19.9 GB" -> "19.9" to keep the legend short; units on the total. */
+        char *sp = strchr(a, ' ');
+        if (sp && strcmp(sp + 1, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
+            *sp = '\0';
+        snprintf(buf, sizeof(buf), "%s %s", tui_segments[s].label, a);
+        if (x + tui_width(buf) + 2 > p->iw)
+            break;
+        x += tui_pen_text(p, ll, x, tui_segments[s].role, segment_fill(p->ui, s));
+        x += 1;
+        x += tui_pen_field(p, ll, x, tui_segments[s].field, buf);
+        x += 2;
+    }
+    report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
+    snprintf(buf, sizeof(buf), "total %s", a);
+    if (x + tui_width(buf) <= p->iw)
+        tui_pen_field(p, ll, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
+
+    bool ok = e->invalid == 0 && e->fits;
+    tui_pen_text(p, lv, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, st->verdict);
+    if (p->ih >= 4) {
+        for (int w = 0; w < ENGINE_WARNING_COUNT; w++) {
+            unsigned bit = 1u << w;
+            if (!(e->warnings & bit) || bit == ENGINE_WARN_DOES_NOT_FIT)
+                continue;
+            engine_warning_text(&st->opt.sc, e, (enum engine_warning)bit, buf, sizeof(buf));
+            tui_pen_text(p, 3, 0, TUI_ROLE_WARN, buf);
+            break;
+        }
+    }
+}

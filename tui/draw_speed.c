@@ -1,0 +1,260 @@
+/*
+ * draw_speed.c: the Speed pane (decode ceilings, prefill, the tokens/s
+ * versus batch curve; training time and cost), the Roofline pane and the
+ * Measure pane.
+ *
+ * The roofline is drawn on a dot canvas, log-log: x = arithmetic intensity
+ * (FLOP/byte) from ridge/1000 to ridge*10, y = attainable FLOP/s from
+ * peak/1000 to peak, the roof being min(peak, bandwidth * intensity). In
+ * UTF-8 a cell holds 2x4 braille dots; in ASCII 1x2 dots ('\'', '.', ':').
+ */
+#include "config.h"
+
+#include "tui/draw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/report.h"
+
+/* "876 tok/s" with thousands separators. */
+static void rate(double v, char *buf, size_t len) {
+    char n[32];
+    report_number(v, n, sizeof(n));
+    snprintf(buf, len, "%s tok/s", n);
+}
+
+/* A read-out line: label, then the field's value at column vx. */
+static void readout(struct tui_pen *p, int line, enum tui_field f, const char *label, int vx,
+                    const char *value) {
+    tui_pen_text(p, line, 0, TUI_ROLE_LABEL, label);
+    tui_pen_field(p, line, vx, f, value);
+}
+
+/* The tokens/s-versus-batch curve as columns of eighth blocks, from
+ * content line `top` for `rows` lines; the current batch is marked. */
+static void draw_curve(struct tui_pen *p, int top, int rows) {
+    const struct tui_state *st = p->st;
+    const struct tui_glyphs *g = p->ui->g;
+    double max = 0;
+    char buf[96], n[32];
+    for (int i = 0; i < TUI_CURVE_POINTS; i++)
+        if (st->curve_tokens[i] > max)
+            max = st->curve_tokens[i];
+    if (!(max > 0) || rows < 2)
+        return;
+    report_number(max, n, sizeof(n));
+    snprintf(buf, sizeof(buf), "tok/s vs batch 1..4096 (top %s)", n);
+    tui_pen_text(p, top, 0, TUI_ROLE_DIM, buf);
+    int h = rows - 1, colw = p->iw / TUI_CURVE_POINTS;
+    if (colw < 1)
+        return;
+    if (colw > 3)
+        colw = 3;
+    for (int i = 0; i < TUI_CURVE_POINTS; i++) {
+        int eighths = (int)lround(st->curve_tokens[i] / max * h * 8);
+        bool cur = st->curve_batch[i] == st->opt.sc.batch ||
+                   (i + 1 < TUI_CURVE_POINTS && st->opt.sc.batch > st->curve_batch[i] &&
+                    st->opt.sc.batch < st->curve_batch[i + 1]);
+        enum tui_role role = !st->curve_fits[i] ? TUI_ROLE_BAD
+                             : cur              ? TUI_ROLE_MARKER
+                                                : TUI_ROLE_CHART;
+        for (int r = 0; r < h; r++) {
+            int level = eighths - (h - 1 - r) * 8;
+            level = level < 0 ? 0 : level > 8 ? 8 : level;
+            const char *c = g->spark[level];
+            if (!st->curve_fits[i] && level == 0 && r == h - 1)
+                c = g->free;
+            for (int k = 0; k < colw - (colw > 1); k++)
+                tui_pen_text(p, top + 1 + r, i * colw + k, role, c);
+        }
+    }
+}
+
+/* The Speed pane. */
+void tui_draw_speed(struct tui_pen *p) {
+    const struct tui_state *st = p->st;
+    const struct engine_estimate *e = &st->est;
+    const struct tui_glyphs *g = p->ui->g;
+    char a[48], b[48], buf[128];
+    int vx = p->iw >= 40 ? 15 : 9;
+
+    if (st->opt.sc.mode == ENGINE_MODE_INFER) {
+        static const int line_of[] = {0, 1, 2, 3, 4};
+        int f = (int)st->focus[TUI_PANE_SPEED] - TUI_F_DECODE;
+        if (f >= 0 && f < 5)
+            tui_pen_show(p, line_of[f]);
+        bool mem_binds = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
+        rate(e->decode_tokens_per_s_memory_bound, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s %s", g->le, a);
+        readout(p, 0, TUI_F_DECODE_MEM, vx >= 15 ? "memory-bound" : "memory", vx, buf);
+        if (mem_binds)
+            tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, "< binds");
+        rate(e->decode_tokens_per_s_compute_bound, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s %s", g->le, a);
+        readout(p, 1, TUI_F_DECODE_COMPUTE, vx >= 15 ? "compute-bound" : "compute", vx, buf);
+        if (!mem_binds)
+            tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, "< binds");
+        rate(e->decode_tokens_per_s, a, sizeof(a));
+        readout(p, 2, TUI_F_DECODE, "decode", vx, a);
+        report_number(e->decode_tokens_per_s_per_sequence, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s tok/s", a);
+        readout(p, 3, TUI_F_PER_SEQ, "per sequence", vx, buf);
+        report_seconds(e->prefill_seconds, a, sizeof(a));
+        readout(p, 4, TUI_F_PREFILL, "prefill", vx, a);
+        if (p->ih - 5 >= 4 && p->offset == 0)
+            draw_curve(p, 5, p->ih - 5);
+        return;
+    }
+    static const int tline_of[] = {0, 1, 2, 3, 4};
+    int f = (int)st->focus[TUI_PANE_SPEED] - TUI_F_TRAIN_STEP;
+    if (f >= 0 && f < 5)
+        tui_pen_show(p, tline_of[f]);
+    report_seconds(e->train_step_seconds, a, sizeof(a));
+    readout(p, 0, TUI_F_TRAIN_STEP, "step", vx, a);
+    report_percent(e->train_bubble_fraction, a, sizeof(a));
+    readout(p, 1, TUI_F_TRAIN_BUBBLE, "bubble", vx, a);
+    report_count(st->opt.sc.training_tokens, b, sizeof(b));
+    snprintf(buf, sizeof(buf), "%.1f for %s tokens", e->train_days, b);
+    readout(p, 2, TUI_F_TRAIN_DAYS, "days", vx, buf);
+    report_number(e->train_gpu_hours, a, sizeof(a));
+    readout(p, 3, TUI_F_TRAIN_HOURS, "GPU-hours", vx, a);
+    if (e->train_cost_usd > 0)
+        report_money(e->train_cost_usd, a, sizeof(a));
+    else
+        snprintf(a, sizeof(a), "no price");
+    readout(p, 4, TUI_F_TRAIN_COST, "cost", vx, a);
+    report_flops(e->train_flops_per_token, a, sizeof(a));
+    char *s = strstr(a, "/s");
+    if (s)
+        *s = '\0';
+    snprintf(buf, sizeof(buf), "%s per token %s MFU %.0f%%", a, g->dot,
+             st->opt.sc.mfu * 100);
+    tui_pen_text(p, 5, 0, TUI_ROLE_DIM, buf);
+}
+
+/* A short SI figure for an axis: "989T", "1.2P", "45G". */
+static void si_short(double v, char *buf, size_t len) {
+    static const char *const sfx[] = {"", "k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    while (fabs(v) >= 1000 && i < 6) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, len, v < 10 ? "%.1f%s" : "%.0f%s", v, sfx[i]);
+}
+
+/* A dot canvas: UTF-8 braille (2x4 per cell) or ASCII (1x2 per cell). */
+struct canvas {
+    int w, h;        /* cells */
+    int dx, dy;      /* dots per cell */
+    unsigned char bits[64][160];
+};
+
+/* Set the dot at (x, y), y counted from the top. */
+static void canvas_set(struct canvas *c, int x, int y) {
+    if (x < 0 || y < 0 || x >= c->w * c->dx || y >= c->h * c->dy)
+        return;
+    int cx = x / c->dx, cy = y / c->dy, sx = x % c->dx, sy = y % c->dy;
+    static const unsigned char braille[4][2] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20},
+                                                {0x40, 0x80}};
+    if (c->dx == 2)
+        c->bits[cy][cx] |= braille[sy][sx];
+    else
+        c->bits[cy][cx] |= (unsigned char)(sy == 0 ? 1 : 2);
+}
+
+/* The text of one canvas cell. */
+static const char *canvas_cell(const struct canvas *c, int cx, int cy, char out[4]) {
+    unsigned b = c->bits[cy][cx];
+    if (c->dx == 2) {
+        unsigned cp = 0x2800 + b;
+        out[0] = (char)(0xe0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        out[2] = (char)(0x80 | (cp & 0x3f));
+        out[3] = '\0';
+        return out;
+    }
+    return b == 3 ? ":" : b == 1 ? "'" : b == 2 ? "." : " ";
+}
+
+/* The Roofline pane: the roof, the ridge, and this scenario's point. */
+void tui_draw_roof(struct tui_pen *p) {
+    const struct tui_state *st = p->st;
+    const struct engine_estimate *e = &st->est;
+    const struct tui_glyphs *g = p->ui->g;
+    char a[32], b[32], buf[128];
+    static struct canvas c;
+
+    double peak = e->peak_flop_per_s, bw = e->bandwidth_bytes_per_s;
+    double ridge = e->ridge_flop_per_byte, ai = e->arithmetic_intensity;
+    if (p->focused)
+        tui_pen_show(p, p->ih - 1);
+
+    /* The text line last: ridge, B*, this point. */
+    int tl = p->ih - 1;
+    report_number(ridge, a, sizeof(a));
+    snprintf(buf, sizeof(buf), "ridge %s F/B", a);
+    int x = tui_pen_field(p, tl, 0, TUI_F_RIDGE, buf);
+    report_number(e->compute_bound_batch, a, sizeof(a));
+    snprintf(buf, sizeof(buf), "B* %s %s", g->approx, a);
+    x += tui_pen_text(p, tl, x, TUI_ROLE_DIM, " ");
+    x += tui_pen_field(p, tl, x, TUI_F_BSTAR, buf);
+    report_number(ai, a, sizeof(a));
+    snprintf(buf, sizeof(buf), " you %s F/B (batch %u)", a, st->opt.sc.batch);
+    tui_pen_text(p, tl, x, TUI_ROLE_MARKER, buf);
+
+    /* Axis labels need 8 columns on the left. */
+    int lw = 8, cw = p->iw - lw, ch = p->ih - 1;
+    if (cw < 8 || ch < 2 || !(peak > 0) || !(bw > 0) || !(ridge > 0))
+        return;
+    if (ch > 64)
+        ch = 64;
+    if (cw > 160)
+        cw = 160;
+    memset(&c, 0, sizeof(c));
+    c.w = cw;
+    c.h = ch;
+    c.dx = g->utf8 ? 2 : 1;
+    c.dy = g->utf8 ? 4 : 2;
+    double x0 = log10(ridge) - 3, x1 = log10(ridge) + 1;
+    double y0 = log10(peak) - 3, y1 = log10(peak);
+    int W = c.w * c.dx, H = c.h * c.dy;
+    for (int px = 0; px < W; px++) {
+        double lx = x0 + (x1 - x0) * px / (W - 1);
+        double perf = fmin(peak, bw * pow(10, lx));
+        int py = (int)lround((y1 - log10(perf)) / (y1 - y0) * (H - 1));
+        canvas_set(&c, px, py);
+    }
+    char cell[4];
+    for (int cy = 0; cy < c.h; cy++)
+        for (int cx = 0; cx < c.w; cx++)
+            if (c.bits[cy][cx])
+                tui_pen_text(p, cy, lw + cx, TUI_ROLE_CHART, canvas_cell(&c, cx, cy, cell));
+    /* Ridge tick on the bottom row and this scenario's point. */
+    int rx = (int)lround((log10(ridge) - x0) / (x1 - x0) * (c.w - 1));
+    tui_pen_text(p, c.h - 1, lw + rx, TUI_ROLE_DIM, "|");
+    if (ai > 0) {
+        double perf = fmin(peak, bw * ai);
+        int mx = (int)lround((log10(ai) - x0) / (x1 - x0) * (c.w - 1));
+        int my = (int)lround((y1 - log10(perf)) / (y1 - y0) * (c.h - 1));
+        mx = mx < 0 ? 0 : mx >= c.w ? c.w - 1 : mx;
+        my = my < 0 ? 0 : my >= c.h ? c.h - 1 : my;
+        tui_pen_text(p, my, lw + mx, TUI_ROLE_MARKER, g->bullet);
+    }
+    si_short(peak, a, sizeof(a));
+    tui_pen_text(p, 0, 0, TUI_ROLE_DIM, a);
+    si_short(peak / 1000, b, sizeof(b));
+    tui_pen_text(p, c.h - 1, 0, TUI_ROLE_DIM, b);
+    if (c.h >= 4)
+        tui_pen_text(p, c.h / 2, 0, TUI_ROLE_DIM, "FLOP/s");
+}
+
+/* The Measure pane: what it will do. */
+void tui_draw_measure(struct tui_pen *p) {
+    tui_pen_field(p, 0, 0, TUI_F_MEASURE, "m");
+    tui_pen_text(p, 0, 1, TUI_ROLE_LABEL,
+                 ": run the bundled kernels on this machine and compare with the prediction");
+    tui_pen_text(p, 1, 0, TUI_ROLE_DIM, "(not wired in yet: `vramlab measure` runs them headless)");
+}

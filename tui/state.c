@@ -1,0 +1,560 @@
+/*
+ * state.c: focus, overlays, pickers and key dispatch of the explorer.
+ *
+ * Keys go first to the open overlay (picker, explain, help), then to the
+ * global bindings (q, Tab, u, t, e, ?, /, m), then to the focused field:
+ * up/down move between the fields of the focused pane, left/right (h/l)
+ * change an editable field or move between read-outs, PgUp/PgDn take big
+ * steps, Enter opens the field's picker (or its explanation). Every handler
+ * returns dirty flags; nothing here draws.
+ */
+#include "config.h"
+
+#include "tui/state.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Fixed pickers: modes, recompute policies, recipes. */
+static const char *const tui_mode_labels[] = {"inference", "training", "LoRA", "QLoRA"};
+static const char *const tui_recompute_labels[] = {"none", "selective", "full"};
+
+/* Index of an entry with this id in an array of n structs, or -1. */
+#define FIND_ID(arr, n, want)                                                                  \
+    do {                                                                                       \
+        for (size_t i_ = 0; i_ < (n); i_++)                                                    \
+            if (strcmp((arr)[i_].id, (want)) == 0)                                             \
+                return (int)i_;                                                                \
+        return -1;                                                                             \
+    } while (0)
+
+/* Catalog index of a model id, or -1. */
+static int find_model(const struct catalog *c, const char *id) {
+    if (!c)
+        return -1;
+    FIND_ID(c->models, c->n_models, id);
+}
+
+/* Catalog index of a format id, or -1. */
+static int find_format(const struct catalog *c, const char *id) {
+    if (!c)
+        return -1;
+    FIND_ID(c->formats, c->n_formats, id);
+}
+
+/* Catalog index of a GPU id, or -1. */
+static int find_gpu(const struct catalog *c, const char *id) {
+    if (!c)
+        return -1;
+    FIND_ID(c->gpus, c->n_gpus, id);
+}
+
+/* Fill in a model, formats and a GPU where the options left none, so the
+ * explorer always opens on something (an empty catalog included). */
+static void fill_defaults(struct tui_state *st) {
+    struct engine_scenario *sc = &st->opt.sc;
+    const struct catalog *c = st->cat;
+    if (sc->model.params_published <= 0 && sc->model.params_size <= 0 && !sc->model.has_arch) {
+        int i = find_model(c, "llama-3.1-8b");
+        if (i < 0 && c && c->n_models > 0)
+            i = 0;
+        if (i >= 0)
+            sc->model = c->models[i];
+        else
+            engine_model_from_size(&sc->model, 8e9);
+    }
+    if (!(sc->weight_format.bits > 0)) {
+        int i = find_format(c, "fp16");
+        if (i < 0 && c && c->n_formats > 0)
+            i = 0;
+        if (i >= 0)
+            sc->weight_format = c->formats[i];
+        else {
+            snprintf(sc->weight_format.id, sizeof(sc->weight_format.id), "fp16");
+            snprintf(sc->weight_format.name, sizeof(sc->weight_format.name), "FP16");
+            sc->weight_format.bits = 16;
+        }
+    }
+    if (!(sc->kv_format.bits > 0))
+        sc->kv_format = sc->weight_format;
+    if (!(sc->gpu.memory_bytes > 0)) {
+        int i = find_gpu(c, "h100-sxm");
+        if (i < 0 && c && c->n_gpus > 0)
+            i = 0;
+        if (i >= 0) {
+            sc->gpu = c->gpus[i];
+        } else {
+            /* No catalog at all: an H100-like device so the panes still read. */
+            snprintf(sc->gpu.id, sizeof(sc->gpu.id), "generic");
+            snprintf(sc->gpu.name, sizeof(sc->gpu.name), "generic 80 GiB");
+            sc->gpu.memory_bytes = 80.0 * 1073741824.0;
+            sc->gpu.bandwidth_bytes_per_s = 3.35e12;
+            sc->gpu.flops[ENGINE_COMPUTE_FP16] = 989e12;
+            sc->gpu.flops[ENGINE_COMPUTE_BF16] = 989e12;
+            sc->gpu.gpus_per_node = 8;
+        }
+    }
+    if (sc->batch == 0)
+        sc->batch = 1;
+    if (sc->context == 0)
+        sc->context = 4096;
+    if (sc->micro_batches == 0)
+        sc->micro_batches = 1;
+    if (sc->tp * sc->pp * sc->dp != sc->gpus) {
+        uint32_t g = sc->gpus ? sc->gpus : 1;
+        if (sc->tp * sc->pp > 0 && g % (sc->tp * sc->pp) == 0) {
+            sc->dp = g / (sc->tp * sc->pp);
+        } else {
+            sc->tp = sc->pp = 1;
+            sc->dp = g;
+        }
+    }
+    tui_state_fix_layout(st);
+}
+
+/* The first field of a pane that applies now, or TUI_F_COUNT. */
+static enum tui_field first_field(const struct tui_state *st, enum tui_pane p) {
+    for (int f = 0; f < TUI_F_COUNT; f++)
+        if (tui_field_info((enum tui_field)f)->pane == p && tui_field_applies(st, f))
+            return (enum tui_field)f;
+    return TUI_F_COUNT;
+}
+
+/* Keep every pane's focused field on one that applies (after a mode change). */
+static void fix_focus(struct tui_state *st) {
+    for (int p = 0; p < TUI_PANE_COUNT; p++) {
+        enum tui_field f = st->focus[p];
+        if (f >= TUI_F_COUNT || tui_field_info(f)->pane != (enum tui_pane)p ||
+            !tui_field_applies(st, f))
+            st->focus[p] = first_field(st, (enum tui_pane)p);
+    }
+}
+
+/* Set up the state from options and catalog, then compute. */
+void tui_state_init(struct tui_state *st, const struct options *o, const struct catalog *cat) {
+    memset(st, 0, sizeof(*st));
+    st->opt = *o;
+    st->cat = cat;
+    fill_defaults(st);
+    st->model_index = st->opt.model_custom ? -1 : find_model(cat, st->opt.sc.model.id);
+    st->wfmt_index = find_format(cat, st->opt.sc.weight_format.id);
+    st->kvfmt_index = find_format(cat, st->opt.sc.kv_format.id);
+    st->gpu_index = st->opt.gpu_custom ? -1 : find_gpu(cat, st->opt.sc.gpu.id);
+    st->size_step = tui_step_of_size(engine_params_total(&st->opt.sc.model));
+    for (int p = 0; p < TUI_PANE_COUNT; p++)
+        st->focus[p] = TUI_F_COUNT;
+    fix_focus(st);
+    st->focus_pane = TUI_PANE_MODEL;
+    st->last_input = TUI_PANE_MODEL;
+    tui_state_recompute(st);
+}
+
+/* Whether a pane takes part in Tab order now. */
+static bool pane_usable(const struct tui_state *st, enum tui_pane p) {
+    if (st->compact && (p == TUI_PANE_ROOF || p == TUI_PANE_MEASURE))
+        return false;
+    return first_field(st, p) != TUI_F_COUNT;
+}
+
+/* Move focus to the next (dir 1) or previous (-1) usable pane. */
+static unsigned focus_pane_step(struct tui_state *st, int dir) {
+    int p = st->focus_pane;
+    for (int n = 0; n < TUI_PANE_COUNT; n++) {
+        p = (p + dir + TUI_PANE_COUNT) % TUI_PANE_COUNT;
+        if (pane_usable(st, (enum tui_pane)p))
+            break;
+    }
+    st->focus_pane = (enum tui_pane)p;
+    if (p < TUI_INPUT_PANES) {
+        bool moved = st->last_input != (enum tui_pane)p;
+        st->last_input = (enum tui_pane)p;
+        if (moved && st->compact)
+            return TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+    }
+    return TUI_DIRTY_REPAINT;
+}
+
+/* Move the focused field within its pane by dir; false at the ends. */
+static bool field_move(struct tui_state *st, int dir) {
+    enum tui_pane p = st->focus_pane;
+    int f = st->focus[p];
+    for (;;) {
+        f += dir;
+        if (f < 0 || f >= TUI_F_COUNT)
+            return false;
+        if (tui_field_info((enum tui_field)f)->pane == p && tui_field_applies(st, f)) {
+            st->focus[p] = (enum tui_field)f;
+            return true;
+        }
+    }
+}
+
+/* Focus a field directly (mouse). */
+unsigned tui_state_focus(struct tui_state *st, enum tui_field f) {
+    if ((unsigned)f >= TUI_F_COUNT || !tui_field_applies(st, f))
+        return 0;
+    enum tui_pane p = tui_field_info(f)->pane;
+    st->focus_pane = p;
+    st->focus[p] = f;
+    if (p < TUI_INPUT_PANES)
+        st->last_input = p;
+    return TUI_DIRTY_REPAINT;
+}
+
+/* Whether the focused pane holds read-outs rather than editable fields. */
+static bool pane_readout(enum tui_pane p) {
+    return p == TUI_PANE_MEMORY || p == TUI_PANE_SPEED || p == TUI_PANE_ROOF ||
+           p == TUI_PANE_MEASURE;
+}
+
+/* Change the focused field by delta (wheel; arrows go through here). */
+unsigned tui_state_change(struct tui_state *st, int delta) {
+    enum tui_field f = st->focus[st->focus_pane];
+    unsigned dirty = 0;
+    if (f >= TUI_F_COUNT)
+        return 0;
+    if (pane_readout(st->focus_pane))
+        return field_move(st, delta > 0 ? 1 : -1) ? TUI_DIRTY_REPAINT : 0;
+    for (int n = delta > 0 ? delta : -delta; n > 0; n--)
+        dirty |= tui_field_step(st, f, delta > 0 ? 1 : -1, false);
+    fix_focus(st);
+    return dirty;
+}
+
+/* ---- pickers ------------------------------------------------------------ */
+
+/* Number of entries of a picker kind before filtering. */
+static size_t pick_total(const struct tui_state *st, enum tui_pick k) {
+    const struct catalog *c = st->cat;
+    switch (k) {
+    case TUI_PICK_MODEL:
+        return c ? c->n_models : 0;
+    case TUI_PICK_WFORMAT:
+    case TUI_PICK_KVFORMAT:
+        return c ? c->n_formats : 0;
+    case TUI_PICK_GPU:
+        return c ? c->n_gpus : 0;
+    case TUI_PICK_MODE:
+        return 4;
+    case TUI_PICK_RECOMPUTE:
+        return 3;
+    case TUI_PICK_RECIPE:
+        return ENGINE_RECIPE_COUNT;
+    }
+    return 0;
+}
+
+/* Label and id of raw entry i; whether it is the current pick. */
+static const char *pick_raw(const struct tui_state *st, size_t i, const char **id, bool *cur) {
+    const struct catalog *c = st->cat;
+    const struct engine_scenario *sc = &st->opt.sc;
+    *cur = false;
+    switch (st->picker.kind) {
+    case TUI_PICK_MODEL:
+        *id = c->models[i].id;
+        *cur = (int)i == st->model_index;
+        return c->models[i].name[0] ? c->models[i].name : c->models[i].id;
+    case TUI_PICK_WFORMAT:
+    case TUI_PICK_KVFORMAT:
+        *id = c->formats[i].id;
+        *cur = (int)i == (st->picker.kind == TUI_PICK_WFORMAT ? st->wfmt_index : st->kvfmt_index);
+        return c->formats[i].name[0] ? c->formats[i].name : c->formats[i].id;
+    case TUI_PICK_GPU:
+        *id = c->gpus[i].id;
+        *cur = (int)i == st->gpu_index;
+        return c->gpus[i].name[0] ? c->gpus[i].name : c->gpus[i].id;
+    case TUI_PICK_MODE:
+        *cur = (size_t)sc->mode == i;
+        *id = engine_mode_name((enum engine_mode)i);
+        return tui_mode_labels[i];
+    case TUI_PICK_RECOMPUTE:
+        *cur = (size_t)sc->recompute == i;
+        *id = tui_recompute_labels[i];
+        return tui_recompute_labels[i];
+    case TUI_PICK_RECIPE:
+        *cur = (size_t)sc->recipe == i;
+        *id = engine_recipe_info((enum engine_recipe)i)->id;
+        return *id;
+    }
+    *id = "";
+    return "";
+}
+
+/* Whether raw entry i matches the filter (case-insensitive, name or id). */
+static bool pick_match(const struct tui_state *st, size_t i) {
+    const char *id, *label;
+    bool cur;
+    const char *flt = st->picker.filter;
+    if (flt[0] == '\0')
+        return true;
+    label = pick_raw(st, i, &id, &cur);
+    size_t n = strlen(flt);
+    for (const char *s = label; *s; s++)
+        if (strncasecmp(s, flt, n) == 0)
+            return true;
+    for (const char *s = id ? id : ""; *s; s++)
+        if (strncasecmp(s, flt, n) == 0)
+            return true;
+    return false;
+}
+
+/* Raw index of the i-th filtered entry, or (size_t)-1. */
+static size_t pick_nth(const struct tui_state *st, size_t want) {
+    size_t total = pick_total(st, st->picker.kind), seen = 0;
+    for (size_t i = 0; i < total; i++) {
+        if (pick_match(st, i)) {
+            if (seen == want)
+                return i;
+            seen++;
+        }
+    }
+    return (size_t)-1;
+}
+
+/* Number of entries matching the filter. */
+size_t tui_picker_count(const struct tui_state *st) {
+    size_t total = pick_total(st, st->picker.kind), n = 0;
+    for (size_t i = 0; i < total; i++)
+        n += pick_match(st, i);
+    return n;
+}
+
+/* Label of the i-th filtered entry. */
+const char *tui_picker_label(const struct tui_state *st, size_t i, bool *current) {
+    const char *id;
+    size_t raw = pick_nth(st, i);
+    *current = false;
+    if (raw == (size_t)-1)
+        return "";
+    return pick_raw(st, raw, &id, current);
+}
+
+/* Open the picker of a field, if it has one; returns flags. */
+static unsigned picker_open(struct tui_state *st, enum tui_field f) {
+    enum tui_pick k;
+    switch (f) {
+    case TUI_F_MODEL:
+    case TUI_F_SIZE:
+        k = TUI_PICK_MODEL;
+        break;
+    case TUI_F_WFORMAT:
+    case TUI_F_GROUP:
+        k = TUI_PICK_WFORMAT;
+        break;
+    case TUI_F_KVFORMAT:
+        k = TUI_PICK_KVFORMAT;
+        break;
+    case TUI_F_GPU:
+    case TUI_F_GPUS:
+        k = TUI_PICK_GPU;
+        break;
+    case TUI_F_MODE:
+        k = TUI_PICK_MODE;
+        break;
+    case TUI_F_RECOMPUTE:
+        k = TUI_PICK_RECOMPUTE;
+        break;
+    case TUI_F_RECIPE:
+        k = TUI_PICK_RECIPE;
+        break;
+    default:
+        snprintf(st->message, sizeof(st->message), "%s: use %s to change it",
+                 tui_field_info(f)->label, "left/right, PgUp/PgDn");
+        return TUI_DIRTY_REPAINT;
+    }
+    memset(&st->picker, 0, sizeof(st->picker));
+    st->picker.kind = k;
+    st->overlay = TUI_OVERLAY_PICKER;
+    /* Start on the current pick. */
+    size_t n = tui_picker_count(st);
+    for (size_t i = 0; i < n; i++) {
+        bool cur;
+        tui_picker_label(st, i, &cur);
+        if (cur)
+            st->picker.cursor = i;
+    }
+    return TUI_DIRTY_REPAINT;
+}
+
+/* Choose the i-th filtered entry of the open picker. */
+unsigned tui_picker_choose(struct tui_state *st, size_t i) {
+    struct engine_scenario *sc = &st->opt.sc;
+    const struct catalog *c = st->cat;
+    size_t raw = pick_nth(st, i);
+    st->overlay = TUI_OVERLAY_NONE;
+    if (raw == (size_t)-1)
+        return TUI_DIRTY_REPAINT;
+    switch (st->picker.kind) {
+    case TUI_PICK_MODEL:
+        st->model_index = (int)raw;
+        sc->model = c->models[raw];
+        st->opt.model_custom = false;
+        st->size_step = tui_step_of_size(engine_params_total(&sc->model));
+        tui_state_fix_layout(st);
+        break;
+    case TUI_PICK_WFORMAT:
+        st->wfmt_index = (int)raw;
+        sc->weight_format = c->formats[raw];
+        break;
+    case TUI_PICK_KVFORMAT:
+        st->kvfmt_index = (int)raw;
+        sc->kv_format = c->formats[raw];
+        break;
+    case TUI_PICK_GPU:
+        st->gpu_index = (int)raw;
+        sc->gpu = c->gpus[raw];
+        st->opt.gpu_custom = false;
+        break;
+    case TUI_PICK_MODE:
+        sc->mode = (enum engine_mode)raw;
+        fix_focus(st);
+        break;
+    case TUI_PICK_RECOMPUTE:
+        sc->recompute = (enum engine_recompute)raw;
+        break;
+    case TUI_PICK_RECIPE:
+        sc->recipe = (enum engine_recipe)raw;
+        break;
+    }
+    fix_focus(st);
+    return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+}
+
+/* Keys while a picker is open: typing filters, arrows move, Enter picks. */
+static unsigned picker_key(struct tui_state *st, int key) {
+    struct tui_picker *pk = &st->picker;
+    size_t n = tui_picker_count(st);
+    size_t len = strlen(pk->filter);
+    switch (key) {
+    case TUI_KEY_ESC:
+        st->overlay = TUI_OVERLAY_NONE;
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_ENTER:
+        return n > 0 ? tui_picker_choose(st, pk->cursor) : TUI_DIRTY_REPAINT;
+    case TUI_KEY_UP:
+        pk->cursor = pk->cursor > 0 ? pk->cursor - 1 : 0;
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_DOWN:
+        pk->cursor = pk->cursor + 1 < n ? pk->cursor + 1 : pk->cursor;
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_PGUP:
+        pk->cursor = pk->cursor > 10 ? pk->cursor - 10 : 0;
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_PGDN:
+        pk->cursor = n == 0 ? 0 : (pk->cursor + 10 < n ? pk->cursor + 10 : n - 1);
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_HOME:
+        pk->cursor = 0;
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_END:
+        pk->cursor = n ? n - 1 : 0;
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_BACKSPACE:
+    case 8:
+        if (len > 0)
+            pk->filter[len - 1] = '\0';
+        pk->cursor = 0;
+        return TUI_DIRTY_REPAINT;
+    default:
+        if (key >= 32 && key < 127 && len + 1 < sizeof(pk->filter)) {
+            pk->filter[len] = (char)key;
+            pk->filter[len + 1] = '\0';
+            pk->cursor = 0;
+        }
+        return TUI_DIRTY_REPAINT;
+    }
+}
+
+/* ---- the key dispatcher -------------------------------------------------- */
+
+/* Handle one key; returns the dirty flags. */
+unsigned tui_state_key(struct tui_state *st, int key) {
+    enum tui_field f = st->focus[st->focus_pane];
+    unsigned dirty = 0;
+
+    if (key == TUI_KEY_RESIZE)
+        return TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+    if (st->overlay == TUI_OVERLAY_PICKER)
+        return picker_key(st, key);
+    if (st->overlay != TUI_OVERLAY_NONE) {
+        /* Help and explain: the keys that opened them, q and Esc close. */
+        if (key == TUI_KEY_ESC || key == 'q' || key == 'e' || key == '?' || key == TUI_KEY_F1 ||
+            key == TUI_KEY_ENTER) {
+            st->overlay = TUI_OVERLAY_NONE;
+            return TUI_DIRTY_REPAINT;
+        }
+        if (st->overlay == TUI_OVERLAY_EXPLAIN && (key == TUI_KEY_LEFT || key == TUI_KEY_RIGHT ||
+                                                   key == 'h' || key == 'l')) {
+            /* Walk the fields of the pane while explaining. */
+            field_move(st, key == TUI_KEY_LEFT || key == 'h' ? -1 : 1);
+            return TUI_DIRTY_REPAINT;
+        }
+        return 0;
+    }
+    st->message[0] = '\0';
+    switch (key) {
+    case 'q':
+    case TUI_KEY_ESC:
+        st->quit = true;
+        return 0;
+    case TUI_KEY_TAB:
+        return focus_pane_step(st, 1);
+    case TUI_KEY_BTAB:
+        return focus_pane_step(st, -1);
+    case '?':
+    case TUI_KEY_F1:
+        st->overlay = TUI_OVERLAY_HELP;
+        return TUI_DIRTY_REPAINT;
+    case 'e':
+        st->overlay = TUI_OVERLAY_EXPLAIN;
+        st->explain_scroll = 0;
+        return TUI_DIRTY_REPAINT;
+    case 'u':
+        st->opt.units = st->opt.units == UNITS_GB ? UNITS_GIB : UNITS_GB;
+        /* The verdict carries a size. */
+        return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+    case 't':
+        st->opt.sc.mode = (enum engine_mode)(((int)st->opt.sc.mode + 1) % 4);
+        fix_focus(st);
+        return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+    case 'm':
+        st->focus_pane = st->compact ? st->focus_pane : TUI_PANE_MEASURE;
+        snprintf(st->message, sizeof(st->message),
+                 "measure is not wired into the explorer yet: run `vramlab measure`");
+        return TUI_DIRTY_REPAINT;
+    case '/':
+    case TUI_KEY_ENTER:
+        if (f >= TUI_F_COUNT)
+            return 0;
+        if (pane_readout(st->focus_pane)) {
+            st->overlay = TUI_OVERLAY_EXPLAIN;
+            return TUI_DIRTY_REPAINT;
+        }
+        if (key == '/' && st->focus_pane == TUI_PANE_LAYOUT)
+            f = TUI_F_MODE;
+        return picker_open(st, f);
+    case TUI_KEY_UP:
+    case 'k':
+        return field_move(st, -1) ? TUI_DIRTY_REPAINT : 0;
+    case TUI_KEY_DOWN:
+    case 'j':
+        return field_move(st, 1) ? TUI_DIRTY_REPAINT : 0;
+    case TUI_KEY_LEFT:
+    case 'h':
+        return tui_state_change(st, -1);
+    case TUI_KEY_RIGHT:
+    case 'l':
+        return tui_state_change(st, 1);
+    case TUI_KEY_PGUP:
+    case TUI_KEY_PGDN:
+        if (f >= TUI_F_COUNT || pane_readout(st->focus_pane))
+            return 0;
+        dirty = tui_field_step(st, f, key == TUI_KEY_PGUP ? 1 : -1, true);
+        fix_focus(st);
+        return dirty;
+    default:
+        return 0;
+    }
+}

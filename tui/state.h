@@ -1,0 +1,199 @@
+/*
+ * state.h: the explorer's state machine, with no screen attached.
+ *
+ * The state holds the scenario (struct options, as `vramlab plan` parses
+ * it), the estimate computed from it, which pane and field have focus, and
+ * the open overlay (help, explain, picker). Keys arrive as TUI_KEY_* codes
+ * (the app translates curses keys), and tui_state_key() returns the dirty
+ * flags the loop must honour: reflow (layout), recompute (engine), repaint.
+ * Everything here is testable without a terminal (tests/test_state.c).
+ *
+ * Editable fields are a table (tmux's options-table): each row names its
+ * pane, label, the engine key its explain overlay shows, and whether it
+ * applies in the current mode; stepping a field only ever reaches valid
+ * scenarios (TP divides the heads, PP <= layers, tp*pp*dp = GPUs), and a
+ * refused step leaves a message saying why.
+ */
+#ifndef VRAMLAB_TUI_STATE_H
+#define VRAMLAB_TUI_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tui/commands.h"
+#include "tui/layout.h"
+
+/* Keys, independent of curses. Printable ASCII keys are themselves. */
+enum {
+    TUI_KEY_NONE = 0,
+    TUI_KEY_TAB = 9,
+    TUI_KEY_ENTER = 10,
+    TUI_KEY_ESC = 27,
+    TUI_KEY_BACKSPACE = 127,
+    TUI_KEY_UP = 0x1000,
+    TUI_KEY_DOWN,
+    TUI_KEY_LEFT,
+    TUI_KEY_RIGHT,
+    TUI_KEY_PGUP,
+    TUI_KEY_PGDN,
+    TUI_KEY_HOME,
+    TUI_KEY_END,
+    TUI_KEY_BTAB, /* Shift-Tab */
+    TUI_KEY_F1,
+    TUI_KEY_RESIZE,
+};
+
+/* Dirty flags returned by handlers (NeoMutt's reflow/recalc/repaint). */
+enum {
+    TUI_DIRTY_REFLOW = 1u << 0,
+    TUI_DIRTY_RECOMPUTE = 1u << 1,
+    TUI_DIRTY_REPAINT = 1u << 2,
+    TUI_DIRTY_ALL = 7u,
+};
+
+/* Every field the user can focus, in Tab order within each pane. */
+enum tui_field {
+    TUI_F_MODEL = 0,
+    TUI_F_SIZE,
+    TUI_F_WFORMAT,
+    TUI_F_GROUP,
+    TUI_F_KVFORMAT,
+    TUI_F_GPU,
+    TUI_F_GPUS,
+    TUI_F_MODE,
+    TUI_F_BATCH,
+    TUI_F_CONTEXT,
+    TUI_F_TP,
+    TUI_F_PP,
+    TUI_F_DP,
+    TUI_F_ZERO,
+    TUI_F_MICRO,
+    TUI_F_RECOMPUTE,
+    TUI_F_RECIPE,
+    /* Read-outs: focusable for explain, not editable. */
+    TUI_F_MEM_WEIGHTS,
+    TUI_F_MEM_KV,
+    TUI_F_MEM_ACT,
+    TUI_F_MEM_GRADS,
+    TUI_F_MEM_MASTER,
+    TUI_F_MEM_OPT,
+    TUI_F_MEM_RESERVE,
+    TUI_F_MEM_TOTAL,
+    TUI_F_DECODE,
+    TUI_F_DECODE_MEM,
+    TUI_F_DECODE_COMPUTE,
+    TUI_F_PER_SEQ,
+    TUI_F_PREFILL,
+    TUI_F_RIDGE,
+    TUI_F_BSTAR,
+    TUI_F_TRAIN_STEP,
+    TUI_F_TRAIN_BUBBLE,
+    TUI_F_TRAIN_DAYS,
+    TUI_F_TRAIN_HOURS,
+    TUI_F_TRAIN_COST,
+    TUI_F_MEASURE,
+    TUI_F_COUNT
+};
+
+enum tui_overlay { TUI_OVERLAY_NONE = 0, TUI_OVERLAY_HELP, TUI_OVERLAY_EXPLAIN, TUI_OVERLAY_PICKER };
+
+/* Pickers list one kind of thing, filtered by a typed string. */
+enum tui_pick {
+    TUI_PICK_MODEL = 0,
+    TUI_PICK_WFORMAT,
+    TUI_PICK_KVFORMAT,
+    TUI_PICK_GPU,
+    TUI_PICK_MODE,
+    TUI_PICK_RECOMPUTE,
+    TUI_PICK_RECIPE,
+};
+
+#define TUI_FILTER_MAX 48
+#define TUI_MSG_MAX 160
+#define TUI_VERDICT_MAX 160
+#define TUI_CURVE_POINTS 13 /* batch 1, 2, 4, ... 4096 */
+
+struct tui_picker {
+    enum tui_pick kind;
+    char filter[TUI_FILTER_MAX];
+    size_t cursor; /* index into the filtered list */
+    size_t scroll;
+};
+
+struct tui_state {
+    struct options opt;
+    const struct catalog *cat;
+    struct engine_estimate est;
+
+    int model_index; /* catalog index, or -1: a bare size or a custom model */
+    int wfmt_index, kvfmt_index, gpu_index; /* -1: custom */
+    int size_step;   /* log slider position, 0..TUI_SIZE_STEPS */
+
+    enum tui_pane focus_pane;
+    enum tui_field focus[TUI_PANE_COUNT]; /* focused field per pane */
+    enum tui_pane last_input;             /* input pane the compact layout shows */
+
+    enum tui_overlay overlay;
+    struct tui_picker picker;
+    unsigned explain_scroll;
+
+    char message[TUI_MSG_MAX]; /* last refusal or note; "" when none */
+    char verdict[TUI_VERDICT_MAX];
+    double curve_batch[TUI_CURVE_POINTS];
+    double curve_tokens[TUI_CURVE_POINTS];
+    bool curve_fits[TUI_CURVE_POINTS];
+    bool quit;
+    bool compact; /* the app's layout hides Roofline and Measure */
+    unsigned recomputes; /* for tests and the benchmark */
+};
+
+#define TUI_SIZE_MIN 1e8
+#define TUI_SIZE_STEPS 69 /* 1e8 * 10^(69/16) = 2.05e12 */
+
+/* Field table access. */
+struct tui_field_info {
+    enum tui_field id;
+    enum tui_pane pane;
+    const char *label;
+    const char *help;
+};
+const struct tui_field_info *tui_field_info(enum tui_field f);
+
+/* Set up a state from parsed options and a loaded catalog (filling in a
+ * default model, format and GPU where the options left them empty), then
+ * compute. cat must outlive the state. */
+void tui_state_init(struct tui_state *st, const struct options *o, const struct catalog *cat);
+
+/* Handle one key; returns TUI_DIRTY_* flags. */
+unsigned tui_state_key(struct tui_state *st, int key);
+
+/* Recompute the estimate, the verdict and the batch curve. */
+void tui_state_recompute(struct tui_state *st);
+
+/* Focus a field (mouse click); returns dirty flags. */
+unsigned tui_state_focus(struct tui_state *st, enum tui_field f);
+/* Change the focused field by delta small steps (wheel); returns flags. */
+unsigned tui_state_change(struct tui_state *st, int delta);
+
+/* Whether a field applies now (training-only fields in inference...). */
+bool tui_field_applies(const struct tui_state *st, enum tui_field f);
+/* The engine key the explain overlay shows for a field. */
+int tui_field_key(const struct tui_state *st, enum tui_field f);
+
+/* Picker contents: number of entries matching the filter, and the label of
+ * the i-th (filtered) entry; the current pick is marked by *current. */
+size_t tui_picker_count(const struct tui_state *st);
+const char *tui_picker_label(const struct tui_state *st, size_t i, bool *current);
+/* Choose the i-th filtered entry (mouse or Enter); returns flags. */
+unsigned tui_picker_choose(struct tui_state *st, size_t i);
+
+/* The size the slider shows, in parameters. */
+double tui_size_of_step(int step);
+int tui_step_of_size(double params);
+
+/* Internal to state*.c: step one field (dir +1/-1, big for PgUp/PgDn),
+ * and make TP/PP valid for the model after a model change. */
+unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool big);
+void tui_state_fix_layout(struct tui_state *st);
+
+#endif

@@ -1,0 +1,536 @@
+/*
+ * state_fields.c: the table of editable and read-out fields, how each one
+ * steps, and the recomputation (estimate, verdict, tokens/s-vs-batch curve).
+ *
+ * Stepping only reaches valid scenarios: TP walks the divisors of the
+ * attention heads, PP any stage count up to the layers (uneven stages are
+ * named), and the GPU count is
+ * always tp x pp x dp (changing the count changes dp). A refused or skipped
+ * value leaves a message naming the reason. Lists (models, formats, GPUs)
+ * clamp at their ends; numbers walk a "nice" ladder (1..16 by one, then
+ * eight steps per octave) and PgUp/PgDn double or halve them.
+ */
+#include "config.h"
+
+#include "tui/state.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/report.h"
+
+#define F(id, pane, label, help) [id] = {id, pane, label, help}
+static const struct tui_field_info tui_fields[TUI_F_COUNT] = {
+    F(TUI_F_MODEL, TUI_PANE_MODEL, "model", "catalog model (Enter: pick, / filter)"),
+    F(TUI_F_SIZE, TUI_PANE_MODEL, "size", "bare parameter count, log slider 100M..2T"),
+    F(TUI_F_WFORMAT, TUI_PANE_FORMAT, "weights", "number format of the weights"),
+    F(TUI_F_GROUP, TUI_PANE_FORMAT, "group", "weights sharing one scale"),
+    F(TUI_F_KVFORMAT, TUI_PANE_FORMAT, "KV cache", "number format of the KV cache"),
+    F(TUI_F_GPU, TUI_PANE_GPU, "GPU", "catalog GPU (Enter: pick)"),
+    F(TUI_F_GPUS, TUI_PANE_GPU, "count", "number of GPUs = TP x PP x DP"),
+    F(TUI_F_MODE, TUI_PANE_LAYOUT, "mode", "inference, training, LoRA, QLoRA"),
+    F(TUI_F_BATCH, TUI_PANE_LAYOUT, "batch", "sequences per replica"),
+    F(TUI_F_CONTEXT, TUI_PANE_LAYOUT, "ctx", "tokens per sequence"),
+    F(TUI_F_TP, TUI_PANE_LAYOUT, "TP", "tensor parallel: divides the heads"),
+    F(TUI_F_PP, TUI_PANE_LAYOUT, "PP", "pipeline stages: at most the layers"),
+    F(TUI_F_DP, TUI_PANE_LAYOUT, "DP", "data parallel replicas"),
+    F(TUI_F_ZERO, TUI_PANE_LAYOUT, "ZeRO", "ZeRO stage 0..3 (training)"),
+    F(TUI_F_MICRO, TUI_PANE_LAYOUT, "mb", "micro-batches per step (training)"),
+    F(TUI_F_RECOMPUTE, TUI_PANE_LAYOUT, "recompute", "activation recomputation (training)"),
+    F(TUI_F_RECIPE, TUI_PANE_LAYOUT, "optimizer", "optimizer recipe (training)"),
+    F(TUI_F_MEM_WEIGHTS, TUI_PANE_MEMORY, "weights", "weights per GPU"),
+    F(TUI_F_MEM_KV, TUI_PANE_MEMORY, "KV cache", "KV cache per GPU"),
+    F(TUI_F_MEM_ACT, TUI_PANE_MEMORY, "activations", "activations per GPU"),
+    F(TUI_F_MEM_GRADS, TUI_PANE_MEMORY, "gradients", "gradients per GPU"),
+    F(TUI_F_MEM_MASTER, TUI_PANE_MEMORY, "master", "FP32 master weights per GPU"),
+    F(TUI_F_MEM_OPT, TUI_PANE_MEMORY, "optimizer", "optimizer state per GPU"),
+    F(TUI_F_MEM_RESERVE, TUI_PANE_MEMORY, "reserve", "CUDA context and fragmentation"),
+    F(TUI_F_MEM_TOTAL, TUI_PANE_MEMORY, "total", "total per GPU against capacity"),
+    F(TUI_F_DECODE, TUI_PANE_SPEED, "decode", "decode tokens/s, whole deployment"),
+    F(TUI_F_DECODE_MEM, TUI_PANE_SPEED, "memory-bound", "bandwidth ceiling"),
+    F(TUI_F_DECODE_COMPUTE, TUI_PANE_SPEED, "compute-bound", "FLOP/s ceiling"),
+    F(TUI_F_PER_SEQ, TUI_PANE_SPEED, "per sequence", "tokens/s of one sequence"),
+    F(TUI_F_PREFILL, TUI_PANE_SPEED, "prefill", "time to read the prompt"),
+    F(TUI_F_RIDGE, TUI_PANE_ROOF, "ridge", "peak FLOP/s / bandwidth"),
+    F(TUI_F_BSTAR, TUI_PANE_ROOF, "B*", "batch where decode turns compute-bound"),
+    F(TUI_F_TRAIN_STEP, TUI_PANE_SPEED, "step", "time of one optimizer step"),
+    F(TUI_F_TRAIN_BUBBLE, TUI_PANE_SPEED, "bubble", "pipeline idle fraction"),
+    F(TUI_F_TRAIN_DAYS, TUI_PANE_SPEED, "days", "days to train on the tokens"),
+    F(TUI_F_TRAIN_HOURS, TUI_PANE_SPEED, "GPU-hours", "GPU-hours to train"),
+    F(TUI_F_TRAIN_COST, TUI_PANE_SPEED, "cost", "cost at the catalog price"),
+    F(TUI_F_MEASURE, TUI_PANE_MEASURE, "measure", "run the bundled kernels"),
+};
+#undef F
+
+static const uint32_t tui_groups[] = {16, 32, 64, 128, 256};
+#define TUI_MAX_GPUS 65536u
+
+/* The row of the field table. */
+const struct tui_field_info *tui_field_info(enum tui_field f) {
+    return &tui_fields[(unsigned)f < TUI_F_COUNT ? f : 0];
+}
+
+/* Whether a field means something in the current scenario. */
+bool tui_field_applies(const struct tui_state *st, enum tui_field f) {
+    bool infer = st->opt.sc.mode == ENGINE_MODE_INFER;
+    const struct engine_format *wf = &st->opt.sc.weight_format;
+    switch (f) {
+    case TUI_F_GROUP:
+        return wf->block > 0;
+    case TUI_F_KVFORMAT:
+    case TUI_F_MEM_KV:
+    case TUI_F_DECODE:
+    case TUI_F_DECODE_MEM:
+    case TUI_F_DECODE_COMPUTE:
+    case TUI_F_PER_SEQ:
+    case TUI_F_PREFILL:
+    case TUI_F_BSTAR:
+        return infer;
+    case TUI_F_ZERO:
+    case TUI_F_MICRO:
+    case TUI_F_RECOMPUTE:
+    case TUI_F_RECIPE:
+    case TUI_F_MEM_ACT:
+    case TUI_F_MEM_GRADS:
+    case TUI_F_MEM_MASTER:
+    case TUI_F_MEM_OPT:
+    case TUI_F_TRAIN_STEP:
+    case TUI_F_TRAIN_BUBBLE:
+    case TUI_F_TRAIN_DAYS:
+    case TUI_F_TRAIN_HOURS:
+    case TUI_F_TRAIN_COST:
+        return !infer;
+    default:
+        return true;
+    }
+}
+
+/* The engine key whose explanation a field shows. */
+int tui_field_key(const struct tui_state *st, enum tui_field f) {
+    bool infer = st->opt.sc.mode == ENGINE_MODE_INFER;
+    switch (f) {
+    case TUI_F_MODEL:
+    case TUI_F_SIZE:
+        return ENGINE_KEY_PARAMS_TOTAL;
+    case TUI_F_WFORMAT:
+    case TUI_F_GROUP:
+    case TUI_F_MEM_WEIGHTS:
+    case TUI_F_TP:
+        return ENGINE_KEY_MEM_WEIGHTS;
+    case TUI_F_KVFORMAT:
+    case TUI_F_MEM_KV:
+        return ENGINE_KEY_MEM_KV_CACHE;
+    case TUI_F_CONTEXT:
+        return infer ? ENGINE_KEY_MEM_KV_CACHE : ENGINE_KEY_MEM_ACTIVATIONS;
+    case TUI_F_GPU:
+        return ENGINE_KEY_CAPACITY;
+    case TUI_F_GPUS:
+    case TUI_F_DP:
+    case TUI_F_MEM_TOTAL:
+        return ENGINE_KEY_MEM_TOTAL;
+    case TUI_F_MODE:
+        return ENGINE_KEY_FITS;
+    case TUI_F_BATCH:
+        return infer ? ENGINE_KEY_DECODE_TOKENS : ENGINE_KEY_MEM_ACTIVATIONS;
+    case TUI_F_PP:
+    case TUI_F_MICRO:
+    case TUI_F_TRAIN_BUBBLE:
+        return infer ? ENGINE_KEY_MEM_WEIGHTS : ENGINE_KEY_TRAIN_BUBBLE;
+    case TUI_F_ZERO:
+    case TUI_F_RECIPE:
+    case TUI_F_MEM_OPT:
+        return ENGINE_KEY_MEM_OPTIMIZER;
+    case TUI_F_RECOMPUTE:
+    case TUI_F_MEM_ACT:
+        return ENGINE_KEY_MEM_ACTIVATIONS;
+    case TUI_F_MEM_GRADS:
+        return ENGINE_KEY_MEM_GRADIENTS;
+    case TUI_F_MEM_MASTER:
+        return ENGINE_KEY_MEM_MASTER;
+    case TUI_F_MEM_RESERVE:
+        return ENGINE_KEY_MEM_RESERVE;
+    case TUI_F_DECODE:
+        return ENGINE_KEY_DECODE_TOKENS;
+    case TUI_F_DECODE_MEM:
+        return ENGINE_KEY_DECODE_MEMORY_BOUND;
+    case TUI_F_DECODE_COMPUTE:
+        return ENGINE_KEY_DECODE_COMPUTE_BOUND;
+    case TUI_F_PER_SEQ:
+        return ENGINE_KEY_DECODE_PER_SEQUENCE;
+    case TUI_F_PREFILL:
+        return ENGINE_KEY_PREFILL;
+    case TUI_F_RIDGE:
+        return ENGINE_KEY_RIDGE;
+    case TUI_F_BSTAR:
+        return ENGINE_KEY_COMPUTE_BOUND_BATCH;
+    case TUI_F_TRAIN_STEP:
+        return ENGINE_KEY_TRAIN_STEP;
+    case TUI_F_TRAIN_DAYS:
+        return ENGINE_KEY_TRAIN_DAYS;
+    case TUI_F_TRAIN_HOURS:
+        return ENGINE_KEY_TRAIN_GPU_HOURS;
+    case TUI_F_TRAIN_COST:
+        return ENGINE_KEY_TRAIN_COST;
+    default:
+        return ENGINE_KEY_MEM_TOTAL;
+    }
+}
+
+/* The size of slider position step: 1e8 * 10^(step/16). */
+double tui_size_of_step(int step) {
+    return TUI_SIZE_MIN * pow(10.0, step / 16.0);
+}
+
+/* The slider position nearest a parameter count. */
+int tui_step_of_size(double params) {
+    if (!(params > TUI_SIZE_MIN))
+        return 0;
+    int s = (int)lround(16.0 * log10(params / TUI_SIZE_MIN));
+    return s > TUI_SIZE_STEPS ? TUI_SIZE_STEPS : s;
+}
+
+/* One step along the nice ladder: by one up to 16, then eight per octave. */
+static uint32_t ladder(uint32_t v, int dir, bool big, uint32_t lo, uint32_t hi) {
+    uint64_t n = v;
+    if (big) {
+        n = dir > 0 ? n * 2 : n / 2;
+    } else {
+        uint64_t base = dir > 0 ? n : (n > 0 ? n - 1 : 0);
+        uint64_t p = 1;
+        while (p * 2 <= base)
+            p *= 2;
+        uint64_t step = base < 16 ? 1 : p / 8;
+        n = dir > 0 ? n + step : (n > step ? n - step : 0);
+    }
+    if (n < lo)
+        n = lo;
+    if (n > hi)
+        n = hi;
+    return (uint32_t)n;
+}
+
+/* Clamp a list index moved by delta into [0, n). */
+static int list_move(int i, int delta, size_t n) {
+    long v = (long)i + delta;
+    if (v < 0)
+        v = 0;
+    if (n > 0 && v >= (long)n)
+        v = (long)n - 1;
+    return (int)v;
+}
+
+/* Rebuild the bare-size model of the slider position. */
+static void set_size_model(struct tui_state *st) {
+    struct engine_model *m = &st->opt.sc.model;
+    char buf[32];
+    engine_model_from_size(m, tui_size_of_step(st->size_step));
+    report_count(tui_size_of_step(st->size_step), buf, sizeof(buf));
+    if (m->name[0] == '\0' || st->model_index >= 0)
+        snprintf(m->name, sizeof(m->name), "%s (size)", buf);
+    st->model_index = -1;
+    st->opt.model_custom = true;
+}
+
+/* Change the weight format's group size: switch to the catalog's format of
+ * that group when there is one (int4-g32 -> int4-g128), else rename. */
+static void set_group(struct tui_state *st, uint32_t block) {
+    struct engine_format *wf = &st->opt.sc.weight_format;
+    if (st->cat) {
+        for (size_t i = 0; i < st->cat->n_formats; i++) {
+            const struct engine_format *f = &st->cat->formats[i];
+            if (f->block == block && f->kind == wf->kind && f->bits == wf->bits &&
+                f->scale_bits == wf->scale_bits && f->zero_bits == wf->zero_bits &&
+                f->super_block == wf->super_block) {
+                *wf = *f;
+                st->wfmt_index = (int)i;
+                return;
+            }
+        }
+    }
+    wf->block = block;
+    char *g = strrchr(wf->name, ' ');
+    if (g && g[1] == 'g')
+        *g = '\0';
+    size_t len = strlen(wf->name);
+    snprintf(wf->name + len, sizeof(wf->name) - len, " g%u", block);
+}
+
+/* Make tp and pp valid for the current model, keeping dp; fix gpus. */
+void tui_state_fix_layout(struct tui_state *st) {
+    struct engine_scenario *sc = &st->opt.sc;
+    if (sc->tp == 0)
+        sc->tp = 1;
+    if (sc->pp == 0)
+        sc->pp = 1;
+    if (sc->dp == 0)
+        sc->dp = 1;
+    while (sc->tp > 1 && sc->model.heads > 0 && sc->model.heads % sc->tp != 0)
+        sc->tp--;
+    if (sc->model.layers > 0 && sc->pp > sc->model.layers)
+        sc->pp = sc->model.layers;
+    sc->gpus = sc->tp * sc->pp * sc->dp;
+}
+
+/* Step TP or PP to the next divisor of n in direction dir; say why values
+ * were skipped. Returns the new value (old when none). */
+static uint32_t step_divisor(struct tui_state *st, const char *what, uint32_t cur, uint32_t n,
+                             const char *of, int dir, bool big) {
+    uint32_t limit = n > 0 ? n : 1024;
+    uint32_t v = cur, first_skip = 0;
+    int moves = big ? 3 : 1;
+    while (moves-- > 0) {
+        uint32_t c = v;
+        for (;;) {
+            c = dir > 0 ? c + 1 : c - 1;
+            if (c < 1 || c > limit) {
+                c = 0;
+                break;
+            }
+            if (n == 0 ? (c & (c - 1)) == 0 : n % c == 0)
+                break;
+            if (!first_skip)
+                first_skip = c;
+        }
+        if (c == 0)
+            break;
+        v = c;
+    }
+    if (v == cur) {
+        if (dir > 0)
+            snprintf(st->message, sizeof(st->message), "%s %u is the most: %u %s", what, cur,
+                     limit, of);
+        else
+            snprintf(st->message, sizeof(st->message), "%s is at least 1", what);
+    } else if (first_skip) {
+        snprintf(st->message, sizeof(st->message), "%s %u skipped: %u %s are not divisible by %u",
+                 what, first_skip, n, of, first_skip);
+    }
+    return v;
+}
+
+/* Apply one step to a field; returns dirty flags. */
+unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool big) {
+    struct engine_scenario *sc = &st->opt.sc;
+    const struct catalog *cat = st->cat;
+    int delta = dir * (big ? 10 : 1);
+    st->message[0] = '\0';
+    if (!tui_field_applies(st, f)) {
+        snprintf(st->message, sizeof(st->message), "%s applies to %s only",
+                 tui_fields[f].label, sc->mode == ENGINE_MODE_INFER ? "training" : "inference");
+        return TUI_DIRTY_REPAINT;
+    }
+    switch (f) {
+    case TUI_F_MODEL: {
+        if (!cat || cat->n_models == 0)
+            return TUI_DIRTY_REPAINT;
+        int i = st->model_index < 0 ? 0 : list_move(st->model_index, delta, cat->n_models);
+        if (i == st->model_index)
+            return TUI_DIRTY_REPAINT;
+        st->model_index = i;
+        sc->model = cat->models[i];
+        st->opt.model_custom = false;
+        st->size_step = tui_step_of_size(engine_params_total(&sc->model));
+        tui_state_fix_layout(st);
+        break;
+    }
+    case TUI_F_SIZE: {
+        int s = st->size_step + dir * (big ? 8 : 1);
+        s = s < 0 ? 0 : s > TUI_SIZE_STEPS ? TUI_SIZE_STEPS : s;
+        if (s == st->size_step && st->model_index < 0)
+            return TUI_DIRTY_REPAINT;
+        st->size_step = s;
+        set_size_model(st);
+        tui_state_fix_layout(st);
+        break;
+    }
+    case TUI_F_WFORMAT:
+    case TUI_F_KVFORMAT: {
+        int *idx = f == TUI_F_WFORMAT ? &st->wfmt_index : &st->kvfmt_index;
+        if (!cat || cat->n_formats == 0)
+            return TUI_DIRTY_REPAINT;
+        int i = *idx < 0 ? 0 : list_move(*idx, delta, cat->n_formats);
+        if (i == *idx)
+            return TUI_DIRTY_REPAINT;
+        *idx = i;
+        if (f == TUI_F_WFORMAT)
+            sc->weight_format = cat->formats[i];
+        else
+            sc->kv_format = cat->formats[i];
+        break;
+    }
+    case TUI_F_GROUP: {
+        size_t n = sizeof(tui_groups) / sizeof(tui_groups[0]), k = 0;
+        while (k < n && tui_groups[k] < sc->weight_format.block)
+            k++;
+        int j = list_move((int)k, dir * (big ? 2 : 1), n);
+        set_group(st, tui_groups[j]);
+        break;
+    }
+    case TUI_F_GPU: {
+        if (!cat || cat->n_gpus == 0)
+            return TUI_DIRTY_REPAINT;
+        int i = st->gpu_index < 0 ? 0 : list_move(st->gpu_index, delta, cat->n_gpus);
+        if (i == st->gpu_index)
+            return TUI_DIRTY_REPAINT;
+        st->gpu_index = i;
+        sc->gpu = cat->gpus[i];
+        st->opt.gpu_custom = false;
+        break;
+    }
+    case TUI_F_GPUS:
+    case TUI_F_DP:
+        sc->dp = ladder(sc->dp, dir, big, 1, TUI_MAX_GPUS / (sc->tp * sc->pp));
+        sc->gpus = sc->tp * sc->pp * sc->dp;
+        if (f == TUI_F_GPUS && sc->tp * sc->pp > 1)
+            snprintf(st->message, sizeof(st->message), "GPUs come in steps of TP x PP = %u",
+                     sc->tp * sc->pp);
+        break;
+    case TUI_F_MODE:
+        sc->mode = (enum engine_mode)list_move((int)sc->mode, dir, 4);
+        break;
+    case TUI_F_BATCH:
+        sc->batch = ladder(sc->batch, dir, big, 1, 1u << 20);
+        break;
+    case TUI_F_CONTEXT:
+        sc->context = ladder(sc->context, dir, big, 1, 1u << 24);
+        break;
+    case TUI_F_TP:
+    case TUI_F_PP: {
+        /* TP must divide the heads; PP may split the layers unevenly (the
+         * engine allows it: Llama 3.1 405B ran 126 layers on 16 stages),
+         * but not exceed them. */
+        bool tp = f == TUI_F_TP;
+        uint32_t *v = tp ? &sc->tp : &sc->pp;
+        uint32_t nv = tp ? step_divisor(st, "TP", *v, sc->model.heads, "heads", dir, big)
+                         : ladder(*v, dir, big, 1, sc->model.layers ? sc->model.layers : 1024);
+        if (!tp && nv == *v)
+            snprintf(st->message, sizeof(st->message),
+                     dir > 0 ? "PP %u: one layer per stage" : "PP %u is the least", nv);
+        if ((uint64_t)sc->gpus / *v * nv > TUI_MAX_GPUS) {
+            snprintf(st->message, sizeof(st->message), "%s %u would need more than %u GPUs",
+                     tp ? "TP" : "PP", nv, TUI_MAX_GPUS);
+            return TUI_DIRTY_REPAINT;
+        }
+        *v = nv;
+        sc->gpus = sc->tp * sc->pp * sc->dp;
+        if (!tp && sc->model.layers % nv != 0)
+            snprintf(st->message, sizeof(st->message),
+                     "PP %u: uneven stages, %u layers do not divide by %u (the last is shorter)",
+                     nv, sc->model.layers, nv);
+        break;
+    }
+    case TUI_F_ZERO:
+        sc->zero = (uint32_t)list_move((int)sc->zero, dir, 4);
+        if (sc->zero > 0 && sc->dp == 1)
+            snprintf(st->message, sizeof(st->message), "ZeRO shards over DP: with DP 1 it "
+                                                       "saves nothing");
+        break;
+    case TUI_F_MICRO:
+        sc->micro_batches = ladder(sc->micro_batches, dir, big, 1, 1u << 16);
+        break;
+    case TUI_F_RECOMPUTE:
+        sc->recompute = (enum engine_recompute)list_move((int)sc->recompute, dir, 3);
+        break;
+    case TUI_F_RECIPE:
+        sc->recipe = (enum engine_recipe)list_move((int)sc->recipe, dir, ENGINE_RECIPE_COUNT);
+        break;
+    default:
+        return TUI_DIRTY_REPAINT;
+    }
+    return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+}
+
+/* Short name of a format for the verdict ("INT4"). */
+static const char *format_short(const struct engine_format *f) {
+    return f->name[0] ? f->name : f->id;
+}
+
+/* Advice for a scenario that does not fit: a narrower format that fits on
+ * the same layout, and the fewest GPUs that fit. */
+static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
+    const struct engine_scenario *sc = &st->opt.sc;
+    const struct engine_format *best_fmt = NULL;
+    struct engine_scenario trial, best;
+    struct engine_estimate e;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    if (st->cat) {
+        double cur_bits = engine_format_bits(&sc->weight_format);
+        double best_bits = 0;
+        for (size_t i = 0; i < st->cat->n_formats; i++) {
+            const struct engine_format *f = &st->cat->formats[i];
+            double b = engine_format_bits(f);
+            if (!(b < cur_bits) || b <= best_bits)
+                continue;
+            trial = *sc;
+            trial.weight_format = *f;
+            engine_estimate(&trial, &e);
+            if (e.invalid == 0 && e.fits) {
+                best_fmt = f;
+                best_bits = b;
+            }
+        }
+    }
+    if (best_fmt)
+        used += (size_t)snprintf(buf, len, "try %s", format_short(best_fmt));
+    uint32_t g = engine_min_gpus(sc, 4096, &best);
+    if (g > 0 && used < len) {
+        if (best.tp > 1 && best.pp == 1)
+            snprintf(buf + used, len - used, "%s%u GPUs (TP=%u)", used ? " or " : "try ", g,
+                     best.tp);
+        else if (best.pp > 1)
+            snprintf(buf + used, len - used, "%s%u GPUs (TP=%u PP=%u)", used ? " or " : "try ",
+                     g, best.tp, best.pp);
+        else
+            snprintf(buf + used, len - used, "%s%u GPUs", used ? " or " : "try ", g);
+    }
+}
+
+/* One line saying whether and how the scenario fits. */
+static void make_verdict(struct tui_state *st) {
+    const struct engine_estimate *e = &st->est;
+    const struct engine_scenario *sc = &st->opt.sc;
+    char a[32], advice[96];
+
+    if (e->invalid) {
+        for (unsigned bit = 1; bit; bit <<= 1) {
+            if (e->invalid & bit) {
+                char why[120];
+                engine_invalid_text(sc, bit, why, sizeof(why));
+                snprintf(st->verdict, sizeof(st->verdict), "invalid: %s", why);
+                return;
+            }
+        }
+    }
+    if (e->fits) {
+        report_bytes(e->spare_bytes, st->opt.units, a, sizeof(a));
+        snprintf(st->verdict, sizeof(st->verdict), "fits on %u x %s with %s spare", e->gpus,
+                 sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, a);
+        return;
+    }
+    verdict_advice(st, advice, sizeof(advice));
+    snprintf(st->verdict, sizeof(st->verdict), "needs %.1fx the memory%s%s", e->memory_ratio,
+             advice[0] ? ": " : "", advice);
+}
+
+/* Recompute the estimate, the verdict and the tokens/s-vs-batch curve. */
+void tui_state_recompute(struct tui_state *st) {
+    struct engine_scenario trial;
+    struct engine_estimate e;
+
+    engine_estimate(&st->opt.sc, &st->est);
+    st->recomputes++;
+    make_verdict(st);
+    if (st->opt.sc.mode != ENGINE_MODE_INFER)
+        return;
+    trial = st->opt.sc;
+    for (int i = 0; i < TUI_CURVE_POINTS; i++) {
+        trial.batch = 1u << i;
+        engine_estimate(&trial, &e);
+        st->curve_batch[i] = trial.batch;
+        st->curve_tokens[i] = e.invalid ? 0 : e.decode_tokens_per_s;
+        st->curve_fits[i] = e.invalid == 0 && e.fits;
+    }
+}

@@ -1,0 +1,148 @@
+/*
+ * term.c: terminal set-up, restore and signals (see term.h).
+ *
+ * Signal handlers for SIGINT/SIGTERM/SIGHUP only record the signal; they
+ * are installed without SA_RESTART so a blocking read returns, and the loop
+ * also polls with a short timeout. Fatal signals (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGABRT, SIGILL) call endwin() - not async-signal-safe, but the process is
+ * dying and a raw terminal in front of a class is worse (htop does the
+ * same) - then re-raise with the default action.
+ */
+#include "config.h"
+
+#include "tui/term.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t tui_stop_signal;
+static volatile sig_atomic_t tui_curses_on;
+static SCREEN *tui_screen;
+
+/* Record a polite stop request. */
+static void on_stop(int sig) {
+    tui_stop_signal = sig;
+}
+
+/* Restore the terminal, then die of the same signal. */
+static void on_fatal(int sig) {
+    if (tui_curses_on) {
+        tui_curses_on = 0;
+        endwin();
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Whether stdin and stdout are terminals. */
+bool tui_term_is_tty(void) {
+    return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+/* Whether the current locale's codeset is UTF-8. */
+bool tui_term_locale_utf8(void) {
+    const char *cs = nl_langinfo(CODESET);
+    return cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
+}
+
+/* NO_COLOR (https://no-color.org/): set and not empty. */
+bool tui_term_no_color_env(void) {
+    const char *v = getenv("NO_COLOR");
+    return v && v[0] != '\0';
+}
+
+/* Install one handler. */
+static void handle(int sig, void (*fn)(int)) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: interrupt the read */
+    sigaction(sig, &sa, NULL);
+}
+
+/* Start curses with the options; see term.h. */
+int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, char *err,
+                   unsigned errlen) {
+    memset(info, 0, sizeof(*info));
+    if (!tui_term_is_tty()) {
+        snprintf(err, errlen, "the explorer needs a terminal (stdin and stdout); "
+                              "for scripts use `vramlab plan` (--json for machines)");
+        return -1;
+    }
+    setlocale(LC_ALL, "");
+    info->utf8 = !o->ascii && tui_term_locale_utf8();
+    /* Esc must close overlays at once, not after a second. */
+    if (!getenv("ESCDELAY"))
+        setenv("ESCDELAY", "25", 1);
+    tui_screen = newterm(NULL, stdout, stdin);
+    if (!tui_screen) {
+        snprintf(err, errlen, "cannot start the terminal (TERM=%s); try TERM=xterm or "
+                              "`vramlab plan`", getenv("TERM") ? getenv("TERM") : "unset");
+        return -1;
+    }
+    tui_curses_on = 1;
+    atexit(tui_term_stop);
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    timeout(250);
+
+    info->mono = o->no_color || tui_term_no_color_env() || !has_colors();
+    if (!info->mono) {
+        start_color();
+        use_default_colors();
+        tui_theme_init(o->scheme);
+    } else {
+        tui_theme_init(TUI_SCHEME_MONO);
+    }
+    if (!o->no_mouse) {
+        mmask_t want = BUTTON1_PRESSED | BUTTON1_CLICKED;
+#if NCURSES_MOUSE_VERSION > 1
+        want |= BUTTON4_PRESSED | BUTTON5_PRESSED;
+#endif
+        info->mouse = mousemask(want, NULL) != 0;
+        mouseinterval(0);
+    }
+
+    handle(SIGINT, on_stop);
+    handle(SIGTERM, on_stop);
+    handle(SIGHUP, on_stop);
+    handle(SIGSEGV, on_fatal);
+    handle(SIGBUS, on_fatal);
+    handle(SIGFPE, on_fatal);
+    handle(SIGABRT, on_fatal);
+    handle(SIGILL, on_fatal);
+    return 0;
+}
+
+/* Restore the terminal once. */
+void tui_term_stop(void) {
+    if (!tui_curses_on)
+        return;
+    tui_curses_on = 0;
+    if (!isendwin()) {
+        mousemask(0, NULL);
+        curs_set(1);
+        endwin();
+    }
+    fflush(stdout);
+    if (tui_screen) {
+        delscreen(tui_screen);
+        tui_screen = NULL;
+    }
+}
+
+/* The signal that asked us to stop, or 0. */
+int tui_term_stop_signal(void) {
+    return tui_stop_signal;
+}
