@@ -18,23 +18,20 @@ extern char **environ;
 #define RUNS 200
 
 /* Seconds on the monotonic clock. */
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Order doubles ascending. */
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /* Run argv once with stdout to /dev/null; returns wall seconds or -1. */
-static double run_once(char **argv)
-{
+static double run_once(char **argv) {
     posix_spawn_file_actions_t fa;
     pid_t pid;
     int status;
@@ -53,8 +50,7 @@ static double run_once(char **argv)
 }
 
 /* Time one scenario RUNS times and print its statistics. */
-static int bench(const char *label, char **argv)
-{
+static int bench(const char *label, char **argv) {
     double t[RUNS];
 
     for (int i = 0; i < RUNS; i++) {
@@ -71,14 +67,13 @@ static int bench(const char *label, char **argv)
 }
 
 /* Benchmark a few representative plan invocations. */
-int main(void)
-{
+int main(void) {
     char *plan_text[] = {"./vramlab", "plan", NULL};
     char *plan_json[] = {"./vramlab", "plan", "--json", NULL};
-    char *plan_train[] = {"./vramlab", "plan", "--model", "llama-3.1-405b", "--mode", "train",
-                          "--tp", "8", "--pp", "16", "--dp", "128", "--json", NULL};
-    char *search[] = {"./vramlab", "search", "--model", "llama-3.1-405b", "--gpus", "16384",
-                      NULL};
+    char *plan_train[] = {
+        "./vramlab", "plan", "--model", "llama-3.1-405b", "--mode", "train",  "--tp",
+        "8",         "--pp", "16",      "--dp",           "128",    "--json", NULL};
+    char *search[] = {"./vramlab", "search", "--model", "llama-3.1-405b", "--gpus", "16384", NULL};
     int rc = 0;
 
     if (access("./vramlab", X_OK) != 0) {

@@ -12,8 +12,7 @@
 static struct catalog cat;
 
 /* Load the embedded catalog once per test. */
-static void setup(void)
-{
+static void setup(void) {
     struct catalog_diag d = {0};
     catalog_init(&cat);
     cr_assert_eq(catalog_load_default(&cat, &d), 0, "%s", d.text ? d.text : "");
@@ -21,16 +20,14 @@ static void setup(void)
 }
 
 /* Free the catalog. */
-static void teardown(void)
-{
+static void teardown(void) {
     catalog_free(&cat);
 }
 
 TestSuite(options, .init = setup, .fini = teardown);
 
 /* Parse a NULL-terminated argument list (argv[0] = "plan"). */
-static int parse(struct options *o, const char *first, ...)
-{
+static int parse(struct options *o, const char *first, ...) {
     char *argv[64];
     int argc = 0;
     va_list ap;
@@ -47,8 +44,7 @@ static int parse(struct options *o, const char *first, ...)
     return options_parse(argc, argv, &cat, o, false);
 }
 
-Test(options, defaults_are_documented)
-{
+Test(options, defaults_are_documented) {
     struct options o;
     cr_assert_eq(parse(&o, NULL), 0);
     cr_expect_str_eq(o.sc.model.id, "llama-3.1-8b");
@@ -61,8 +57,7 @@ Test(options, defaults_are_documented)
     cr_expect_not(o.json);
 }
 
-Test(options, equals_and_space_forms_agree)
-{
+Test(options, equals_and_space_forms_agree) {
     struct options a, b;
     cr_assert_eq(parse(&a, "--gpus", "4", "--format", "int8", NULL), 0);
     cr_assert_eq(parse(&b, "--gpus=4", "--format=int8", NULL), 0);
@@ -71,8 +66,7 @@ Test(options, equals_and_space_forms_agree)
     cr_expect_str_eq(a.sc.weight_format.id, b.sc.weight_format.id);
 }
 
-Test(options, gpus_alone_fills_a_node_with_tp)
-{
+Test(options, gpus_alone_fills_a_node_with_tp) {
     struct options o;
     cr_assert_eq(parse(&o, "--gpus", "64", NULL), 0);
     cr_expect_eq(o.sc.tp, 8);
@@ -84,8 +78,7 @@ Test(options, gpus_alone_fills_a_node_with_tp)
     cr_expect_eq(o.sc.dp, 3);
 }
 
-Test(options, missing_degree_is_solved)
-{
+Test(options, missing_degree_is_solved) {
     struct options o;
     cr_assert_eq(parse(&o, "--gpus", "32", "--tp", "4", "--pp", "2", NULL), 0);
     cr_expect_eq(o.sc.dp, 4);
@@ -93,16 +86,14 @@ Test(options, missing_degree_is_solved)
     cr_expect_eq(o.sc.tp, 8);
 }
 
-Test(options, impossible_layouts_are_usage_errors)
-{
+Test(options, impossible_layouts_are_usage_errors) {
     struct options o;
     cr_expect_eq(parse(&o, "--gpus", "8", "--tp", "2", "--pp", "2", "--dp", "1", NULL), 2);
-    cr_expect_eq(parse(&o, "--tp", "3", NULL), 2);          /* 32 heads */
+    cr_expect_eq(parse(&o, "--tp", "3", NULL), 2); /* 32 heads */
     cr_expect_eq(parse(&o, "--gpus", "6", "--tp", "4", NULL), 2);
 }
 
-Test(options, unknown_ids_and_flags_are_usage_errors)
-{
+Test(options, unknown_ids_and_flags_are_usage_errors) {
     struct options o;
     cr_expect_eq(parse(&o, "--model", "no-such-model", NULL), 2);
     cr_expect_eq(parse(&o, "--gpu", "h100", NULL), 2);
@@ -111,22 +102,22 @@ Test(options, unknown_ids_and_flags_are_usage_errors)
     cr_expect_eq(parse(&o, "--json=1", NULL), 2);
 }
 
-Test(options, units_use_the_strict_parsers)
-{
+Test(options, units_use_the_strict_parsers) {
     struct options o;
-    cr_assert_eq(parse(&o, "--reserve", "512MiB", "--tokens", "15.6T", "--mode", "train",
-                       "--mfu", "38%", NULL), 0);
+    cr_assert_eq(parse(&o, "--reserve", "512MiB", "--tokens", "15.6T", "--mode", "train", "--mfu",
+                       "38%", NULL),
+                 0);
     cr_expect_eq(o.sc.reserve_bytes, 512.0 * 1024 * 1024);
     cr_expect_float_eq(o.sc.training_tokens, 15.6e12, 1e3);
     cr_expect_float_eq(o.sc.mfu, 0.38, 1e-12);
     cr_expect_str_eq(o.sc.weight_format.id, "bf16");
 }
 
-Test(options, custom_architecture_is_a_plain_transformer)
-{
+Test(options, custom_architecture_is_a_plain_transformer) {
     struct options o;
-    cr_assert_eq(parse(&o, "--layers", "24", "--hidden", "2048", "--heads", "16", "--vocab",
-                       "50304", NULL), 0);
+    cr_assert_eq(
+        parse(&o, "--layers", "24", "--hidden", "2048", "--heads", "16", "--vocab", "50304", NULL),
+        0);
     cr_expect(o.model_custom);
     cr_expect(o.sc.model.has_arch);
     cr_expect_eq(o.sc.model.ffn, 8192);
@@ -137,16 +128,15 @@ Test(options, custom_architecture_is_a_plain_transformer)
     cr_expect_eq(o.sc.model.bias, ENGINE_BIAS_NONE);
 }
 
-Test(options, pythia_count_is_exact)
-{
+Test(options, pythia_count_is_exact) {
     struct options o;
     cr_assert_eq(parse(&o, "--layers", "24", "--hidden", "2048", "--heads", "16", "--vocab",
-                       "50304", "--bias", "--norm", "layer", NULL), 0);
+                       "50304", "--bias", "--norm", "layer", NULL),
+                 0);
     cr_expect_eq(engine_params_total(&o.sc.model), 1414647808.0);
 }
 
-Test(options, overrides_apply_in_any_order)
-{
+Test(options, overrides_apply_in_any_order) {
     struct options o;
     cr_assert_eq(parse(&o, "--kv-heads", "32", "--model", "llama-3.1-8b", NULL), 0);
     cr_expect_eq(o.sc.model.kv_heads, 32);
@@ -154,20 +144,19 @@ Test(options, overrides_apply_in_any_order)
     cr_expect(o.model_custom);
 }
 
-Test(options, custom_gpu_needs_three_figures)
-{
+Test(options, custom_gpu_needs_three_figures) {
     struct options o;
     cr_expect_eq(parse(&o, "--gpu-memory", "24GiB", NULL), 2);
-    cr_assert_eq(parse(&o, "--gpu-memory", "24GiB", "--gpu-bandwidth", "1TB/s", "--gpu-flops",
-                       "165T", NULL), 0);
+    cr_assert_eq(
+        parse(&o, "--gpu-memory", "24GiB", "--gpu-bandwidth", "1TB/s", "--gpu-flops", "165T", NULL),
+        0);
     cr_expect(o.gpu_custom);
     cr_expect_eq(o.sc.gpu.memory_bytes, 24.0 * 1024 * 1024 * 1024);
     cr_expect_eq(o.sc.gpu.bandwidth_bytes_per_s, 1e12);
     cr_expect_eq(o.sc.gpu.flops[ENGINE_COMPUTE_FP16], 165e12);
 }
 
-Test(options, closest_names_rank_by_distance)
-{
+Test(options, closest_names_rank_by_distance) {
     static const char *const names[] = {"plan", "search", "measure", "catalog"};
     const char *out[3];
     size_t n = options_closest("plna", names, 4, out, 3);

@@ -15,7 +15,7 @@
 struct cli_run {
     struct catalog cat;
     struct options o;
-    FILE *out;  /* an open_memstream; written to stdout by cli_finish */
+    FILE *out; /* an open_memstream; written to stdout by cli_finish */
     char *buf;
     size_t len;
 };

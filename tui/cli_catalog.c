@@ -14,8 +14,7 @@
 #include "tui/report.h"
 
 /* Print `vramlab catalog --help`. */
-static void catalog_usage(FILE *f)
-{
+static void catalog_usage(FILE *f) {
     fputs("usage: vramlab catalog gpus|models|formats [--json] [--units gb|gib] [--catalog FILE]\n"
           "\n"
           "List the catalog: the embedded default, then $XDG_CONFIG_HOME/vramlab/*.yaml,\n"
@@ -25,8 +24,7 @@ static void catalog_usage(FILE *f)
 }
 
 /* Print `vramlab import --help`. */
-static void import_usage(FILE *f)
-{
+static void import_usage(FILE *f) {
     fputs("usage: vramlab import CONFIG.json | MODEL-DIR\n"
           "\n"
           "Read a Hugging Face config.json and print a ready models.yaml entry (with\n"
@@ -36,15 +34,14 @@ static void import_usage(FILE *f)
 }
 
 /* The GPU table. */
-static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u)
-{
+static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
     fprintf(f, "%-20s %-28s %11s %11s %14s %9s\n", "id", "name", "memory", "bandwidth",
             "16-bit dense", "price/h");
     for (size_t i = 0; i < c->n_gpus; i++) {
         const struct engine_gpu *g = &c->gpus[i];
         char mem[32], bw[32], fl[32], price[32];
         double f16 = g->flops[ENGINE_COMPUTE_FP16] > 0 ? g->flops[ENGINE_COMPUTE_FP16]
-                                                        : g->flops[ENGINE_COMPUTE_BF16];
+                                                       : g->flops[ENGINE_COMPUTE_BF16];
         report_bytes(g->memory_bytes, u, mem, sizeof(mem));
         report_bandwidth(g->bandwidth_bytes_per_s, bw, sizeof(bw));
         report_flops(f16, fl, sizeof(fl));
@@ -57,10 +54,9 @@ static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u)
 }
 
 /* The model table. */
-static void catalog_models_text(FILE *f, const struct catalog *c)
-{
-    fprintf(f, "%-24s %-30s %8s %8s %6s %7s %9s %8s\n", "id", "name", "params", "active",
-            "layers", "hidden", "heads/kv", "context");
+static void catalog_models_text(FILE *f, const struct catalog *c) {
+    fprintf(f, "%-24s %-30s %8s %8s %6s %7s %9s %8s\n", "id", "name", "params", "active", "layers",
+            "hidden", "heads/kv", "context");
     for (size_t i = 0; i < c->n_models; i++) {
         const struct engine_model *m = &c->models[i];
         char total[32], active[32], heads[32];
@@ -73,8 +69,7 @@ static void catalog_models_text(FILE *f, const struct catalog *c)
 }
 
 /* The format table. */
-static void catalog_formats_text(FILE *f, const struct catalog *c)
-{
+static void catalog_formats_text(FILE *f, const struct catalog *c) {
     fprintf(f, "%-12s %-16s %6s %10s %6s %8s\n", "id", "name", "kind", "bits/wt", "block",
             "compute");
     for (size_t i = 0; i < c->n_formats; i++) {
@@ -86,23 +81,20 @@ static void catalog_formats_text(FILE *f, const struct catalog *c)
     }
 }
 
-/* A string member, or nothing when s is NULL. */
-static void catalog_json_str(struct json_writer *w, const char *key, const char *s)
-{
+/* A string member (null when s is NULL). */
+static void catalog_json_str(struct json_writer *w, const char *key, const char *s) {
     json_key(w, key);
     json_string(w, s);
 }
 
 /* A number member. */
-static void catalog_json_num(struct json_writer *w, const char *key, double v)
-{
+static void catalog_json_num(struct json_writer *w, const char *key, double v) {
     json_key(w, key);
     json_number(w, v);
 }
 
 /* GPUs as JSON, base units. */
-static void catalog_gpus_json(struct json_writer *w, const struct catalog *c)
-{
+static void catalog_gpus_json(struct json_writer *w, const struct catalog *c) {
     json_key(w, "gpus");
     json_begin_array(w);
     for (size_t i = 0; i < c->n_gpus; i++) {
@@ -132,8 +124,7 @@ static void catalog_gpus_json(struct json_writer *w, const struct catalog *c)
 }
 
 /* Models as JSON with both counts. */
-static void catalog_models_json(struct json_writer *w, const struct catalog *c)
-{
+static void catalog_models_json(struct json_writer *w, const struct catalog *c) {
     json_key(w, "models");
     json_begin_array(w);
     for (size_t i = 0; i < c->n_models; i++) {
@@ -162,8 +153,7 @@ static void catalog_models_json(struct json_writer *w, const struct catalog *c)
 }
 
 /* Formats as JSON. */
-static void catalog_formats_json(struct json_writer *w, const struct catalog *c)
-{
+static void catalog_formats_json(struct json_writer *w, const struct catalog *c) {
     json_key(w, "formats");
     json_begin_array(w);
     for (size_t i = 0; i < c->n_formats; i++) {
@@ -184,8 +174,7 @@ static void catalog_formats_json(struct json_writer *w, const struct catalog *c)
 }
 
 /* `vramlab catalog gpus|models|formats`. */
-int cmd_catalog(int argc, char **argv)
-{
+int cmd_catalog(int argc, char **argv) {
     static const char *const kinds[] = {"gpus", "models", "formats"};
     const char *what = NULL;
     bool json = false;
@@ -256,8 +245,7 @@ int cmd_catalog(int argc, char **argv)
 }
 
 /* `vramlab import config.json`: print a models.yaml entry. */
-int cmd_import(int argc, char **argv)
-{
+int cmd_import(int argc, char **argv) {
     const char *path = NULL;
     char file[4096];
     struct engine_model m;
@@ -289,8 +277,7 @@ int cmd_import(int argc, char **argv)
     path = file;
     if (catalog_import_hf_config(path, &m, &d) != 0) {
         if (d.text)
-            fprintf(stderr, "%s%s", d.text,
-                    d.len > 0 && d.text[d.len - 1] != '\n' ? "\n" : "");
+            fprintf(stderr, "%s%s", d.text, d.len > 0 && d.text[d.len - 1] != '\n' ? "\n" : "");
         else
             fprintf(stderr, "vramlab: import: cannot read '%s'\n", path);
         catalog_diag_free(&d);

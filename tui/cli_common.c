@@ -10,8 +10,7 @@
 #include "tui/cli.h"
 
 /* Whether --help or -h appears before "--". */
-bool cli_wants_help(int argc, char **argv)
-{
+bool cli_wants_help(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--"))
             return false;
@@ -22,8 +21,7 @@ bool cli_wants_help(int argc, char **argv)
 }
 
 /* Load the catalog and open the output buffer. */
-int cli_begin_catalog(struct cli_run *run, int argc, char **argv)
-{
+int cli_begin_catalog(struct cli_run *run, int argc, char **argv) {
     int rc;
 
     memset(run, 0, sizeof(*run));
@@ -42,8 +40,7 @@ int cli_begin_catalog(struct cli_run *run, int argc, char **argv)
 }
 
 /* Load the catalog, parse the scenario, open the output buffer. */
-int cli_begin(struct cli_run *run, int argc, char **argv)
-{
+int cli_begin(struct cli_run *run, int argc, char **argv) {
     int rc = cli_begin_catalog(run, argc, argv);
 
     if (rc != 0)
@@ -57,8 +54,7 @@ int cli_begin(struct cli_run *run, int argc, char **argv)
 }
 
 /* Free the run without printing anything. */
-void cli_end(struct cli_run *run)
-{
+void cli_end(struct cli_run *run) {
     if (run->out)
         fclose(run->out);
     free(run->buf);
@@ -67,8 +63,7 @@ void cli_end(struct cli_run *run)
 }
 
 /* Copy the finished output to stdout; a write error is exit 1. */
-int cli_finish(struct cli_run *run)
-{
+int cli_finish(struct cli_run *run) {
     int rc = 0;
 
     if (fclose(run->out) != 0) {
@@ -89,8 +84,7 @@ int cli_finish(struct cli_run *run)
 }
 
 /* Print every invalid-scenario reason the engine found. */
-void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid)
-{
+void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
     for (int b = 0; b < 32; b++) {
         char text[320];
         if (!(invalid & (1u << b)))

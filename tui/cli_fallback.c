@@ -9,31 +9,27 @@
 #include "tui/commands.h"
 
 /* Say that a part of vramlab is not in this build. */
-static int fallback_missing(const char *what)
-{
+static int fallback_missing(const char *what) {
     fprintf(stderr, "vramlab: %s is not built into this binary\n", what);
     return 1;
 }
 
 /* The explorer, until tui/app.c provides it. */
-__attribute__((weak)) int tui_main(int argc, char **argv)
-{
+__attribute__((weak)) int tui_main(int argc, char **argv) {
     (void)argc;
     (void)argv;
     return fallback_missing("the interactive explorer");
 }
 
 /* `vramlab measure`, until tui/measure.c provides it. */
-__attribute__((weak)) int cmd_measure(int argc, char **argv)
-{
+__attribute__((weak)) int cmd_measure(int argc, char **argv) {
     (void)argc;
     (void)argv;
     return fallback_missing("measure");
 }
 
 /* `vramlab quantize`, until tui/quantize.c provides it. */
-__attribute__((weak)) int cmd_quantize(int argc, char **argv)
-{
+__attribute__((weak)) int cmd_quantize(int argc, char **argv) {
     (void)argc;
     (void)argv;
     return fallback_missing("quantize");

@@ -19,8 +19,23 @@
 #include "tui/json.h"
 #include "tui/report.h"
 
-enum plan_kind { K_BYTES, K_COUNT, K_TOKS, K_SECONDS, K_FRACTION, K_FLOP, K_FLOP_PER_BYTE,
-                 K_BATCH, K_NUMBER, K_BW, K_FLOPS, K_DAYS, K_HOURS, K_MONEY, K_BITS };
+enum plan_kind {
+    K_BYTES,
+    K_COUNT,
+    K_TOKS,
+    K_SECONDS,
+    K_FRACTION,
+    K_FLOP,
+    K_FLOP_PER_BYTE,
+    K_BATCH,
+    K_NUMBER,
+    K_BW,
+    K_FLOPS,
+    K_DAYS,
+    K_HOURS,
+    K_MONEY,
+    K_BITS
+};
 enum plan_section { S_NONE, S_PARAMS, S_MEMORY, S_DECODE, S_TRAINING };
 
 /* One output figure: JSON path, engine key (-1: none), estimate field. */
@@ -33,8 +48,8 @@ struct plan_field {
     const char *label; /* text label; NULL = JSON only */
 };
 
-#define F(g, n, k, field, kind, sec, label) \
-    {g, n, k, offsetof(struct engine_estimate, field), kind, sec, label}
+#define F(g, n, k, field, kind, sec, label)                                                        \
+    { g, n, k, offsetof(struct engine_estimate, field), kind, sec, label }
 
 /* Every figure of `plan`, in output order (product.md's keys plus extras). */
 static const struct plan_field plan_fields[] = {
@@ -46,12 +61,12 @@ static const struct plan_field plan_fields[] = {
     F("memory", "weights", ENGINE_KEY_MEM_WEIGHTS, memory.weights, K_BYTES, S_MEMORY, "weights"),
     F("memory", "kv_cache", ENGINE_KEY_MEM_KV_CACHE, memory.kv_cache, K_BYTES, S_MEMORY,
       "KV cache"),
-    F("memory", "activations", ENGINE_KEY_MEM_ACTIVATIONS, memory.activations, K_BYTES,
-      S_MEMORY, "activations"),
+    F("memory", "activations", ENGINE_KEY_MEM_ACTIVATIONS, memory.activations, K_BYTES, S_MEMORY,
+      "activations"),
     F("memory", "gradients", ENGINE_KEY_MEM_GRADIENTS, memory.gradients, K_BYTES, S_MEMORY,
       "gradients"),
-    F("memory", "master_weights", ENGINE_KEY_MEM_MASTER, memory.master_weights, K_BYTES,
-      S_MEMORY, "master weights"),
+    F("memory", "master_weights", ENGINE_KEY_MEM_MASTER, memory.master_weights, K_BYTES, S_MEMORY,
+      "master weights"),
     F("memory", "optimizer", ENGINE_KEY_MEM_OPTIMIZER, memory.optimizer, K_BYTES, S_MEMORY,
       "optimizer states"),
     F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY, "reserve"),
@@ -67,43 +82,41 @@ static const struct plan_field plan_fields[] = {
       decode_tokens_per_s_compute_bound, K_TOKS, S_DECODE, "compute-bound ceiling"),
     F("decode", "tokens_per_s_per_sequence", ENGINE_KEY_DECODE_PER_SEQUENCE,
       decode_tokens_per_s_per_sequence, K_TOKS, S_DECODE, "per sequence"),
-    F("decode", "bytes_per_step", ENGINE_KEY_DECODE_BYTES_PER_STEP, decode_bytes_per_step,
-      K_BYTES, S_DECODE, "bytes read per step"),
-    F("decode", "flops_per_token", -1, decode_flops_per_token, K_FLOP, S_DECODE,
-      "FLOP per token"),
+    F("decode", "bytes_per_step", ENGINE_KEY_DECODE_BYTES_PER_STEP, decode_bytes_per_step, K_BYTES,
+      S_DECODE, "bytes read per step"),
+    F("decode", "flops_per_token", -1, decode_flops_per_token, K_FLOP, S_DECODE, "FLOP per token"),
     F("decode", "ridge_flop_per_byte", ENGINE_KEY_RIDGE, ridge_flop_per_byte, K_FLOP_PER_BYTE,
       S_DECODE, "ridge point"),
     F("decode", "arithmetic_intensity", -1, arithmetic_intensity, K_FLOP_PER_BYTE, S_DECODE,
       "arithmetic intensity"),
-    F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch,
-      K_BATCH, S_DECODE, "compute bound from batch"),
+    F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch, K_BATCH,
+      S_DECODE, "compute bound from batch"),
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
       "bandwidth used"),
     F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, "peak used"),
-    F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES,
-      S_DECODE, "KV cache per token"),
+    F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES, S_DECODE,
+      "KV cache per token"),
     F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
       "prefill (one prompt)"),
     F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
       S_TRAINING, "activations per layer"),
     F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_COUNT,
       S_TRAINING, "layers held"),
-    F("activations", "logits_bytes", ENGINE_KEY_ACT_LOGITS, act_logits_bytes, K_BYTES,
-      S_TRAINING, "logits"),
+    F("activations", "logits_bytes", ENGINE_KEY_ACT_LOGITS, act_logits_bytes, K_BYTES, S_TRAINING,
+      "logits"),
     F("training", "flops_per_token", ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, train_flops_per_token,
       K_FLOP, S_TRAINING, "FLOP per token"),
     F("training", "tokens_per_step", -1, train_tokens_per_step, K_COUNT, S_TRAINING,
       "tokens per step"),
-    F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS,
-      S_TRAINING, "step time"),
+    F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS, S_TRAINING,
+      "step time"),
     F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
       S_TRAINING, "pipeline bubble"),
     F("training", "tp_comm_seconds", ENGINE_KEY_TRAIN_TP_COMM, train_tp_comm_seconds, K_SECONDS,
       S_TRAINING, "TP all-reduce per step"),
     F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
       S_TRAINING, "DP all-reduce per step"),
-    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
-      "training time"),
+    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING, "training time"),
     F("training", "gpu_hours", ENGINE_KEY_TRAIN_GPU_HOURS, train_gpu_hours, K_HOURS, S_TRAINING,
       "GPU-hours"),
     F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING, "cost"),
@@ -113,8 +126,7 @@ static const struct plan_field plan_fields[] = {
 
 /* The value of a field, NaN where it does not apply. */
 static double plan_value(const struct engine_scenario *sc, const struct engine_estimate *est,
-                         const struct plan_field *f)
-{
+                         const struct plan_field *f) {
     double v = *(const double *)((const char *)est + f->offset);
 
     if (f->key >= 0 && !engine_key_applies(sc, (enum engine_key)f->key))
@@ -123,36 +135,66 @@ static double plan_value(const struct engine_scenario *sc, const struct engine_e
 }
 
 /* Format a value of the given kind for the text table. */
-static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, size_t len)
-{
+static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, size_t len) {
     char num[40];
 
     switch (kind) {
-    case K_BYTES: report_bytes(v, u, buf, len); return;
-    case K_COUNT: report_count(v, buf, len); return;
-    case K_SECONDS: report_seconds(v, buf, len); return;
-    case K_FRACTION: report_percent(v, buf, len); return;
-    case K_BW: report_bandwidth(v, buf, len); return;
-    case K_FLOPS: report_flops(v, buf, len); return;
-    case K_MONEY: report_money(v, buf, len); return;
-    default: break;
+    case K_BYTES:
+        report_bytes(v, u, buf, len);
+        return;
+    case K_COUNT:
+        report_count(v, buf, len);
+        return;
+    case K_SECONDS:
+        report_seconds(v, buf, len);
+        return;
+    case K_FRACTION:
+        report_percent(v, buf, len);
+        return;
+    case K_BW:
+        report_bandwidth(v, buf, len);
+        return;
+    case K_FLOPS:
+        report_flops(v, buf, len);
+        return;
+    case K_MONEY:
+        report_money(v, buf, len);
+        return;
+    default:
+        break;
     }
     report_number(v, num, sizeof(num));
     switch (kind) {
-    case K_TOKS: snprintf(buf, len, "%s tok/s", num); break;
-    case K_FLOP: report_count(v, num, sizeof(num)); snprintf(buf, len, "%s FLOP", num); break;
-    case K_FLOP_PER_BYTE: snprintf(buf, len, "%s FLOP/B", num); break;
-    case K_BATCH: snprintf(buf, len, "B ~ %s", num); break;
-    case K_DAYS: snprintf(buf, len, "%s days", num); break;
-    case K_HOURS: snprintf(buf, len, "%s h", num); break;
-    case K_BITS: snprintf(buf, len, "%.4g bits", v); break;
-    default: snprintf(buf, len, "%s", num); break;
+    case K_TOKS:
+        snprintf(buf, len, "%s tok/s", num);
+        break;
+    case K_FLOP:
+        report_count(v, num, sizeof(num));
+        snprintf(buf, len, "%s FLOP", num);
+        break;
+    case K_FLOP_PER_BYTE:
+        snprintf(buf, len, "%s FLOP/B", num);
+        break;
+    case K_BATCH:
+        snprintf(buf, len, "B ~ %s", num);
+        break;
+    case K_DAYS:
+        snprintf(buf, len, "%s days", num);
+        break;
+    case K_HOURS:
+        snprintf(buf, len, "%s h", num);
+        break;
+    case K_BITS:
+        snprintf(buf, len, "%.4g bits", v);
+        break;
+    default:
+        snprintf(buf, len, "%s", num);
+        break;
     }
 }
 
 /* The JSON path "group.name" of a field. */
-static void plan_path(const struct plan_field *f, char *buf, size_t len)
-{
+static void plan_path(const struct plan_field *f, char *buf, size_t len) {
     if (f->group[0])
         snprintf(buf, len, "%s.%s", f->group, f->name);
     else
@@ -160,8 +202,7 @@ static void plan_path(const struct plan_field *f, char *buf, size_t len)
 }
 
 /* Write the scenario echo object (inputs, for scripts that log runs). */
-static void plan_json_scenario(struct json_writer *w, const struct options *o)
-{
+static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     const struct engine_scenario *sc = &o->sc;
 
     json_key(w, "scenario");
@@ -198,8 +239,7 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o)
 }
 
 /* Write the whole plan as one JSON object. */
-void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est)
-{
+void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est) {
     const struct engine_scenario *sc = &o->sc;
     struct json_writer w;
     const char *open_group = NULL;
@@ -281,8 +321,7 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
 }
 
 /* One aligned line of the text table. */
-static void plan_line(FILE *f, const char *label, const char *value, const char *note)
-{
+static void plan_line(FILE *f, const char *label, const char *value, const char *note) {
     if (note && *note)
         fprintf(f, "  %-26s %16s   %s\n", label, value, note);
     else
@@ -292,8 +331,7 @@ static void plan_line(FILE *f, const char *label, const char *value, const char 
 /* The text lines of one section; training-only memory lines that are zero
  * are left out in inference so the table stays short. */
 static void plan_text_section(FILE *f, const struct options *o, const struct engine_estimate *est,
-                              enum plan_section sec)
-{
+                              enum plan_section sec) {
     for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
         const struct plan_field *p = &plan_fields[i];
         char value[64];
@@ -327,8 +365,7 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
 
 /* Write the scenario header shared by plan and search (search leaves the
  * layout out: it is what is being searched). */
-void plan_write_header(FILE *f, const struct options *o, bool with_layout)
-{
+void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     const struct engine_scenario *sc = &o->sc;
     char count[32];
 
@@ -345,14 +382,13 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout)
         fprintf(f, ", prompt %u", sc->prompt ? sc->prompt : sc->context);
     else
         fprintf(f, ", %s recompute, %s, ZeRO %u, %u micro-batches",
-                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id,
-                sc->zero, sc->micro_batches);
+                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
+                sc->micro_batches);
     fputc('\n', f);
 }
 
 /* Write the readable breakdown: verdict, memory, speed, training, warnings. */
-void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est)
-{
+void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est) {
     char total[48], cap[48], spare[48], pct[48];
     bool any = false;
 
@@ -364,8 +400,8 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     if (est->fits)
         fprintf(f, "\nFITS: %s of %s per GPU (%s), %s spare\n", total, cap, pct, spare);
     else
-        fprintf(f, "\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n", total,
-                cap, pct, spare);
+        fprintf(f, "\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n", total, cap,
+                pct, spare);
 
     fputs("\nMemory per GPU\n", f);
     plan_text_section(f, o, est, S_MEMORY);
@@ -390,8 +426,7 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
 }
 
 /* Print `vramlab plan --help`. */
-static void plan_usage(FILE *f)
-{
+static void plan_usage(FILE *f) {
     fputs("usage: vramlab plan [scenario options] [--json]\n"
           "\n"
           "One scenario's full breakdown: whether it fits, per-GPU memory, speed\n"
@@ -407,8 +442,7 @@ static void plan_usage(FILE *f)
 }
 
 /* `vramlab plan`: parse, estimate, print. */
-int cmd_plan(int argc, char **argv)
-{
+int cmd_plan(int argc, char **argv) {
     struct cli_run run;
     struct engine_estimate est;
     int rc;

@@ -12,8 +12,7 @@
 #include "tui/report.h"
 
 /* Print `vramlab search --help`. */
-static void search_usage(FILE *f)
-{
+static void search_usage(FILE *f) {
     fputs("usage: vramlab search [scenario options] --gpus N [--json]\n"
           "\n"
           "Rank every tensor x pipeline x data parallel layout (t*p*d = N) of N GPUs\n"
@@ -30,8 +29,7 @@ static void search_usage(FILE *f)
 
 /* Run the search, growing the array until every candidate is in it. */
 static struct engine_layout *search_run(const struct engine_scenario *sc, uint32_t gpus,
-                                        size_t *n_out)
-{
+                                        size_t *n_out) {
     size_t cap = 256, n;
     struct engine_layout *v = NULL;
 
@@ -52,9 +50,7 @@ static struct engine_layout *search_run(const struct engine_scenario *sc, uint32
 }
 
 /* Write the ranked layouts as JSON. */
-static void search_json(FILE *f, const struct options *o, const struct engine_layout *v,
-                        size_t n)
-{
+static void search_json(FILE *f, const struct options *o, const struct engine_layout *v, size_t n) {
     struct json_writer w;
 
     json_init(&w, f);
@@ -103,16 +99,14 @@ static void search_json(FILE *f, const struct options *o, const struct engine_la
 }
 
 /* Write the ranked layouts as an aligned table. */
-static void search_text(FILE *f, const struct options *o, const struct engine_layout *v,
-                        size_t n)
-{
+static void search_text(FILE *f, const struct options *o, const struct engine_layout *v, size_t n) {
     size_t fitting = 0;
 
     for (size_t i = 0; i < n; i++)
         fitting += v[i].fits && v[i].reject == ENGINE_REJECT_NONE;
     plan_write_header(f, o, false);
-    fprintf(f, "\n%zu layouts of %u GPUs, %zu fit (ranked: fitting first, then throughput)\n\n",
-            n, o->sc.gpus, fitting);
+    fprintf(f, "\n%zu layouts of %u GPUs, %zu fit (ranked: fitting first, then throughput)\n\n", n,
+            o->sc.gpus, fitting);
     fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", "rank", "TP", "PP", "DP", "memory/GPU",
             "tokens/s", "step", "verdict");
     for (size_t i = 0; i < n; i++) {
@@ -132,14 +126,13 @@ static void search_text(FILE *f, const struct options *o, const struct engine_la
             report_seconds(v[i].step_seconds, step, sizeof(step));
         else
             snprintf(step, sizeof(step), "-");
-        fprintf(f, "  %4zu %5u %5u %6u %14s %16s %12s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp,
-                mem, toks, step, verdict);
+        fprintf(f, "  %4zu %5u %5u %6u %14s %16s %12s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp, mem,
+                toks, step, verdict);
     }
 }
 
 /* Whether --gpus was given explicitly. */
-static bool search_has_gpus(int argc, char **argv)
-{
+static bool search_has_gpus(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--"))
             break;
@@ -150,8 +143,7 @@ static bool search_has_gpus(int argc, char **argv)
 }
 
 /* `vramlab search`: rank the layouts of --gpus N. */
-int cmd_search(int argc, char **argv)
-{
+int cmd_search(int argc, char **argv) {
     struct cli_run run;
     struct engine_layout *v;
     size_t n = 0;

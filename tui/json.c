@@ -11,23 +11,20 @@
 #include <string.h>
 
 /* Start writing JSON to f. */
-void json_init(struct json_writer *w, FILE *f)
-{
+void json_init(struct json_writer *w, FILE *f) {
     memset(w, 0, sizeof(*w));
     w->f = f;
 }
 
 /* Newline and indentation for the current depth. */
-static void json_indent(struct json_writer *w)
-{
+static void json_indent(struct json_writer *w) {
     fputc('\n', w->f);
     for (int i = 0; i < w->depth; i++)
         fputs("  ", w->f);
 }
 
 /* Separator and indentation before a value or a key. */
-static void json_before_item(struct json_writer *w)
-{
+static void json_before_item(struct json_writer *w) {
     if (w->after_key) {
         w->after_key = false;
         return;
@@ -41,8 +38,7 @@ static void json_before_item(struct json_writer *w)
 }
 
 /* Open a container with the given bracket. */
-static void json_open(struct json_writer *w, char c)
-{
+static void json_open(struct json_writer *w, char c) {
     json_before_item(w);
     fputc(c, w->f);
     if (w->depth + 1 < JSON_MAX_DEPTH)
@@ -51,8 +47,7 @@ static void json_open(struct json_writer *w, char c)
 }
 
 /* Close a container; empty ones stay on one line. */
-static void json_close(struct json_writer *w, char c)
-{
+static void json_close(struct json_writer *w, char c) {
     bool had = w->has_items[w->depth];
     if (w->depth > 0)
         w->depth--;
@@ -64,32 +59,27 @@ static void json_close(struct json_writer *w, char c)
 }
 
 /* Open an object. */
-void json_begin_object(struct json_writer *w)
-{
+void json_begin_object(struct json_writer *w) {
     json_open(w, '{');
 }
 
 /* Close an object. */
-void json_end_object(struct json_writer *w)
-{
+void json_end_object(struct json_writer *w) {
     json_close(w, '}');
 }
 
 /* Open an array. */
-void json_begin_array(struct json_writer *w)
-{
+void json_begin_array(struct json_writer *w) {
     json_open(w, '[');
 }
 
 /* Close an array. */
-void json_end_array(struct json_writer *w)
-{
+void json_end_array(struct json_writer *w) {
     json_close(w, ']');
 }
 
 /* Write a member name; the next call writes its value. */
-void json_key(struct json_writer *w, const char *key)
-{
+void json_key(struct json_writer *w, const char *key) {
     json_before_item(w);
     json_write_string(w->f, key);
     fputs(": ", w->f);
@@ -97,8 +87,7 @@ void json_key(struct json_writer *w, const char *key)
 }
 
 /* Write a string value. */
-void json_string(struct json_writer *w, const char *s)
-{
+void json_string(struct json_writer *w, const char *s) {
     json_before_item(w);
     if (s)
         json_write_string(w->f, s);
@@ -107,8 +96,7 @@ void json_string(struct json_writer *w, const char *s)
 }
 
 /* Write a number value (null for NaN or infinity). */
-void json_number(struct json_writer *w, double v)
-{
+void json_number(struct json_writer *w, double v) {
     char buf[40];
     json_before_item(w);
     json_format_number(v, buf, sizeof(buf));
@@ -116,23 +104,20 @@ void json_number(struct json_writer *w, double v)
 }
 
 /* Write true or false. */
-void json_bool(struct json_writer *w, bool v)
-{
+void json_bool(struct json_writer *w, bool v) {
     json_before_item(w);
     fputs(v ? "true" : "false", w->f);
 }
 
 /* Write null. */
-void json_null(struct json_writer *w)
-{
+void json_null(struct json_writer *w) {
     json_before_item(w);
     fputs("null", w->f);
 }
 
 /* Format a number exactly: integers plainly, others in the shortest
  * round-tripping %g form; "null" where JSON has no number. */
-void json_format_number(double v, char *buf, size_t len)
-{
+void json_format_number(double v, char *buf, size_t len) {
     if (!isfinite(v)) {
         snprintf(buf, len, "null");
         return;
@@ -150,18 +135,31 @@ void json_format_number(double v, char *buf, size_t len)
 }
 
 /* Write s as a quoted JSON string with the required escapes. */
-void json_write_string(FILE *f, const char *s)
-{
+void json_write_string(FILE *f, const char *s) {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\b': fputs("\\b", f); break;
-        case '\f': fputs("\\f", f); break;
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\r':
+            fputs("\\r", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
+        case '\b':
+            fputs("\\b", f);
+            break;
+        case '\f':
+            fputs("\\f", f);
+            break;
         default:
             if (*p < 0x20)
                 fprintf(f, "\\u%04x", *p);

@@ -29,8 +29,7 @@ static const struct command commands[] = {
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* Print the top-level usage. */
-static void main_usage(FILE *f)
-{
+static void main_usage(FILE *f) {
     fputs("usage: vramlab [scenario options]         interactive explorer\n"
           "       vramlab COMMAND [options]          headless command\n"
           "       vramlab --help | --version\n"
@@ -43,8 +42,7 @@ static void main_usage(FILE *f)
 }
 
 /* Print an unknown-command error with the closest names. */
-static void main_unknown(const char *name)
-{
+static void main_unknown(const char *name) {
     const char *names[N_COMMANDS], *close[3];
     size_t n;
 
@@ -62,8 +60,7 @@ static void main_unknown(const char *name)
 }
 
 /* Dispatch to the explorer or a command. */
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *cmd = argc > 1 ? argv[1] : NULL;
 
     if (!cmd || cmd[0] == '-') {

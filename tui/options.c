@@ -34,21 +34,67 @@
 enum opt_arg { ARG_NONE = 0, ARG_REQUIRED, ARG_OPTIONAL };
 
 enum opt_id {
-    OPT_MODEL = 0, OPT_PARAMS, OPT_MODEL_CONFIG, OPT_FORMAT, OPT_KV_FORMAT,
-    OPT_GPU, OPT_GPUS, OPT_TP, OPT_PP, OPT_DP, OPT_ZERO, OPT_MODE, OPT_BATCH,
-    OPT_CONTEXT, OPT_PROMPT, OPT_MICRO_BATCHES, OPT_RECOMPUTE, OPT_OPTIMIZER,
-    OPT_MFU, OPT_TOKENS, OPT_UNITS, OPT_RESERVE, OPT_CATALOG,
-    OPT_SEQUENCE_PARALLEL, OPT_INTERLEAVE, OPT_GPUS_PER_NODE, OPT_INTRA_BW,
-    OPT_INTER_BW, OPT_ALLREDUCE_LATENCY, OPT_BW_EFFICIENCY,
-    OPT_FLOPS_EFFICIENCY, OPT_LORA_RANK, OPT_PRICE,
+    OPT_MODEL = 0,
+    OPT_PARAMS,
+    OPT_MODEL_CONFIG,
+    OPT_FORMAT,
+    OPT_KV_FORMAT,
+    OPT_GPU,
+    OPT_GPUS,
+    OPT_TP,
+    OPT_PP,
+    OPT_DP,
+    OPT_ZERO,
+    OPT_MODE,
+    OPT_BATCH,
+    OPT_CONTEXT,
+    OPT_PROMPT,
+    OPT_MICRO_BATCHES,
+    OPT_RECOMPUTE,
+    OPT_OPTIMIZER,
+    OPT_MFU,
+    OPT_TOKENS,
+    OPT_UNITS,
+    OPT_RESERVE,
+    OPT_CATALOG,
+    OPT_SEQUENCE_PARALLEL,
+    OPT_INTERLEAVE,
+    OPT_GPUS_PER_NODE,
+    OPT_INTRA_BW,
+    OPT_INTER_BW,
+    OPT_ALLREDUCE_LATENCY,
+    OPT_BW_EFFICIENCY,
+    OPT_FLOPS_EFFICIENCY,
+    OPT_LORA_RANK,
+    OPT_PRICE,
     /* custom architecture (first to last: keep together) */
-    OPT_LAYERS, OPT_HIDDEN, OPT_HEADS, OPT_KV_HEADS, OPT_HEAD_DIM, OPT_FFN,
-    OPT_VOCAB, OPT_TIED, OPT_GATED, OPT_BIAS, OPT_NORM, OPT_POS_EMBEDDINGS,
-    OPT_EXPERTS, OPT_ACTIVE_EXPERTS, OPT_SHARED_EXPERTS,
+    OPT_LAYERS,
+    OPT_HIDDEN,
+    OPT_HEADS,
+    OPT_KV_HEADS,
+    OPT_HEAD_DIM,
+    OPT_FFN,
+    OPT_VOCAB,
+    OPT_TIED,
+    OPT_GATED,
+    OPT_BIAS,
+    OPT_NORM,
+    OPT_POS_EMBEDDINGS,
+    OPT_EXPERTS,
+    OPT_ACTIVE_EXPERTS,
+    OPT_SHARED_EXPERTS,
     /* custom GPU */
-    OPT_GPU_MEMORY, OPT_GPU_BANDWIDTH, OPT_GPU_FLOPS,
+    OPT_GPU_MEMORY,
+    OPT_GPU_BANDWIDTH,
+    OPT_GPU_FLOPS,
     /* output and front ends */
-    OPT_JSON, OPT_EXPLAIN, OPT_NO_COLOR, OPT_NO_MOUSE, OPT_ASCII, OPT_THEME, OPT_HELP,
+    OPT_JSON,
+    OPT_EXPLAIN,
+    OPT_NO_COLOR,
+    OPT_NO_MOUSE,
+    OPT_ASCII,
+    OPT_THEME,
+    OPT_HELP,
     OPT_COUNT
 };
 
@@ -133,8 +179,7 @@ struct opt_seen {
 static void opt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print "vramlab: " and a formatted message to stderr. */
-static void opt_error(const char *fmt, ...)
-{
+static void opt_error(const char *fmt, ...) {
     va_list ap;
     fputs("vramlab: ", stderr);
     va_start(ap, fmt);
@@ -144,8 +189,7 @@ static void opt_error(const char *fmt, ...)
 }
 
 /* Levenshtein distance between two short strings (capped at 63 chars). */
-static size_t opt_distance(const char *a, const char *b)
-{
+static size_t opt_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
     size_t row[64];
 
@@ -175,9 +219,8 @@ static size_t opt_distance(const char *a, const char *b)
 
 /* Write up to n names of `names` closest to `word` into out (a distance
  * below about a third of the length, or a prefix); returns how many. */
-size_t options_closest(const char *word, const char *const *names, size_t n_names,
-                       const char **out, size_t n)
-{
+size_t options_closest(const char *word, const char *const *names, size_t n_names, const char **out,
+                       size_t n) {
     size_t count = 0;
     size_t wl = strlen(word);
     size_t limit = wl / 3 + 1;
@@ -199,8 +242,7 @@ size_t options_closest(const char *word, const char *const *names, size_t n_name
 }
 
 /* The option named name (without dashes), or NULL. */
-static const struct opt_def *opt_find(const char *name, size_t len)
-{
+static const struct opt_def *opt_find(const char *name, size_t len) {
     for (size_t i = 0; i < OPT_TABLE_LEN; i++) {
         if (strlen(opt_table[i].name) == len && strncmp(opt_table[i].name, name, len) == 0)
             return &opt_table[i];
@@ -209,8 +251,7 @@ static const struct opt_def *opt_find(const char *name, size_t len)
 }
 
 /* Tell the user an option is unknown, with the closest names. */
-static void opt_unknown(const char *arg)
-{
+static void opt_unknown(const char *arg) {
     const char *names[OPT_TABLE_LEN];
     const char *close[3];
     char word[64];
@@ -240,14 +281,12 @@ static void opt_unknown(const char *arg)
 }
 
 /* Print the scenario options table to f (for every command's --help). */
-void options_print_help(FILE *f)
-{
+void options_print_help(FILE *f) {
     for (size_t i = 0; i < OPT_TABLE_LEN; i++) {
         const struct opt_def *d = &opt_table[i];
         char left[48];
         if (d->id == OPT_HELP || d->id == OPT_NO_COLOR || d->id == OPT_NO_MOUSE ||
-            d->id == OPT_ASCII || d->id == OPT_THEME || d->id == OPT_JSON ||
-            d->id == OPT_EXPLAIN)
+            d->id == OPT_ASCII || d->id == OPT_THEME || d->id == OPT_JSON || d->id == OPT_EXPLAIN)
             continue;
         if (d->arg == ARG_REQUIRED)
             snprintf(left, sizeof(left), "--%s %s", d->name, d->metavar);
@@ -263,8 +302,7 @@ void options_print_help(FILE *f)
 
 /* A positive (or, with allow_zero, non-negative) integer up to max. */
 static int opt_uint(const char *flag, const char *s, bool allow_zero, unsigned long max,
-                    uint32_t *out)
-{
+                    uint32_t *out) {
     char *end;
     unsigned long v;
 
@@ -282,8 +320,7 @@ bad:
 }
 
 /* A fraction in (0, 1], written 0.4 or 40%. */
-static int opt_fraction(const char *flag, const char *s, double *out)
-{
+static int opt_fraction(const char *flag, const char *s, double *out) {
     char *end;
     double v = strtod(s, &end);
 
@@ -300,8 +337,7 @@ static int opt_fraction(const char *flag, const char *s, double *out)
 }
 
 /* A yes/no value of an optional-argument flag ("" = yes). */
-static int opt_bool(const char *flag, const char *s, bool *out)
-{
+static int opt_bool(const char *flag, const char *s, bool *out) {
     if (!*s || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcmp(s, "1")) {
         *out = true;
         return 0;
@@ -316,8 +352,7 @@ static int opt_bool(const char *flag, const char *s, bool *out)
 
 /* Apply one of catalog.h's strict unit parsers, naming the flag on error. */
 static int opt_unit(const char *flag, const char *s,
-                    int (*parse)(const char *, double *, char *, size_t), double *out)
-{
+                    int (*parse)(const char *, double *, char *, size_t), double *out) {
     char err[160];
 
     if (parse(s, out, err, sizeof(err)) != 0) {
@@ -328,8 +363,7 @@ static int opt_unit(const char *flag, const char *s,
 }
 
 /* A price: "$2.49/h" or a plain number of dollars per GPU-hour. */
-static int opt_price(const char *s, double *out)
-{
+static int opt_price(const char *s, double *out) {
     char err[160];
     char *end;
     double v = strtod(s, &end);
@@ -347,8 +381,7 @@ static int opt_price(const char *s, double *out)
 
 /* Print an unknown-id error for a catalog kind with the closest ids. */
 static void opt_unknown_id(const struct catalog *cat, enum catalog_kind kind, const char *flag,
-                           const char *id)
-{
+                           const char *id) {
     static const char *const what[] = {"GPU", "model", "format"};
     const char *close[4];
     size_t n = catalog_suggest(cat, kind, id, close, 4);
@@ -360,14 +393,15 @@ static void opt_unknown_id(const struct catalog *cat, enum catalog_kind kind, co
             fprintf(stderr, "%s %s", i ? "," : "", close[i]);
     }
     fprintf(stderr, " (see 'vramlab catalog %s')\n",
-            kind == CATALOG_GPU ? "gpus" : kind == CATALOG_MODEL ? "models" : "formats");
+            kind == CATALOG_GPU     ? "gpus"
+            : kind == CATALOG_MODEL ? "models"
+                                    : "formats");
 }
 
 /* ---- second pass: build the scenario ------------------------------------- */
 
 /* Whether any custom-architecture flag was given. */
-static bool opt_any_arch(const struct opt_seen *s)
-{
+static bool opt_any_arch(const struct opt_seen *s) {
     for (int i = OPT_LAYERS; i <= OPT_SHARED_EXPERTS; i++) {
         if (s->set[i])
             return true;
@@ -376,8 +410,7 @@ static bool opt_any_arch(const struct opt_seen *s)
 }
 
 /* Apply the architecture flags to m (a catalog model or a blank one). */
-static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m)
-{
+static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
     static const struct {
         enum opt_id id;
         size_t offset;
@@ -399,8 +432,8 @@ static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m)
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
         if (!s->set[ints[i].id])
             continue;
-        if (opt_uint(opt_table[ints[i].id].name, s->val[ints[i].id], ints[i].allow_zero,
-                     1u << 30, (uint32_t *)((char *)m + ints[i].offset)) != 0)
+        if (opt_uint(opt_table[ints[i].id].name, s->val[ints[i].id], ints[i].allow_zero, 1u << 30,
+                     (uint32_t *)((char *)m + ints[i].offset)) != 0)
             return -1;
     }
     if (s->set[OPT_TIED] && opt_bool("tied", s->val[OPT_TIED], &m->tied) != 0)
@@ -457,8 +490,7 @@ static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m)
 }
 
 /* A custom model from the architecture flags alone. */
-static int opt_custom_model(const struct opt_seen *s, struct engine_model *m)
-{
+static int opt_custom_model(const struct opt_seen *s, struct engine_model *m) {
     static const enum opt_id required[] = {OPT_LAYERS, OPT_HIDDEN, OPT_HEADS, OPT_VOCAB};
 
     for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
@@ -490,8 +522,7 @@ static int opt_custom_model(const struct opt_seen *s, struct engine_model *m)
 }
 
 /* A config.json path: a directory stands for DIR/config.json. */
-void options_config_path(const char *arg, char *buf, size_t len)
-{
+void options_config_path(const char *arg, char *buf, size_t len) {
     struct stat st;
 
     if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
@@ -502,8 +533,7 @@ void options_config_path(const char *arg, char *buf, size_t len)
 
 /* Choose the model: --model-config, --model, --params, an architecture, or
  * the default; then apply single-field overrides. Returns 0, 2 or 3. */
-static int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o)
-{
+static int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
     struct engine_model *m = &o->sc.model;
     int sources = s->set[OPT_MODEL] + s->set[OPT_PARAMS] + s->set[OPT_MODEL_CONFIG];
 
@@ -569,8 +599,7 @@ static int opt_model(const struct opt_seen *s, const struct catalog *cat, struct
 
 /* Look up a format by id, with suggestions on failure. */
 static int opt_format(const struct catalog *cat, const char *flag, const char *id, bool given,
-                      struct engine_format *out)
-{
+                      struct engine_format *out) {
     const struct engine_format *f = catalog_find_format(cat, id);
 
     if (!f) {
@@ -582,8 +611,7 @@ static int opt_format(const struct catalog *cat, const char *flag, const char *i
 }
 
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. */
-static int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o)
-{
+static int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
     struct engine_gpu *g = &o->sc.gpu;
     bool custom = s->set[OPT_GPU_MEMORY] || s->set[OPT_GPU_BANDWIDTH] || s->set[OPT_GPU_FLOPS];
 
@@ -610,9 +638,8 @@ static int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct o
     if (s->set[OPT_GPU_MEMORY] &&
         opt_unit("gpu-memory", s->val[OPT_GPU_MEMORY], catalog_parse_bytes, &g->memory_bytes))
         return VRAMLAB_EXIT_USAGE;
-    if (s->set[OPT_GPU_BANDWIDTH] &&
-        opt_unit("gpu-bandwidth", s->val[OPT_GPU_BANDWIDTH], catalog_parse_bandwidth,
-                 &g->bandwidth_bytes_per_s))
+    if (s->set[OPT_GPU_BANDWIDTH] && opt_unit("gpu-bandwidth", s->val[OPT_GPU_BANDWIDTH],
+                                              catalog_parse_bandwidth, &g->bandwidth_bytes_per_s))
         return VRAMLAB_EXIT_USAGE;
     if (s->set[OPT_GPU_FLOPS]) {
         double f;
@@ -629,8 +656,7 @@ static int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct o
 }
 
 /* Largest t dividing gpus, at most per_node, dividing heads (when known). */
-static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads)
-{
+static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads) {
     for (uint32_t t = gpus < per_node ? gpus : per_node; t > 1; t--) {
         if (gpus % t == 0 && (heads == 0 || heads % t == 0))
             return t;
@@ -639,8 +665,7 @@ static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads)
 }
 
 /* Work out G, t, p, d from what was given; check the combination. */
-static int opt_layout(const struct opt_seen *s, struct options *o)
-{
+static int opt_layout(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     uint32_t g = 1, t = 1, p = 1, d = 1;
     uint32_t per_node = sc->gpus_per_node ? sc->gpus_per_node : sc->gpu.gpus_per_node;
@@ -695,8 +720,7 @@ static int opt_layout(const struct opt_seen *s, struct options *o)
 }
 
 /* Workload, training and communication options. */
-static int opt_workload(const struct opt_seen *s, struct options *o)
-{
+static int opt_workload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
 
     if (s->set[OPT_ZERO] && opt_uint("zero", s->val[OPT_ZERO], true, 3, &sc->zero))
@@ -723,8 +747,8 @@ static int opt_workload(const struct opt_seen *s, struct options *o)
         return -1;
     }
     if (s->set[OPT_OPTIMIZER] && engine_recipe_parse(s->val[OPT_OPTIMIZER], &sc->recipe)) {
-        fprintf(stderr, "vramlab: --optimizer: unknown recipe '%s'; one of:",
-                s->val[OPT_OPTIMIZER]);
+        fprintf(stderr,
+                "vramlab: --optimizer: unknown recipe '%s'; one of:", s->val[OPT_OPTIMIZER]);
         for (int r = 0; r < ENGINE_RECIPE_COUNT; r++)
             fprintf(stderr, "%s %s", r ? "," : "", engine_recipe_info((enum engine_recipe)r)->id);
         fputc('\n', stderr);
@@ -761,8 +785,7 @@ static int opt_workload(const struct opt_seen *s, struct options *o)
 }
 
 /* First pass: record each option's last value. Returns 0 or -1. */
-static int opt_scan(int argc, char **argv, bool allow_unknown, struct opt_seen *s)
-{
+static int opt_scan(int argc, char **argv, bool allow_unknown, struct opt_seen *s) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *name, *eq;
@@ -817,8 +840,7 @@ static int opt_scan(int argc, char **argv, bool allow_unknown, struct opt_seen *
 
 /* Parse the scenario options into o (see commands.h). */
 int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
-                  bool allow_unknown)
-{
+                  bool allow_unknown) {
     struct opt_seen s;
     const char *fmt_id;
     int rc;
@@ -858,7 +880,7 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
         return rc;
 
     /* Formats: 16-bit by default, bf16 when training, NF4 under QLoRA. */
-    fmt_id = o->sc.mode == ENGINE_MODE_INFER ? "fp16"
+    fmt_id = o->sc.mode == ENGINE_MODE_INFER   ? "fp16"
              : o->sc.mode == ENGINE_MODE_QLORA ? "nf4"
                                                : "bf16";
     if (s.set[OPT_FORMAT])
@@ -874,8 +896,8 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     rc = opt_gpu(&s, cat, o);
     if (rc != 0)
         return rc;
-    if (s.set[OPT_GPUS_PER_NODE] && opt_uint("gpus-per-node", s.val[OPT_GPUS_PER_NODE], false,
-                                             1u << 16, &o->sc.gpus_per_node))
+    if (s.set[OPT_GPUS_PER_NODE] &&
+        opt_uint("gpus-per-node", s.val[OPT_GPUS_PER_NODE], false, 1u << 16, &o->sc.gpus_per_node))
         return VRAMLAB_EXIT_USAGE;
     if (opt_layout(&s, o) != 0 || opt_workload(&s, o) != 0)
         return VRAMLAB_EXIT_USAGE;
@@ -883,8 +905,7 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
 }
 
 /* Load the default catalog, the user's files, then --catalog FILE. */
-int options_load_catalog(int argc, char **argv, struct catalog *cat)
-{
+int options_load_catalog(int argc, char **argv, struct catalog *cat) {
     struct catalog_diag d = {0};
     const char *file = NULL;
     int rc = 0;

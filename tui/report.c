@@ -15,8 +15,7 @@
 #include <string.h>
 
 /* Write "n/a" for values that are not numbers; returns whether it did. */
-static int report_not_finite(double v, char *buf, size_t len)
-{
+static int report_not_finite(double v, char *buf, size_t len) {
     if (isfinite(v))
         return 0;
     snprintf(buf, len, "n/a");
@@ -24,8 +23,7 @@ static int report_not_finite(double v, char *buf, size_t len)
 }
 
 /* A scaled value with one or two decimals and its unit. */
-static void report_scaled(double v, const char *unit, char *buf, size_t len)
-{
+static void report_scaled(double v, const char *unit, char *buf, size_t len) {
     if (fabs(v) >= 10 || v == 0)
         snprintf(buf, len, "%.1f %s", v, unit);
     else
@@ -33,8 +31,7 @@ static void report_scaled(double v, const char *unit, char *buf, size_t len)
 }
 
 /* Bytes in decimal or binary units. */
-void report_bytes(double bytes, enum units u, char *buf, size_t len)
-{
+void report_bytes(double bytes, enum units u, char *buf, size_t len) {
     static const char *const dec[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
     static const char *const bin[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double step = u == UNITS_GIB ? 1024.0 : 1000.0;
@@ -65,8 +62,7 @@ void report_bytes(double bytes, enum units u, char *buf, size_t len)
 }
 
 /* Insert thousands separators into the integer part of a formatted number. */
-static void report_group(const char *in, char *buf, size_t len)
-{
+static void report_group(const char *in, char *buf, size_t len) {
     const char *dot = strchr(in, '.');
     size_t int_len = dot ? (size_t)(dot - in) : strlen(in);
     size_t start = (in[0] == '-') ? 1 : 0;
@@ -82,8 +78,7 @@ static void report_group(const char *in, char *buf, size_t len)
 
 /* A bare number: 3 significant figures below 1000, integers with
  * separators above. */
-void report_number(double v, char *buf, size_t len)
-{
+void report_number(double v, char *buf, size_t len) {
     char tmp[64];
     double a = fabs(v);
 
@@ -103,8 +98,7 @@ void report_number(double v, char *buf, size_t len)
 }
 
 /* A count with K/M/B/T suffixes. */
-void report_count(double n, char *buf, size_t len)
-{
+void report_count(double n, char *buf, size_t len) {
     static const char *const suffix[] = {"", "K", "M", "B", "T"};
     double v = n;
     int i = 0;
@@ -126,8 +120,7 @@ void report_count(double n, char *buf, size_t len)
 }
 
 /* Seconds in the largest readable unit. */
-void report_seconds(double s, char *buf, size_t len)
-{
+void report_seconds(double s, char *buf, size_t len) {
     char num[48];
 
     if (report_not_finite(s, buf, len))
@@ -156,8 +149,7 @@ void report_seconds(double s, char *buf, size_t len)
 }
 
 /* A decimal rate with an SI prefix and a unit. */
-static void report_si(double v, const char *unit, char *buf, size_t len)
-{
+static void report_si(double v, const char *unit, char *buf, size_t len) {
     static const char *const prefix[] = {"", "K", "M", "G", "T", "P", "E"};
     double x = v;
     int i = 0;
@@ -177,20 +169,17 @@ static void report_si(double v, const char *unit, char *buf, size_t len)
 }
 
 /* Bytes per second, decimal. */
-void report_bandwidth(double bytes_per_s, char *buf, size_t len)
-{
+void report_bandwidth(double bytes_per_s, char *buf, size_t len) {
     report_si(bytes_per_s, "B/s", buf, len);
 }
 
 /* FLOP per second, decimal. */
-void report_flops(double flop_per_s, char *buf, size_t len)
-{
+void report_flops(double flop_per_s, char *buf, size_t len) {
     report_si(flop_per_s, "FLOP/s", buf, len);
 }
 
 /* US dollars: cents below $100, whole dollars with separators above. */
-void report_money(double usd, char *buf, size_t len)
-{
+void report_money(double usd, char *buf, size_t len) {
     char tmp[64], grouped[80];
 
     if (report_not_finite(usd, buf, len))
@@ -204,8 +193,7 @@ void report_money(double usd, char *buf, size_t len)
 }
 
 /* A fraction as a percentage with one decimal. */
-void report_percent(double fraction, char *buf, size_t len)
-{
+void report_percent(double fraction, char *buf, size_t len) {
     if (report_not_finite(fraction, buf, len))
         return;
     snprintf(buf, len, "%.1f%%", fraction * 100);
