@@ -49,6 +49,14 @@ check_eq "GPT-3 style custom count" "$(json_get "$TMP/out" params.total)" "$want
 run plan --layers 24 --hidden 2048 --heads 16 --vocab 50272 --bias --norm layer \
     --pos-embeddings 2050 --tied --json
 check_eq "OPT-1.3B custom count" "$(json_get "$TMP/out" params.total)" 1315758080
+# GPT-2 small (124,439,808: 1024 learned positions, tied head).
+run plan --layers 12 --hidden 768 --heads 12 --vocab 50257 --bias --norm layer \
+    --pos-embeddings 1024 --tied --json
+check_eq "GPT-2 custom count" "$(json_get "$TMP/out" params.total)" 124439808
+# OPT-125M (facebook/opt-125m: 125,239,296).
+run plan --layers 12 --hidden 768 --heads 12 --vocab 50272 --bias --norm layer \
+    --pos-embeddings 2050 --tied --json
+check_eq "OPT-125M custom count" "$(json_get "$TMP/out" params.total)" 125239296
 # Pythia-1.4B (GPT-NeoX; Pythia model table: 1,414,647,808).
 run plan --layers 24 --hidden 2048 --heads 16 --vocab 50304 --bias --norm layer --json
 check_eq "Pythia-1.4B custom count" "$(json_get "$TMP/out" params.total)" 1414647808
