@@ -1,7 +1,7 @@
 /*
- * cli_fallback.c: weak stand-ins for entry points other modules provide
- * (the explorer's tui_main, measure's cmd_measure and cmd_quantize), so the
- * headless commands build and test while those land. A real definition in
+ * cli_fallback.c: weak stand-ins for entry points another module provides
+ * (measure's cmd_measure and cmd_quantize), so the headless commands build
+ * and test while those land. A real definition in
  * any linked object replaces these. Remove once every module is in.
  */
 #include <stdio.h>
@@ -12,13 +12,6 @@
 static int fallback_missing(const char *what) {
     fprintf(stderr, "vramlab: %s is not built into this binary\n", what);
     return 1;
-}
-
-/* The explorer, until tui/app.c provides it. */
-__attribute__((weak)) int tui_main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    return fallback_missing("the interactive explorer");
 }
 
 /* `vramlab measure`, until tui/measure.c provides it. */
