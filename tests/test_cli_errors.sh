@@ -66,6 +66,15 @@ expect 3 "bad.yaml" catalog gpus --catalog="$TMP/bad.yaml"
 expect 3 "missing.json" import "$TMP/missing.json"
 expect 3 "missing.json" plan --model-config "$TMP/missing.json"
 
+# A failed write to stdout is a failure (exit 1), never a silent success.
+if [ -w /dev/full ]; then
+    for args in "plan" "plan --json" "catalog gpus" "plan --help" "--version"; do
+        # shellcheck disable=SC2086
+        "$VRAMLAB" $args > /dev/full 2> "$TMP/err"
+        check_eq "vramlab $args > /dev/full exit" "$?" 1
+    done
+fi
+
 # Help and version succeed on stdout.
 for cmd in plan search catalog import; do
     run "$cmd" --help

@@ -292,8 +292,10 @@ int cmd_import(int argc, char **argv) {
         rc = 1;
     } else {
         fputs(buf, stdout);
-        if (fflush(stdout) != 0)
+        if (fflush(stdout) != 0) {
+            perror("vramlab: stdout");
             rc = 1;
+        }
     }
     free(buf);
     return rc;

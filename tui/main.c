@@ -59,8 +59,8 @@ static void main_unknown(const char *name) {
     fputs(" (see vramlab --help)\n", stderr);
 }
 
-/* Dispatch to the explorer or a command. */
-int main(int argc, char **argv) {
+/* Run the explorer or a command; 0 for help and version. */
+static int main_dispatch(int argc, char **argv) {
     const char *cmd = argc > 1 ? argv[1] : NULL;
 
     if (!cmd || cmd[0] == '-') {
@@ -84,4 +84,18 @@ int main(int argc, char **argv) {
     }
     main_unknown(cmd);
     return VRAMLAB_EXIT_USAGE;
+}
+
+/* Dispatch, then make sure what was printed reached stdout: a full disk or
+ * a closed pipe is a failure, not a silent success. */
+int main(int argc, char **argv) {
+    int rc = main_dispatch(argc, argv);
+
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (rc == 0)
+            perror("vramlab: stdout");
+        if (rc == 0)
+            rc = 1;
+    }
+    return rc;
 }
