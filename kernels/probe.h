@@ -128,6 +128,10 @@ struct probe_result {
 };
 void probe_emit_result(const struct probe_result *r);
 
+/* A test that cannot run here (a visible skip, not an error):
+ * {"event":"skip","test":T,"reason":R}. */
+void probe_emit_skip(const char *test, const char *reason);
+
 /* One row of the error lab (no timing). */
 struct probe_error_row {
     unsigned bits;

@@ -651,6 +651,8 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
     if (rc == 0 && (o->want[PROBE_GEMV_FP16] || o->want[PROBE_QUANTIZE] ||
                     o->want[PROBE_DEQUANTIZE] || o->want[PROBE_W8A16] || o->want[PROBE_W4A16]))
         rc = run_matrix(p, o, &bad, code, msg, len);
+    if (o->want[PROBE_GEMM])
+        probe_emit_skip("gemm", "the GEMM sweep needs cuBLAS (CUDA backend only)");
     if (rc == 0 && o->want[PROBE_ERROR])
         rc = run_error_lab(o, code, msg, len);
     pool_destroy(p);

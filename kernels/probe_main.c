@@ -169,6 +169,15 @@ void probe_emit_result(const struct probe_result *r) {
     jl_end(&j);
 }
 
+/* A test skipped on this device. */
+void probe_emit_skip(const char *test, const char *reason) {
+    struct jline j;
+    jl_begin(&j, "skip");
+    jl_str(&j, "test", test);
+    jl_str(&j, "reason", reason);
+    jl_end(&j);
+}
+
 /* One row of the error lab. */
 void probe_emit_error_row(const char *backend, const struct probe_error_row *e) {
     struct jline j;
