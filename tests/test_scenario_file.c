@@ -1,0 +1,572 @@
+/*
+ * test_scenario_file.c: scenario files (tui/scenario_file.c): saving then
+ * loading gives back every field of the scenario, saves are atomic and never
+ * clobber without leave, and broken files get exact file:line:col messages.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tui/scenario_file.h"
+
+#define FIXTURES TOP_SRCDIR "/tests/fixtures/scenarios/"
+
+static struct catalog cat;
+static char dir[256];
+
+/* Load the embedded catalog and make a scratch directory. */
+static void setup(void)
+{
+    struct catalog_diag d = {0};
+
+    catalog_init(&cat);
+    cr_assert_eq(catalog_load_default(&cat, &d), 0, "%s", d.text ? d.text : "");
+    catalog_diag_free(&d);
+    snprintf(dir, sizeof(dir), "/tmp/vramlab-test-sf-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+/* Remove the scratch directory and its files; free the catalog. */
+static void teardown(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[512];
+
+    while (d && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    catalog_free(&cat);
+}
+
+TestSuite(scenario_file, .init = setup, .fini = teardown);
+
+/* Parse a NULL-terminated list of arguments into o; asserts success. */
+static void parse_args(struct options *o, const char *const *args)
+{
+    char *argv[80];
+    int argc = 0;
+
+    argv[argc++] = (char *)"vramlab";
+    for (size_t i = 0; args[i] && argc < 79; i++)
+        argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    cr_assert_eq(options_parse(argc, argv, &cat, o, false), 0, "options_parse failed");
+}
+
+/* Read a whole small file into buf; returns its length or -1. */
+static long slurp(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (!f)
+        return -1;
+    n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return (long)n;
+}
+
+/* Write text to path (plain, non-atomic: the tests' own fixtures). */
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* How many entries the scratch directory holds. */
+static int dir_entries(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Compare two doubles exactly (NaN equal to NaN). */
+#define EQ_D(a, b, what)                                                                       \
+    cr_expect((a) == (b) || (isnan(a) && isnan(b)), "%s: %.17g != %.17g", what, (double)(a),   \
+              (double)(b))
+#define EQ_U(a, b, what) cr_expect_eq((a), (b), "%s: %lld != %lld", what, (long long)(a), (long long)(b))
+#define EQ_S(a, b, what) cr_expect_str_eq((a), (b), "%s: '%s' != '%s'", what, (a), (b))
+
+/* Every field of a model. */
+static void expect_same_model(const struct engine_model *a, const struct engine_model *b)
+{
+    EQ_S(a->id, b->id, "model.id");
+    EQ_S(a->name, b->name, "model.name");
+    EQ_S(a->family, b->family, "model.family");
+    EQ_S(a->source ? a->source : "", b->source ? b->source : "", "model.source");
+    EQ_D(a->params_published, b->params_published, "params_published");
+    EQ_D(a->params_size, b->params_size, "params_size");
+    EQ_U(a->has_arch, b->has_arch, "has_arch");
+    EQ_U(a->derived, b->derived, "derived");
+    EQ_U(a->layers, b->layers, "layers");
+    EQ_U(a->hidden, b->hidden, "hidden");
+    EQ_U(a->heads, b->heads, "heads");
+    EQ_U(a->kv_heads, b->kv_heads, "kv_heads");
+    EQ_U(a->head_dim, b->head_dim, "head_dim");
+    EQ_U(a->ffn, b->ffn, "ffn");
+    EQ_U(a->vocab, b->vocab, "vocab");
+    EQ_U(a->tied, b->tied, "tied");
+    EQ_U(a->gated, b->gated, "gated");
+    EQ_U(a->bias, b->bias, "bias");
+    EQ_U(a->norm, b->norm, "norm");
+    EQ_U(a->norms_per_layer, b->norms_per_layer, "norms_per_layer");
+    EQ_U(a->qk_norm, b->qk_norm, "qk_norm");
+    EQ_U(a->pos_embeddings, b->pos_embeddings, "pos_embeddings");
+    EQ_U(a->max_context, b->max_context, "max_context");
+    EQ_U(a->sliding_window, b->sliding_window, "sliding_window");
+    EQ_U(a->sliding_layers, b->sliding_layers, "sliding_layers");
+    EQ_U(a->experts, b->experts, "experts");
+    EQ_U(a->active_experts, b->active_experts, "active_experts");
+    EQ_U(a->shared_experts, b->shared_experts, "shared_experts");
+    EQ_U(a->moe_ffn, b->moe_ffn, "moe_ffn");
+    EQ_U(a->dense_layers, b->dense_layers, "dense_layers");
+    EQ_U(a->q_lora_rank, b->q_lora_rank, "q_lora_rank");
+    EQ_U(a->kv_lora_rank, b->kv_lora_rank, "kv_lora_rank");
+    EQ_U(a->rope_dim, b->rope_dim, "rope_dim");
+    EQ_U(a->nope_dim, b->nope_dim, "nope_dim");
+    EQ_U(a->v_head_dim, b->v_head_dim, "v_head_dim");
+}
+
+/* Every field of a number format. */
+static void expect_same_format(const struct engine_format *a, const struct engine_format *b)
+{
+    EQ_S(a->id, b->id, "format.id");
+    EQ_S(a->name, b->name, "format.name");
+    EQ_U(a->kind, b->kind, "format.kind");
+    EQ_D(a->bits, b->bits, "format.bits");
+    EQ_U(a->block, b->block, "format.block");
+    EQ_D(a->scale_bits, b->scale_bits, "format.scale_bits");
+    EQ_D(a->zero_bits, b->zero_bits, "format.zero_bits");
+    EQ_U(a->super_block, b->super_block, "format.super_block");
+    EQ_D(a->super_scale_bits, b->super_scale_bits, "format.super_scale_bits");
+    EQ_U(a->compute, b->compute, "format.compute");
+    EQ_U(a->sign_bits, b->sign_bits, "format.sign_bits");
+    EQ_U(a->exponent_bits, b->exponent_bits, "format.exponent_bits");
+    EQ_U(a->mantissa_bits, b->mantissa_bits, "format.mantissa_bits");
+    EQ_D(a->decimal_digits, b->decimal_digits, "format.decimal_digits");
+    EQ_D(a->max_value, b->max_value, "format.max_value");
+}
+
+/* Every field of a GPU. */
+static void expect_same_gpu(const struct engine_gpu *a, const struct engine_gpu *b)
+{
+    EQ_S(a->id, b->id, "gpu.id");
+    EQ_S(a->name, b->name, "gpu.name");
+    EQ_S(a->vendor, b->vendor, "gpu.vendor");
+    EQ_S(a->interconnect, b->interconnect, "gpu.interconnect");
+    EQ_S(a->source ? a->source : "", b->source ? b->source : "", "gpu.source");
+    EQ_D(a->memory_bytes, b->memory_bytes, "gpu.memory_bytes");
+    EQ_D(a->bandwidth_bytes_per_s, b->bandwidth_bytes_per_s, "gpu.bandwidth");
+    for (int i = 0; i < ENGINE_COMPUTE_COUNT; i++)
+        EQ_D(a->flops[i], b->flops[i], engine_compute_name((enum engine_compute)i));
+    EQ_D(a->link_bytes_per_s, b->link_bytes_per_s, "gpu.link");
+    EQ_U(a->gpus_per_node, b->gpus_per_node, "gpu.gpus_per_node");
+    EQ_D(a->tdp_w, b->tdp_w, "gpu.tdp_w");
+    EQ_D(a->price_per_hour, b->price_per_hour, "gpu.price");
+    EQ_D(a->spot_price_per_hour, b->spot_price_per_hour, "gpu.spot");
+    EQ_S(a->price_date, b->price_date, "gpu.price_date");
+    EQ_U(a->unified_memory, b->unified_memory, "gpu.unified_memory");
+}
+
+/* Every field of the scenario and of the options around it. */
+static void expect_same_options(const struct options *a, const struct options *b)
+{
+    const struct engine_scenario *x = &a->sc, *y = &b->sc;
+
+    expect_same_model(&x->model, &y->model);
+    expect_same_format(&x->weight_format, &y->weight_format);
+    expect_same_format(&x->kv_format, &y->kv_format);
+    expect_same_gpu(&x->gpu, &y->gpu);
+    EQ_U(x->gpus, y->gpus, "gpus");
+    EQ_U(x->gpus_per_node, y->gpus_per_node, "gpus_per_node");
+    EQ_D(x->intra_node_bytes_per_s, y->intra_node_bytes_per_s, "intra_node");
+    EQ_D(x->inter_node_bytes_per_s, y->inter_node_bytes_per_s, "inter_node");
+    EQ_D(x->allreduce_latency_s, y->allreduce_latency_s, "allreduce_latency");
+    EQ_U(x->tp, y->tp, "tp");
+    EQ_U(x->pp, y->pp, "pp");
+    EQ_U(x->dp, y->dp, "dp");
+    EQ_U(x->zero, y->zero, "zero");
+    EQ_U(x->micro_batches, y->micro_batches, "micro_batches");
+    EQ_U(x->interleave, y->interleave, "interleave");
+    EQ_U(x->sequence_parallel, y->sequence_parallel, "sequence_parallel");
+    EQ_U(x->mode, y->mode, "mode");
+    EQ_U(x->batch, y->batch, "batch");
+    EQ_U(x->context, y->context, "context");
+    EQ_U(x->prompt, y->prompt, "prompt");
+    EQ_U(x->recompute, y->recompute, "recompute");
+    EQ_U(x->recipe, y->recipe, "recipe");
+    EQ_U(x->lora_rank, y->lora_rank, "lora_rank");
+    EQ_D(x->mfu, y->mfu, "mfu");
+    EQ_D(x->training_tokens, y->training_tokens, "training_tokens");
+    EQ_D(x->price_per_hour, y->price_per_hour, "price_per_hour");
+    EQ_D(x->reserve_bytes, y->reserve_bytes, "reserve_bytes");
+    EQ_D(x->bw_efficiency, y->bw_efficiency, "bw_efficiency");
+    EQ_D(x->flops_efficiency, y->flops_efficiency, "flops_efficiency");
+    EQ_D(x->measured_bytes_per_s, y->measured_bytes_per_s, "measured_bytes_per_s");
+    EQ_D(x->measured_flop_per_s, y->measured_flop_per_s, "measured_flop_per_s");
+    EQ_U(a->units, b->units, "units");
+    EQ_U(a->model_custom, b->model_custom, "model_custom");
+    EQ_U(a->gpu_custom, b->gpu_custom, "gpu_custom");
+}
+
+/* Save the scenario of args, load it back, and compare every field. */
+static void round_trip(const char *name, const char *const *args)
+{
+    struct options before, after;
+    char path[512], err[SCENARIO_FILE_ERR_MAX];
+
+    parse_args(&before, args);
+    snprintf(path, sizeof(path), "%s/%s.yaml", dir, name);
+    cr_assert_eq(scenario_file_save(path, &before, &cat, false, err, sizeof(err)), 0, "%s", err);
+    memset(&after, 0xa5, sizeof(after));
+    cr_assert_eq(scenario_file_load(path, &cat, &after, err, sizeof(err)), 0, "%s", err);
+    expect_same_options(&before, &after);
+}
+
+/* A catalog model with every workload and communication field set. */
+static const char *const args_catalog[] = {
+    "--model", "llama-3.1-70b", "--format", "int4-g32", "--kv-format", "fp8",
+    "--gpu", "h100-sxm", "--gpus", "16", "--tp", "4", "--pp", "2", "--dp", "2",
+    "--gpus-per-node", "4", "--zero", "1", "--mode", "train", "--batch", "3",
+    "--context", "8192", "--prompt", "100", "--micro-batches", "8", "--interleave", "2",
+    "--sequence-parallel", "--recompute", "full", "--optimizer", "adam-8bit",
+    "--lora-rank", "32", "--mfu", "0.37", "--tokens", "15.6T", "--price", "2.49",
+    "--reserve", "512MiB", "--intra-node-bw", "600GB/s", "--inter-node-bw", "25GB/s",
+    "--allreduce-latency", "7us", "--bw-efficiency", "0.9", "--flops-efficiency", "83%",
+    "--units", "gib", NULL,
+};
+
+/* A custom architecture on a custom GPU. */
+static const char *const args_custom[] = {
+    "--layers", "40", "--hidden", "5120", "--heads", "40", "--kv-heads", "8",
+    "--head-dim", "128", "--ffn", "13824", "--vocab", "32000", "--tied", "--gated=yes",
+    "--bias=qkv", "--norm", "layer", "--pos-embeddings", "2048", "--experts", "8",
+    "--active-experts", "2", "--shared-experts", "1",
+    "--gpu-memory", "48GiB", "--gpu-bandwidth", "960GB/s", "--gpu-flops", "181.05T",
+    "--mode", "qlora", "--batch", "2", "--context", "3000", "--price", "$1.10/h",
+    "--reserve", "0", "--mfu", "33.3%", NULL,
+};
+
+Test(scenario_file, round_trip_catalog_model_every_field)
+{
+    round_trip("catalog", args_catalog);
+}
+
+Test(scenario_file, round_trip_custom_architecture_and_gpu)
+{
+    round_trip("custom", args_custom);
+}
+
+Test(scenario_file, round_trip_bare_size_modified_model_and_overridden_gpu)
+{
+    static const char *const bare[] = {"--params", "70B", "--format", "fp32", NULL};
+    static const char *const odd[] = {"--params", "7.3e9", "--tokens", "1234567", NULL};
+    static const char *const modified[] = {
+        "--model", "llama-3.1-8b", "--layers", "40", "--kv-heads", "4",
+        "--gpu", "a100-80gb", "--gpu-memory", "100GiB", NULL,
+    };
+    static const char *const defaults[] = {NULL};
+
+    round_trip("bare", bare);
+    round_trip("odd", odd);
+    round_trip("modified", modified);
+    round_trip("defaults", defaults);
+}
+
+Test(scenario_file, saved_file_names_ids_and_every_workload_field)
+{
+    struct options o;
+    char *text;
+
+    parse_args(&o, (const char *const[]){"--model", "llama-3.1-70b", "--format", "int4-g32",
+                                         "--gpus", "2", NULL});
+    text = scenario_file_format(&o, &cat, NULL);
+    cr_assert_not_null(text);
+    cr_expect_not_null(strstr(text, "model: llama-3.1-70b\n"), "%s", text);
+    cr_expect_null(strstr(text, "layers:"), "catalog models are saved by id:\n%s", text);
+    cr_expect_not_null(strstr(text, "gpu: h100-sxm\n"), "%s", text);
+    cr_expect_null(strstr(text, "gpu-memory:"), "%s", text);
+    cr_expect_not_null(strstr(text, "tp: 2\npp: 1\ndp: 1\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "reserve: 1 GB\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "inter-node-bw: 50 GB/s\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "allreduce-latency: 5 us\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "mfu: 0.4\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "batch: 1\ncontext: 4096\n"), "%s", text);
+    free(text);
+}
+
+Test(scenario_file, never_overwrites_without_the_flag)
+{
+    struct options a, b, back;
+    char path[512], err[SCENARIO_FILE_ERR_MAX], before[4096], now[4096];
+
+    parse_args(&a, (const char *const[]){"--model", "llama-3.1-8b", NULL});
+    parse_args(&b, (const char *const[]){"--model", "llama-3.1-70b", "--gpus", "2", NULL});
+    snprintf(path, sizeof(path), "%s/s.yaml", dir);
+    cr_assert_eq(scenario_file_save(path, &a, &cat, false, err, sizeof(err)), SCENARIO_FILE_OK);
+    cr_assert_gt(slurp(path, before, sizeof(before)), 0);
+
+    cr_assert_eq(scenario_file_save(path, &b, &cat, false, err, sizeof(err)),
+                 SCENARIO_FILE_EXISTS);
+    cr_assert_gt(slurp(path, now, sizeof(now)), 0);
+    cr_expect_str_eq(now, before, "the file changed without overwrite");
+    cr_expect_eq(dir_entries(), 1, "a temporary file was left behind");
+
+    cr_assert_eq(scenario_file_save(path, &b, &cat, true, err, sizeof(err)), SCENARIO_FILE_OK,
+                 "%s", err);
+    cr_assert_eq(scenario_file_load(path, &cat, &back, err, sizeof(err)), 0, "%s", err);
+    cr_expect_str_eq(back.sc.model.id, "llama-3.1-70b");
+    cr_expect_eq(dir_entries(), 1);
+}
+
+Test(scenario_file, exists_message_names_the_file)
+{
+    struct options o;
+    char path[512], err[SCENARIO_FILE_ERR_MAX], want[600];
+
+    parse_args(&o, (const char *const[]){NULL});
+    snprintf(path, sizeof(path), "%s/x.yaml", dir);
+    spit(path, "model: llama-3.1-8b\n");
+    cr_assert_eq(scenario_file_save(path, &o, &cat, false, err, sizeof(err)),
+                 SCENARIO_FILE_EXISTS);
+    snprintf(want, sizeof(want), "%s: exists; not overwritten\n", path);
+    cr_expect_str_eq(err, want);
+}
+
+/* A failing write (here the file size limit, as a full disk would) mid-save. */
+Test(scenario_file, failed_write_leaves_the_old_file_intact)
+{
+    struct options old, fresh;
+    struct rlimit lim, saved;
+    char path[512], err[SCENARIO_FILE_ERR_MAX], before[4096], now[4096];
+    int rc;
+
+    parse_args(&old, (const char *const[]){"--model", "llama-3.1-8b", NULL});
+    parse_args(&fresh, (const char *const[]){"--model", "llama-3.1-405b", "--gpus", "16", NULL});
+    snprintf(path, sizeof(path), "%s/last.yaml", dir);
+    cr_assert_eq(scenario_file_save(path, &old, &cat, false, err, sizeof(err)), 0, "%s", err);
+    cr_assert_gt(slurp(path, before, sizeof(before)), 200);
+
+    /* Writes past 100 bytes now fail with EFBIG instead of killing us. */
+    signal(SIGXFSZ, SIG_IGN);
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    lim = saved;
+    lim.rlim_cur = 100;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    rc = scenario_file_save(path, &fresh, &cat, true, err, sizeof(err));
+    setrlimit(RLIMIT_FSIZE, &saved);
+
+    cr_expect_eq(rc, SCENARIO_FILE_ERROR);
+    cr_expect_not_null(strstr(err, ": cannot save: "), "%s", err);
+    cr_assert_gt(slurp(path, now, sizeof(now)), 0);
+    cr_expect_str_eq(now, before, "the old file was damaged");
+    cr_expect_eq(dir_entries(), 1, "the temporary file was not removed");
+}
+
+/* A crash between write and rename leaves a stray temporary file. */
+Test(scenario_file, stray_temp_file_from_a_crash_is_harmless)
+{
+    struct options old, back;
+    char path[512], stray[512], err[SCENARIO_FILE_ERR_MAX], text[4096];
+    long n;
+
+    parse_args(&old, (const char *const[]){"--model", "llama-3.1-70b", "--gpus", "2", NULL});
+    snprintf(path, sizeof(path), "%s/last.yaml", dir);
+    snprintf(stray, sizeof(stray), "%s/.last.yaml.Xy12Zq", dir);
+    cr_assert_eq(scenario_file_save(path, &old, &cat, false, err, sizeof(err)), 0, "%s", err);
+    /* The crashed save: half of a file, never renamed. */
+    n = slurp(path, text, sizeof(text));
+    text[n / 2] = '\0';
+    spit(stray, text);
+
+    cr_assert_eq(scenario_file_load(path, &cat, &back, err, sizeof(err)), 0, "%s", err);
+    cr_expect_str_eq(back.sc.model.id, "llama-3.1-70b");
+    cr_expect_eq(back.sc.gpus, 2);
+    cr_assert_eq(scenario_file_save(path, &old, &cat, true, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(access(stray, F_OK), 0, "someone else's temporary file was removed");
+    cr_expect_eq(dir_entries(), 2);
+}
+
+/* The half-written file itself (a writer that is not atomic) is refused clearly. */
+Test(scenario_file, truncated_file_is_a_clear_error_and_leaves_options_alone)
+{
+    struct options o, keep;
+    char err[SCENARIO_FILE_ERR_MAX];
+    const char *text = "model: llama-3.1-70b\nformat: int4-g\n";
+
+    parse_args(&o, (const char *const[]){"--model", "llama-3.1-8b", NULL});
+    keep = o;
+    cr_assert_eq(scenario_file_load_buffer("half.yaml", text, strlen(text), &cat, &o, err,
+                                           sizeof(err)),
+                 SCENARIO_FILE_ERROR);
+    cr_expect_eq(strncmp(err, "half.yaml:2:9: format: unknown format 'int4-g'", 46), 0, "%s",
+                 err);
+    cr_expect_eq(memcmp(&o, &keep, sizeof(o)), 0, "options changed by a failed load");
+}
+
+Test(scenario_file, missing_file_is_reported_as_missing)
+{
+    struct options o;
+    char path[512], err[SCENARIO_FILE_ERR_MAX];
+
+    snprintf(path, sizeof(path), "%s/none.yaml", dir);
+    cr_expect_eq(scenario_file_load(path, &cat, &o, err, sizeof(err)), SCENARIO_FILE_MISSING);
+    cr_expect_not_null(strstr(err, "cannot read: No such file"), "%s", err);
+}
+
+/* Load a fixture and compare the whole message (path prefix added here). */
+static void expect_fixture_error(const char *name, const char *want)
+{
+    struct options o;
+    char path[512], err[SCENARIO_FILE_ERR_MAX], full[2048];
+
+    snprintf(path, sizeof(path), FIXTURES "%s", name);
+    cr_assert_eq(scenario_file_load(path, &cat, &o, err, sizeof(err)), SCENARIO_FILE_ERROR,
+                 "%s loaded", name);
+    snprintf(full, sizeof(full), "%s%s", path, want);
+    cr_expect_str_eq(err, full);
+}
+
+Test(scenario_file, broken_files_have_exact_messages)
+{
+    expect_fixture_error("unknown_key.yaml", ":2:1: modle: unknown key 'modle'; did you mean "
+                                             "mode, model?\n"
+                                             "    modle: llama-3.1-8b\n"
+                                             "    ^\n");
+    expect_fixture_error("bad_count.yaml", ":3:7: gpus: expected a positive integer up to "
+                                           "16777216, found 'two'\n"
+                                           "    gpus: two\n"
+                                           "          ^\n");
+    expect_fixture_error("bad_layout.yaml", ":4:5: tp: tp 3 does not divide the model's 64 "
+                                            "attention heads\n"
+                                            "    tp: 3\n"
+                                            "        ^\n");
+    expect_fixture_error("not_a_mapping.yaml",
+                         ":1:1: expected a mapping of scenario options (model: ..., gpu: ...), "
+                         "found a sequence\n"
+                         "    - model: llama-3.1-8b\n"
+                         "    ^\n");
+    expect_fixture_error("duplicate.yaml", ":3:1: batch: duplicate key (first at line 2)\n"
+                                           "    batch: 16\n"
+                                           "    ^\n");
+    expect_fixture_error("nested.yaml", ":2:6: gpu: expected one value (as on the command "
+                                        "line), found a mapping\n"
+                                        "    gpu: {id: h100-sxm}\n"
+                                        "         ^\n");
+    expect_fixture_error("front_end.yaml", ":2:1: theme: not a scenario field (a command-line "
+                                           "option of the session)\n"
+                                           "    theme: dark\n"
+                                           "    ^\n");
+    expect_fixture_error("empty_value.yaml", ":1:7: model: expected a value, found nothing\n"
+                                             "    model:\n"
+                                             "          ^\n");
+    expect_fixture_error("bad_flag.yaml", ":2:20: sequence-parallel: expected true or false, "
+                                          "found 'maybe'\n"
+                                          "    sequence-parallel: maybe\n"
+                                          "                       ^\n");
+    expect_fixture_error("syntax.yaml", ":3:1: YAML syntax: could not find expected ':' "
+                                        "while scanning a simple key (from line 2)\n"
+                                        "    batch: 2\n"
+                                        "    ^\n");
+    expect_fixture_error("empty.yaml", ":1:1: expected a mapping of scenario options "
+                                       "(model: ..., gpu: ...), found nothing\n");
+}
+
+Test(scenario_file, good_fixture_loads)
+{
+    struct options o;
+    char err[SCENARIO_FILE_ERR_MAX];
+
+    cr_assert_eq(scenario_file_load(FIXTURES "good.yaml", &cat, &o, err, sizeof(err)), 0, "%s",
+                 err);
+    cr_expect_str_eq(o.sc.model.id, "llama-3.1-70b");
+    cr_expect_str_eq(o.sc.weight_format.id, "int4-g32");
+    cr_expect_eq(o.sc.gpus, 2);
+    cr_expect_eq(o.sc.tp, 2);
+    cr_expect_eq(o.sc.batch, 8);
+    cr_expect_eq(o.sc.context, 8192);
+    cr_expect(o.sc.sequence_parallel);
+    cr_expect_eq(o.sc.gpu.memory_bytes, 96.0 * (1u << 30));
+    cr_expect(o.gpu_custom);
+}
+
+Test(scenario_file, state_path_follows_xdg_and_creates_the_directory)
+{
+    char path[512], want[512], err[256], state[300];
+    struct stat st;
+
+    snprintf(state, sizeof(state), "%s/state", dir);
+    setenv("XDG_STATE_HOME", state, 1);
+    cr_assert_eq(scenario_file_state_path(path, sizeof(path), true, err, sizeof(err)), 0, "%s",
+                 err);
+    snprintf(want, sizeof(want), "%s/vramlab/last.yaml", state);
+    cr_expect_str_eq(path, want);
+    snprintf(want, sizeof(want), "%s/vramlab", state);
+    cr_assert_eq(stat(want, &st), 0);
+    cr_expect(S_ISDIR(st.st_mode));
+    rmdir(want);
+    rmdir(state);
+
+    /* A relative XDG_STATE_HOME is invalid (XDG spec): HOME is used. */
+    setenv("XDG_STATE_HOME", "relative/state", 1);
+    setenv("HOME", dir, 1);
+    cr_assert_eq(scenario_file_state_path(path, sizeof(path), false, err, sizeof(err)), 0);
+    snprintf(want, sizeof(want), "%s/.local/state/vramlab/last.yaml", dir);
+    cr_expect_str_eq(path, want);
+    unsetenv("XDG_STATE_HOME");
+    cr_assert_eq(scenario_file_state_path(path, sizeof(path), false, err, sizeof(err)), 0);
+    cr_expect_str_eq(path, want);
+}
+
+/* A decimal comma locale must not change what is written or read. */
+Test(scenario_file, numbers_ignore_the_locale)
+{
+    static const char *const names[] = {"es_ES.UTF-8", "es_ES.utf8", "de_DE.UTF-8", "fr_FR.UTF-8"};
+    struct options o, back;
+    char *text, err[SCENARIO_FILE_ERR_MAX];
+    bool comma = false;
+
+    parse_args(&o, (const char *const[]){"--mfu", "0.37", "--bw-efficiency", "0.9", NULL});
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !comma; i++)
+        comma = setlocale(LC_ALL, names[i]) != NULL;
+    if (!comma)
+        cr_skip_test("no decimal-comma locale installed");
+    text = scenario_file_format(&o, &cat, NULL);
+    cr_assert_not_null(text);
+    cr_expect_not_null(strstr(text, "mfu: 0.37\n"), "%s", text);
+    cr_assert_eq(scenario_file_load_buffer("l.yaml", text, strlen(text), &cat, &back, err,
+                                           sizeof(err)),
+                 0, "%s", err);
+    cr_expect_eq(back.sc.mfu, 0.37);
+    free(text);
+    setlocale(LC_ALL, "C");
+}
