@@ -84,7 +84,10 @@ int catalog_load_buffer(struct catalog *c, const char *name, const char *text, s
  * files that failed. */
 int catalog_load_user(struct catalog *c, struct catalog_diag *d);
 
-/* Exact lookups by id, normalised (case, '-', '_', ' ', '.' ignored). */
+/* Exact lookups by id, normalised (case, '-', '_', ' ', '.' ignored); never
+ * a substring ("h100" does not find "h100-sxm"). The pointers (and the ids
+ * catalog_suggest returns) stay valid until the catalog is loaded into again
+ * or freed. */
 const struct engine_gpu *catalog_find_gpu(const struct catalog *c, const char *id);
 const struct engine_model *catalog_find_model(const struct catalog *c, const char *id);
 const struct engine_format *catalog_find_format(const struct catalog *c, const char *id);
@@ -128,7 +131,9 @@ int catalog_import_hf_config(const char *path, struct engine_model *m, struct ca
 /* The same from text in memory; name is used in messages. */
 int catalog_import_hf_buffer(const char *name, const char *text, size_t len,
                              struct engine_model *m, struct catalog_diag *d);
-/* Print a ready models.yaml entry for m (with the computed count) to buf. */
+/* Print a ready models.yaml entry for m (with the computed count) to buf,
+ * indented to sit under "models:"; returns its length, or -1 when buf is
+ * too small. */
 int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t len);
 
 #endif

@@ -38,9 +38,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if ((rc == 0) != (d.errors == 0))
         abort();
     if (rc == 0) {
+        const char *near[4];
+        size_t n_gpus = c.n_gpus, n_models = c.n_models;
         for (i = 0; i < c.n_gpus; i++)
             if (catalog_find_gpu(&c, c.gpus[i].id) == NULL)
                 abort();
+        /* Loading the same file again replaces every entry: counts stay. */
+        if (catalog_load_buffer(&c, "fuzz.yaml", text, size, &d) != 0 || c.n_gpus != n_gpus ||
+            c.n_models != n_models)
+            abort();
+        (void)catalog_suggest(&c, CATALOG_GPU, text, near, 4);
+        (void)catalog_match_device(&c, text);
     }
     catalog_free(&c);
     catalog_diag_free(&d);

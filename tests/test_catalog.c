@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -528,8 +529,9 @@ Test(import, published_parameter_counts) {
         const char *dir;
         double params; /* published total (model card / HF num_parameters) */
     } golden[] = {
-        {"Llama-3.1-8B", 8030261248.0}, {"pythia-1.4b", 1414647808.0}, {"gpt2", 124439808.0},
-        {"opt-125m", 125239296.0},      {"Qwen2.5-0.5B", 494032768.0},
+        {"Llama-3.1-8B", 8030261248.0}, {"pythia-1.4b", 1414647808.0},
+        {"gpt2", 124439808.0},          {"opt-125m", 125239296.0},
+        {"Qwen2.5-0.5B", 494032768.0},  {"Mixtral-8x7B-v0.1", 46702792704.0},
     };
     size_t i;
 
@@ -581,6 +583,29 @@ Test(import, shapes_by_model_type) {
     cr_expect_eq(m.sliding_layers, 29, "5 of every 6 layers local");
     cr_expect(m.qk_norm && m.tied);
     cr_expect_eq(m.norms_per_layer, 4);
+}
+
+Test(import, experts_and_latent_attention) {
+    struct engine_model m;
+
+    import_fixture("Mixtral-8x7B-v0.1", &m);
+    cr_expect_eq(m.experts, 8);
+    cr_expect_eq(m.active_experts, 2);
+    cr_expect_eq(m.sliding_window, 0, "sliding_window: null");
+
+    /* DeepSeek-V3: 671B published (without the MTP module), within 0.5%. */
+    import_fixture("DeepSeek-V3", &m);
+    cr_expect_eq(m.experts, 256);
+    cr_expect_eq(m.active_experts, 8);
+    cr_expect_eq(m.shared_experts, 1);
+    cr_expect_eq(m.moe_ffn, 2048);
+    cr_expect_eq(m.dense_layers, 3);
+    cr_expect_eq(m.q_lora_rank, 1536);
+    cr_expect_eq(m.kv_lora_rank, 512);
+    cr_expect_eq(m.rope_dim, 64);
+    cr_expect_eq(m.nope_dim, 128);
+    cr_expect_eq(m.v_head_dim, 128);
+    cr_expect(fabs(engine_params_total(&m) / 671e9 - 1) < 0.005, "%.0f", engine_params_total(&m));
 }
 
 Test(import, errors_point_into_the_json) {
