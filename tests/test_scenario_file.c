@@ -4,6 +4,7 @@
  * clobber without leave, and broken files get exact file:line:col messages.
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -433,6 +434,24 @@ Test(scenario_file, truncated_file_is_a_clear_error_and_leaves_options_alone)
     cr_expect_eq(memcmp(&o, &keep, sizeof(o)), 0, "options changed by a failed load");
 }
 
+Test(scenario_file, apply_keeps_the_session_fields)
+{
+    struct options session, loaded;
+
+    parse_args(&session, (const char *const[]){"--theme", "high-contrast", "--no-color",
+                                               "--ascii", "--model", "llama-3.1-8b", NULL});
+    parse_args(&loaded, (const char *const[]){"--params", "70B", "--units", "gib", "--gpus",
+                                              "4", NULL});
+    scenario_file_apply(&session, &loaded);
+    cr_expect_str_eq(session.theme, "high-contrast");
+    cr_expect(session.no_color);
+    cr_expect(session.ascii);
+    cr_expect(session.model_custom);
+    cr_expect_eq(session.units, UNITS_GIB);
+    cr_expect_eq(session.sc.gpus, 4);
+    cr_expect_eq(session.sc.model.params_size, 70e9);
+}
+
 Test(scenario_file, missing_file_is_reported_as_missing)
 {
     struct options o;
@@ -499,6 +518,22 @@ Test(scenario_file, broken_files_have_exact_messages)
                                         "    ^\n");
     expect_fixture_error("empty.yaml", ":1:1: expected a mapping of scenario options "
                                        "(model: ..., gpu: ...), found nothing\n");
+}
+
+/* options_parse reports on stderr; a curses screen must never see that. */
+Test(scenario_file, errors_never_reach_stderr)
+{
+    struct options o;
+    char err[SCENARIO_FILE_ERR_MAX];
+
+    cr_redirect_stderr();
+    cr_assert_eq(scenario_file_load(FIXTURES "bad_layout.yaml", &cat, &o, err, sizeof(err)),
+                 SCENARIO_FILE_ERROR);
+    cr_assert_eq(scenario_file_load(FIXTURES "unknown_key.yaml", &cat, &o, err, sizeof(err)),
+                 SCENARIO_FILE_ERROR);
+    fprintf(stderr, "still here");
+    fflush(stderr);
+    cr_assert_stderr_eq_str("still here");
 }
 
 Test(scenario_file, good_fixture_loads)

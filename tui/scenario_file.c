@@ -958,6 +958,15 @@ fail:
     return rc;
 }
 
+/* Copy a loaded scenario into the session's options (see header). */
+void scenario_file_apply(struct options *session, const struct options *loaded)
+{
+    session->sc = loaded->sc;
+    session->units = loaded->units;
+    session->model_custom = loaded->model_custom;
+    session->gpu_custom = loaded->gpu_custom;
+}
+
 /* ---- the state file -------------------------------------------------------------- */
 
 /* mkdir -p of the directory path (mode 0700 for the parts it makes). */

@@ -35,6 +35,15 @@
  * (latent attention, sliding windows, expert FFN sizes of a model imported
  * from a config.json); the file says so in a comment when that happens.
  *
+ * The screen's part: `s` calls scenario_file_save(path, &opt, cat, false,
+ * ...) and, on SCENARIO_FILE_EXISTS, asks, then calls it again with
+ * overwrite = true; `o` and --scenario FILE call scenario_file_load() and,
+ * on success, scenario_file_apply(); on failure they show err and keep the
+ * scenario they had. At start, unless --fresh: scenario_file_state_path(
+ * path, len, false, ...) then scenario_file_load(), silently ignoring
+ * SCENARIO_FILE_MISSING; on quit: scenario_file_state_path(..., true, ...)
+ * then scenario_file_save(..., true, ...).
+ *
  * Format documented in docs/lessons.md.
  */
 #ifndef VRAMLAB_SCENARIO_FILE_H
@@ -88,6 +97,13 @@ char *scenario_file_format(const struct options *o, const struct catalog *cat,
  */
 int scenario_file_save(const char *path, const struct options *o, const struct catalog *cat,
                        bool overwrite, char *err, size_t errlen);
+
+/*
+ * Put a loaded scenario into the running session's options: the scenario
+ * (o->sc), the units and the custom flags are copied; what belongs to the
+ * session (json, theme, colours, mouse, ASCII, --catalog) is kept.
+ */
+void scenario_file_apply(struct options *session, const struct options *loaded);
 
 /*
  * The file the explorer restores at start (unless --fresh) and saves on
