@@ -13,13 +13,12 @@
 #include "tui/lesson.h"
 
 #define FIXTURES TOP_SRCDIR "/tests/fixtures/lessons/"
-#define LESSONS TOP_SRCDIR "/share/lessons/"
+#define LESSONS  TOP_SRCDIR "/share/lessons/"
 
 static struct catalog cat;
 
 /* Load the embedded catalog. */
-static void setup(void)
-{
+static void setup(void) {
     struct catalog_diag d = {0};
 
     catalog_init(&cat);
@@ -28,8 +27,7 @@ static void setup(void)
 }
 
 /* Free the catalog. */
-static void teardown(void)
-{
+static void teardown(void) {
     catalog_free(&cat);
 }
 
@@ -37,8 +35,7 @@ TestSuite(lesson, .init = setup, .fini = teardown);
 
 /* Load a broken fixture; its messages, with the path prefix of each line
  * replaced by the bare file name, must equal want. */
-static void expect_errors(const char *name, const char *want)
-{
+static void expect_errors(const char *name, const char *want) {
     struct lesson l;
     char path[512], err[8192], got[8192];
     size_t plen, o = 0;
@@ -57,8 +54,7 @@ static void expect_errors(const char *name, const char *want)
     cr_expect_str_eq(got, want);
 }
 
-Test(lesson, unknown_key_is_refused_with_a_suggestion)
-{
+Test(lesson, unknown_key_is_refused_with_a_suggestion) {
     expect_errors("unknown_key.yaml",
                   "unknown_key.yaml:5:5: captoin: unknown key; did you mean caption? (expected "
                   "title, scenario, caption, pane or explain)\n"
@@ -69,8 +65,7 @@ Test(lesson, unknown_key_is_refused_with_a_suggestion)
                   "        ^\n");
 }
 
-Test(lesson, unknown_pane)
-{
+Test(lesson, unknown_pane) {
     expect_errors("bad_pane.yaml",
                   "bad_pane.yaml:6:11: pane: expected model, format, gpu, layout, memory, speed "
                   "or measure, found 'memroy'\n"
@@ -78,8 +73,7 @@ Test(lesson, unknown_pane)
                   "              ^\n");
 }
 
-Test(lesson, unknown_engine_key_with_closest)
-{
+Test(lesson, unknown_engine_key_with_closest) {
     expect_errors("bad_explain.yaml",
                   "bad_explain.yaml:6:14: explain: expected an engine key like "
                   "decode.tokens_per_s_memory_bound (closest: decode.tokens_per_s_memory_bound, "
@@ -88,8 +82,7 @@ Test(lesson, unknown_engine_key_with_closest)
                   "                 ^\n");
 }
 
-Test(lesson, engine_key_must_apply_to_the_mode)
-{
+Test(lesson, engine_key_must_apply_to_the_mode) {
     expect_errors("explain_mode.yaml",
                   "explain_mode.yaml:6:14: explain: expected a key that applies in infer mode, "
                   "found 'training.days'\n"
@@ -97,8 +90,7 @@ Test(lesson, engine_key_must_apply_to_the_mode)
                   "                 ^\n");
 }
 
-Test(lesson, bad_scenario_value_points_at_the_value)
-{
+Test(lesson, bad_scenario_value_points_at_the_value) {
     expect_errors("bad_scenario.yaml",
                   "bad_scenario.yaml:8:13: gpus: expected a positive integer up to 16777216, "
                   "found 'two'\n"
@@ -106,8 +98,7 @@ Test(lesson, bad_scenario_value_points_at_the_value)
                   "                ^\n");
 }
 
-Test(lesson, wrong_types_are_all_reported)
-{
+Test(lesson, wrong_types_are_all_reported) {
     expect_errors("wrong_types.yaml",
                   "wrong_types.yaml:1:8: title: expected a lesson title, found a sequence\n"
                   "    title: [not, text]\n"
@@ -125,8 +116,7 @@ Test(lesson, wrong_types_are_all_reported)
                   "        ^\n");
 }
 
-Test(lesson, missing_fields_and_empty_steps)
-{
+Test(lesson, missing_fields_and_empty_steps) {
     expect_errors("missing.yaml",
                   "missing.yaml:1:1: title: expected a lesson title, found none\n"
                   "    steps:\n"
@@ -149,8 +139,7 @@ Test(lesson, missing_fields_and_empty_steps)
                   "              ^\n");
 }
 
-Test(lesson, yaml_syntax_error)
-{
+Test(lesson, yaml_syntax_error) {
     expect_errors("syntax.yaml",
                   "syntax.yaml:5:12: YAML syntax: did not find expected ',' or '}' while "
                   "parsing a flow mapping\n"
@@ -158,8 +147,7 @@ Test(lesson, yaml_syntax_error)
                   "               ^\n");
 }
 
-Test(lesson, good_fixture_steps)
-{
+Test(lesson, good_fixture_steps) {
     struct lesson l;
     char err[4096];
     const struct lesson_step *s;
@@ -192,8 +180,7 @@ Test(lesson, good_fixture_steps)
     cr_expect_eq(lesson_count(&l), 0);
 }
 
-Test(lesson, pane_names_round_trip)
-{
+Test(lesson, pane_names_round_trip) {
     for (int p = LESSON_PANE_MODEL; p < LESSON_PANE_COUNT; p++) {
         enum lesson_pane back;
         cr_assert_eq(lesson_pane_parse(lesson_pane_name((enum lesson_pane)p), &back), 0);
@@ -203,14 +190,12 @@ Test(lesson, pane_names_round_trip)
 }
 
 /* Load a shipped lesson; asserts success. */
-static void load_shipped(const char *file, struct lesson *l)
-{
+static void load_shipped(const char *file, struct lesson *l) {
     char err[16384];
     cr_assert_eq(lesson_load(file, &cat, l, err, sizeof(err)), 0, "%s", err);
 }
 
-Test(lesson, shipped_lessons_load_and_every_step_is_valid)
-{
+Test(lesson, shipped_lessons_load_and_every_step_is_valid) {
     static const char *const files[] = {LESSONS "seed-000.en.yaml", LESSONS "seed-000.es.yaml"};
 
     for (size_t f = 0; f < 2; f++) {
@@ -236,8 +221,7 @@ Test(lesson, shipped_lessons_load_and_every_step_is_valid)
 }
 
 /* The languages differ in words only: the same scenarios, panes and keys. */
-Test(lesson, english_and_spanish_walk_the_same_scenarios)
-{
+Test(lesson, english_and_spanish_walk_the_same_scenarios) {
     struct lesson en, es;
 
     load_shipped(LESSONS "seed-000.en.yaml", &en);
@@ -261,8 +245,7 @@ Test(lesson, english_and_spanish_walk_the_same_scenarios)
 }
 
 /* Find the first step whose scenario matches, by its estimate. */
-static const struct lesson_step *step_titled(const struct lesson *l, const char *title)
-{
+static const struct lesson_step *step_titled(const struct lesson *l, const char *title) {
     for (size_t i = 0; i < lesson_count(l); i++) {
         if (!strcmp(lesson_step(l, i)->title, title))
             return lesson_step(l, i);
@@ -275,8 +258,7 @@ static const struct lesson_step *step_titled(const struct lesson *l, const char 
  * The figures the captions state, as the engine computes them (seed 000;
  * the tolerance is the rounding of the caption).
  */
-Test(lesson, captions_state_what_the_engine_shows)
-{
+Test(lesson, captions_state_what_the_engine_shows) {
     struct lesson l;
     struct engine_estimate e;
 
@@ -313,8 +295,7 @@ Test(lesson, captions_state_what_the_engine_shows)
     lesson_free(&l);
 }
 
-Test(lesson, resolve_by_name_and_language)
-{
+Test(lesson, resolve_by_name_and_language) {
     char path[1024];
 
     unsetenv("VRAMLAB_LESSONS");

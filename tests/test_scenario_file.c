@@ -26,8 +26,7 @@ static struct catalog cat;
 static char dir[256];
 
 /* Load the embedded catalog and make a scratch directory. */
-static void setup(void)
-{
+static void setup(void) {
     struct catalog_diag d = {0};
 
     catalog_init(&cat);
@@ -38,8 +37,7 @@ static void setup(void)
 }
 
 /* Remove the scratch directory and its files; free the catalog. */
-static void teardown(void)
-{
+static void teardown(void) {
     DIR *d = opendir(dir);
     struct dirent *e;
     char path[512];
@@ -59,8 +57,7 @@ static void teardown(void)
 TestSuite(scenario_file, .init = setup, .fini = teardown);
 
 /* Parse a NULL-terminated list of arguments into o; asserts success. */
-static void parse_args(struct options *o, const char *const *args)
-{
+static void parse_args(struct options *o, const char *const *args) {
     char *argv[80];
     int argc = 0;
 
@@ -72,8 +69,7 @@ static void parse_args(struct options *o, const char *const *args)
 }
 
 /* Read a whole small file into buf; returns its length or -1. */
-static long slurp(const char *path, char *buf, size_t len)
-{
+static long slurp(const char *path, char *buf, size_t len) {
     FILE *f = fopen(path, "rb");
     size_t n;
 
@@ -86,8 +82,7 @@ static long slurp(const char *path, char *buf, size_t len)
 }
 
 /* Write text to path (plain, non-atomic: the tests' own fixtures). */
-static void spit(const char *path, const char *text)
-{
+static void spit(const char *path, const char *text) {
     FILE *f = fopen(path, "wb");
     cr_assert_not_null(f);
     fputs(text, f);
@@ -95,8 +90,7 @@ static void spit(const char *path, const char *text)
 }
 
 /* How many entries the scratch directory holds. */
-static int dir_entries(void)
-{
+static int dir_entries(void) {
     DIR *d = opendir(dir);
     struct dirent *e;
     int n = 0;
@@ -111,15 +105,15 @@ static int dir_entries(void)
 }
 
 /* Compare two doubles exactly (NaN equal to NaN). */
-#define EQ_D(a, b, what)                                                                       \
-    cr_expect((a) == (b) || (isnan(a) && isnan(b)), "%s: %.17g != %.17g", what, (double)(a),   \
+#define EQ_D(a, b, what)                                                                           \
+    cr_expect((a) == (b) || (isnan(a) && isnan(b)), "%s: %.17g != %.17g", what, (double)(a),       \
               (double)(b))
-#define EQ_U(a, b, what) cr_expect_eq((a), (b), "%s: %lld != %lld", what, (long long)(a), (long long)(b))
+#define EQ_U(a, b, what)                                                                           \
+    cr_expect_eq((a), (b), "%s: %lld != %lld", what, (long long)(a), (long long)(b))
 #define EQ_S(a, b, what) cr_expect_str_eq((a), (b), "%s: '%s' != '%s'", what, (a), (b))
 
 /* Every field of a model. */
-static void expect_same_model(const struct engine_model *a, const struct engine_model *b)
-{
+static void expect_same_model(const struct engine_model *a, const struct engine_model *b) {
     EQ_S(a->id, b->id, "model.id");
     EQ_S(a->name, b->name, "model.name");
     EQ_S(a->family, b->family, "model.family");
@@ -158,8 +152,7 @@ static void expect_same_model(const struct engine_model *a, const struct engine_
 }
 
 /* Every field of a number format. */
-static void expect_same_format(const struct engine_format *a, const struct engine_format *b)
-{
+static void expect_same_format(const struct engine_format *a, const struct engine_format *b) {
     EQ_S(a->id, b->id, "format.id");
     EQ_S(a->name, b->name, "format.name");
     EQ_U(a->kind, b->kind, "format.kind");
@@ -178,8 +171,7 @@ static void expect_same_format(const struct engine_format *a, const struct engin
 }
 
 /* Every field of a GPU. */
-static void expect_same_gpu(const struct engine_gpu *a, const struct engine_gpu *b)
-{
+static void expect_same_gpu(const struct engine_gpu *a, const struct engine_gpu *b) {
     EQ_S(a->id, b->id, "gpu.id");
     EQ_S(a->name, b->name, "gpu.name");
     EQ_S(a->vendor, b->vendor, "gpu.vendor");
@@ -199,8 +191,7 @@ static void expect_same_gpu(const struct engine_gpu *a, const struct engine_gpu 
 }
 
 /* Every field of the scenario and of the options around it. */
-static void expect_same_options(const struct options *a, const struct options *b)
-{
+static void expect_same_options(const struct options *a, const struct options *b) {
     const struct engine_scenario *x = &a->sc, *y = &b->sc;
 
     expect_same_model(&x->model, &y->model);
@@ -240,8 +231,7 @@ static void expect_same_options(const struct options *a, const struct options *b
 }
 
 /* Save the scenario of args, load it back, and compare every field. */
-static void round_trip(const char *name, const char *const *args)
-{
+static void round_trip(const char *name, const char *const *args) {
     struct options before, after;
     char path[512], err[SCENARIO_FILE_ERR_MAX];
 
@@ -255,45 +245,109 @@ static void round_trip(const char *name, const char *const *args)
 
 /* A catalog model with every workload and communication field set. */
 static const char *const args_catalog[] = {
-    "--model", "llama-3.1-70b", "--format", "int4-g32", "--kv-format", "fp8",
-    "--gpu", "h100-sxm", "--gpus", "16", "--tp", "4", "--pp", "2", "--dp", "2",
-    "--gpus-per-node", "4", "--zero", "1", "--mode", "train", "--batch", "3",
-    "--context", "8192", "--prompt", "100", "--micro-batches", "8", "--interleave", "2",
-    "--sequence-parallel", "--recompute", "full", "--optimizer", "adam-8bit",
-    "--lora-rank", "32", "--mfu", "0.37", "--tokens", "15.6T", "--price", "2.49",
-    "--reserve", "512MiB", "--intra-node-bw", "600GB/s", "--inter-node-bw", "25GB/s",
-    "--allreduce-latency", "7us", "--bw-efficiency", "0.9", "--flops-efficiency", "83%",
-    "--units", "gib", NULL,
+    "--model",
+    "llama-3.1-70b",
+    "--format",
+    "int4-g32",
+    "--kv-format",
+    "fp8",
+    "--gpu",
+    "h100-sxm",
+    "--gpus",
+    "16",
+    "--tp",
+    "4",
+    "--pp",
+    "2",
+    "--dp",
+    "2",
+    "--gpus-per-node",
+    "4",
+    "--zero",
+    "1",
+    "--mode",
+    "train",
+    "--batch",
+    "3",
+    "--context",
+    "8192",
+    "--prompt",
+    "100",
+    "--micro-batches",
+    "8",
+    "--interleave",
+    "2",
+    "--sequence-parallel",
+    "--recompute",
+    "full",
+    "--optimizer",
+    "adam-8bit",
+    "--lora-rank",
+    "32",
+    "--mfu",
+    "0.37",
+    "--tokens",
+    "15.6T",
+    "--price",
+    "2.49",
+    "--reserve",
+    "512MiB",
+    "--intra-node-bw",
+    "600GB/s",
+    "--inter-node-bw",
+    "25GB/s",
+    "--allreduce-latency",
+    "7us",
+    "--bw-efficiency",
+    "0.9",
+    "--flops-efficiency",
+    "83%",
+    "--units",
+    "gib",
+    NULL,
 };
 
 /* A custom architecture on a custom GPU. */
 static const char *const args_custom[] = {
-    "--layers", "40", "--hidden", "5120", "--heads", "40", "--kv-heads", "8",
-    "--head-dim", "128", "--ffn", "13824", "--vocab", "32000", "--tied", "--gated=yes",
-    "--bias=qkv", "--norm", "layer", "--pos-embeddings", "2048", "--experts", "8",
-    "--active-experts", "2", "--shared-experts", "1",
-    "--gpu-memory", "48GiB", "--gpu-bandwidth", "960GB/s", "--gpu-flops", "181.05T",
-    "--mode", "qlora", "--batch", "2", "--context", "3000", "--price", "$1.10/h",
-    "--reserve", "0", "--mfu", "33.3%", NULL,
+    "--layers",   "40",
+    "--hidden",   "5120",
+    "--heads",    "40",
+    "--kv-heads", "8",
+    "--head-dim", "128",
+    "--ffn",      "13824",
+    "--vocab",    "32000",
+    "--tied",     "--gated=yes",
+    "--bias=qkv", "--norm",
+    "layer",      "--pos-embeddings",
+    "2048",       "--experts",
+    "8",          "--active-experts",
+    "2",          "--shared-experts",
+    "1",          "--gpu-memory",
+    "48GiB",      "--gpu-bandwidth",
+    "960GB/s",    "--gpu-flops",
+    "181.05T",    "--mode",
+    "qlora",      "--batch",
+    "2",          "--context",
+    "3000",       "--price",
+    "$1.10/h",    "--reserve",
+    "0",          "--mfu",
+    "33.3%",      NULL,
 };
 
-Test(scenario_file, round_trip_catalog_model_every_field)
-{
+Test(scenario_file, round_trip_catalog_model_every_field) {
     round_trip("catalog", args_catalog);
 }
 
-Test(scenario_file, round_trip_custom_architecture_and_gpu)
-{
+Test(scenario_file, round_trip_custom_architecture_and_gpu) {
     round_trip("custom", args_custom);
 }
 
-Test(scenario_file, round_trip_bare_size_modified_model_and_overridden_gpu)
-{
+Test(scenario_file, round_trip_bare_size_modified_model_and_overridden_gpu) {
     static const char *const bare[] = {"--params", "70B", "--format", "fp32", NULL};
     static const char *const odd[] = {"--params", "7.3e9", "--tokens", "1234567", NULL};
     static const char *const modified[] = {
-        "--model", "llama-3.1-8b", "--layers", "40", "--kv-heads", "4",
-        "--gpu", "a100-80gb", "--gpu-memory", "100GiB", NULL,
+        "--model", "llama-3.1-8b", "--layers",     "40",     "--kv-heads", "4",
+        "--gpu",   "a100-80gb",    "--gpu-memory", "100GiB", NULL,
     };
     static const char *const defaults[] = {NULL};
 
@@ -303,8 +357,7 @@ Test(scenario_file, round_trip_bare_size_modified_model_and_overridden_gpu)
     round_trip("defaults", defaults);
 }
 
-Test(scenario_file, saved_file_names_ids_and_every_workload_field)
-{
+Test(scenario_file, saved_file_names_ids_and_every_workload_field) {
     struct options o;
     char *text;
 
@@ -325,8 +378,7 @@ Test(scenario_file, saved_file_names_ids_and_every_workload_field)
     free(text);
 }
 
-Test(scenario_file, never_overwrites_without_the_flag)
-{
+Test(scenario_file, never_overwrites_without_the_flag) {
     struct options a, b, back;
     char path[512], err[SCENARIO_FILE_ERR_MAX], before[4096], now[4096];
 
@@ -336,36 +388,32 @@ Test(scenario_file, never_overwrites_without_the_flag)
     cr_assert_eq(scenario_file_save(path, &a, &cat, false, err, sizeof(err)), SCENARIO_FILE_OK);
     cr_assert_gt(slurp(path, before, sizeof(before)), 0);
 
-    cr_assert_eq(scenario_file_save(path, &b, &cat, false, err, sizeof(err)),
-                 SCENARIO_FILE_EXISTS);
+    cr_assert_eq(scenario_file_save(path, &b, &cat, false, err, sizeof(err)), SCENARIO_FILE_EXISTS);
     cr_assert_gt(slurp(path, now, sizeof(now)), 0);
     cr_expect_str_eq(now, before, "the file changed without overwrite");
     cr_expect_eq(dir_entries(), 1, "a temporary file was left behind");
 
-    cr_assert_eq(scenario_file_save(path, &b, &cat, true, err, sizeof(err)), SCENARIO_FILE_OK,
-                 "%s", err);
+    cr_assert_eq(scenario_file_save(path, &b, &cat, true, err, sizeof(err)), SCENARIO_FILE_OK, "%s",
+                 err);
     cr_assert_eq(scenario_file_load(path, &cat, &back, err, sizeof(err)), 0, "%s", err);
     cr_expect_str_eq(back.sc.model.id, "llama-3.1-70b");
     cr_expect_eq(dir_entries(), 1);
 }
 
-Test(scenario_file, exists_message_names_the_file)
-{
+Test(scenario_file, exists_message_names_the_file) {
     struct options o;
     char path[512], err[SCENARIO_FILE_ERR_MAX], want[600];
 
     parse_args(&o, (const char *const[]){NULL});
     snprintf(path, sizeof(path), "%s/x.yaml", dir);
     spit(path, "model: llama-3.1-8b\n");
-    cr_assert_eq(scenario_file_save(path, &o, &cat, false, err, sizeof(err)),
-                 SCENARIO_FILE_EXISTS);
+    cr_assert_eq(scenario_file_save(path, &o, &cat, false, err, sizeof(err)), SCENARIO_FILE_EXISTS);
     snprintf(want, sizeof(want), "%s: exists; not overwritten\n", path);
     cr_expect_str_eq(err, want);
 }
 
 /* A failing write (here the file size limit, as a full disk would) mid-save. */
-Test(scenario_file, failed_write_leaves_the_old_file_intact)
-{
+Test(scenario_file, failed_write_leaves_the_old_file_intact) {
     struct options old, fresh;
     struct rlimit lim, saved;
     char path[512], err[SCENARIO_FILE_ERR_MAX], before[4096], now[4096];
@@ -394,8 +442,7 @@ Test(scenario_file, failed_write_leaves_the_old_file_intact)
 }
 
 /* A crash between write and rename leaves a stray temporary file. */
-Test(scenario_file, stray_temp_file_from_a_crash_is_harmless)
-{
+Test(scenario_file, stray_temp_file_from_a_crash_is_harmless) {
     struct options old, back;
     char path[512], stray[512], err[SCENARIO_FILE_ERR_MAX], text[4096];
     long n;
@@ -418,30 +465,27 @@ Test(scenario_file, stray_temp_file_from_a_crash_is_harmless)
 }
 
 /* The half-written file itself (a writer that is not atomic) is refused clearly. */
-Test(scenario_file, truncated_file_is_a_clear_error_and_leaves_options_alone)
-{
+Test(scenario_file, truncated_file_is_a_clear_error_and_leaves_options_alone) {
     struct options o, keep;
     char err[SCENARIO_FILE_ERR_MAX];
     const char *text = "model: llama-3.1-70b\nformat: int4-g\n";
 
     parse_args(&o, (const char *const[]){"--model", "llama-3.1-8b", NULL});
     keep = o;
-    cr_assert_eq(scenario_file_load_buffer("half.yaml", text, strlen(text), &cat, &o, err,
-                                           sizeof(err)),
-                 SCENARIO_FILE_ERROR);
-    cr_expect_eq(strncmp(err, "half.yaml:2:9: format: unknown format 'int4-g'", 46), 0, "%s",
-                 err);
+    cr_assert_eq(
+        scenario_file_load_buffer("half.yaml", text, strlen(text), &cat, &o, err, sizeof(err)),
+        SCENARIO_FILE_ERROR);
+    cr_expect_eq(strncmp(err, "half.yaml:2:9: format: unknown format 'int4-g'", 46), 0, "%s", err);
     cr_expect_eq(memcmp(&o, &keep, sizeof(o)), 0, "options changed by a failed load");
 }
 
-Test(scenario_file, apply_keeps_the_session_fields)
-{
+Test(scenario_file, apply_keeps_the_session_fields) {
     struct options session, loaded;
 
-    parse_args(&session, (const char *const[]){"--theme", "high-contrast", "--no-color",
-                                               "--ascii", "--model", "llama-3.1-8b", NULL});
-    parse_args(&loaded, (const char *const[]){"--params", "70B", "--units", "gib", "--gpus",
-                                              "4", NULL});
+    parse_args(&session, (const char *const[]){"--theme", "high-contrast", "--no-color", "--ascii",
+                                               "--model", "llama-3.1-8b", NULL});
+    parse_args(&loaded,
+               (const char *const[]){"--params", "70B", "--units", "gib", "--gpus", "4", NULL});
     scenario_file_apply(&session, &loaded);
     cr_expect_str_eq(session.theme, "high-contrast");
     cr_expect(session.no_color);
@@ -452,8 +496,7 @@ Test(scenario_file, apply_keeps_the_session_fields)
     cr_expect_eq(session.sc.model.params_size, 70e9);
 }
 
-Test(scenario_file, missing_file_is_reported_as_missing)
-{
+Test(scenario_file, missing_file_is_reported_as_missing) {
     struct options o;
     char path[512], err[SCENARIO_FILE_ERR_MAX];
 
@@ -463,8 +506,7 @@ Test(scenario_file, missing_file_is_reported_as_missing)
 }
 
 /* Load a fixture and compare the whole message (path prefix added here). */
-static void expect_fixture_error(const char *name, const char *want)
-{
+static void expect_fixture_error(const char *name, const char *want) {
     struct options o;
     char path[512], err[SCENARIO_FILE_ERR_MAX], full[2048];
 
@@ -475,8 +517,7 @@ static void expect_fixture_error(const char *name, const char *want)
     cr_expect_str_eq(err, full);
 }
 
-Test(scenario_file, broken_files_have_exact_messages)
-{
+Test(scenario_file, broken_files_have_exact_messages) {
     expect_fixture_error("unknown_key.yaml", ":2:1: modle: unknown key 'modle'; did you mean "
                                              "mode, model?\n"
                                              "    modle: llama-3.1-8b\n"
@@ -521,8 +562,7 @@ Test(scenario_file, broken_files_have_exact_messages)
 }
 
 /* options_parse reports on stderr; a curses screen must never see that. */
-Test(scenario_file, errors_never_reach_stderr)
-{
+Test(scenario_file, errors_never_reach_stderr) {
     struct options o;
     char err[SCENARIO_FILE_ERR_MAX];
 
@@ -536,8 +576,7 @@ Test(scenario_file, errors_never_reach_stderr)
     cr_assert_stderr_eq_str("still here");
 }
 
-Test(scenario_file, good_fixture_loads)
-{
+Test(scenario_file, good_fixture_loads) {
     struct options o;
     char err[SCENARIO_FILE_ERR_MAX];
 
@@ -554,8 +593,7 @@ Test(scenario_file, good_fixture_loads)
     cr_expect(o.gpu_custom);
 }
 
-Test(scenario_file, state_path_follows_xdg_and_creates_the_directory)
-{
+Test(scenario_file, state_path_follows_xdg_and_creates_the_directory) {
     char path[512], want[512], err[256], state[300];
     struct stat st;
 
@@ -583,8 +621,7 @@ Test(scenario_file, state_path_follows_xdg_and_creates_the_directory)
 }
 
 /* A decimal comma locale must not change what is written or read. */
-Test(scenario_file, numbers_ignore_the_locale)
-{
+Test(scenario_file, numbers_ignore_the_locale) {
     static const char *const names[] = {"es_ES.UTF-8", "es_ES.utf8", "de_DE.UTF-8", "fr_FR.UTF-8"};
     struct options o, back;
     char *text, err[SCENARIO_FILE_ERR_MAX];
@@ -598,9 +635,9 @@ Test(scenario_file, numbers_ignore_the_locale)
     text = scenario_file_format(&o, &cat, NULL);
     cr_assert_not_null(text);
     cr_expect_not_null(strstr(text, "mfu: 0.37\n"), "%s", text);
-    cr_assert_eq(scenario_file_load_buffer("l.yaml", text, strlen(text), &cat, &back, err,
-                                           sizeof(err)),
-                 0, "%s", err);
+    cr_assert_eq(
+        scenario_file_load_buffer("l.yaml", text, strlen(text), &cat, &back, err, sizeof(err)), 0,
+        "%s", err);
     cr_expect_eq(back.sc.mfu, 0.37);
     free(text);
     setlocale(LC_ALL, "C");

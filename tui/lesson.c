@@ -23,7 +23,7 @@
 #include "tui/scenario_file.h"
 
 /* Largest lesson file read (bytes) and most steps in one lesson. */
-#define LESSON_MAX_FILE (4u << 20)
+#define LESSON_MAX_FILE  (4u << 20)
 #define LESSON_MAX_STEPS 1000
 
 static const char *const lesson_pane_names[LESSON_PANE_COUNT] = {
@@ -45,14 +45,12 @@ struct lesson_ctx {
 };
 
 /* The file name of a pane. */
-const char *lesson_pane_name(enum lesson_pane p)
-{
+const char *lesson_pane_name(enum lesson_pane p) {
     return (unsigned)p < LESSON_PANE_COUNT ? lesson_pane_names[p] : "";
 }
 
 /* Parse a pane name. */
-int lesson_pane_parse(const char *s, enum lesson_pane *out)
-{
+int lesson_pane_parse(const char *s, enum lesson_pane *out) {
     for (int i = 1; i < LESSON_PANE_COUNT; i++) {
         if (s && !strcmp(s, lesson_pane_names[i])) {
             *out = (enum lesson_pane)i;
@@ -63,20 +61,17 @@ int lesson_pane_parse(const char *s, enum lesson_pane *out)
 }
 
 /* Number of steps. */
-size_t lesson_count(const struct lesson *l)
-{
+size_t lesson_count(const struct lesson *l) {
     return l ? l->n_steps : 0;
 }
 
 /* Step i, or NULL. */
-const struct lesson_step *lesson_step(const struct lesson *l, size_t i)
-{
+const struct lesson_step *lesson_step(const struct lesson *l, size_t i) {
     return l && i < l->n_steps ? &l->steps[i] : NULL;
 }
 
 /* Free a lesson's strings and steps. */
-void lesson_free(struct lesson *l)
-{
+void lesson_free(struct lesson *l) {
     if (!l)
         return;
     for (size_t i = 0; i < l->n_steps; i++) {
@@ -98,8 +93,7 @@ static void lesson_error(struct lesson_ctx *x, const yaml_node_t *n, const char 
 
 /* Report one error at a node, unless the error budget is spent. */
 static void lesson_error(struct lesson_ctx *x, const yaml_node_t *n, const char *key,
-                         const char *fmt, ...)
-{
+                         const char *fmt, ...) {
     char msg[512];
     va_list ap;
 
@@ -114,8 +108,7 @@ static void lesson_error(struct lesson_ctx *x, const yaml_node_t *n, const char 
 }
 
 /* Describe a node for "found ...": 'text' (cut), a mapping, nothing. */
-static const char *lesson_describe(const yaml_node_t *n, char *buf, size_t len)
-{
+static const char *lesson_describe(const yaml_node_t *n, char *buf, size_t len) {
     if (!n)
         return "nothing";
     if (n->type == YAML_MAPPING_NODE)
@@ -135,8 +128,7 @@ static const char *lesson_describe(const yaml_node_t *n, char *buf, size_t len)
 
 /* The non-empty text of a scalar node, or NULL after reporting what was found. */
 static const char *lesson_text(struct lesson_ctx *x, const yaml_node_t *n, const char *key,
-                               const char *expected)
-{
+                               const char *expected) {
     char buf[64];
 
     if (n->type == YAML_SCALAR_NODE && n->data.scalar.length > 0 &&
@@ -150,8 +142,7 @@ static const char *lesson_text(struct lesson_ctx *x, const yaml_node_t *n, const
 }
 
 /* A copy of s without trailing white space (folded YAML ends in "\n"). */
-static char *lesson_strdup_trim(const char *s)
-{
+static char *lesson_strdup_trim(const char *s) {
     size_t n = strlen(s);
     char *c;
 
@@ -166,13 +157,15 @@ static char *lesson_strdup_trim(const char *s)
 }
 
 /* Write the names of a table as "a, b or c" into buf. */
-static void lesson_list(const char *const *names, size_t n, char *buf, size_t len)
-{
+static void lesson_list(const char *const *names, size_t n, char *buf, size_t len) {
     size_t used = 0;
 
     buf[0] = '\0';
     for (size_t i = 0; i < n && used < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+        int w = snprintf(buf + used, len - used, "%s%s",
+                         i == 0       ? ""
+                         : i + 1 == n ? " or "
+                                      : ", ",
                          names[i]);
         if (w < 0)
             break;
@@ -186,8 +179,7 @@ static void lesson_list(const char *const *names, size_t n, char *buf, size_t le
  * Returns the number of errors found.
  */
 static unsigned lesson_keys(struct lesson_ctx *x, yaml_node_t *map, const char *const *keys,
-                            size_t n_keys, yaml_node_t **values, yaml_node_t **key_nodes)
-{
+                            size_t n_keys, yaml_node_t **values, yaml_node_t **key_nodes) {
     unsigned before = x->errors;
 
     for (size_t i = 0; i < n_keys; i++)
@@ -196,8 +188,8 @@ static unsigned lesson_keys(struct lesson_ctx *x, yaml_node_t *map, const char *
          p++) {
         yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
-        const char *name = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value
-                                                           : NULL;
+        const char *name =
+            k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
         size_t i;
         char buf[64], list[160];
 
@@ -232,8 +224,7 @@ static unsigned lesson_keys(struct lesson_ctx *x, yaml_node_t *map, const char *
 /* ---- steps ------------------------------------------------------------------------ */
 
 /* Check and store the optional pane of a step. */
-static void lesson_pane(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step *st)
-{
+static void lesson_pane(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step *st) {
     const char *s = lesson_text(x, v, "pane", "a pane name");
     char list[160];
 
@@ -249,8 +240,7 @@ static void lesson_pane(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step
 
 /* Check and store the optional explain key of a step (needs the scenario). */
 static void lesson_explain(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step *st,
-                           bool scenario_ok)
-{
+                           bool scenario_ok) {
     const char *s = lesson_text(x, v, "explain", "an engine key like memory.weights");
     const char *names[ENGINE_KEY_COUNT], *close[3];
     char buf[64];
@@ -278,8 +268,7 @@ static void lesson_explain(struct lesson_ctx *x, yaml_node_t *v, struct lesson_s
 }
 
 /* Check one step and fill st; errors are counted in x. */
-static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct lesson_step *st)
-{
+static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct lesson_step *st) {
     enum { K_TITLE, K_SCENARIO, K_CAPTION, K_PANE, K_EXPLAIN, K_COUNT };
     yaml_node_t *v[K_COUNT], *k[K_COUNT];
     bool scenario_ok = false;
@@ -303,7 +292,8 @@ static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct le
         if (v[K_SCENARIO]->type != YAML_MAPPING_NODE) {
             lesson_error(x, v[K_SCENARIO], "scenario",
                          "expected a mapping of scenario options (model: ..., gpu: ...), "
-                         "found %s", lesson_describe(v[K_SCENARIO], buf, sizeof(buf)));
+                         "found %s",
+                         lesson_describe(v[K_SCENARIO], buf, sizeof(buf)));
         } else if (x->errors < LESSON_MAX_ERRORS) {
             if (scenario_file_from_node(x->doc, v[K_SCENARIO], &x->src, x->cat, &st->options,
                                         x->err, x->errlen) == 0)
@@ -327,8 +317,7 @@ static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct le
 }
 
 /* Check the top level and every step; fill l. */
-static void lesson_parse(struct lesson_ctx *x, yaml_node_t *root, struct lesson *l)
-{
+static void lesson_parse(struct lesson_ctx *x, yaml_node_t *root, struct lesson *l) {
     enum { K_TITLE, K_LANGUAGE, K_STEPS, K_COUNT };
     yaml_node_t *v[K_COUNT], *k[K_COUNT];
     char buf[64];
@@ -373,8 +362,8 @@ static void lesson_parse(struct lesson_ctx *x, yaml_node_t *root, struct lesson 
     }
     n = (size_t)(v[K_STEPS]->data.sequence.items.top - v[K_STEPS]->data.sequence.items.start);
     if (n == 0 || n > LESSON_MAX_STEPS) {
-        lesson_error(x, v[K_STEPS], "steps", "expected 1 to %d steps, found %zu",
-                     LESSON_MAX_STEPS, n);
+        lesson_error(x, v[K_STEPS], "steps", "expected 1 to %d steps, found %zu", LESSON_MAX_STEPS,
+                     n);
         return;
     }
     l->steps = calloc(n, sizeof(*l->steps));
@@ -391,8 +380,7 @@ static void lesson_parse(struct lesson_ctx *x, yaml_node_t *root, struct lesson 
 }
 
 /* Report libyaml's own error (syntax, encoding) at its mark. */
-static void lesson_syntax_error(struct lesson_ctx *x, const yaml_parser_t *p)
-{
+static void lesson_syntax_error(struct lesson_ctx *x, const yaml_parser_t *p) {
     size_t line = p->problem_mark.line, col = p->problem_mark.column;
 
     if (p->error == YAML_READER_ERROR) {
@@ -414,8 +402,7 @@ static void lesson_syntax_error(struct lesson_ctx *x, const yaml_parser_t *p)
 
 /* Load a lesson from YAML text (see header). */
 int lesson_load_buffer(const char *name, const char *text, size_t len, const struct catalog *cat,
-                       struct lesson *l, char *err, size_t errlen)
-{
+                       struct lesson *l, char *err, size_t errlen) {
     struct lesson_ctx x = {{name, text, len}, NULL, cat, err, errlen, 0};
     yaml_parser_t parser;
     yaml_document_t doc;
@@ -464,8 +451,7 @@ int lesson_load_buffer(const char *name, const char *text, size_t len, const str
 }
 
 /* Read a whole file into a new NUL-terminated buffer; NULL with errno set. */
-static char *lesson_read_file(const char *path, size_t *len)
-{
+static char *lesson_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     struct stat st;
     char *buf;
@@ -502,8 +488,7 @@ static char *lesson_read_file(const char *path, size_t *len)
 
 /* Load a lesson file (see header). */
 int lesson_load(const char *path, const struct catalog *cat, struct lesson *l, char *err,
-                size_t errlen)
-{
+                size_t errlen) {
     size_t len = 0;
     char *text = lesson_read_file(path, &len);
     int rc;
@@ -519,15 +504,13 @@ int lesson_load(const char *path, const struct catalog *cat, struct lesson *l, c
 }
 
 /* Whether path names a regular file. */
-static bool lesson_is_file(const char *path)
-{
+static bool lesson_is_file(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Find a lesson file by path or name (see header). */
-int lesson_resolve(const char *name, const char *lang, char *buf, size_t len)
-{
+int lesson_resolve(const char *name, const char *lang, char *buf, size_t len) {
     const char *dirs[3];
     size_t n_dirs = 0;
     const char *env = getenv("VRAMLAB_LESSONS");

@@ -63,7 +63,7 @@ struct lesson_step {
 };
 
 struct lesson {
-    char *path;     /* the file as given */
+    char *path; /* the file as given */
     char *title;
     char *language; /* "en", "es", ... as written in the file */
     struct lesson_step *steps;

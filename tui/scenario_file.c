@@ -9,26 +9,17 @@
  * duration (strtod would otherwise stop at the '.' of "0.4" under a Spanish
  * locale).
  *
- * Saving: each quantity is written in the most readable unit that parses
- * back to exactly the same double with the same parser the loader uses
- * ("80 GiB", "3.35 TB/s", "5 us"), falling back to a plain number, so a
- * save/load round trip is exact. The write is atomic: mkstemp in the target
- * directory, write, fsync, then rename (overwrite) or link (no clobber,
- * atomically refused when the name exists), and the directory is synced.
+ * Writing, saving and the state file are in scenario_save.c.
  */
 #include "tui/scenario_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
-#include <math.h>
-#include <pwd.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -51,8 +42,7 @@ static void sf_append(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Append formatted text to err (truncating, always NUL-terminated). */
-static void sf_append(char *err, size_t errlen, const char *fmt, ...)
-{
+static void sf_append(char *err, size_t errlen, const char *fmt, ...) {
     size_t used;
     va_list ap;
 
@@ -67,9 +57,8 @@ static void sf_append(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* Append line (1-based) of the source, and a caret under col, indented by four. */
-static void sf_quote_line(char *err, size_t errlen, const struct scenario_source *src,
-                          size_t line, size_t col)
-{
+static void sf_quote_line(char *err, size_t errlen, const struct scenario_source *src, size_t line,
+                          size_t col) {
     const char *p, *end, *eol;
     char pad[128];
     size_t n = 0, chars = 0;
@@ -106,9 +95,8 @@ static void sf_quote_line(char *err, size_t errlen, const struct scenario_source
 }
 
 /* Append "name:line:col: key: message" and the quoted line (see header). */
-void scenario_file_error(char *err, size_t errlen, const struct scenario_source *src,
-                         size_t line, size_t col, const char *key, const char *fmt, ...)
-{
+void scenario_file_error(char *err, size_t errlen, const struct scenario_source *src, size_t line,
+                         size_t col, const char *key, const char *fmt, ...) {
     char msg[512];
     va_list ap;
 
@@ -124,8 +112,7 @@ void scenario_file_error(char *err, size_t errlen, const struct scenario_source 
 
 /* Report an error at a node's start. */
 static void sf_error_at(char *err, size_t errlen, const struct scenario_source *src,
-                        const yaml_node_t *node, const char *key, const char *msg)
-{
+                        const yaml_node_t *node, const char *key, const char *msg) {
     scenario_file_error(err, errlen, src, node->start_mark.line + 1, node->start_mark.column + 1,
                         key, "%s", msg);
 }
@@ -133,8 +120,7 @@ static void sf_error_at(char *err, size_t errlen, const struct scenario_source *
 /* ---- reading ------------------------------------------------------------------ */
 
 /* Read a whole file into a new NUL-terminated buffer; NULL with errno set. */
-static char *sf_read_file(const char *path, size_t *len)
-{
+static char *sf_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t cap = 0, n = 0;
@@ -180,25 +166,21 @@ static char *sf_read_file(const char *path, size_t *len)
 }
 
 /* The text of a scalar node, or NULL for other node kinds. */
-static const char *sf_scalar(const yaml_node_t *n)
-{
+static const char *sf_scalar(const yaml_node_t *n) {
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
 /* Whether a scalar is YAML's null (empty, ~ or null, unquoted). */
-static bool sf_is_null(const yaml_node_t *n)
-{
+static bool sf_is_null(const yaml_node_t *n) {
     const char *s = sf_scalar(n);
 
     if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
         return false;
-    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-           !strcmp(s, "NULL");
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
 /* Whether s is one of the n names. */
-static bool sf_in(const char *s, const char *const *names, size_t n)
-{
+static bool sf_in(const char *s, const char *const *names, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(s, names[i]))
             return true;
@@ -211,8 +193,7 @@ static bool sf_in(const char *s, const char *const *names, size_t n)
 /* Run options_parse on argv in the C numeric locale, with what it writes to
  * stderr captured into msg (first 1 KiB or so). Returns its exit code. */
 static int sf_parse_captured(int argc, char **argv, const struct catalog *cat, struct options *o,
-                             char *msg, size_t len)
-{
+                             char *msg, size_t len) {
     int fds[2] = {-1, -1};
     int saved = -1;
     int rc;
@@ -260,8 +241,7 @@ static int sf_parse_captured(int argc, char **argv, const struct catalog *cat, s
 }
 
 /* Remove every occurrence of what from s, in place. */
-static void sf_strip(char *s, const char *what)
-{
+static void sf_strip(char *s, const char *what) {
     size_t wl = strlen(what);
     char *p;
 
@@ -270,8 +250,7 @@ static void sf_strip(char *s, const char *what)
 }
 
 /* Replace the first occurrence of from in s (of size len) by to. */
-static void sf_replace(char *s, size_t len, const char *from, const char *to)
-{
+static void sf_replace(char *s, size_t len, const char *from, const char *to) {
     char *p = strstr(s, from);
     size_t fl = strlen(from), tl = strlen(to), rest;
 
@@ -295,9 +274,7 @@ struct sf_entry {
  * "--name" it mentions that is a key of the mapping (that key is to blame),
  * drop the program prefix and the dashes. Returns the entry or NULL.
  */
-static const struct sf_entry *sf_blame(char *msg, size_t len, const struct sf_entry *e,
-                                       size_t n)
-{
+static const struct sf_entry *sf_blame(char *msg, size_t len, const struct sf_entry *e, size_t n) {
     const struct sf_entry *found = NULL;
     char *nl = strchr(msg, '\n');
 
@@ -329,8 +306,7 @@ static const struct sf_entry *sf_blame(char *msg, size_t len, const struct sf_en
 
 /* Make the argument "--key=value" (or "--key" for a true flag) in a new
  * string; a relative model-config path is taken from the file's directory. */
-static char *sf_argument(const struct scenario_source *src, const char *key, const char *value)
-{
+static char *sf_argument(const struct scenario_source *src, const char *key, const char *value) {
     const char *slash = strrchr(src->name, '/');
     size_t dir = 0;
     char *arg;
@@ -352,13 +328,13 @@ static char *sf_argument(const struct scenario_source *src, const char *key, con
 /* Check one key and value of the mapping; on error report it and return -1.
  * *value is set to the text to pass ("" for a true flag, NULL to omit). */
 static int sf_check_entry(const struct scenario_source *src, const struct sf_entry *e,
-                          const char **value, char *err, size_t errlen)
-{
+                          const char **value, char *err, size_t errlen) {
     const char *v = sf_scalar(e->value_node);
     char msg[256];
 
-    if (!e->key || !*e->key || strspn(e->key, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-                                   strlen(e->key) || e->key[0] == '-') {
+    if (!e->key || !*e->key ||
+        strspn(e->key, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(e->key) ||
+        e->key[0] == '-') {
         char q[48];
         snprintf(q, sizeof(q), "%s", e->key ? e->key : "");
         snprintf(msg, sizeof(msg),
@@ -366,7 +342,8 @@ static int sf_check_entry(const struct scenario_source *src, const struct sf_ent
         sf_error_at(err, errlen, src, e->key_node, NULL, msg);
         return -1;
     }
-    if (sf_in(e->key, sf_front_end_keys, sizeof(sf_front_end_keys) / sizeof(sf_front_end_keys[0]))) {
+    if (sf_in(e->key, sf_front_end_keys,
+              sizeof(sf_front_end_keys) / sizeof(sf_front_end_keys[0]))) {
         sf_error_at(err, errlen, src, e->key_node, e->key,
                     "not a scenario field (a command-line option of the session)");
         return -1;
@@ -404,8 +381,7 @@ static int sf_check_entry(const struct scenario_source *src, const struct sf_ent
 
 /* Collect the mapping's entries, refusing duplicates and non-scalar keys. */
 static int sf_entries(yaml_document_t *doc, yaml_node_t *map, const struct scenario_source *src,
-                      struct sf_entry *e, size_t *n, char *err, size_t errlen)
-{
+                      struct sf_entry *e, size_t *n, char *err, size_t errlen) {
     *n = 0;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
@@ -441,8 +417,7 @@ static int sf_entries(yaml_document_t *doc, yaml_node_t *map, const struct scena
 /* Turn a mapping node into options (see header). */
 int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map,
                             const struct scenario_source *src, const struct catalog *cat,
-                            struct options *o, char *err, size_t errlen)
-{
+                            struct options *o, char *err, size_t errlen) {
     struct sf_entry entries[SF_MAX_KEYS];
     char *argv[SF_MAX_KEYS + 2];
     int argc = 1;
@@ -452,14 +427,15 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
     char msg[1024];
 
     if (!map || map->type != YAML_MAPPING_NODE) {
-        const char *what = !map ? "nothing"
+        const char *what = !map                              ? "nothing"
                            : map->type == YAML_SEQUENCE_NODE ? "a sequence"
                                                              : "a scalar";
         if (map)
             scenario_file_error(err, errlen, src, map->start_mark.line + 1,
                                 map->start_mark.column + 1, NULL,
                                 "expected a mapping of scenario options (model: ..., gpu: ...), "
-                                "found %s", what);
+                                "found %s",
+                                what);
         else
             scenario_file_error(err, errlen, src, 1, 1, NULL,
                                 "expected a mapping of scenario options (model: ..., gpu: ...), "
@@ -506,8 +482,7 @@ out:
 
 /* Report libyaml's own error (syntax, encoding) at its mark. */
 static void sf_syntax_error(const struct scenario_source *src, const yaml_parser_t *p, char *err,
-                            size_t errlen)
-{
+                            size_t errlen) {
     size_t line = p->problem_mark.line, col = p->problem_mark.column;
 
     if (p->error == YAML_READER_ERROR) {
@@ -523,9 +498,8 @@ static void sf_syntax_error(const struct scenario_source *src, const yaml_parser
     }
     if (p->context)
         scenario_file_error(err, errlen, src, line + 1, col + 1, NULL,
-                            "YAML syntax: %s %s (from line %zu)",
-                            p->problem ? p->problem : "error", p->context,
-                            (size_t)p->context_mark.line + 1);
+                            "YAML syntax: %s %s (from line %zu)", p->problem ? p->problem : "error",
+                            p->context, (size_t)p->context_mark.line + 1);
     else
         scenario_file_error(err, errlen, src, line + 1, col + 1, NULL, "YAML syntax: %s",
                             p->problem ? p->problem : "error");
@@ -534,8 +508,7 @@ static void sf_syntax_error(const struct scenario_source *src, const yaml_parser
 /* Load a scenario from YAML text (see header). */
 int scenario_file_load_buffer(const char *name, const char *text, size_t len,
                               const struct catalog *cat, struct options *o, char *err,
-                              size_t errlen)
-{
+                              size_t errlen) {
     struct scenario_source src = {name, text, len};
     yaml_parser_t parser;
     yaml_document_t doc;
@@ -578,8 +551,7 @@ int scenario_file_load_buffer(const char *name, const char *text, size_t len,
 
 /* Load a scenario file (see header). */
 int scenario_file_load(const char *path, const struct catalog *cat, struct options *o, char *err,
-                       size_t errlen)
-{
+                       size_t errlen) {
     size_t len = 0;
     char *text;
     int rc;
@@ -595,430 +567,4 @@ int scenario_file_load(const char *path, const struct catalog *cat, struct optio
     rc = scenario_file_load_buffer(path, text, len, cat, o, err, errlen);
     free(text);
     return rc;
-}
-
-/* ---- writing ------------------------------------------------------------------- */
-
-/* A unit a quantity may be written in: its suffix and its factor. */
-struct sf_unit {
-    const char *suffix;
-    double scale;
-};
-
-static const struct sf_unit sf_bytes_units[] = {
-    {" TiB", 1099511627776.0}, {" GiB", 1073741824.0}, {" MiB", 1048576.0},
-    {" TB", 1e12}, {" GB", 1e9}, {" MB", 1e6}, {" KB", 1e3}, {" B", 1},
-};
-static const struct sf_unit sf_bandwidth_units[] = {
-    {" TB/s", 1e12}, {" GB/s", 1e9}, {" MB/s", 1e6}, {" KB/s", 1e3}, {" B/s", 1},
-};
-static const struct sf_unit sf_flops_units[] = {
-    {" TFLOPS", 1e12}, {" GFLOPS", 1e9}, {" FLOPS", 1},
-};
-static const struct sf_unit sf_seconds_units[] = {
-    {" s", 1}, {" ms", 1e-3}, {" us", 1e-6}, {" ns", 1e-9},
-};
-static const struct sf_unit sf_count_units[] = {
-    {"T", 1e12}, {"B", 1e9}, {"M", 1e6}, {"K", 1e3}, {"", 1},
-};
-
-typedef int (*sf_parser)(const char *, double *, char *, size_t);
-
-/* Write v into buf in the first unit (and fewest digits) that parse reads
- * back as exactly v; short forms first, then any precision; plain last. */
-static void sf_quantity(char *buf, size_t len, double v, const struct sf_unit *units, size_t n,
-                        sf_parser parse)
-{
-    char e[160];
-    double back;
-
-    if (v == 0) {
-        snprintf(buf, len, "0");
-        if (parse(buf, &back, e, sizeof(e)) == 0 && back == 0)
-            return;
-    }
-    for (int pass = 0; pass < 2; pass++) {
-        int max_prec = pass == 0 ? 4 : 17;
-        for (size_t i = 0; i < n; i++) {
-            double m = v / units[i].scale;
-            if (v != 0 && m < 1 && i + 1 < n)
-                continue;
-            for (int prec = 1; prec <= max_prec; prec++) {
-                snprintf(buf, len, "%.*g%s", prec, m, units[i].suffix);
-                if (strchr(buf, 'e'))
-                    continue; /* units take plain decimals only */
-                if (parse(buf, &back, e, sizeof(e)) == 0 && back == v)
-                    return;
-            }
-        }
-    }
-    snprintf(buf, len, "%.17g", v);
-}
-
-/* Shortest decimal that strtod reads back as v. */
-static void sf_number(char *buf, size_t len, double v)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
-/* Features of a custom model that no scenario option carries. */
-static void sf_lost_features(const struct engine_model *m, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    if (m->kv_lora_rank || m->q_lora_rank)
-        sf_append(buf, len, "%slatent attention", buf[0] ? ", " : "");
-    if (m->sliding_window)
-        sf_append(buf, len, "%ssliding window", buf[0] ? ", " : "");
-    if (m->qk_norm || (m->norms_per_layer && m->norms_per_layer != 2))
-        sf_append(buf, len, "%sextra norms", buf[0] ? ", " : "");
-    if ((m->moe_ffn && m->moe_ffn != m->ffn) || m->dense_layers)
-        sf_append(buf, len, "%sexpert sizes", buf[0] ? ", " : "");
-}
-
-/* Write the architecture keys of a model. */
-static void sf_write_arch(FILE *f, const struct engine_model *m)
-{
-    static const char *const bias[] = {"none", "qkv", "all"};
-
-    fprintf(f, "layers: %u\nhidden: %u\nheads: %u\nkv-heads: %u\nhead-dim: %u\nffn: %u\n",
-            m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->ffn);
-    fprintf(f, "vocab: %u\ntied: %s\ngated: %s\nbias: %s\nnorm: %s\npos-embeddings: %u\n",
-            m->vocab, m->tied ? "true" : "false", m->gated ? "true" : "false",
-            bias[m->bias <= ENGINE_BIAS_ALL ? m->bias : 0],
-            m->norm == ENGINE_NORM_LAYER ? "layer" : "rms", m->pos_embeddings);
-    fprintf(f, "experts: %u\n", m->experts);
-    if (m->experts > 0)
-        fprintf(f, "active-experts: %u\nshared-experts: %u\n", m->active_experts,
-                m->shared_experts);
-}
-
-/* Write the model keys: an id, a bare size, or an architecture. */
-static void sf_write_model(FILE *f, const struct options *o, const struct catalog *cat)
-{
-    const struct engine_model *m = &o->sc.model;
-    const struct engine_model *cm = cat ? catalog_find_model(cat, m->id) : NULL;
-    char buf[64];
-
-    if (!o->model_custom && cm) {
-        fprintf(f, "model: %s\n", cm->id);
-        return;
-    }
-    if (!m->has_arch && m->params_size > 0) {
-        /* options_parse names the model after the text given ("params-70B"):
-         * write that text back when it still means this size. */
-        double given;
-        char e[160];
-        if (!strncmp(m->id, "params-", 7) && strspn(m->id + 7, "0123456789.eE+KMBT") ==
-                                                   strlen(m->id + 7) &&
-            catalog_parse_count(m->id + 7, &given, e, sizeof(e)) == 0 && given == m->params_size)
-            snprintf(buf, sizeof(buf), "%s", m->id + 7);
-        else
-            sf_quantity(buf, sizeof(buf), m->params_size, sf_count_units, 5, catalog_parse_count);
-        fprintf(f, "params: %s\n", buf);
-        return;
-    }
-    if (cm) {
-        /* A catalog model with single fields overridden. */
-        fprintf(f, "model: %s\n", cm->id);
-    } else {
-        char lost[128];
-        sf_lost_features(m, lost, sizeof(lost));
-        if (lost[0])
-            fprintf(f, "# note: %s of %s not kept (no scenario option)\n", lost, m->name);
-    }
-    sf_write_arch(f, m);
-}
-
-/* Write the GPU keys: an id with overridden figures, or a custom GPU. */
-static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog *cat)
-{
-    const struct engine_gpu *g = &o->sc.gpu;
-    const struct engine_gpu *cg = cat ? catalog_find_gpu(cat, g->id) : NULL;
-    double flops = g->flops[ENGINE_COMPUTE_FP16];
-    char buf[64];
-
-    if (flops <= 0)
-        flops = g->flops[ENGINE_COMPUTE_BF16];
-    if (flops <= 0)
-        flops = g->flops[o->sc.weight_format.compute];
-    if (cg)
-        fprintf(f, "gpu: %s\n", cg->id);
-    if (!o->gpu_custom && cg)
-        return;
-    if (!cg || g->memory_bytes != cg->memory_bytes) {
-        sf_quantity(buf, sizeof(buf), g->memory_bytes, sf_bytes_units, 8, catalog_parse_bytes);
-        fprintf(f, "gpu-memory: %s\n", buf);
-    }
-    if (!cg || g->bandwidth_bytes_per_s != cg->bandwidth_bytes_per_s) {
-        sf_quantity(buf, sizeof(buf), g->bandwidth_bytes_per_s, sf_bandwidth_units, 5,
-                    catalog_parse_bandwidth);
-        fprintf(f, "gpu-bandwidth: %s\n", buf);
-    }
-    if (!cg || flops != cg->flops[ENGINE_COMPUTE_FP16]) {
-        sf_quantity(buf, sizeof(buf), flops, sf_flops_units, 3, catalog_parse_flops);
-        fprintf(f, "gpu-flops: %s\n", buf);
-    }
-}
-
-/* Write the layout and workload keys, every one, defaults included. */
-static void sf_write_workload(FILE *f, const struct engine_scenario *sc)
-{
-    char buf[64];
-
-    fprintf(f, "gpus: %u\ntp: %u\npp: %u\ndp: %u\n", sc->gpus, sc->tp, sc->pp, sc->dp);
-    if (sc->gpus_per_node)
-        fprintf(f, "gpus-per-node: %u\n", sc->gpus_per_node);
-    fprintf(f, "zero: %u\nmode: %s\nbatch: %u\ncontext: %u\nprompt: %u\n", sc->zero,
-            engine_mode_name(sc->mode), sc->batch, sc->context, sc->prompt);
-    fprintf(f, "micro-batches: %u\ninterleave: %u\nsequence-parallel: %s\n", sc->micro_batches,
-            sc->interleave, sc->sequence_parallel ? "true" : "false");
-    fprintf(f, "recompute: %s\noptimizer: %s\nlora-rank: %u\n",
-            engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id,
-            sc->lora_rank);
-    sf_number(buf, sizeof(buf), sc->mfu);
-    fprintf(f, "mfu: %s\n", buf);
-    sf_quantity(buf, sizeof(buf), sc->training_tokens, sf_count_units, 5, catalog_parse_count);
-    fprintf(f, "tokens: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->price_per_hour);
-    fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: the GPU's own price" : "");
-    sf_quantity(buf, sizeof(buf), sc->reserve_bytes, sf_bytes_units, 8, catalog_parse_bytes);
-    fprintf(f, "reserve: %s\n", buf);
-    sf_quantity(buf, sizeof(buf), sc->intra_node_bytes_per_s, sf_bandwidth_units, 5,
-                catalog_parse_bandwidth);
-    fprintf(f, "intra-node-bw: %s%s\n", buf,
-            sc->intra_node_bytes_per_s == 0 ? "    # 0: the GPU's link" : "");
-    sf_quantity(buf, sizeof(buf), sc->inter_node_bytes_per_s, sf_bandwidth_units, 5,
-                catalog_parse_bandwidth);
-    fprintf(f, "inter-node-bw: %s\n", buf);
-    sf_quantity(buf, sizeof(buf), sc->allreduce_latency_s, sf_seconds_units, 4,
-                catalog_parse_seconds);
-    fprintf(f, "allreduce-latency: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->bw_efficiency);
-    fprintf(f, "bw-efficiency: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->flops_efficiency);
-    fprintf(f, "flops-efficiency: %s\n", buf);
-}
-
-/* Write o as scenario YAML (see header). */
-char *scenario_file_format(const struct options *o, const struct catalog *cat, const char *header)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f;
-    locale_t base = duplocale(LC_GLOBAL_LOCALE);
-    locale_t c_num = base ? newlocale(LC_NUMERIC_MASK, "C", base) : (locale_t)0;
-    locale_t old = (locale_t)0;
-
-    if (!c_num && base)
-        freelocale(base);
-    f = open_memstream(&text, &len);
-    if (!f)
-        goto out;
-    /* Decimal points, whatever the user's locale. */
-    if (c_num)
-        old = uselocale(c_num);
-    if (header)
-        fprintf(f, "# %s\n", header);
-    sf_write_model(f, o, cat);
-    fprintf(f, "format: %s\nkv-format: %s\n", o->sc.weight_format.id, o->sc.kv_format.id);
-    sf_write_gpu(f, o, cat);
-    sf_write_workload(f, &o->sc);
-    fprintf(f, "units: %s\n", o->units == UNITS_GIB ? "gib" : "gb");
-    if (c_num)
-        uselocale(old);
-    if (fclose(f) != 0) {
-        free(text);
-        text = NULL;
-    }
-out:
-    if (c_num)
-        freelocale(c_num);
-    return text;
-}
-
-/* ---- saving atomically --------------------------------------------------------- */
-
-/* Write all of buf to fd; 0 or -1 with errno. */
-static int sf_write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* fsync the directory holding path, so the rename itself is durable. */
-static void sf_sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
-/* Save o to path atomically (see header). */
-int scenario_file_save(const char *path, const struct options *o, const struct catalog *cat,
-                       bool overwrite, char *err, size_t errlen)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096], tmp[4096 + 64];
-    struct stat st;
-    char *text;
-    int fd, e, rc = SCENARIO_FILE_ERROR;
-    mode_t mode = 0644;
-
-    if (err && errlen)
-        err[0] = '\0';
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == path)
-        snprintf(dir, sizeof(dir), "/");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-    if (!*path || (slash && !slash[1])) {
-        sf_append(err, errlen, "%s: cannot save: not a file name\n", path);
-        return rc;
-    }
-    if (stat(path, &st) == 0) {
-        if (!overwrite) {
-            sf_append(err, errlen, "%s: exists; not overwritten\n", path);
-            return SCENARIO_FILE_EXISTS;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            sf_append(err, errlen, "%s: cannot save: %s\n", path, strerror(EISDIR));
-            return rc;
-        }
-        mode = st.st_mode & 0777; /* keep the old file's permissions */
-    }
-    text = scenario_file_format(o, cat, "vramlab scenario: vramlab --scenario FILE, or o in the "
-                                        "explorer");
-    if (!text) {
-        sf_append(err, errlen, "%s: cannot save: %s\n", path, strerror(ENOMEM));
-        return rc;
-    }
-    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        e = errno;
-        sf_append(err, errlen, "%s: cannot save: %s\n", path, strerror(e));
-        free(text);
-        return rc;
-    }
-    if (fchmod(fd, mode) != 0 || sf_write_all(fd, text, strlen(text)) != 0 || fsync(fd) != 0) {
-        e = errno;
-        close(fd);
-        goto fail;
-    }
-    if (close(fd) != 0) {
-        e = errno;
-        goto fail;
-    }
-    if (overwrite) {
-        if (rename(tmp, path) != 0) {
-            e = errno;
-            goto fail;
-        }
-    } else if (link(tmp, path) == 0) {
-        unlink(tmp);
-    } else if (errno == EEXIST) {
-        unlink(tmp);
-        free(text);
-        sf_append(err, errlen, "%s: exists; not overwritten\n", path);
-        return SCENARIO_FILE_EXISTS;
-    } else if (access(path, F_OK) == 0) {
-        /* No hard links here (some file systems): check, then rename. */
-        unlink(tmp);
-        free(text);
-        sf_append(err, errlen, "%s: exists; not overwritten\n", path);
-        return SCENARIO_FILE_EXISTS;
-    } else if (rename(tmp, path) != 0) {
-        e = errno;
-        goto fail;
-    }
-    sf_sync_dir(dir);
-    free(text);
-    return SCENARIO_FILE_OK;
-fail:
-    unlink(tmp);
-    free(text);
-    sf_append(err, errlen, "%s: cannot save: %s\n", path, strerror(e));
-    return rc;
-}
-
-/* Copy a loaded scenario into the session's options (see header). */
-void scenario_file_apply(struct options *session, const struct options *loaded)
-{
-    session->sc = loaded->sc;
-    session->units = loaded->units;
-    session->model_custom = loaded->model_custom;
-    session->gpu_custom = loaded->gpu_custom;
-}
-
-/* ---- the state file -------------------------------------------------------------- */
-
-/* mkdir -p of the directory path (mode 0700 for the parts it makes). */
-static int sf_mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            *p = '/';
-            return -1;
-        }
-        *p = '/';
-    }
-    if (mkdir(path, 0700) != 0 && errno != EEXIST)
-        return -1;
-    return 0;
-}
-
-/* The last-scenario file (see header). */
-int scenario_file_state_path(char *buf, size_t len, bool create_dir, char *err, size_t errlen)
-{
-    const char *xdg = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
-    char dir[4096];
-    int n;
-
-    if (err && errlen)
-        err[0] = '\0';
-    /* The XDG spec: a relative XDG_STATE_HOME is invalid and ignored. */
-    if (xdg && xdg[0] == '/') {
-        n = snprintf(dir, sizeof(dir), "%s/vramlab", xdg);
-    } else {
-        if (!home || home[0] != '/') {
-            struct passwd *pw = getpwuid(getuid());
-            home = pw ? pw->pw_dir : NULL;
-        }
-        if (!home || home[0] != '/') {
-            sf_append(err, errlen, "no state directory: set XDG_STATE_HOME or HOME\n");
-            return -1;
-        }
-        n = snprintf(dir, sizeof(dir), "%s/.local/state/vramlab", home);
-    }
-    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + sizeof("/last.yaml") > len) {
-        sf_append(err, errlen, "state directory path too long\n");
-        return -1;
-    }
-    if (create_dir && sf_mkdirs(dir) != 0) {
-        sf_append(err, errlen, "%s: cannot create: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    snprintf(buf, len, "%s/last.yaml", dir);
-    return 0;
 }

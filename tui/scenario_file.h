@@ -85,8 +85,7 @@ int scenario_file_load_buffer(const char *name, const char *text, size_t len,
  * frees it); NULL when out of memory. cat tells catalog entries from custom
  * ones; header, when not NULL, becomes a leading "# ..." comment line.
  */
-char *scenario_file_format(const struct options *o, const struct catalog *cat,
-                           const char *header);
+char *scenario_file_format(const struct options *o, const struct catalog *cat, const char *header);
 
 /*
  * Save o to path atomically. Without overwrite an existing file is never
@@ -139,8 +138,8 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
  * a caret under col to err (line and col 1-based; key may be NULL). The
  * format of the catalog's messages (docs/catalog.md).
  */
-void scenario_file_error(char *err, size_t errlen, const struct scenario_source *src,
-                         size_t line, size_t col, const char *key, const char *fmt, ...)
+void scenario_file_error(char *err, size_t errlen, const struct scenario_source *src, size_t line,
+                         size_t col, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
 #endif

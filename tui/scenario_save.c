@@ -1,0 +1,467 @@
+/*
+ * scenario_save.c: writing scenario files (see scenario_file.h).
+ *
+ * Each quantity is written in the most readable unit that parses back to
+ * exactly the same double with the same parser the loader uses ("80 GiB",
+ * "3.35 TB/s", "5 us"), falling back to a plain number, so a save/load
+ * round trip is exact; numbers are printed with LC_NUMERIC "C". The write
+ * is atomic: mkstemp in the target directory, write, fsync, then rename
+ * (overwrite) or link (no clobber: refused atomically when the name
+ * exists), and the directory is synced. Also here: the state file's path
+ * (XDG base directories) and copying a loaded scenario into a session.
+ */
+#include "tui/scenario_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Append formatted text to err (truncating, always NUL-terminated). */
+static void sv_append(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Append formatted text to err (truncating, always NUL-terminated). */
+static void sv_append(char *err, size_t errlen, const char *fmt, ...) {
+    size_t used;
+    va_list ap;
+
+    if (!err || errlen == 0)
+        return;
+    used = strnlen(err, errlen);
+    if (used >= errlen - 1)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err + used, errlen - used, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- writing ------------------------------------------------------------------- */
+
+/* A unit a quantity may be written in: its suffix and its factor. */
+struct sf_unit {
+    const char *suffix;
+    double scale;
+};
+
+static const struct sf_unit sf_bytes_units[] = {
+    {" TiB", 1099511627776.0},
+    {" GiB", 1073741824.0},
+    {" MiB", 1048576.0},
+    {" TB", 1e12},
+    {" GB", 1e9},
+    {" MB", 1e6},
+    {" KB", 1e3},
+    {" B", 1},
+};
+static const struct sf_unit sf_bandwidth_units[] = {
+    {" TB/s", 1e12}, {" GB/s", 1e9}, {" MB/s", 1e6}, {" KB/s", 1e3}, {" B/s", 1},
+};
+static const struct sf_unit sf_flops_units[] = {
+    {" TFLOPS", 1e12},
+    {" GFLOPS", 1e9},
+    {" FLOPS", 1},
+};
+static const struct sf_unit sf_seconds_units[] = {
+    {" s", 1},
+    {" ms", 1e-3},
+    {" us", 1e-6},
+    {" ns", 1e-9},
+};
+static const struct sf_unit sf_count_units[] = {
+    {"T", 1e12}, {"B", 1e9}, {"M", 1e6}, {"K", 1e3}, {"", 1},
+};
+
+typedef int (*sf_parser)(const char *, double *, char *, size_t);
+
+/* Write v into buf in the first unit (and fewest digits) that parse reads
+ * back as exactly v; short forms first, then any precision; plain last. */
+static void sf_quantity(char *buf, size_t len, double v, const struct sf_unit *units, size_t n,
+                        sf_parser parse) {
+    char e[160];
+    double back;
+
+    if (v == 0) {
+        snprintf(buf, len, "0");
+        if (parse(buf, &back, e, sizeof(e)) == 0 && back == 0)
+            return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        int max_prec = pass == 0 ? 4 : 17;
+        for (size_t i = 0; i < n; i++) {
+            double m = v / units[i].scale;
+            if (v != 0 && m < 1 && i + 1 < n)
+                continue;
+            for (int prec = 1; prec <= max_prec; prec++) {
+                snprintf(buf, len, "%.*g%s", prec, m, units[i].suffix);
+                if (strchr(buf, 'e'))
+                    continue; /* units take plain decimals only */
+                if (parse(buf, &back, e, sizeof(e)) == 0 && back == v)
+                    return;
+            }
+        }
+    }
+    snprintf(buf, len, "%.17g", v);
+}
+
+/* Shortest decimal that strtod reads back as v. */
+static void sf_number(char *buf, size_t len, double v) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+/* Features of a custom model that no scenario option carries. */
+static void sf_lost_features(const struct engine_model *m, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (m->kv_lora_rank || m->q_lora_rank)
+        sv_append(buf, len, "%slatent attention", buf[0] ? ", " : "");
+    if (m->sliding_window)
+        sv_append(buf, len, "%ssliding window", buf[0] ? ", " : "");
+    if (m->qk_norm || (m->norms_per_layer && m->norms_per_layer != 2))
+        sv_append(buf, len, "%sextra norms", buf[0] ? ", " : "");
+    if ((m->moe_ffn && m->moe_ffn != m->ffn) || m->dense_layers)
+        sv_append(buf, len, "%sexpert sizes", buf[0] ? ", " : "");
+}
+
+/* Write the architecture keys of a model. */
+static void sf_write_arch(FILE *f, const struct engine_model *m) {
+    static const char *const bias[] = {"none", "qkv", "all"};
+
+    fprintf(f, "layers: %u\nhidden: %u\nheads: %u\nkv-heads: %u\nhead-dim: %u\nffn: %u\n",
+            m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->ffn);
+    fprintf(f, "vocab: %u\ntied: %s\ngated: %s\nbias: %s\nnorm: %s\npos-embeddings: %u\n", m->vocab,
+            m->tied ? "true" : "false", m->gated ? "true" : "false",
+            bias[m->bias <= ENGINE_BIAS_ALL ? m->bias : 0],
+            m->norm == ENGINE_NORM_LAYER ? "layer" : "rms", m->pos_embeddings);
+    fprintf(f, "experts: %u\n", m->experts);
+    if (m->experts > 0)
+        fprintf(f, "active-experts: %u\nshared-experts: %u\n", m->active_experts,
+                m->shared_experts);
+}
+
+/* Write the model keys: an id, a bare size, or an architecture. */
+static void sf_write_model(FILE *f, const struct options *o, const struct catalog *cat) {
+    const struct engine_model *m = &o->sc.model;
+    const struct engine_model *cm = cat ? catalog_find_model(cat, m->id) : NULL;
+    char buf[64];
+
+    if (!o->model_custom && cm) {
+        fprintf(f, "model: %s\n", cm->id);
+        return;
+    }
+    if (!m->has_arch && m->params_size > 0) {
+        /* options_parse names the model after the text given ("params-70B"):
+         * write that text back when it still means this size. */
+        double given;
+        char e[160];
+        if (!strncmp(m->id, "params-", 7) &&
+            strspn(m->id + 7, "0123456789.eE+KMBT") == strlen(m->id + 7) &&
+            catalog_parse_count(m->id + 7, &given, e, sizeof(e)) == 0 && given == m->params_size)
+            snprintf(buf, sizeof(buf), "%s", m->id + 7);
+        else
+            sf_quantity(buf, sizeof(buf), m->params_size, sf_count_units, 5, catalog_parse_count);
+        fprintf(f, "params: %s\n", buf);
+        return;
+    }
+    if (cm) {
+        /* A catalog model with single fields overridden. */
+        fprintf(f, "model: %s\n", cm->id);
+    } else {
+        char lost[128];
+        sf_lost_features(m, lost, sizeof(lost));
+        if (lost[0])
+            fprintf(f, "# note: %s of %s not kept (no scenario option)\n", lost, m->name);
+    }
+    sf_write_arch(f, m);
+}
+
+/* Write the GPU keys: an id with overridden figures, or a custom GPU. */
+static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog *cat) {
+    const struct engine_gpu *g = &o->sc.gpu;
+    const struct engine_gpu *cg = cat ? catalog_find_gpu(cat, g->id) : NULL;
+    double flops = g->flops[ENGINE_COMPUTE_FP16];
+    char buf[64];
+
+    if (flops <= 0)
+        flops = g->flops[ENGINE_COMPUTE_BF16];
+    if (flops <= 0)
+        flops = g->flops[o->sc.weight_format.compute];
+    if (cg)
+        fprintf(f, "gpu: %s\n", cg->id);
+    if (!o->gpu_custom && cg)
+        return;
+    if (!cg || g->memory_bytes != cg->memory_bytes) {
+        sf_quantity(buf, sizeof(buf), g->memory_bytes, sf_bytes_units, 8, catalog_parse_bytes);
+        fprintf(f, "gpu-memory: %s\n", buf);
+    }
+    if (!cg || g->bandwidth_bytes_per_s != cg->bandwidth_bytes_per_s) {
+        sf_quantity(buf, sizeof(buf), g->bandwidth_bytes_per_s, sf_bandwidth_units, 5,
+                    catalog_parse_bandwidth);
+        fprintf(f, "gpu-bandwidth: %s\n", buf);
+    }
+    if (!cg || flops != cg->flops[ENGINE_COMPUTE_FP16]) {
+        sf_quantity(buf, sizeof(buf), flops, sf_flops_units, 3, catalog_parse_flops);
+        fprintf(f, "gpu-flops: %s\n", buf);
+    }
+}
+
+/* Write the layout and workload keys, every one, defaults included. */
+static void sf_write_workload(FILE *f, const struct engine_scenario *sc) {
+    char buf[64];
+
+    fprintf(f, "gpus: %u\ntp: %u\npp: %u\ndp: %u\n", sc->gpus, sc->tp, sc->pp, sc->dp);
+    if (sc->gpus_per_node)
+        fprintf(f, "gpus-per-node: %u\n", sc->gpus_per_node);
+    fprintf(f, "zero: %u\nmode: %s\nbatch: %u\ncontext: %u\nprompt: %u\n", sc->zero,
+            engine_mode_name(sc->mode), sc->batch, sc->context, sc->prompt);
+    fprintf(f, "micro-batches: %u\ninterleave: %u\nsequence-parallel: %s\n", sc->micro_batches,
+            sc->interleave, sc->sequence_parallel ? "true" : "false");
+    fprintf(f, "recompute: %s\noptimizer: %s\nlora-rank: %u\n",
+            engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id,
+            sc->lora_rank);
+    sf_number(buf, sizeof(buf), sc->mfu);
+    fprintf(f, "mfu: %s\n", buf);
+    sf_quantity(buf, sizeof(buf), sc->training_tokens, sf_count_units, 5, catalog_parse_count);
+    fprintf(f, "tokens: %s\n", buf);
+    sf_number(buf, sizeof(buf), sc->price_per_hour);
+    fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: the GPU's own price" : "");
+    sf_quantity(buf, sizeof(buf), sc->reserve_bytes, sf_bytes_units, 8, catalog_parse_bytes);
+    fprintf(f, "reserve: %s\n", buf);
+    sf_quantity(buf, sizeof(buf), sc->intra_node_bytes_per_s, sf_bandwidth_units, 5,
+                catalog_parse_bandwidth);
+    fprintf(f, "intra-node-bw: %s%s\n", buf,
+            sc->intra_node_bytes_per_s == 0 ? "    # 0: the GPU's link" : "");
+    sf_quantity(buf, sizeof(buf), sc->inter_node_bytes_per_s, sf_bandwidth_units, 5,
+                catalog_parse_bandwidth);
+    fprintf(f, "inter-node-bw: %s\n", buf);
+    sf_quantity(buf, sizeof(buf), sc->allreduce_latency_s, sf_seconds_units, 4,
+                catalog_parse_seconds);
+    fprintf(f, "allreduce-latency: %s\n", buf);
+    sf_number(buf, sizeof(buf), sc->bw_efficiency);
+    fprintf(f, "bw-efficiency: %s\n", buf);
+    sf_number(buf, sizeof(buf), sc->flops_efficiency);
+    fprintf(f, "flops-efficiency: %s\n", buf);
+}
+
+/* Write o as scenario YAML (see header). */
+char *scenario_file_format(const struct options *o, const struct catalog *cat, const char *header) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    locale_t base = duplocale(LC_GLOBAL_LOCALE);
+    locale_t c_num = base ? newlocale(LC_NUMERIC_MASK, "C", base) : (locale_t)0;
+    locale_t old = (locale_t)0;
+
+    if (!c_num && base)
+        freelocale(base);
+    f = open_memstream(&text, &len);
+    if (!f)
+        goto out;
+    /* Decimal points, whatever the user's locale. */
+    if (c_num)
+        old = uselocale(c_num);
+    if (header)
+        fprintf(f, "# %s\n", header);
+    sf_write_model(f, o, cat);
+    fprintf(f, "format: %s\nkv-format: %s\n", o->sc.weight_format.id, o->sc.kv_format.id);
+    sf_write_gpu(f, o, cat);
+    sf_write_workload(f, &o->sc);
+    fprintf(f, "units: %s\n", o->units == UNITS_GIB ? "gib" : "gb");
+    if (c_num)
+        uselocale(old);
+    if (fclose(f) != 0) {
+        free(text);
+        text = NULL;
+    }
+out:
+    if (c_num)
+        freelocale(c_num);
+    return text;
+}
+
+/* ---- saving atomically --------------------------------------------------------- */
+
+/* Write all of buf to fd; 0 or -1 with errno. */
+static int sf_write_all(int fd, const char *buf, size_t len) {
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* fsync the directory holding path, so the rename itself is durable. */
+static void sf_sync_dir(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Save o to path atomically (see header). */
+int scenario_file_save(const char *path, const struct options *o, const struct catalog *cat,
+                       bool overwrite, char *err, size_t errlen) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096], tmp[4096 + 64];
+    struct stat st;
+    char *text;
+    int fd, e, rc = SCENARIO_FILE_ERROR;
+    mode_t mode = 0644;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    if (!*path || (slash && !slash[1])) {
+        sv_append(err, errlen, "%s: cannot save: not a file name\n", path);
+        return rc;
+    }
+    if (stat(path, &st) == 0) {
+        if (!overwrite) {
+            sv_append(err, errlen, "%s: exists; not overwritten\n", path);
+            return SCENARIO_FILE_EXISTS;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(EISDIR));
+            return rc;
+        }
+        mode = st.st_mode & 0777; /* keep the old file's permissions */
+    }
+    text = scenario_file_format(o, cat,
+                                "vramlab scenario: vramlab --scenario FILE, or o in the "
+                                "explorer");
+    if (!text) {
+        sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(ENOMEM));
+        return rc;
+    }
+    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        e = errno;
+        sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(e));
+        free(text);
+        return rc;
+    }
+    if (fchmod(fd, mode) != 0 || sf_write_all(fd, text, strlen(text)) != 0 || fsync(fd) != 0) {
+        e = errno;
+        close(fd);
+        goto fail;
+    }
+    if (close(fd) != 0) {
+        e = errno;
+        goto fail;
+    }
+    if (overwrite) {
+        if (rename(tmp, path) != 0) {
+            e = errno;
+            goto fail;
+        }
+    } else if (link(tmp, path) == 0) {
+        unlink(tmp);
+    } else if (errno == EEXIST) {
+        unlink(tmp);
+        free(text);
+        sv_append(err, errlen, "%s: exists; not overwritten\n", path);
+        return SCENARIO_FILE_EXISTS;
+    } else if (access(path, F_OK) == 0) {
+        /* No hard links here (some file systems): check, then rename. */
+        unlink(tmp);
+        free(text);
+        sv_append(err, errlen, "%s: exists; not overwritten\n", path);
+        return SCENARIO_FILE_EXISTS;
+    } else if (rename(tmp, path) != 0) {
+        e = errno;
+        goto fail;
+    }
+    sf_sync_dir(dir);
+    free(text);
+    return SCENARIO_FILE_OK;
+fail:
+    unlink(tmp);
+    free(text);
+    sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(e));
+    return rc;
+}
+
+/* Copy a loaded scenario into the session's options (see header). */
+void scenario_file_apply(struct options *session, const struct options *loaded) {
+    session->sc = loaded->sc;
+    session->units = loaded->units;
+    session->model_custom = loaded->model_custom;
+    session->gpu_custom = loaded->gpu_custom;
+}
+
+/* ---- the state file -------------------------------------------------------------- */
+
+/* mkdir -p of the directory path (mode 0700 for the parts it makes). */
+static int sf_mkdirs(char *path) {
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+            *p = '/';
+            return -1;
+        }
+        *p = '/';
+    }
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* The last-scenario file (see header). */
+int scenario_file_state_path(char *buf, size_t len, bool create_dir, char *err, size_t errlen) {
+    const char *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    char dir[4096];
+    int n;
+
+    if (err && errlen)
+        err[0] = '\0';
+    /* The XDG spec: a relative XDG_STATE_HOME is invalid and ignored. */
+    if (xdg && xdg[0] == '/') {
+        n = snprintf(dir, sizeof(dir), "%s/vramlab", xdg);
+    } else {
+        if (!home || home[0] != '/') {
+            struct passwd *pw = getpwuid(getuid());
+            home = pw ? pw->pw_dir : NULL;
+        }
+        if (!home || home[0] != '/') {
+            sv_append(err, errlen, "no state directory: set XDG_STATE_HOME or HOME\n");
+            return -1;
+        }
+        n = snprintf(dir, sizeof(dir), "%s/.local/state/vramlab", home);
+    }
+    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + sizeof("/last.yaml") > len) {
+        sv_append(err, errlen, "state directory path too long\n");
+        return -1;
+    }
+    if (create_dir && sf_mkdirs(dir) != 0) {
+        sv_append(err, errlen, "%s: cannot create: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(buf, len, "%s/last.yaml", dir);
+    return 0;
+}
