@@ -410,7 +410,19 @@ void kern_quant_unpack(const uint8_t *codes, size_t i0, size_t n, unsigned bits,
             q[i] = (int8_t)((*p & 0xf) - off);
         return;
     }
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    if ((i0 * bits) % 8 == 0) {
+        /* runs of 8 codes are exactly `bits` bytes from a byte boundary */
+        const uint8_t *p = codes + i0 * bits / 8;
+        for (; i + 8 <= n; i += 8, p += bits) {
+            uint64_t acc = 0;
+            for (unsigned b = 0; b < bits; b++)
+                acc |= (uint64_t)p[b] << (8 * b);
+            for (unsigned k = 0; k < 8; k++)
+                q[i + k] = (int8_t)((int)((acc >> (k * bits)) & ((1u << bits) - 1u)) - off);
+        }
+    }
+    for (; i < n; i++)
         q[i] = (int8_t)kern_quant_get(codes, i0 + i, bits);
 }
 
@@ -484,41 +496,31 @@ void kern_qstats_merge(struct kern_qstats *a, const struct kern_qstats *b) {
 
 #define GEMV_BATCH_MAX 16
 
-/* FP16 GEMV, float accumulation, rows [r0, r1). */
+/* Dot product of n FP16 pairs in float, eight lanes (vectorisable). */
+static float dot_f16(const uint16_t *a, const uint16_t *b, size_t n) {
+    float lane[8] = {0}, fa[32], fb[32];
+    size_t c = 0;
+    for (; c + 32 <= n; c += 32) {
+        widen32(a + c, fa);
+        widen32(b + c, fb);
+        for (unsigned j = 0; j < 32; j += 8)
+            for (unsigned i = 0; i < 8; i++)
+                lane[i] += fa[j + i] * fb[j + i];
+    }
+    float tail = 0;
+    for (; c < n; c++)
+        tail += kern_f16_to_f32_inline(a[c]) * kern_f16_to_f32_inline(b[c]);
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) +
+           tail;
+}
+
+/* FP16 GEMV, float accumulation, rows [r0, r1); each row is read once per
+ * block of up to 16 vectors (x stays in cache). */
 void kern_gemv_f16(const uint16_t *w, size_t cols, size_t r0, size_t r1, const uint16_t *x,
                    size_t batch, size_t rows, float *y) {
-    const float *t = kern_f16_table();
-    for (size_t b0 = 0; b0 < batch; b0 += GEMV_BATCH_MAX) {
-        size_t nb = batch - b0 < GEMV_BATCH_MAX ? batch - b0 : GEMV_BATCH_MAX;
-        for (size_t r = r0; r < r1; r++) {
-            const uint16_t *wr = w + r * cols;
-            if (nb == 1) {
-                /* four accumulators: independent chains the compiler can
-                 * keep in flight */
-                const uint16_t *xb = x + b0 * cols;
-                float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-                size_t c = 0;
-                for (; c + 4 <= cols; c += 4) {
-                    a0 += t[wr[c]] * t[xb[c]];
-                    a1 += t[wr[c + 1]] * t[xb[c + 1]];
-                    a2 += t[wr[c + 2]] * t[xb[c + 2]];
-                    a3 += t[wr[c + 3]] * t[xb[c + 3]];
-                }
-                for (; c < cols; c++)
-                    a0 += t[wr[c]] * t[xb[c]];
-                y[b0 * rows + r] = (a0 + a1) + (a2 + a3);
-                continue;
-            }
-            float acc[GEMV_BATCH_MAX] = {0};
-            for (size_t c = 0; c < cols; c++) {
-                float wv = t[wr[c]];
-                for (size_t b = 0; b < nb; b++)
-                    acc[b] += wv * t[x[(b0 + b) * cols + c]];
-            }
-            for (size_t b = 0; b < nb; b++)
-                y[(b0 + b) * rows + r] = acc[b];
-        }
-    }
+    for (size_t r = r0; r < r1; r++)
+        for (size_t b = 0; b < batch; b++)
+            y[b * rows + r] = dot_f16(w + r * cols, x + b * cols, cols);
 }
 
 /* FP16 GEMV reference, float64 accumulation. */
@@ -534,27 +536,40 @@ void kern_gemv_f16_ref(const uint16_t *w, size_t rows, size_t cols, const uint16
         }
 }
 
-/* Quantized GEMV twin: per group, sum q*x in float, times the scale once. */
+/* Sum of n codes times n FP16 values, in float, eight lanes. */
+static float dot_q(const int8_t *q, const uint16_t *x, size_t n) {
+    float lane[8] = {0}, fx[32];
+    size_t c = 0;
+    for (; c + 32 <= n; c += 32) {
+        widen32(x + c, fx);
+        for (unsigned j = 0; j < 32; j += 8)
+            for (unsigned i = 0; i < 8; i++)
+                lane[i] += (float)q[c + j + i] * fx[j + i];
+    }
+    float tail = 0;
+    for (; c < n; c++)
+        tail += (float)q[c] * kern_f16_to_f32_inline(x[c]);
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) +
+           tail;
+}
+
+/* Quantized GEMV twin: per group, sum q*x in float, times the scale once;
+ * each group is unpacked once for all vectors. */
 void kern_gemv_q(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
                  size_t r1, unsigned bits, size_t group, const uint16_t *x, size_t batch,
                  size_t rows, float *y) {
-    const float *t = kern_f16_table();
     int8_t q[KERN_GROUP_MAX];
+    float acc[GEMV_BATCH_MAX];
     size_t per_row = cols / group;
     for (size_t b0 = 0; b0 < batch; b0 += GEMV_BATCH_MAX) {
         size_t nb = batch - b0 < GEMV_BATCH_MAX ? batch - b0 : GEMV_BATCH_MAX;
         for (size_t r = r0; r < r1; r++) {
-            float acc[GEMV_BATCH_MAX] = {0};
+            memset(acc, 0, sizeof acc);
             for (size_t g = 0; g < per_row; g++) {
                 kern_quant_unpack(codes, r * cols + g * group, group, bits, q);
-                float s = t[scales[r * per_row + g]];
-                for (size_t b = 0; b < nb; b++) {
-                    const uint16_t *xb = x + (b0 + b) * cols + g * group;
-                    float part = 0;
-                    for (size_t i = 0; i < group; i++)
-                        part += (float)q[i] * t[xb[i]];
-                    acc[b] += part * s;
-                }
+                float s = kern_f16_to_f32_inline(scales[r * per_row + g]);
+                for (size_t b = 0; b < nb; b++)
+                    acc[b] += dot_q(q, x + (b0 + b) * cols + g * group, group) * s;
             }
             for (size_t b = 0; b < nb; b++)
                 y[(b0 + b) * rows + r] = acc[b];

@@ -140,6 +140,8 @@ static void *xalloc(size_t bytes) {
  */
 static int time_it(struct pool *p, unsigned active, par_fn fn, void *ctx, const char *test,
                    struct probe_stats *st) {
+    if (probe_cancelled())
+        return -1;
     double t0 = now_s();
     pool_run(p, active, fn, ctx);
     double first = now_s() - t0;
@@ -215,9 +217,21 @@ static void stream_init(void *vctx, unsigned tid, unsigned n) {
     size_t lo, hi;
     split(c->n, 1024, tid, n, &lo, &hi);
     for (size_t i = lo; i < hi; i++) {
+        /* a large first touch takes seconds: stay cancellable */
+        if ((i & 0xfffff) == 0 && probe_cancelled())
+            return;
         c->a[i] = (double)(i % 1000);
         c->b[i] = NAN;
     }
+}
+
+/* Poison b (NaN) over this thread's share. */
+static void stream_poison(void *vctx, unsigned tid, unsigned n) {
+    struct stream_ctx *c = vctx;
+    size_t lo, hi;
+    split(c->n, 1024, tid, n, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        c->b[i] = NAN;
 }
 
 /* b = a over this thread's share. */
@@ -297,8 +311,7 @@ static int run_stream(struct pool *p, const struct probe_opts *o, double llc, bo
                 struct probe_result r = {.test = "copy", .method = m ? "memcpy" : "loop",
                                          .threads = nt, .cols = c->n,
                                          .bytes = 2.0 * (double)c->n * sizeof(double)};
-                for (size_t i = 0; i < c->n; i++)
-                    c->b[i] = NAN;
+                pool_run(p, p->n, stream_poison, c);
                 if (time_it(p, nt, stream_copy, c, "copy", &r.st) != 0) {
                     rc = -1;
                     break;
@@ -354,8 +367,11 @@ static void mat_init(void *vctx, unsigned tid, unsigned n) {
     split(c->rows, 8, tid, n, &lo, &hi);
     struct kern_rng r;
     kern_rng_seed(&r, 0x5eed + lo);
-    for (size_t i = lo * c->cols; i < hi * c->cols; i++)
+    for (size_t i = lo * c->cols; i < hi * c->cols; i++) {
+        if ((i & 0xfffff) == 0 && probe_cancelled())
+            return;
         c->w[i] = kern_f32_to_f16((float)(kern_rng_uniform(&r) - 0.5) * 0.1f);
+    }
 }
 
 /* y = W x (FP16) over this thread's rows. */

@@ -1,0 +1,331 @@
+/*
+ * quantize.c: `vramlab quantize FILE.safetensors [--bits 2..8]
+ * [--group N|matrix] [--json] [--device cpu]`: quantize every 2-D F32, F16
+ * or BF16 tensor of a safetensors file with the group rule of the shared
+ * spec engine.md (symmetric RTN, FP16 scale per group along the last
+ * dimension; seed 000) and report what it costs and saves.
+ *
+ * Per tensor and overall: relative error ||w - w_hat|| / ||w||, fraction of
+ * zero codes, outlier ratio max|w| / std(w), bytes before (the stored
+ * tensor) and after (packed codes + FP16 scales). The file is mapped, and
+ * tensors are streamed a block of rows at a time, so memory stays small
+ * whatever the file size. The CPU twin does the work (kern_quant.c): CUDA
+ * lives only in vramlab-probe, so `--device cuda` falls back to it with a
+ * note. `--json` prints one object: "tensors" [{name, dtype, shape, bits,
+ * group, relative_error, zero_fraction, outlier_ratio, bytes_before,
+ * bytes_after}], "skipped", "overall" (a contract).
+ * Exit status: 0, 1 a corrupt or unreadable file, 2 usage.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kern_quant.h"
+#include "kernels/safetensors.h"
+#include "tui/commands.h"
+#include "tui/json.h"
+
+#define QUANT_CHUNK_ELEMENTS (1u << 20) /* floats widened at a time */
+
+/* Usage text. */
+static void quantize_usage(FILE *f) {
+    fputs("usage: vramlab quantize FILE.safetensors [--bits 2..8] [--group N|matrix]\n"
+          "                        [--json] [--device cpu]\n"
+          "Quantizes every 2-D F32/F16/BF16 tensor (symmetric round to nearest, one FP16\n"
+          "scale per group of N along the last dimension, default 4 bits, groups of 32)\n"
+          "and prints relative error, zero fraction, outlier ratio and sizes.\n",
+          f);
+}
+
+/* Result for one tensor. */
+struct qtensor {
+    const struct kern_st_tensor *t;
+    struct kern_qstats st;
+    double bytes_before, bytes_after;
+    const char *skip; /* reason when not quantized */
+};
+
+/* Shape as "[4096, 11008]". */
+static void shape_text(const struct kern_st_tensor *t, char *buf, size_t len) {
+    size_t n = (size_t)snprintf(buf, len, "[");
+    for (unsigned i = 0; i < t->ndim && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%llu", i ? ", " : "",
+                              (unsigned long long)t->shape[i]);
+    if (n < len)
+        snprintf(buf + n, len - n, "]");
+}
+
+/* Quantize one 2-D tensor block by block; -1 on a read error. */
+static int quantize_tensor(struct qtensor *q, unsigned bits, size_t group, float *buf,
+                           uint8_t *codes, uint16_t *scales) {
+    const struct kern_st_tensor *t = q->t;
+    size_t rows = (size_t)t->shape[0], cols = (size_t)t->shape[1];
+    size_t block = QUANT_CHUNK_ELEMENTS / cols;
+    block = block ? block : 1;
+    if (group == KERN_GROUP_MATRIX) {
+        /* first pass: the matrix scale from the largest magnitude */
+        float amax = 0;
+        for (size_t r = 0; r < rows; r++) {
+            if (kern_st_read_f32(t, (uint64_t)r * cols, cols, buf) != 0)
+                return -1;
+            for (size_t c = 0; c < cols; c++)
+                amax = fabsf(buf[c]) > amax ? fabsf(buf[c]) : amax;
+        }
+        scales[0] = kern_quant_scale(amax, bits);
+    }
+    for (size_t r = 0; r < rows; r += block) {
+        size_t nr = rows - r < block ? rows - r : block;
+        if (kern_st_read_f32(t, (uint64_t)r * cols, nr * cols, buf) != 0)
+            return -1;
+        /* rows of this block start at 0 in the local buffers */
+        kern_quantize_rows_f32(buf, cols, 0, nr, bits, group, codes, scales, &q->st);
+    }
+    q->bytes_before = (double)(t->end - t->begin);
+    q->bytes_after = (double)kern_quant_code_bytes(rows * cols, bits) +
+                     2.0 * (double)kern_quant_scale_count(rows, cols, group);
+    return 0;
+}
+
+/* Print the text report. */
+static void print_text(const char *file, const struct qtensor *q, size_t n, unsigned bits,
+                       size_t group, const struct kern_qstats *all, double before,
+                       double after) {
+    char grp[24], shape[64];
+    if (group)
+        snprintf(grp, sizeof grp, "%zu", group);
+    else
+        snprintf(grp, sizeof grp, "matrix");
+    printf("%s: %zu tensors, %u bits, group %s\n", file, n, bits, grp);
+    printf("%-44s %-5s %-16s %9s %7s %8s %10s %10s\n", "tensor", "dtype", "shape", "rel.err",
+           "zeros", "max/std", "before", "after");
+    for (size_t i = 0; i < n; i++) {
+        shape_text(q[i].t, shape, sizeof shape);
+        if (q[i].skip) {
+            printf("%-44.44s %-5s %-16s   skipped: %s\n", q[i].t->name,
+                   kern_st_dtype_name(q[i].t->dtype), shape, q[i].skip);
+            continue;
+        }
+        printf("%-44.44s %-5s %-16s %9.4f %6.1f%% %8.1f %9.3fM %9.3fM\n", q[i].t->name,
+               kern_st_dtype_name(q[i].t->dtype), shape, kern_qstats_rel_error(&q[i].st),
+               100 * kern_qstats_zero_fraction(&q[i].st), kern_qstats_outlier_ratio(&q[i].st),
+               q[i].bytes_before / 1e6, q[i].bytes_after / 1e6);
+    }
+    printf("%-44s %-5s %-16s %9.4f %6.1f%% %8.1f %9.3fM %9.3fM", "overall", "", "",
+           kern_qstats_rel_error(all), 100 * kern_qstats_zero_fraction(all),
+           kern_qstats_outlier_ratio(all), before / 1e6, after / 1e6);
+    if (after > 0)
+        printf("  (%.2fx smaller)", before / after);
+    printf("\n");
+}
+
+/* Write the statistics members shared by tensors and overall. */
+static void json_stats(struct json_writer *w, const struct kern_qstats *st, double before,
+                       double after) {
+    json_key(w, "relative_error");
+    json_number(w, kern_qstats_rel_error(st));
+    json_key(w, "zero_fraction");
+    json_number(w, kern_qstats_zero_fraction(st));
+    json_key(w, "outlier_ratio");
+    json_number(w, kern_qstats_outlier_ratio(st));
+    json_key(w, "bytes_before");
+    json_number(w, before);
+    json_key(w, "bytes_after");
+    json_number(w, after);
+}
+
+/* Write the group member: a number, or "matrix". */
+static void json_group(struct json_writer *w, size_t group) {
+    json_key(w, "group");
+    if (group)
+        json_number(w, (double)group);
+    else
+        json_string(w, "matrix");
+}
+
+/* Print the --json report. */
+static void print_json(const char *file, const struct qtensor *q, size_t n, unsigned bits,
+                       size_t group, const struct kern_qstats *all, double before,
+                       double after) {
+    struct json_writer w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "file");
+    json_string(&w, file);
+    json_key(&w, "bits");
+    json_number(&w, bits);
+    json_group(&w, group);
+    for (int pass = 0; pass < 2; pass++) {
+        json_key(&w, pass ? "skipped" : "tensors");
+        json_begin_array(&w);
+        for (size_t i = 0; i < n; i++) {
+            if (!q[i].skip != !pass)
+                continue;
+            const struct kern_st_tensor *t = q[i].t;
+            json_begin_object(&w);
+            json_key(&w, "name");
+            json_string(&w, t->name);
+            json_key(&w, "dtype");
+            json_string(&w, kern_st_dtype_name(t->dtype));
+            json_key(&w, "shape");
+            json_begin_array(&w);
+            for (unsigned d = 0; d < t->ndim; d++)
+                json_number(&w, (double)t->shape[d]);
+            json_end_array(&w);
+            if (pass) {
+                json_key(&w, "reason");
+                json_string(&w, q[i].skip);
+            } else {
+                json_key(&w, "bits");
+                json_number(&w, bits);
+                json_group(&w, group);
+                json_stats(&w, &q[i].st, q[i].bytes_before, q[i].bytes_after);
+            }
+            json_end_object(&w);
+        }
+        json_end_array(&w);
+    }
+    json_key(&w, "overall");
+    json_begin_object(&w);
+    size_t nq = 0;
+    for (size_t i = 0; i < n; i++)
+        nq += !q[i].skip;
+    json_key(&w, "tensors");
+    json_number(&w, (double)nq);
+    json_key(&w, "bits");
+    json_number(&w, bits);
+    json_group(&w, group);
+    json_stats(&w, all, before, after);
+    json_end_object(&w);
+    json_end_object(&w);
+    fputc('\n', stdout);
+}
+
+/* `vramlab quantize`. */
+int cmd_quantize(int argc, char **argv) {
+    const char *file = NULL;
+    unsigned bits = 4;
+    size_t group = KERN_GROUP_DEFAULT;
+    bool json = false;
+    char err[512];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            quantize_usage(stdout);
+            return VRAMLAB_EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--bits") || !strcmp(a, "--group") || !strcmp(a, "--device")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "vramlab quantize: %s needs a value\n", a);
+                return VRAMLAB_EXIT_USAGE;
+            }
+            val = argv[++i];
+        } else if (!strncmp(a, "--bits=", 7) || !strncmp(a, "--group=", 8) ||
+                   !strncmp(a, "--device=", 9)) {
+            val = strchr(a, '=') + 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "vramlab quantize: unknown option '%s'\n", a);
+            quantize_usage(stderr);
+            return VRAMLAB_EXIT_USAGE;
+        } else if (file) {
+            fprintf(stderr, "vramlab quantize: one file at a time ('%s' and '%s')\n", file, a);
+            return VRAMLAB_EXIT_USAGE;
+        } else {
+            file = a;
+        }
+        if (!val)
+            continue;
+        if (!strncmp(a, "--bits", 6)) {
+            char *end;
+            long b = strtol(val, &end, 10);
+            if (*end || b < KERN_QBITS_MIN || b > KERN_QBITS_MAX) {
+                fprintf(stderr, "vramlab quantize: --bits expects 2..8, found '%s'\n", val);
+                return VRAMLAB_EXIT_USAGE;
+            }
+            bits = (unsigned)b;
+        } else if (!strncmp(a, "--group", 7)) {
+            if (!strcmp(val, "matrix")) {
+                group = KERN_GROUP_MATRIX;
+            } else {
+                char *end;
+                long g = strtol(val, &end, 10);
+                if (*end || g <= 0 || kern_quant_validate(bits, (size_t)g, err, sizeof err)) {
+                    fprintf(stderr,
+                            "vramlab quantize: --group expects a power of two 8..256 or "
+                            "'matrix', found '%s'\n",
+                            val);
+                    return VRAMLAB_EXIT_USAGE;
+                }
+                group = (size_t)g;
+            }
+        } else if (strcmp(val, "cpu") != 0) {
+            if (strncmp(val, "cuda", 4) != 0) {
+                fprintf(stderr, "vramlab quantize: --device expects cpu or cuda, found '%s'\n",
+                        val);
+                return VRAMLAB_EXIT_USAGE;
+            }
+            fprintf(stderr, "vramlab quantize: CUDA runs only inside vramlab-probe; "
+                            "quantizing on the CPU (the kernels' bit-exact twin)\n");
+        }
+    }
+    if (!file) {
+        quantize_usage(stderr);
+        return VRAMLAB_EXIT_USAGE;
+    }
+
+    struct kern_st_file f;
+    if (kern_st_open(file, &f, err, sizeof err) != 0) {
+        fprintf(stderr, "vramlab quantize: %s\n", err);
+        return 1;
+    }
+    struct qtensor *q = calloc(f.n ? f.n : 1, sizeof *q);
+    float *buf = malloc(QUANT_CHUNK_ELEMENTS * sizeof *buf);
+    uint8_t *codes = malloc(kern_quant_code_bytes(QUANT_CHUNK_ELEMENTS, 8) + 8);
+    uint16_t *scales = malloc((QUANT_CHUNK_ELEMENTS / 8 + 1) * sizeof *scales);
+    int rc = 0;
+    if (!q || !buf || !codes || !scales) {
+        fprintf(stderr, "vramlab quantize: out of memory\n");
+        rc = 1;
+        goto out;
+    }
+    struct kern_qstats all = {0};
+    double before = 0, after = 0;
+    for (size_t i = 0; i < f.n; i++) {
+        const struct kern_st_tensor *t = &f.tensors[i];
+        q[i].t = t;
+        if (t->ndim != 2)
+            q[i].skip = "not 2-D";
+        else if (t->dtype != KERN_ST_F32 && t->dtype != KERN_ST_F16 && t->dtype != KERN_ST_BF16)
+            q[i].skip = "dtype is not F32, F16 or BF16";
+        else if (t->elements == 0)
+            q[i].skip = "empty";
+        else if (t->shape[1] > QUANT_CHUNK_ELEMENTS)
+            q[i].skip = "rows longer than 2^20 elements";
+        if (q[i].skip)
+            continue;
+        if (quantize_tensor(&q[i], bits, group, buf, codes, scales) != 0) {
+            fprintf(stderr, "vramlab quantize: %s: tensor '%s': cannot read its data\n", file,
+                    t->name);
+            rc = 1;
+            goto out;
+        }
+        kern_qstats_merge(&all, &q[i].st);
+        before += q[i].bytes_before;
+        after += q[i].bytes_after;
+    }
+    if (json)
+        print_json(file, q, f.n, bits, group, &all, before, after);
+    else
+        print_text(file, q, f.n, bits, group, &all, before, after);
+out:
+    free(q);
+    free(buf);
+    free(codes);
+    free(scales);
+    kern_st_close(&f);
+    return rc;
+}
