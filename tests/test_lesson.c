@@ -281,12 +281,17 @@ Test(lesson, captions_state_what_the_engine_shows) {
     engine_estimate(&step_titled(&l, "The bandwidth ceiling")->options.sc, &e);
     cr_expect_eq(lround(e.decode_tokens_per_s_memory_bound), 209);
     cr_expect_eq(lround(e.ridge_flop_per_byte), 295);
-    engine_estimate(&step_titled(&l, "Three parallelisms: Llama 3.1 405B")->options.sc, &e);
+    engine_estimate(&step_titled(&l, "Three ways to split")->options.sc, &e);
     cr_expect_eq(e.gpus, 16384);
     cr_expect_eq(e.tp * e.pp * e.dp, 16384);
     cr_expect(e.fits);
     engine_estimate(&step_titled(&l, "405B does not fit one server")->options.sc, &e);
     cr_expect_not(e.fits);
+    engine_estimate(&step_titled(&l, "Training Llama 3.1 405B")->options.sc, &e);
+    cr_expect_eq(lround(e.train_days), 66);
+    cr_expect_float_eq(e.train_gpu_hours, 26.0e6, 0.05e6);
+    engine_estimate(&step_titled(&l, "Activations")->options.sc, &e);
+    cr_expect_float_eq(e.act_per_layer_bytes, 34.0 * 1024 * 9216, 1.0);
     engine_estimate(&step_titled(&l, "The pipeline bubble")->options.sc, &e);
     cr_expect_float_eq(e.train_bubble_fraction, 15.0 / 31.0, 1e-9);
     engine_estimate(&step_titled(&l, "More micro-batches")->options.sc, &e);
