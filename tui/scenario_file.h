@@ -44,6 +44,9 @@
  * SCENARIO_FILE_MISSING; on quit: scenario_file_state_path(..., true, ...)
  * then scenario_file_save(..., true, ...).
  *
+ * Safe after setlocale(LC_ALL, ""): numbers are read and written in the C
+ * numeric locale ("0.4" stays "0.4" under es_ES), and nothing is printed.
+ *
  * Format documented in docs/lessons.md.
  */
 #ifndef VRAMLAB_SCENARIO_FILE_H
