@@ -309,7 +309,7 @@ static void parse_entries(struct load_ctx *x, enum entity_kind k, const char *ke
             e.model.gated = true; /* SwiGLU/GeGLU unless said otherwise */
         catalog_parse_mapping(x, item, catalog_entry_tables[k], &e, NULL, &s);
         idnode = s.val[0]; /* id is the first field of every table */
-        if (x->errors != before || x->oom)
+        if (x->errors != before || x->oom || idnode == NULL)
             continue;
         if (duplicate_id(x, k, (const char *)&e, idnode))
             continue;
