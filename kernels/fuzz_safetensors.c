@@ -14,11 +14,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* One fuzz input: parse, then touch every accepted tensor's bytes. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    /* copy into an exact-size heap block so ASan sees any read past the end */
-    uint8_t *buf = malloc(size ? size : 1);
+    /* copy into an exact-size heap block so ASan sees any read past the end;
+     * an input starting with '{' is taken as the header itself, framed with
+     * its true length and 64 data bytes, so mutations reach the JSON checks */
+    size_t extra = size && data[0] == '{' ? 8 + 64 : 0;
+    uint8_t *buf = malloc(size + extra ? size + extra : 1);
     if (!buf)
         return 0;
-    memcpy(buf, data, size);
+    if (extra) {
+        for (int i = 0; i < 8; i++)
+            buf[i] = (uint8_t)((uint64_t)size >> (8 * i));
+        memcpy(buf + 8, data, size);
+        memset(buf + 8 + size, 0x3c, 64);
+        size += extra;
+    } else {
+        memcpy(buf, data, size);
+    }
     struct kern_st_file f;
     char err[512];
     if (kern_st_parse(buf, size, &f, err, sizeof err) == 0) {
