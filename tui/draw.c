@@ -208,11 +208,22 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
     char buf[256], right[32];
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_TITLE));
     werase(w);
-    snprintf(buf, sizeof(buf), " vramlab   %s %s %s %s %u %s %s %s TP%u PP%u DP%u %s %s",
+    char lay[48] = "";
+    int n = 0;
+    /* Only the parallel degrees above one: "TP2", "TP8 PP16 DP128". */
+    if (sc->tp > 1)
+        n += snprintf(lay + n, sizeof(lay) - (size_t)n, "TP%u ", sc->tp);
+    if (sc->pp > 1 && n < (int)sizeof(lay))
+        n += snprintf(lay + n, sizeof(lay) - (size_t)n, "PP%u ", sc->pp);
+    if (sc->dp > 1 && n < (int)sizeof(lay))
+        n += snprintf(lay + n, sizeof(lay) - (size_t)n, "DP%u ", sc->dp);
+    if (n > 0 && n < (int)sizeof(lay))
+        snprintf(lay + n, sizeof(lay) - (size_t)n, "%s ", g->dot);
+    snprintf(buf, sizeof(buf), " vramlab   %s %s %s %s %u %s %s %s %s%s",
              sc->model.name[0] ? sc->model.name : sc->model.id, g->dot,
              sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id, g->dot,
-             sc->gpus, g->times, sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, g->dot, sc->tp,
-             sc->pp, sc->dp, g->dot, tui_mode_label(sc->mode));
+             sc->gpus, g->times, sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, g->dot, lay,
+             tui_mode_label(sc->mode));
     snprintf(right, sizeof(right), "%s  ? help ", st->opt.units == UNITS_GIB ? "GiB" : "GB");
     int rw = tui_width(right);
     tui_put(ui, w, 0, 0, wd - rw - 1, TUI_ROLE_TITLE, buf);
@@ -252,7 +263,7 @@ static void draw_too_small(struct tui_ui *ui) {
     int rows = ui->layout.rows, cols = ui->layout.cols;
     char need[64];
     werase(stdscr);
-    snprintf(need, sizeof(need), "need %dx%d, have %dx%d", TUI_MIN_COLS, TUI_MIN_ROWS, cols, rows);
+    snprintf(need, sizeof(need), "(need %dx%d)", TUI_MIN_COLS, TUI_MIN_ROWS);
     const char *lines[] = {"terminal too small", need, "q quits"};
     for (int i = 0; i < 3; i++) {
         int y = rows / 2 - 1 + i, wd = tui_width(lines[i]);

@@ -38,8 +38,9 @@ void tui_draw_model(struct tui_pen *p) {
 
     report_count(st->est.params_total, n, sizeof(n));
     int nw = tui_width(n);
-    tui_pen_field(p, 0, 0, TUI_F_MODEL, m->name[0] ? m->name : m->id);
-    if (p->iw > nw + 8)
+    const char *name = m->name[0] ? m->name : m->id;
+    tui_pen_field(p, 0, 0, TUI_F_MODEL, name);
+    if (p->iw >= tui_width(name) + nw + 1)
         tui_pen_text(p, 0, p->iw - nw, TUI_ROLE_VALUE, n);
 
     int len = snprintf(buf, sizeof(buf), "%u L %s %u h %s %u/%u heads", m->layers, g->dot,
@@ -103,7 +104,7 @@ void tui_draw_format(struct tui_pen *p) {
         len = snprintf(buf, sizeof(buf), "%g + %g/%u = %s b/w", f->bits, f->scale_bits,
                        f->block, effs);
     else
-        len = snprintf(buf, sizeof(buf), "%s b/w", effs);
+        len = snprintf(buf, sizeof(buf), "%g b/w", eff);
     if (len > p->iw && f->block > 0) /* tight pane: drop the spaces */
         snprintf(buf, sizeof(buf), "%g+%g/%u=%sb/w", f->bits, f->scale_bits, f->block, effs);
     tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
@@ -131,7 +132,8 @@ void tui_draw_gpu(struct tui_pen *p) {
 
     report_bytes(gpu->memory_bytes, st->opt.units, a, sizeof(a));
     report_bandwidth(gpu->bandwidth_bytes_per_s, b, sizeof(b));
-    snprintf(buf, sizeof(buf), "%s %s %s", a, g->dot, b);
+    if (snprintf(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw)
+        snprintf(buf, sizeof(buf), "%s, %s", a, b);
     tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, buf);
 
     enum engine_compute c = st->opt.sc.weight_format.compute;

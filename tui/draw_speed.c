@@ -100,7 +100,7 @@ void tui_draw_speed(struct tui_pen *p) {
         readout(p, 2, TUI_F_DECODE, "decode", vx, a);
         report_number(e->decode_tokens_per_s_per_sequence, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s tok/s", a);
-        readout(p, 3, TUI_F_PER_SEQ, "per sequence", vx, buf);
+        readout(p, 3, TUI_F_PER_SEQ, vx >= 15 ? "per sequence" : "per seq", vx, buf);
         report_seconds(e->prefill_seconds, a, sizeof(a));
         readout(p, 4, TUI_F_PREFILL, "prefill", vx, a);
         if (p->ih - 5 >= 4 && p->offset == 0)

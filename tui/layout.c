@@ -55,12 +55,10 @@ static void layout_full(int rows, int cols, struct tui_layout *l) {
 static void layout_compact(int rows, int cols, enum tui_pane shown, struct tui_layout *l) {
     bool status = rows >= 14;
     int avail = rows - 1 - (status ? 1 : 0);
-    int in_h = avail - 4 - 3;
-    if (in_h > 7)
-        in_h = 7;
-    int mem_h = 4;
-    if (avail - in_h - 5 >= 5)
-        mem_h = 5;
+    /* Minimums: input 4, memory 4 (bar, verdict), speed 3; spare rows go
+     * to the input pane (up to its 5 lines), memory, then speed. */
+    int in_h = 4 + (avail >= 14) + (avail >= 18) + (avail >= 20);
+    int mem_h = 4 + (avail >= 15);
     int speed_h = avail - in_h - mem_h;
     if ((unsigned)shown >= TUI_INPUT_PANES)
         shown = TUI_PANE_MODEL;

@@ -1,0 +1,223 @@
+#!/bin/sh
+# test_tui.sh: the explorer end to end through a real terminal (tmux).
+#
+# Each case starts ./vramlab in a detached tmux session of a given size on a
+# private socket, sends keys, and reads the screen with capture-pane:
+# layouts at 100x30, 80x24, 40x12 and the too-small notice at 20x8; the
+# weights figure after picking a format equals `vramlab plan --json`; no
+# non-ASCII byte with LANG=C; no colour with NO_COLOR=1; q exits 0, C-c and
+# SIGTERM exit by signal, and the terminal is left sane (stty echo icanon).
+# Skips (77) when tmux is missing.
+set -u
+
+top_builddir=${top_builddir:-.}
+VRAMLAB=$top_builddir/vramlab
+[ -x "$VRAMLAB" ] || { echo "FAIL: $VRAMLAB not built"; exit 1; }
+VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "SKIP: tmux not found; the explorer's end-to-end tests need it"
+    exit 77
+fi
+
+SOCK=vramlab-test-$$
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-tui.XXXXXX")
+fails=0
+cleanup() {
+    tmux -L "$SOCK" kill-server >/dev/null 2>&1
+    rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+export LC_ALL=${LC_ALL:-C.UTF-8}
+# tmux needs a UTF-8 client locale to show UTF-8 (the app's own locale is
+# set per case).
+case "$LC_ALL" in *UTF-8* | *utf8*) ;; *) export LC_ALL=C.UTF-8 ;; esac
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+ok() {
+    echo "ok: $*"
+}
+
+# start NAME W H ENV...: run vramlab (args after --) in a new session; the
+# shell records its exit status and the terminal settings afterwards.
+start() {
+    name=$1 w=$2 h=$3
+    shift 3
+    envs=""
+    while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+        envs="$envs $1"
+        shift
+    done
+    [ "$#" -gt 0 ] && shift
+    rm -f "$TMP/$name.rc" "$TMP/$name.stty"
+    tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" \
+        "env TERM=screen-256color $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; stty -a > '$TMP/$name.stty' 2>&1; sleep 60"
+}
+
+# capture NAME [-e]: the screen as text (with escapes given -e).
+capture() {
+    tmux -L "$SOCK" capture-pane -p ${2:-} -t "$1"
+}
+
+# wait_for NAME TEXT: poll the screen until TEXT shows (5 s).
+wait_for() {
+    i=0
+    while [ $i -lt 50 ]; do
+        if capture "$1" | grep -qF -- "$2"; then
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# wait_exit NAME: wait for the recorded exit status (5 s); print it.
+wait_exit() {
+    i=0
+    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.stty" ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    cat "$TMP/$1.rc" 2>/dev/null || echo none
+}
+
+# sane NAME: the terminal has echo and canonical input back.
+sane() {
+    grep -qE '(^| )icanon( |$)' "$TMP/$1.stty" && grep -qE '(^| )echo( |$)' "$TMP/$1.stty"
+}
+
+SCEN="--model llama-3.1-70b --gpu h100-sxm --gpus 2"
+
+# --- no terminal: refuse, point to plan, exit 2 --------------------------
+"$VRAMLAB" </dev/null >"$TMP/notty.out" 2>"$TMP/notty.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "vramlab plan" "$TMP/notty.err"; then
+    ok "refuses without a terminal (exit 2, points to plan)"
+else
+    fail "without a terminal: exit $rc, stderr: $(cat "$TMP/notty.err")"
+fi
+
+# --- 100x30: the full layout ------------------------------------------------
+start full 100 30 -- $SCEN
+if wait_for full "Roofline"; then
+    scr=$(capture full)
+    for want in "Model" "Format" "GPU" "Layout" "Memory per GPU" "Speed" "Measure" \
+        "Llama 3.1 70B" "fits on 2 x H100 SXM"; do
+        echo "$scr" | grep -qF -- "$want" || fail "100x30: '$want' missing"
+    done
+    ok "100x30 full layout"
+else
+    fail "100x30: no full layout"
+    capture full
+fi
+
+# Pick INT4 g32 through the format picker; the weights figure must be the
+# engine's (plan --json), per GPU, in GB with the report's rounding.
+tmux -L "$SOCK" send-keys -t full Tab Enter
+wait_for full "pick a weight format" || fail "format picker did not open"
+tmux -L "$SOCK" send-keys -t full -l "int4-g32"
+tmux -L "$SOCK" send-keys -t full Enter
+want=$("$VRAMLAB" plan --json $SCEN --format int4-g32 |
+    grep -m1 '"weights":' | sed -E 's/.*: *([0-9.eE+-]+).*/\1/' |
+    awk '{ v = $1 / 1e9; if (v >= 10) printf "%.1f", v; else printf "%.2f", v }')
+if [ -n "$want" ] && wait_for full "weights $want"; then
+    ok "after picking int4-g32 the weights read $want GB, as plan --json says"
+else
+    fail "weights after the format change: want 'weights $want'"
+    capture full
+fi
+wait_for full "4 + 16/32 = 4.50 b/w" && ok "bits per weight spelled out" ||
+    fail "no '4 + 16/32 = 4.50 b/w'"
+
+# Help and explain overlays open and close.
+tmux -L "$SOCK" send-keys -t full '?'
+wait_for full "explain the focused number" && ok "help overlay" || fail "help overlay"
+tmux -L "$SOCK" send-keys -t full q e
+wait_for full "explain:" && ok "explain overlay" || fail "explain overlay"
+tmux -L "$SOCK" send-keys -t full Escape
+sleep 0.2
+tmux -L "$SOCK" send-keys -t full q
+rc=$(wait_exit full)
+[ "$rc" = 0 ] && ok "q exits 0" || fail "q: exit status $rc"
+sane full && ok "terminal sane after q" || fail "terminal not sane after q: $(cat "$TMP/full.stty")"
+
+# --- 80x24 full, 40x12 compact, 20x8 too small --------------------------------
+start s80 80 24 -- $SCEN
+wait_for s80 "Measure" && wait_for s80 "Roofline" && ok "80x24 full layout" ||
+    { fail "80x24"; capture s80; }
+start s40 40 12 -- $SCEN
+if wait_for s40 "Memory per GPU"; then
+    capture s40 | grep -qF "Roofline" && fail "40x12 should be compact"
+    ok "40x12 compact layout"
+else
+    fail "40x12"
+    capture s40
+fi
+start s20 20 8 -- $SCEN
+wait_for s20 "too small" && wait_for s20 "(need 40x12)" && ok "20x8 says too small" ||
+    { fail "20x8"; capture s20; }
+# Resizing the small one reflows to the full layout.
+tmux -L "$SOCK" resize-window -t s20 -x 100 -y 30 2>/dev/null
+wait_for s20 "Roofline" && ok "resize reflows" || fail "no reflow after resize"
+
+# --- LANG=C: not one non-ASCII byte ----------------------------------------------
+start ascii 100 30 LANG=C LC_ALL=C -- $SCEN
+if wait_for ascii "Roofline"; then
+    tmux -L "$SOCK" send-keys -t ascii Tab Enter
+    sleep 0.3
+    if capture ascii | LC_ALL=C grep -q '[^ -~]'; then
+        fail "LANG=C: non-ASCII bytes on screen"
+        capture ascii | LC_ALL=C grep -n '[^ -~]' | head -5
+    else
+        ok "LANG=C: ASCII only"
+    fi
+else
+    fail "LANG=C: no screen"
+fi
+start asciiflag 100 30 -- --ascii $SCEN
+wait_for asciiflag "Roofline" && ! capture asciiflag | LC_ALL=C grep -q '[^ -~]' &&
+    ok "--ascii: ASCII only" || fail "--ascii: non-ASCII bytes"
+
+# --- NO_COLOR=1: no colour escapes; with colour there are some ----------------
+# colours: print the SGR colour parameters in escaped text (30-48 and
+# 90-107; 39 and 49 are tmux's resets to the default colours).
+colours() {
+    LC_ALL=C grep -oE "$(printf '\033')\\[[0-9;]*m" | tr -d 'm[' | tr ';' '\n' |
+        LC_ALL=C tr -d "$(printf '\033')" |
+        awk '($1 >= 30 && $1 <= 48 && $1 != 39) || ($1 >= 90 && $1 <= 107) { print }'
+}
+start nocolor 100 30 NO_COLOR=1 -- $SCEN
+start colour 100 30 -- $SCEN
+if wait_for nocolor "Roofline" && wait_for colour "Roofline"; then
+    n_no=$(capture nocolor -e | colours | wc -l)
+    n_yes=$(capture colour -e | colours | wc -l)
+    [ "$n_yes" -gt 0 ] || fail "the colour run shows no colour (control)"
+    [ "$n_no" -eq 0 ] && ok "NO_COLOR=1: no colour" || fail "NO_COLOR=1: $n_no colour codes"
+else
+    fail "NO_COLOR: no screen"
+fi
+
+# --- signals: C-c (SIGINT) and SIGTERM restore the terminal ---------------------
+tmux -L "$SOCK" send-keys -t colour C-c
+rc=$(wait_exit colour)
+[ "$rc" = 130 ] && sane colour && ok "C-c exits 130 with the terminal sane" ||
+    fail "C-c: exit $rc"
+pane_pid=$(tmux -L "$SOCK" list-panes -t nocolor -F '#{pane_pid}')
+# The pane's shell runs env, which execs vramlab: its child is the app.
+app_pid=$(ps -o pid= --ppid "$pane_pid" 2>/dev/null | head -1 | tr -d ' ')
+if [ -n "$app_pid" ]; then
+    kill -TERM "$app_pid"
+    rc=$(wait_exit nocolor)
+    [ "$rc" = 143 ] && sane nocolor && ok "SIGTERM exits 143 with the terminal sane" ||
+        fail "SIGTERM: exit $rc"
+else
+    echo "note: could not find the app's pid; SIGTERM case not run"
+fi
+
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all explorer end-to-end checks passed"
+exit 0
