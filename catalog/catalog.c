@@ -92,8 +92,11 @@ static void diag_quote_line(struct catalog_diag *d, const char *text, size_t len
         eol = end;
     if (eol > p && eol[-1] == '\r')
         eol--;
-    if (eol - p > 200)
+    if (eol - p > 200) {
         eol = p + 200;
+        while (eol > p && ((unsigned char)*eol & 0xc0) == 0x80)
+            eol--; /* do not cut a UTF-8 character */
+    }
     /* The caret counts characters, as libyaml's column does; tabs stay tabs. */
     for (i = 0; p + i < eol && chars + 1 < col && n + 1 < sizeof pad; i++) {
         unsigned char ch = (unsigned char)p[i];

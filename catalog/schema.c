@@ -28,14 +28,18 @@ static void p_id(struct load_ctx *x, const struct field *f, const char *key, yam
                  void *base) {
     const char *s = catalog_node_text(v);
     size_t n = strlen(s), i;
+    bool alnum = false;
     char buf[80];
 
     for (i = 0; i < n; i++) {
         char ch = s[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-'))
+        bool letter = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (!letter && ch != '.' && ch != '-')
             break;
+        alnum |= letter;
     }
-    if (n == 0 || i < n) {
+    /* "-" alone would normalise to nothing, and nothing finds it. */
+    if (!alnum || i < n) {
         catalog_load_error(x, v->start_mark, key,
                            "expected an id of a-z, 0-9, '.' and '-', found %s",
                            catalog_node_describe(v, buf, sizeof buf));

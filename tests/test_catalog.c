@@ -386,6 +386,8 @@ Test(loader, model_and_format_consistency_checks) {
         const char *text;
         const char *message;
     } cases[] = {
+        {"formats:\n  - {id: '-', name: Q, kind: int, bits: 4, source: s}\n",
+         "t.yaml:2:10: id: expected an id of a-z, 0-9, '.' and '-', found '-'\n"},
         {"formats:\n  - {id: q, name: Q, kind: int, bits: 4, scale_bits: 16, source: s}\n",
          "t.yaml:2:54: block: expected a block above zero to share the scale, found none\n"},
         {"models:\n  - {id: m, name: M, family: f, params: 1B, layers: 2, hidden: 100, ffn: 4,"
