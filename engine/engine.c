@@ -431,7 +431,7 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
 }
 
 /* Training time, bubble and communication (training modes). */
-static void estimate_training(const struct ctx *c, struct engine_estimate *e) {
+static void estimate_training(const struct ctx *c, double stage, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
     double n = e->params_active;
     double k = sc->mode == ENGINE_MODE_TRAIN ? 6.0 : 4.0; /* LoRA: no weight gradients */
@@ -454,9 +454,12 @@ static void estimate_training(const struct ctx *c, struct engine_estimate *e) {
     double tp_bw = c->t <= c->gpn ? intra : sc->inter_node_bytes_per_s;
     e->train_tp_comm_seconds = c->t > 1 ? 4.0 * c->lps * m * allreduce_s(act_bytes, c->t, tp_bw, lat)
                                         : 0;
-    /* DP: one all-reduce of the gradients each GPU holds per step. */
-    double grad_bytes = e->params_trainable / (c->t * c->p) *
-                        (sc->mode == ENGINE_MODE_TRAIN ? recipes[sc->recipe].grads : 2.0);
+    /* DP: one all-reduce of the gradients of the most loaded GPU per step. */
+    double grad_bytes;
+    if (sc->mode == ENGINE_MODE_TRAIN)
+        grad_bytes = stage_params(c, stage) / c->t * recipes[sc->recipe].grads;
+    else
+        grad_bytes = e->params_trainable / (c->t * c->p) * recipes[sc->recipe].grads;
     double dp_bw = c->t * c->p * c->d <= c->gpn ? intra : sc->inter_node_bytes_per_s;
     double dp = allreduce_s(grad_bytes, c->d, dp_bw, lat);
     if (sc->zero >= 3)
@@ -547,7 +550,7 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
                                            : 2.0 * c.s.kv_heads * c.s.head_dim) * c.bytes_kv;
 
     if (c.training)
-        estimate_training(&c, e);
+        estimate_training(&c, best_stage, e);
     else
         estimate_decode(&c, best_stage, e);
 

@@ -226,14 +226,26 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->memory.activations / G);
         break;
     case ENGINE_KEY_MEM_GRADIENTS:
+        if (sc->mode == ENGINE_MODE_INFER) {
+            snprintf(v, n, "no training state in inference: 0 GB");
+            break;
+        }
         snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->grads,
                  sc->zero, sc->dp, e->memory.gradients / G);
         break;
     case ENGINE_KEY_MEM_MASTER:
+        if (sc->mode == ENGINE_MODE_INFER) {
+            snprintf(v, n, "no training state in inference: 0 GB");
+            break;
+        }
         snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->master,
                  sc->zero, sc->dp, e->memory.master_weights / G);
         break;
     case ENGINE_KEY_MEM_OPTIMIZER:
+        if (sc->mode == ENGINE_MODE_INFER) {
+            snprintf(v, n, "no training state in inference: 0 GB");
+            break;
+        }
         snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->optimizer,
                  sc->zero, sc->dp, e->memory.optimizer / G);
         break;
