@@ -361,6 +361,20 @@ Test(state, a_scenario_that_does_not_fit_gets_advice) {
               "%s", st.verdict);
 }
 
+Test(state, m_asks_for_a_measure_and_esc_cancels_it_without_quitting) {
+    press('m');
+    cr_assert(st.measure.start_request);
+    st.measure.status = TUI_MEASURE_RUNNING;
+    press(TUI_KEY_ESC);
+    cr_assert(st.measure.cancel_request);
+    cr_assert(!st.quit);
+    tui_measure_add(&st.measure, "copy", 10e9, 1, 1);
+    tui_measure_add(&st.measure, "copy", 20e9, 2, 1);
+    tui_measure_add(&st.measure, "copy", 99e9, 2, 4); /* batch 4: not a bandwidth row */
+    cr_assert_float_eq(tui_measure_rate(&st.measure, "copy"), 20e9, 1);
+    cr_assert_float_eq(tui_measure_rate(&st.measure, "read"), 0, 1e-9);
+}
+
 Test(state, resize_asks_for_a_reflow) {
     cr_assert(press(TUI_KEY_RESIZE) & TUI_DIRTY_REFLOW);
 }

@@ -139,6 +139,14 @@ wait_for full "explain the focused number" && ok "help overlay" || fail "help ov
 tmux -L "$SOCK" send-keys -t full q e
 wait_for full "explain:" && ok "explain overlay" || fail "explain overlay"
 tmux -L "$SOCK" send-keys -t full Escape
+# m runs the probe (quick) in the Measure pane; the UI stays live meanwhile.
+tmux -L "$SOCK" send-keys -t full m
+if wait_for full "GEMV" || wait_for full "measure:"; then
+    ok "m measures (or says why not) in the Measure pane"
+else
+    fail "m: nothing in the Measure pane"
+    capture full | tail -5
+fi
 sleep 0.2
 tmux -L "$SOCK" send-keys -t full q
 rc=$(wait_exit full)

@@ -27,7 +27,7 @@ static void rect_set(struct tui_rect *r, int y, int x, int h, int w) {
 static void layout_full(int rows, int cols, struct tui_layout *l) {
     int top_h = rows >= 34 ? 8 : 7;
     int mem_h = rows >= 28 ? 6 : 5;
-    int meas_h = 3;
+    int meas_h = rows >= 28 ? 4 : 3; /* 4: the measured rates get a line */
     int y = 1;
 
     /* Four input panes, weighted so the Format line fits at 80 columns. */

@@ -495,8 +495,14 @@ unsigned tui_state_key(struct tui_state *st, int key) {
     }
     st->message[0] = '\0';
     switch (key) {
-    case 'q':
     case TUI_KEY_ESC:
+        if (st->measure.status == TUI_MEASURE_RUNNING) {
+            st->measure.cancel_request = true;
+            return TUI_DIRTY_REPAINT;
+        }
+        st->quit = true;
+        return 0;
+    case 'q':
         st->quit = true;
         return 0;
     case TUI_KEY_TAB:
@@ -520,14 +526,20 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         fix_focus(st);
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     case 'm':
-        st->focus_pane = st->compact ? st->focus_pane : TUI_PANE_MEASURE;
-        snprintf(st->message, sizeof(st->message),
-                 "measure is not wired into the explorer yet: run `vramlab measure`");
+        if (st->measure.status == TUI_MEASURE_RUNNING) {
+            snprintf(st->message, sizeof(st->message), "measuring; Esc cancels");
+            return TUI_DIRTY_REPAINT;
+        }
+        st->measure.start_request = true;
+        if (!st->compact)
+            st->focus_pane = TUI_PANE_MEASURE;
         return TUI_DIRTY_REPAINT;
     case '/':
     case TUI_KEY_ENTER:
         if (f >= TUI_F_COUNT)
             return 0;
+        if (st->focus_pane == TUI_PANE_MEASURE && key == TUI_KEY_ENTER)
+            return tui_state_key(st, 'm');
         if (pane_readout(st->focus_pane)) {
             st->overlay = TUI_OVERLAY_EXPLAIN;
             return TUI_DIRTY_REPAINT;

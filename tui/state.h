@@ -120,6 +120,30 @@ struct tui_picker {
     size_t scroll;
 };
 
+/* The Measure pane: filled by the app from the probe's events. */
+enum tui_measure_status {
+    TUI_MEASURE_IDLE = 0,
+    TUI_MEASURE_RUNNING,
+    TUI_MEASURE_DONE,
+    TUI_MEASURE_FAILED,
+};
+#define TUI_MEASURE_ROWS 12
+struct tui_measure_row {
+    char test[24];
+    double bytes_per_s; /* median */
+    double threads, batch;
+};
+struct tui_measure {
+    enum tui_measure_status status;
+    bool start_request;  /* set by m; the app starts the probe */
+    bool cancel_request; /* set by Esc while running */
+    char device[96];
+    char progress[64];
+    char error[160];
+    size_t n_rows;
+    struct tui_measure_row rows[TUI_MEASURE_ROWS];
+};
+
 struct tui_state {
     struct options opt;
     const struct catalog *cat;
@@ -142,6 +166,7 @@ struct tui_state {
     double curve_batch[TUI_CURVE_POINTS];
     double curve_tokens[TUI_CURVE_POINTS];
     bool curve_fits[TUI_CURVE_POINTS];
+    struct tui_measure measure;
     bool quit;
     bool compact; /* the app's layout hides Roofline and Measure */
     unsigned recomputes; /* for tests and the benchmark */
@@ -190,6 +215,13 @@ unsigned tui_picker_choose(struct tui_state *st, size_t i);
 /* The size the slider shows, in parameters. */
 double tui_size_of_step(int step);
 int tui_step_of_size(double params);
+
+/* Record one measured result (keeps, per test, the batch-1 row with the
+ * most threads). */
+void tui_measure_add(struct tui_measure *m, const char *test, double bytes_per_s,
+                     double threads, double batch);
+/* The measured rate of a test, or 0. */
+double tui_measure_rate(const struct tui_measure *m, const char *test);
 
 /* Internal to state*.c: step one field (dir +1/-1, big for PgUp/PgDn),
  * and make TP/PP valid for the model after a model change. */

@@ -534,3 +534,36 @@ void tui_state_recompute(struct tui_state *st) {
         st->curve_fits[i] = e.invalid == 0 && e.fits;
     }
 }
+
+/* Record a measured result: per test, keep the batch-1 row with the most
+ * threads (the all-threads CPU row; the GPU has one). */
+void tui_measure_add(struct tui_measure *m, const char *test, double bytes_per_s,
+                     double threads, double batch) {
+    if (!test || !(bytes_per_s > 0) || batch > 1)
+        return;
+    for (size_t i = 0; i < m->n_rows; i++) {
+        struct tui_measure_row *r = &m->rows[i];
+        if (strcmp(r->test, test) == 0) {
+            if (threads >= r->threads) {
+                r->bytes_per_s = bytes_per_s;
+                r->threads = threads;
+            }
+            return;
+        }
+    }
+    if (m->n_rows >= TUI_MEASURE_ROWS)
+        return;
+    struct tui_measure_row *r = &m->rows[m->n_rows++];
+    snprintf(r->test, sizeof(r->test), "%s", test);
+    r->bytes_per_s = bytes_per_s;
+    r->threads = threads;
+    r->batch = batch;
+}
+
+/* The measured rate of a test, or 0. */
+double tui_measure_rate(const struct tui_measure *m, const char *test) {
+    for (size_t i = 0; i < m->n_rows; i++)
+        if (strcmp(m->rows[i].test, test) == 0)
+            return m->rows[i].bytes_per_s;
+    return 0;
+}
