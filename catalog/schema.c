@@ -18,6 +18,9 @@ _Static_assert(sizeof(enum engine_norm) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum engine_format_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum engine_compute) == sizeof(int), "enum size");
 
+/* Driver names one GPU may list (nvidia-smi spellings of one part). */
+#define MAX_DEVICE_NAMES 16
+
 /* Pointer to the field of entry base at offset. */
 static void *at(void *base, const struct field *f) {
     return (char *)base + f->offset;
@@ -217,6 +220,12 @@ static void p_names(struct load_ctx *x, const struct field *f, const char *key, 
     yaml_node_item_t *it;
     char buf[80];
 
+    /* A bound, so aliases of one long list cannot make loading quadratic. */
+    if (v->data.sequence.items.top - v->data.sequence.items.start > MAX_DEVICE_NAMES) {
+        catalog_load_error(x, v->start_mark, key, "expected at most %d device names, found more",
+                           MAX_DEVICE_NAMES);
+        return;
+    }
     for (it = v->data.sequence.items.start; it < v->data.sequence.items.top && !x->stop; it++) {
         yaml_node_t *n = yaml_document_get_node(x->doc, *it);
         if (n->type != YAML_SCALAR_NODE || n->data.scalar.length == 0 ||
