@@ -318,11 +318,19 @@ void tui_draw_memory(struct tui_pen *p) {
     }
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), "total %s", a);
-    if (x + tui_width(buf) <= p->iw)
+    bool total_shown = x + tui_width(buf) <= p->iw;
+    if (total_shown)
         tui_pen_field(p, ll, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
 
     bool ok = e->invalid == 0 && e->fits;
-    tui_pen_text(p, lv, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, st->verdict);
+    int vw = tui_pen_text(p, lv, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, st->verdict);
+    if (!total_shown) {
+        /* The legend had no room for the total: it goes after the verdict. */
+        report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "total %s", a);
+        if (vw + tui_width(buf) + 2 <= p->iw)
+            tui_pen_field(p, lv, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
+    }
     if (p->ih >= 4) {
         for (int w = 0; w < ENGINE_WARNING_COUNT; w++) {
             unsigned bit = 1u << w;

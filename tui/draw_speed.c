@@ -197,13 +197,21 @@ void tui_draw_roof(struct tui_pen *p) {
     report_number(ridge, a, sizeof(a));
     snprintf(buf, sizeof(buf), "ridge %s F/B", a);
     int x = tui_pen_field(p, tl, 0, TUI_F_RIDGE, buf);
-    report_number(e->compute_bound_batch, a, sizeof(a));
-    snprintf(buf, sizeof(buf), "B* %s %s", g->approx, a);
-    x += tui_pen_text(p, tl, x, TUI_ROLE_DIM, " ");
-    x += tui_pen_field(p, tl, x, TUI_F_BSTAR, buf);
-    report_number(ai, a, sizeof(a));
-    snprintf(buf, sizeof(buf), " you %s F/B (batch %u)", a, st->opt.sc.batch);
-    tui_pen_text(p, tl, x, TUI_ROLE_MARKER, buf);
+    bool infer = st->opt.sc.mode == ENGINE_MODE_INFER;
+    if (!infer) {
+        /* Training multiplies big matrices: compute-bound, far right. */
+        tui_pen_text(p, tl, x, TUI_ROLE_DIM, " (decode roofline; training is compute-bound)");
+        ai = 0;
+    }
+    if (infer) {
+        report_number(e->compute_bound_batch, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "B* %s %s", g->approx, a);
+        x += tui_pen_text(p, tl, x, TUI_ROLE_DIM, " ");
+        x += tui_pen_field(p, tl, x, TUI_F_BSTAR, buf);
+        report_number(ai, a, sizeof(a));
+        snprintf(buf, sizeof(buf), " you %s F/B (batch %u)", a, st->opt.sc.batch);
+        tui_pen_text(p, tl, x, TUI_ROLE_MARKER, buf);
+    }
 
     /* Axis labels need 8 columns on the left. */
     int lw = 8, cw = p->iw - lw, ch = p->ih - 1;
@@ -235,7 +243,7 @@ void tui_draw_roof(struct tui_pen *p) {
     /* Ridge tick on the bottom row and this scenario's point. */
     int rx = (int)lround((log10(ridge) - x0) / (x1 - x0) * (c.w - 1));
     tui_pen_text(p, c.h - 1, lw + rx, TUI_ROLE_DIM, "|");
-    if (ai > 0) {
+    if (ai > 0 && isfinite(ai)) {
         double perf = fmin(peak, bw * ai);
         int mx = (int)lround((log10(ai) - x0) / (x1 - x0) * (c.w - 1));
         int my = (int)lround((y1 - log10(perf)) / (y1 - y0) * (c.h - 1));

@@ -456,7 +456,25 @@ static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
     size_t used = 0;
 
     buf[0] = '\0';
-    if (st->cat) {
+    /* Training: the cheap knobs first (ZeRO over the replicas, full
+     * recomputation), each tried alone. */
+    if (sc->mode != ENGINE_MODE_INFER) {
+        trial = *sc;
+        for (uint32_t z = sc->zero + 1; z <= 3 && sc->dp > 1 && !used; z++) {
+            trial.zero = z;
+            engine_estimate(&trial, &e);
+            if (e.invalid == 0 && e.fits)
+                used += (size_t)snprintf(buf, len, "try ZeRO-%u", z);
+        }
+        trial = *sc;
+        trial.recompute = ENGINE_RECOMPUTE_FULL;
+        if (!used && sc->recompute != ENGINE_RECOMPUTE_FULL) {
+            engine_estimate(&trial, &e);
+            if (e.invalid == 0 && e.fits)
+                used += (size_t)snprintf(buf, len, "try full recompute");
+        }
+    }
+    if (st->cat && !used) {
         double cur_bits = engine_format_bits(&sc->weight_format);
         double best_bits = 0;
         for (size_t i = 0; i < st->cat->n_formats; i++) {
@@ -475,6 +493,8 @@ static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
     }
     if (best_fmt)
         used += (size_t)snprintf(buf, len, "try %s", format_short(best_fmt));
+    if (used >= len)
+        return;
     uint32_t g = engine_min_gpus(sc, 4096, &best);
     if (g > 0 && used < len) {
         if (best.tp > 1 && best.pp == 1)
