@@ -6,7 +6,8 @@
 # layouts at 100x30, 80x24, 40x12 and the too-small notice at 20x8; the
 # weights figure after picking a format equals `vramlab plan --json`; no
 # non-ASCII byte with LANG=C; no colour with NO_COLOR=1; q exits 0, C-c and
-# SIGTERM exit by signal, and the terminal is left sane (stty echo icanon).
+# SIGTERM exit by signal, and the terminal is left sane (stty echo icanon);
+# mouse clicks focus and pick.
 # Skips (77) when tmux is missing.
 set -u
 
@@ -171,6 +172,34 @@ wait_for s20 "too small" && wait_for s20 "(need 40x12)" && ok "20x8 says too sma
 # Resizing the small one reflows to the full layout.
 tmux -L "$SOCK" resize-window -t s20 -x 100 -y 30 2>/dev/null
 wait_for s20 "Roofline" && ok "resize reflows" || fail "no reflow after resize"
+
+# --- mouse: a click focuses, a second click picks, a click on a row chooses --
+# X10 mouse reports (TERM=screen-256color: kmous=\E[M): ESC [ M b x y, each
+# byte 32 + value, 1-based; a press then a release. (31,3): the Format
+# pane's "weights" line; (41,14): a row of the picker.
+click() {
+    tmux -L "$SOCK" send-keys -t "$1" -l "$(printf '\033[M %s%s\033[M#%s%s' "$2" "$3" "$2" "$3")"
+    sleep 0.2
+}
+start mouse 100 30 -- $SCEN
+if wait_for mouse "Roofline"; then
+    click mouse '?' '#'
+    click mouse '?' '#'
+    if wait_for mouse "pick a weight format"; then
+        ok "mouse: click focuses, second click opens the picker"
+        click mouse 'I' '.'
+        sleep 0.3
+        if capture mouse | grep -q "pick a" || capture mouse | grep -q "weights FP16 "; then
+            fail "mouse: clicking a picker row did not choose it"
+        else
+            ok "mouse: clicking a row picks it"
+        fi
+    else
+        fail "mouse: no picker after two clicks"
+    fi
+else
+    fail "mouse: no screen"
+fi
 
 # --- LANG=C: not one non-ASCII byte ----------------------------------------------
 start ascii 100 30 LANG=C LC_ALL=C -- $SCEN

@@ -129,14 +129,24 @@ int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const ch
     return n;
 }
 
-/* The field drawn at a screen cell, or TUI_F_COUNT. */
+/* The field drawn at a screen cell or, failing that, the nearest field on
+ * the same row of the same pane (a click on a label picks its value);
+ * TUI_F_COUNT when none. */
 enum tui_field tui_ui_hit_field(const struct tui_ui *ui, int y, int x) {
+    int pane = tui_layout_hit(&ui->layout, y, x), best = -1, best_d = 1 << 30;
     for (int i = 0; i < ui->n_hits; i++) {
         const struct tui_hit *h = &ui->hits[i];
-        if (h->y == y && x >= h->x && x < h->x + h->w)
+        if (h->y != y)
+            continue;
+        if (x >= h->x && x < h->x + h->w)
             return h->field;
+        int d = x < h->x ? h->x - x : x - (h->x + h->w - 1);
+        if (pane >= 0 && tui_layout_hit(&ui->layout, h->y, h->x) == pane && d < best_d) {
+            best = i;
+            best_d = d;
+        }
     }
-    return TUI_F_COUNT;
+    return best >= 0 ? ui->hits[best].field : TUI_F_COUNT;
 }
 
 /* Delete every window. */
