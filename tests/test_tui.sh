@@ -140,6 +140,7 @@ wait_for full "explain the focused number" && ok "help overlay" || fail "help ov
 tmux -L "$SOCK" send-keys -t full q e
 wait_for full "explain:" && ok "explain overlay" || fail "explain overlay"
 tmux -L "$SOCK" send-keys -t full Escape
+sleep 0.2 # let Esc stand alone, not start an Alt sequence
 # m runs the probe (quick) in the Measure pane; the UI stays live meanwhile.
 tmux -L "$SOCK" send-keys -t full m
 if wait_for full "GEMV" || wait_for full "measure:"; then

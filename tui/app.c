@@ -222,8 +222,6 @@ static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
             tui_draw_frame(&ui, st);
         dirty = 0;
 
-        if (st->measure.start_request && !probe.running)
-            probe_start(&probe, &st->measure);
         /* Poll the keyboard briefly while the probe runs. */
         timeout(probe.running ? 30 : 250);
         int ch = getch();
@@ -236,6 +234,10 @@ static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
             int k = key_from_curses(ch);
             if (k)
                 dirty |= tui_state_key(st, k);
+        }
+        if (st->measure.start_request && !probe.running) {
+            probe_start(&probe, &st->measure);
+            dirty |= TUI_DIRTY_REPAINT;
         }
         dirty |= probe_poll(&probe, &st->measure);
         /* Compact layout follows the focused input pane. */
