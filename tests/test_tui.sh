@@ -184,6 +184,15 @@ click() {
 }
 start mouse 100 30 -- $SCEN
 if wait_for mouse "Roofline"; then
+    # The wheel over a field changes it: down = previous (fp32), up = next.
+    tmux -L "$SOCK" send-keys -t mouse -l "$(printf '\033[M%s?#' a)"
+    if wait_for mouse "weights FP32"; then
+        tmux -L "$SOCK" send-keys -t mouse -l "$(printf '\033[M%s?#' '`')"
+        wait_for mouse "weights FP16" && ok "mouse: the wheel changes the field under it" ||
+            fail "mouse: wheel up did not step back"
+    else
+        fail "mouse: wheel down did not change the format"
+    fi
     click mouse '?' '#'
     click mouse '?' '#'
     if wait_for mouse "pick a weight format"; then
