@@ -215,6 +215,10 @@ static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
             wnoutrefresh(stdscr);
             tui_ui_reflow(&ui, st, rows, cols);
             st->compact = ui.layout.kind == TUI_LAYOUT_COMPACT;
+            /* Roofline and Measure are not shown compact: focus Speed. */
+            if (st->compact &&
+                (st->focus_pane == TUI_PANE_ROOF || st->focus_pane == TUI_PANE_MEASURE))
+                st->focus_pane = TUI_PANE_SPEED;
         }
         if (dirty & TUI_DIRTY_RECOMPUTE)
             tui_state_recompute(st);

@@ -90,12 +90,12 @@ void tui_draw_speed(struct tui_pen *p) {
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
         readout(p, 0, TUI_F_DECODE_MEM, vx >= 15 ? "memory-bound" : "memory", vx, buf);
         if (mem_binds)
-            tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, "< binds");
+            tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, g->binds);
         rate(e->decode_tokens_per_s_compute_bound, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
         readout(p, 1, TUI_F_DECODE_COMPUTE, vx >= 15 ? "compute-bound" : "compute", vx, buf);
         if (!mem_binds)
-            tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, "< binds");
+            tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, g->binds);
         rate(e->decode_tokens_per_s, a, sizeof(a));
         readout(p, 2, TUI_F_DECODE, "decode", vx, a);
         report_number(e->decode_tokens_per_s_per_sequence, a, sizeof(a));
