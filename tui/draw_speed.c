@@ -50,8 +50,10 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
     int h = rows - 1, colw = p->iw / TUI_CURVE_POINTS;
     if (colw < 1)
         return;
-    if (colw > 3)
-        colw = 3;
+    if (colw > 6)
+        colw = 6;
+    if (h > 10) /* a taller curve reads no better */
+        h = 10;
     for (int i = 0; i < TUI_CURVE_POINTS; i++) {
         int eighths = (int)lround(st->curve_tokens[i] / max * h * 8);
         bool cur = st->curve_batch[i] == st->opt.sc.batch ||
