@@ -110,6 +110,21 @@ int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const c
     return tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
 }
 
+/* A glyph repeated n times, written with one call. */
+int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role,
+                   const char *glyph) {
+    char buf[1024];
+    size_t gl = strlen(glyph), used = 0;
+    if (n <= 0 || gl == 0)
+        return 0;
+    for (int i = 0; i < n && used + gl < sizeof(buf); i++) {
+        memcpy(buf + used, glyph, gl);
+        used += gl;
+    }
+    buf[used] = '\0';
+    return tui_pen_text(p, line, x, role, buf);
+}
+
 /* A field's value on a content line, highlighted when focused; records
  * where it went for the mouse. */
 int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text) {

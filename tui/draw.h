@@ -82,6 +82,10 @@ int tui_pen_row(const struct tui_pen *p, int line);
 int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text);
 /* Plain text at content line, column x; returns columns written. */
 int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const char *text);
+/* A glyph repeated n times at content line, column x (one curses call);
+ * returns the columns written. */
+int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role,
+                   const char *glyph);
 /* Scroll so that content line `line` is visible. */
 void tui_pen_show(struct tui_pen *p, int line);
 

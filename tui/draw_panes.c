@@ -258,9 +258,16 @@ static void draw_bar(struct tui_pen *p, int width) {
             continue;
         acc += seg[s];
         int end = (int)floor(acc / per_cell);
-        for (; x < end && x < width; x++)
-            tui_pen_text(p, 0, x, x >= cap_cell ? TUI_ROLE_BAD : tui_segments[s].role,
-                         x >= cap_cell && !p->ui->mono ? g->full : segment_fill(p->ui, s));
+        if (end > width)
+            end = width;
+        /* Within capacity in the segment's role, past it in the alarm role. */
+        int in_end = end < cap_cell ? end : (x > cap_cell ? x : cap_cell);
+        if (in_end > x)
+            x += tui_pen_repeat(p, 0, x, in_end - x, tui_segments[s].role, segment_fill(p->ui, s));
+        if (end > x)
+            x += tui_pen_repeat(p, 0, x, end - x, TUI_ROLE_BAD,
+                                p->ui->mono ? segment_fill(p->ui, s) : g->full);
+        x = end > x ? end : x;
     }
     /* The last partial cell as an eighth block (UTF-8 and colour only). */
     double frac = acc / per_cell - floor(acc / per_cell);
@@ -269,9 +276,8 @@ static void draw_bar(struct tui_pen *p, int width) {
         tui_pen_text(p, 0, x, TUI_ROLE_SEG_RESERVE, g->eighths[eighth]);
         x++;
     }
-    for (; x < width; x++)
-        tui_pen_text(p, 0, x, TUI_ROLE_FREE, x == cap_cell - 1 && total > e->capacity
-                                                 ? g->cap : g->free);
+    if (x < width)
+        tui_pen_repeat(p, 0, x, width - x, TUI_ROLE_FREE, g->free);
     if (total > e->capacity && cap_cell > 0 && cap_cell < width)
         tui_pen_text(p, 0, cap_cell, TUI_ROLE_MARKER, g->cap);
 }

@@ -68,8 +68,7 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
             const char *c = g->spark[level];
             if (!st->curve_fits[i] && level == 0 && r == h - 1)
                 c = g->free;
-            for (int k = 0; k < colw - (colw > 1); k++)
-                tui_pen_text(p, top + 1 + r, i * colw + k, role, c);
+            tui_pen_repeat(p, top + 1 + r, i * colw, colw - (colw > 1), role, c);
         }
     }
 }
