@@ -356,6 +356,7 @@ Test(state, a_scenario_that_does_not_fit_gets_advice) {
     tui_state_recompute(&st);
     cr_assert(!st.est.fits);
     cr_assert(strncmp(st.verdict, "needs ", 6) == 0, "%s", st.verdict);
+    cr_assert(strstr(st.verdict, "GB short") != NULL, "%s", st.verdict);
     cr_assert(strstr(st.verdict, "try ") != NULL, "%s", st.verdict);
     cr_assert(strstr(st.verdict, "INT8") != NULL || strstr(st.verdict, "INT4") != NULL,
               "%s", st.verdict);

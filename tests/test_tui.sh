@@ -264,6 +264,18 @@ if [ -n "$app_pid" ]; then
 else
     echo "note: could not find the app's pid; SIGTERM case not run"
 fi
+# SIGHUP (an SSH drop) likewise.
+start hup 80 24 -- $SCEN
+if wait_for hup "Memory per GPU"; then
+    pane_pid=$(tmux -L "$SOCK" list-panes -t hup -F '#{pane_pid}')
+    app_pid=$(ps -o pid= --ppid "$pane_pid" 2>/dev/null | head -1 | tr -d ' ')
+    if [ -n "$app_pid" ]; then
+        kill -HUP "$app_pid"
+        rc=$(wait_exit hup)
+        [ "$rc" = 129 ] && sane hup && ok "SIGHUP exits 129 with the terminal sane" ||
+            fail "SIGHUP: exit $rc"
+    fi
+fi
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer end-to-end checks passed"

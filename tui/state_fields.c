@@ -531,8 +531,9 @@ static void make_verdict(struct tui_state *st) {
         return;
     }
     verdict_advice(st, advice, sizeof(advice));
-    snprintf(st->verdict, sizeof(st->verdict), "needs %.1fx the memory%s%s", e->memory_ratio,
-             advice[0] ? ": " : "", advice);
+    report_bytes(-e->spare_bytes, st->opt.units, a, sizeof(a));
+    snprintf(st->verdict, sizeof(st->verdict), "needs %.1fx the memory (%s short)%s%s",
+             e->memory_ratio, a, advice[0] ? ": " : "", advice);
 }
 
 /* Recompute the estimate, the verdict and the tokens/s-vs-batch curve. */
