@@ -142,8 +142,10 @@ static inline void pack32(const int8_t *q, unsigned bits, uint8_t *out) {
     }
     for (unsigned c = 0; c < 4; c++, q += 8, out += bits) {
         uint64_t acc = 0;
+#pragma GCC unroll 8
         for (unsigned k = 0; k < 8; k++)
             acc |= (uint64_t)(uint8_t)(q[k] + off) << (k * bits);
+#pragma GCC unroll 8
         for (unsigned b = 0; b < bits; b++)
             out[b] = (uint8_t)(acc >> (8 * b));
     }

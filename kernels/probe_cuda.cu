@@ -109,11 +109,13 @@ int pcuda_time(struct cctx *C, launch_fn fn, void *ctx, const char *test,
 }
 
 
-/* Build the ring: slot 0 is src itself, more slots are device copies. */
-int pcuda_ring_make(struct cctx *C, void *src, size_t bytes, struct ring *r) {
+/* Build the ring: slot 0 is src itself, more slots are device copies,
+ * until `count` slots (0: until the ring touches 4x L2). */
+int pcuda_ring_make(struct cctx *C, void *src, size_t bytes, unsigned count, struct ring *r) {
     r->n = 1;
     r->p[0] = src;
-    while (r->n < RING_MAX && (double)r->n * bytes < 4.0 * C->l2) {
+    while (r->n < RING_MAX &&
+           (count ? r->n < count : (double)r->n * bytes < 4.0 * C->l2)) {
         if (pcuda_alloc(C, &r->p[r->n], bytes) != 0)
             return -1;
         CUDA_CHECK(&C->err, cudaMemcpyAsync(r->p[r->n], src, bytes, cudaMemcpyDeviceToDevice,

@@ -76,8 +76,9 @@ struct ring {
     unsigned n;
 };
 
-/* Build a ring of copies of src reaching 4x L2 (slot 0 is src). */
-int pcuda_ring_make(struct cctx *C, void *src, size_t bytes, struct ring *r);
+/* Build a ring of `count` copies of src (0: enough to touch 4x L2; slot 0
+ * is src itself). */
+int pcuda_ring_make(struct cctx *C, void *src, size_t bytes, unsigned count, struct ring *r);
 /* Free the ring's copies. */
 void pcuda_ring_free(struct cctx *C, struct ring *r);
 

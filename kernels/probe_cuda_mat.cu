@@ -381,7 +381,7 @@ int cuda_run_matrix(struct cctx *C, size_t free_b) {
         r.bytes = 2.0 * n + 2.0 * m.cols + 4.0 * m.rows;
         r.flop = 2.0 * n;
         m.batch = 1;
-        if (pcuda_ring_make(C, m.w, n * 2, &m.ring) != 0)
+        if (pcuda_ring_make(C, m.w, n * 2, 0, &m.ring) != 0)
             goto out;
         if (cudaMemsetAsync(m.y, 0xff, (size_t)m.rows * 4, C->s) != cudaSuccess ||
             pcuda_time(C, launch_gemv, &m, "gemv-fp16", &r.st) != 0)
@@ -449,10 +449,13 @@ int cuda_run_matrix(struct cctx *C, size_t free_b) {
         enum probe_test_id id = bits == 8 ? PROBE_W8A16 : PROBE_W4A16;
         if (!C->o->want[id])
             continue;
-        if (pcuda_ring_make(C, m.codes, (size_t)code_bytes, &m.ring) != 0 ||
-            pcuda_ring_make(C, m.scales, ns * 2, &m.sring) != 0)
+        /* the scales' ring has as many slots as the codes' (same index) */
+        double per_slot = code_bytes + scale_bytes;
+        unsigned slots = (unsigned)ceil(4.0 * C->l2 / per_slot);
+        slots = slots < 1 ? 1 : slots > RING_MAX ? RING_MAX : slots;
+        if (pcuda_ring_make(C, m.codes, (size_t)code_bytes, slots, &m.ring) != 0 ||
+            pcuda_ring_make(C, m.scales, ns * 2, slots, &m.sring) != 0)
             goto out;
-        m.sring.n = m.ring.n; /* keep the two rings in step */
         static const int batches_full[] = {1, 2, 4, 8, 16}, batches_quick[] = {1, 4};
         const int *batches = C->o->quick ? batches_quick : batches_full;
         int nb = C->o->quick ? 2 : 5;
