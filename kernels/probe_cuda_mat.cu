@@ -531,7 +531,10 @@ int cuda_run_error_lab(struct cctx *C) {
         kern_weights_fill(wf, n, PROBE_LAB_SD, kind ? PROBE_LAB_OUTLIERS : 0, 1234);
         for (size_t i = 0; i < n; i++)
             wh[i] = kern_f32_to_f16(wf[i]);
-        if (cudaMemcpy(w, wh, n * 2, cudaMemcpyHostToDevice) != cudaSuccess) {
+        /* on our stream: a pageable cudaMemcpy may return before the DMA
+         * lands, and the legacy stream does not order our kernels */
+        if (cudaMemcpyAsync(w, wh, n * 2, cudaMemcpyHostToDevice, C->s) != cudaSuccess ||
+            cudaStreamSynchronize(C->s) != cudaSuccess) {
             cuda_err_record(&C->err, cudaGetLastError(), "cudaMemcpy(w)", __FILE__, __LINE__);
             goto out;
         }
@@ -558,6 +561,10 @@ int cuda_run_error_lab(struct cctx *C) {
                     e = kc_qstats(w, codes, scales, ms, n, bits, acc, amax, C->sms, C->s);
                 double dacc[4] = {0};
                 unsigned damax = 0;
+                /* cudaMemcpy runs on the legacy stream, which does not wait
+                 * for our non-blocking one */
+                if (e == cudaSuccess)
+                    e = cudaStreamSynchronize(C->s);
                 if (e == cudaSuccess)
                     e = cudaMemcpy(dc, codes, cb, cudaMemcpyDeviceToHost);
                 if (e == cudaSuccess)
