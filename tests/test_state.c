@@ -350,6 +350,16 @@ Test(state, readout_panes_move_between_numbers_without_changing_anything) {
     cr_assert_eq(memcmp(&before, &st.opt.sc, sizeof(before)), 0);
 }
 
+Test(state, down_walks_the_speed_numbers_in_screen_order) {
+    focus_pane(TUI_PANE_SPEED);
+    enum tui_field want[] = {TUI_F_DECODE_MEM, TUI_F_DECODE_COMPUTE, TUI_F_DECODE,
+                             TUI_F_PER_SEQ, TUI_F_PREFILL};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        cr_assert_eq(st.focus[TUI_PANE_SPEED], want[i], "step %zu", i);
+        press(TUI_KEY_DOWN);
+    }
+}
+
 Test(state, a_scenario_that_does_not_fit_gets_advice) {
     st.opt.sc.model = models[1];
     st.model_index = 1;

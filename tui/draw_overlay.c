@@ -78,7 +78,8 @@ static void overlay_close(WINDOW *win) {
     delwin(win);
 }
 
-/* Write text wrapped at word boundaries from row y; returns the next row. */
+/* Write text wrapped at word boundaries from row y (count only when win is
+ * NULL); returns the next row. */
 static int put_wrapped(struct tui_ui *ui, WINDOW *win, int y, int x, int width, int max_y,
                        enum tui_role role, const char *text) {
     char line[512];
@@ -104,7 +105,9 @@ static int put_wrapped(struct tui_ui *ui, WINDOW *win, int y, int x, int width, 
             take = sizeof(line) - 1;
         memcpy(line, s, take);
         line[take] = '\0';
-        tui_put(ui, win, y++, x, width, role, line);
+        if (win) /* NULL: only count the lines */
+            tui_put(ui, win, y, x, width, role, line);
+        y++;
         s += take;
         while (*s == ' ')
             s++;
@@ -136,14 +139,22 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
     int key = f < TUI_F_COUNT ? tui_field_key(st, f) : ENGINE_KEY_MEM_TOTAL;
     engine_explain(&st->opt.sc, &st->est, (enum engine_key)key, &ex);
     snprintf(title, sizeof(title), "explain: %s", ex.label ? ex.label : engine_key_name(key));
-    WINDOW *win = overlay_open(ui, 14, 76, title, &oy, &ox);
+    /* Size the box to the text: key, three headings, the wrapped parts. */
+    int w0 = ui->layout.cols - 2 < 76 ? ui->layout.cols - 2 : 76, big = 1000;
+    bool applies = engine_key_applies(&st->opt.sc, (enum engine_key)key);
+    int need = 2 + 4 + (applies ? 0 : 1) +
+               put_wrapped(ui, NULL, 0, 4, w0 - 6, big, TUI_ROLE_VALUE,
+                           ex.formula ? ex.formula : "") +
+               put_wrapped(ui, NULL, 0, 4, w0 - 6, big, TUI_ROLE_VALUE, ex.values) +
+               put_wrapped(ui, NULL, 0, 4, w0 - 6, big, TUI_ROLE_DIM, ex.source ? ex.source : "-");
+    WINDOW *win = overlay_open(ui, need, 76, title, &oy, &ox);
     if (!win)
         return;
     int h = getmaxy(win), w = getmaxx(win), y = 1, max_y = h - 1;
     char buf[64];
     snprintf(buf, sizeof(buf), "key  %s", ex.key ? ex.key : engine_key_name(key));
     tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_DIM, buf);
-    if (!engine_key_applies(&st->opt.sc, (enum engine_key)key)) {
+    if (!applies) {
         y = put_wrapped(ui, win, y, 2, w - 4, max_y, TUI_ROLE_WARN,
                         "does not apply to this scenario (switch the mode with t)");
     }

@@ -83,7 +83,7 @@ void tui_draw_speed(struct tui_pen *p) {
 
     if (st->opt.sc.mode == ENGINE_MODE_INFER) {
         static const int line_of[] = {0, 1, 2, 3, 4};
-        int f = (int)st->focus[TUI_PANE_SPEED] - TUI_F_DECODE;
+        int f = (int)st->focus[TUI_PANE_SPEED] - TUI_F_DECODE_MEM;
         if (f >= 0 && f < 5)
             tui_pen_show(p, line_of[f]);
         bool mem_binds = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;

@@ -79,9 +79,9 @@ enum tui_field {
     TUI_F_MEM_OPT,
     TUI_F_MEM_RESERVE,
     TUI_F_MEM_TOTAL,
-    TUI_F_DECODE,
-    TUI_F_DECODE_MEM,
+    TUI_F_DECODE_MEM, /* Speed read-outs in the order they are drawn */
     TUI_F_DECODE_COMPUTE,
+    TUI_F_DECODE,
     TUI_F_PER_SEQ,
     TUI_F_PREFILL,
     TUI_F_RIDGE,
