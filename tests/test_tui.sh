@@ -102,6 +102,16 @@ else
     fail "without a terminal: exit $rc, stderr: $(cat "$TMP/notty.err")"
 fi
 
+# --- TERM=dumb: refuse (exit 2) rather than draw garbage -------------------
+start dumb 80 24 TERM=dumb -- $SCEN
+rc=$(wait_exit dumb)
+if [ "$rc" = 2 ] && wait_for dumb "cannot position the cursor"; then
+    ok "TERM=dumb refused with a reason (exit 2)"
+else
+    fail "TERM=dumb: exit $rc"
+    capture dumb
+fi
+
 # --- 100x30: the full layout ------------------------------------------------
 start full 100 30 -- $SCEN
 if wait_for full "Roofline"; then

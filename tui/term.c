@@ -88,6 +88,16 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
                               "`vramlab plan`", getenv("TERM") ? getenv("TERM") : "unset");
         return -1;
     }
+    /* A terminal that cannot move the cursor (TERM=dumb) cannot show panes. */
+    const char *cup = tigetstr("cup");
+    if (cup == NULL || cup == (const char *)-1) {
+        endwin();
+        delscreen(tui_screen);
+        tui_screen = NULL;
+        snprintf(err, errlen, "TERM=%s cannot position the cursor; set TERM (e.g. xterm-256color) "
+                              "or use `vramlab plan`", getenv("TERM") ? getenv("TERM") : "unset");
+        return -1;
+    }
     tui_curses_on = 1;
     atexit(tui_term_stop);
     cbreak();
