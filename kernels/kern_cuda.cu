@@ -9,6 +9,7 @@
  * pack32 does on the host.
  */
 #include "kernels/kern_cuda.h"
+#include "kernels/kern_cuda_bits.cuh"
 
 #include <cuda_fp16.h>
 
@@ -171,60 +172,6 @@ cudaError_t kc_gemv_f16(const uint16_t *w, const uint16_t *x, float *y, int rows
 }
 
 /* ---- quantization ------------------------------------------------------- */
-
-/* The code of w with widened scale s (kern_quant_code's arithmetic). */
-template <int BITS> __device__ inline int quant_code(float w, float s) {
-    const float qm = (float)((1 << (BITS - 1)) - 1);
-    if (s == 0.0f)
-        return 0;
-    float v = w / s;
-    v = v > -qm - 1.0f ? v : -qm - 1.0f; /* NaN -> the lower bound, as on the host */
-    v = v < qm + 1.0f ? v : qm + 1.0f;
-    float r = rintf(v);
-    r = r > -qm ? r : -qm;
-    r = r < qm ? r : qm;
-    return (int)r;
-}
-
-/* Pack 8 codes into BITS bytes at out (aligned to the natural width for
- * BITS = 2, 4, 8: out is group*4*BITS + part*BITS). */
-template <int BITS> __device__ inline void pack8(const int *q, uint8_t *out) {
-    uint64_t acc = 0;
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        acc |= (uint64_t)(uint32_t)(q[k] + (1 << (BITS - 1))) << (k * BITS);
-    if (BITS == 8) {
-        *reinterpret_cast<uint2 *>(out) = make_uint2((uint32_t)acc, (uint32_t)(acc >> 32));
-    } else if (BITS == 4) {
-        *reinterpret_cast<uint32_t *>(out) = (uint32_t)acc;
-    } else if (BITS == 2) {
-        *reinterpret_cast<uint16_t *>(out) = (uint16_t)acc;
-    } else {
-#pragma unroll
-        for (int b = 0; b < BITS; b++)
-            out[b] = (uint8_t)(acc >> (8 * b));
-    }
-}
-
-/* Read 8 codes (BITS bytes at in) as signed values. */
-template <int BITS> __device__ inline void unpack8(const uint8_t *in, int *q) {
-    uint64_t acc = 0;
-    if (BITS == 8) {
-        uint2 v = *reinterpret_cast<const uint2 *>(in);
-        acc = (uint64_t)v.x | ((uint64_t)v.y << 32);
-    } else if (BITS == 4) {
-        acc = *reinterpret_cast<const uint32_t *>(in);
-    } else if (BITS == 2) {
-        acc = *reinterpret_cast<const uint16_t *>(in);
-    } else {
-#pragma unroll
-        for (int b = 0; b < BITS; b++)
-            acc |= (uint64_t)in[b] << (8 * b);
-    }
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        q[k] = (int)((acc >> (k * BITS)) & ((1u << BITS) - 1u)) - (1 << (BITS - 1));
-}
 
 /* Four lanes per group of 32: each loads 8 halves (16 bytes), the group's
  * max-abs takes two shuffles, each lane writes its BITS bytes. Every lane
@@ -418,16 +365,6 @@ cudaError_t kc_qstats(const uint16_t *w, const uint8_t *codes, const uint16_t *s
 
 /* ---- quantized GEMV ------------------------------------------------------ */
 
-/* Code j (0..31) of a group held in BITS 32-bit words; j is a compile-time
- * constant after unrolling, so the word index and shifts are too. */
-template <int BITS> __device__ inline int code_at(const uint32_t *wd, int j) {
-    const int bit = j * BITS, w = bit >> 5, sh = bit & 31;
-    uint32_t v = wd[w] >> sh;
-    if (sh + BITS > 32)
-        v |= wd[w + 1] << (32 - sh);
-    return (int)(v & ((1u << BITS) - 1u)) - (1 << (BITS - 1));
-}
-
 /* One warp per row; lane l takes groups l, l+32, ...: the group's 4*BITS
  * bytes in 16-byte (BITS % 4 == 0), 8-byte (BITS 2) or 4-byte loads, sum
  * q*x in float per vector, times the scale once per group. */
@@ -479,7 +416,7 @@ __global__ void k_gemv_q(const uint8_t *__restrict__ codes, const __half *__rest
                 widen8(xb[c], xf);
 #pragma unroll
                 for (int k = 0; k < 8; k++)
-                    part = fmaf((float)code_at<BITS>(wd, c * 8 + k), xf[k], part);
+                    part = fmaf(code_at<BITS>(wd, c * 8 + k), xf[k], part);
             }
             acc[b] = fmaf(part, s, acc[b]);
         }
