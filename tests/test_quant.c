@@ -15,6 +15,7 @@
 
 #include "kernels/kern_half.h"
 #include "kernels/kern_quant.h"
+#include "kernels/probe.h"
 
 /* ---- FP16 ------------------------------------------------------------ */
 
@@ -387,4 +388,25 @@ Test(gemv, quantized_twins_are_within_tolerance_for_every_width_and_batch) {
     free(scales);
     free(y);
     free(ref);
+}
+
+/* ---- the probe's sample statistics ------------------------------------- */
+
+Test(probe_stats, median_best_and_spread) {
+    double t[5] = {3.0, 1.0, 2.0, 5.0, 4.0};
+    struct probe_stats st;
+    probe_stats_summarise(t, 5, &st);
+    cr_assert_eq(st.samples, 5);
+    cr_assert_eq(st.median_s, 3.0);
+    cr_assert_eq(st.best_s, 1.0);
+    /* sample sd of 1..5 is sqrt(2.5); mean 3 */
+    cr_assert_float_eq(st.spread, sqrt(2.5) / 3.0, 1e-12);
+    double even[4] = {4.0, 1.0, 3.0, 2.0};
+    probe_stats_summarise(even, 4, &st);
+    cr_assert_eq(st.median_s, 2.5);
+    double same[3] = {2.0, 2.0, 2.0};
+    probe_stats_summarise(same, 3, &st);
+    cr_assert_eq(st.spread, 0.0);
+    probe_stats_summarise(t, 0, &st);
+    cr_assert_eq(st.samples, 0);
 }
