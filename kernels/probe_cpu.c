@@ -29,95 +29,12 @@
 #include "kernels/kern_half.h"
 #include "kernels/kern_quant.h"
 #include "kernels/probe.h"
+#include "kernels/probe_pool.h"
 
 #define CPU_SAMPLES 10       /* STREAM: best of 10 after the first */
 #define CPU_MIN_SAMPLE_S 2e-3
-#define CPU_MAX_THREADS 256
+#define CPU_MAX_THREADS PROBE_POOL_MAX_THREADS
 #define VERIFY_ROWS 48
-
-/* ---- a small thread pool: every sample pays two barriers, not a spawn --- */
-
-typedef void (*par_fn)(void *ctx, unsigned tid, unsigned n);
-
-struct pool {
-    unsigned n;
-    pthread_t th[CPU_MAX_THREADS];
-    pthread_barrier_t start, done;
-    par_fn fn;
-    void *ctx;
-    unsigned active;
-    int quit;
-};
-
-struct worker_arg {
-    struct pool *p;
-    unsigned tid;
-};
-static struct worker_arg worker_args[CPU_MAX_THREADS];
-
-/* Worker loop: wait for work, run its share, report done. */
-static void *pool_worker(void *arg) {
-    struct worker_arg *w = arg;
-    struct pool *p = w->p;
-    for (;;) {
-        pthread_barrier_wait(&p->start);
-        if (p->quit)
-            break;
-        if (w->tid < p->active)
-            p->fn(p->ctx, w->tid, p->active);
-        pthread_barrier_wait(&p->done);
-    }
-    return NULL;
-}
-
-/* Start n-1 workers (the caller is thread 0). */
-static int pool_init(struct pool *p, unsigned n) {
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    if (pthread_barrier_init(&p->start, NULL, n) || pthread_barrier_init(&p->done, NULL, n))
-        return -1;
-    for (unsigned i = 1; i < n; i++) {
-        worker_args[i].p = p;
-        worker_args[i].tid = i;
-        if (pthread_create(&p->th[i], NULL, pool_worker, &worker_args[i]) != 0) {
-            p->n = i; /* only i-1 workers exist: shut them down below */
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Run fn on `active` threads (1..n) and wait for all. */
-static void pool_run(struct pool *p, unsigned active, par_fn fn, void *ctx) {
-    p->fn = fn;
-    p->ctx = ctx;
-    p->active = active;
-    if (p->n > 1)
-        pthread_barrier_wait(&p->start);
-    fn(ctx, 0, active);
-    if (p->n > 1)
-        pthread_barrier_wait(&p->done);
-}
-
-/* Stop the workers. */
-static void pool_destroy(struct pool *p) {
-    if (p->n > 1) {
-        p->quit = 1;
-        pthread_barrier_wait(&p->start);
-        for (unsigned i = 1; i < p->n; i++)
-            pthread_join(p->th[i], NULL);
-    }
-    pthread_barrier_destroy(&p->start);
-    pthread_barrier_destroy(&p->done);
-}
-
-/* [lo, hi) of thread tid among n over count items, in units of `align`. */
-static void split(size_t count, size_t align, unsigned tid, unsigned n, size_t *lo, size_t *hi) {
-    size_t units = (count + align - 1) / align;
-    size_t a = units * tid / n, b = units * (tid + 1) / n;
-    *lo = a * align < count ? a * align : count;
-    *hi = b * align < count ? b * align : count;
-}
 
 /* Monotonic time in seconds. */
 static double now_s(void) {
@@ -139,12 +56,12 @@ static void *xalloc(size_t bytes) {
  * then CPU_SAMPLES samples of k back-to-back runs, k chosen so a sample
  * lasts at least 2 ms. Returns -1 when cancelled.
  */
-static int time_it(struct pool *p, unsigned active, par_fn fn, void *ctx, const char *test,
+static int time_it(struct probe_pool *p, unsigned active, probe_par_fn fn, void *ctx, const char *test,
                    struct probe_stats *st) {
     if (probe_cancelled())
         return -1;
     double t0 = now_s();
-    pool_run(p, active, fn, ctx);
+    probe_pool_run(p, active, fn, ctx);
     double first = now_s() - t0;
     unsigned k = first > 0 ? (unsigned)ceil(CPU_MIN_SAMPLE_S / first) : 1000;
     if (k < 1)
@@ -157,7 +74,7 @@ static int time_it(struct pool *p, unsigned active, par_fn fn, void *ctx, const 
             return -1;
         t0 = now_s();
         for (unsigned r = 0; r < k; r++)
-            pool_run(p, active, fn, ctx);
+            probe_pool_run(p, active, fn, ctx);
         t[s] = (now_s() - t0) / k;
         probe_emit_progress(test, (s + 1.0) / CPU_SAMPLES);
     }
@@ -216,7 +133,7 @@ struct stream_ctx {
 static void stream_init(void *vctx, unsigned tid, unsigned n) {
     struct stream_ctx *c = vctx;
     size_t lo, hi;
-    split(c->n, 1024, tid, n, &lo, &hi);
+    probe_split(c->n, 1024, tid, n, &lo, &hi);
     for (size_t i = lo; i < hi; i++) {
         /* a large first touch takes seconds: stay cancellable */
         if ((i & 0xfffff) == 0 && probe_cancelled())
@@ -230,7 +147,7 @@ static void stream_init(void *vctx, unsigned tid, unsigned n) {
 static void stream_poison(void *vctx, unsigned tid, unsigned n) {
     struct stream_ctx *c = vctx;
     size_t lo, hi;
-    split(c->n, 1024, tid, n, &lo, &hi);
+    probe_split(c->n, 1024, tid, n, &lo, &hi);
     for (size_t i = lo; i < hi; i++)
         c->b[i] = NAN;
 }
@@ -239,7 +156,7 @@ static void stream_poison(void *vctx, unsigned tid, unsigned n) {
 static void stream_copy(void *vctx, unsigned tid, unsigned n) {
     struct stream_ctx *c = vctx;
     size_t lo, hi;
-    split(c->n, 1024, tid, n, &lo, &hi);
+    probe_split(c->n, 1024, tid, n, &lo, &hi);
     if (c->use_memcpy) {
         memcpy(c->b + lo, c->a + lo, (hi - lo) * sizeof(double));
         return;
@@ -254,7 +171,7 @@ static void stream_copy(void *vctx, unsigned tid, unsigned n) {
 static void stream_read(void *vctx, unsigned tid, unsigned n) {
     struct stream_ctx *c = vctx;
     size_t lo, hi;
-    split(c->n, 1024, tid, n, &lo, &hi);
+    probe_split(c->n, 1024, tid, n, &lo, &hi);
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     size_t i = lo;
     for (; i + 4 <= hi; i += 4) {
@@ -276,7 +193,7 @@ static double stream_expected(size_t n) {
 }
 
 /* copy (loop and memcpy, the larger reported) and read, 1 and n threads. */
-static int run_stream(struct pool *p, const struct probe_opts *o, double llc, bool *bad,
+static int run_stream(struct probe_pool *p, const struct probe_opts *o, double llc, bool *bad,
                       const char **code, char *msg, size_t len) {
     size_t bytes = o->quick ? (size_t)8 << 20 : (size_t)(4 * llc);
     if (!o->quick && bytes < ((size_t)256 << 20))
@@ -298,7 +215,7 @@ static int run_stream(struct pool *p, const struct probe_opts *o, double llc, bo
         snprintf(msg, len, "cannot allocate 2 x %zu MiB of host memory", bytes >> 20);
         return -1;
     }
-    pool_run(p, p->n, stream_init, c);
+    probe_pool_run(p, p->n, stream_init, c);
     int rc = 0;
     unsigned counts[2] = {1, p->n};
     for (unsigned ti = 0; ti < 2 && rc == 0; ti++) {
@@ -312,7 +229,7 @@ static int run_stream(struct pool *p, const struct probe_opts *o, double llc, bo
                 struct probe_result r = {.test = "copy", .method = m ? "memcpy" : "loop",
                                          .threads = nt, .cols = c->n,
                                          .bytes = 2.0 * (double)c->n * sizeof(double)};
-                pool_run(p, p->n, stream_poison, c);
+                probe_pool_run(p, p->n, stream_poison, c);
                 if (time_it(p, nt, stream_copy, c, "copy", &r.st) != 0) {
                     rc = -1;
                     break;
@@ -365,7 +282,7 @@ struct mat_ctx {
 static void mat_init(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
-    split(c->rows, 8, tid, n, &lo, &hi);
+    probe_split(c->rows, 8, tid, n, &lo, &hi);
     struct kern_rng r;
     kern_rng_seed(&r, 0x5eed + lo);
     for (size_t i = lo * c->cols; i < hi * c->cols; i++) {
@@ -379,7 +296,7 @@ static void mat_init(void *vctx, unsigned tid, unsigned n) {
 static void mat_gemv(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
-    split(c->rows, 8, tid, n, &lo, &hi);
+    probe_split(c->rows, 8, tid, n, &lo, &hi);
     kern_gemv_f16(c->w, c->cols, lo, hi, c->x, c->batch, c->rows, c->y);
 }
 
@@ -387,7 +304,7 @@ static void mat_gemv(void *vctx, unsigned tid, unsigned n) {
 static void mat_quant(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
-    split(c->rows, 8, tid, n, &lo, &hi);
+    probe_split(c->rows, 8, tid, n, &lo, &hi);
     kern_quantize_rows_f16(c->w, c->cols, lo, hi, c->bits, c->group, c->codes, c->scales, NULL);
 }
 
@@ -395,7 +312,7 @@ static void mat_quant(void *vctx, unsigned tid, unsigned n) {
 static void mat_dequant(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
-    split(c->rows, 8, tid, n, &lo, &hi);
+    probe_split(c->rows, 8, tid, n, &lo, &hi);
     kern_dequantize_rows_f16(c->codes, c->scales, c->cols, lo, hi, c->bits, c->group, c->deq);
 }
 
@@ -403,7 +320,7 @@ static void mat_dequant(void *vctx, unsigned tid, unsigned n) {
 static void mat_gemv_q(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
-    split(c->rows, 8, tid, n, &lo, &hi);
+    probe_split(c->rows, 8, tid, n, &lo, &hi);
     kern_gemv_q(c->codes, c->scales, c->cols, lo, hi, c->bits, c->group, c->x, c->batch,
                 c->rows, c->y);
 }
@@ -475,7 +392,7 @@ static void poison(void *p, size_t bytes) {
 }
 
 /* FP16 GEMV, quantize, dequantize, W8A16 and W4A16 GEMV. */
-static int run_matrix(struct pool *p, const struct probe_opts *o, bool *bad, const char **code,
+static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *bad, const char **code,
                       char *msg, size_t len) {
     struct mat_ctx c = {0};
     c.rows = o->quick ? 512 : 16384;
@@ -500,7 +417,7 @@ static int run_matrix(struct pool *p, const struct probe_opts *o, bool *bad, con
         rc = -1;
         goto out;
     }
-    pool_run(p, p->n, mat_init, &c);
+    probe_pool_run(p, p->n, mat_init, &c);
     struct kern_rng rng;
     kern_rng_seed(&rng, 7);
     for (size_t i = 0; i < max_batch * c.cols; i++)
@@ -538,7 +455,7 @@ static int run_matrix(struct pool *p, const struct probe_opts *o, bool *bad, con
             *bad |= !r.verified;
             probe_emit_result(&r);
         } else {
-            pool_run(p, p->n, mat_quant, &c);
+            probe_pool_run(p, p->n, mat_quant, &c);
         }
         if (o->want[PROBE_DEQUANTIZE]) {
             struct probe_result r = {.test = "dequantize", .method = "twin", .threads = p->n,
@@ -655,8 +572,8 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
 #endif
     probe_emit_device(&d);
 
-    struct pool *p = calloc(1, sizeof *p);
-    if (!p || pool_init(p, nt) != 0) {
+    struct probe_pool *p = calloc(1, sizeof *p);
+    if (!p || probe_pool_init(p, nt) != 0) {
         /* started workers wait on a barrier that never fills; the process
          * exits right after the error event, so p is left to them */
         *code = PROBE_ERR_INTERNAL;
@@ -674,7 +591,7 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
         probe_emit_skip("gemm", "the GEMM sweep needs cuBLAS (CUDA backend only)");
     if (rc == 0 && o->want[PROBE_ERROR])
         rc = run_error_lab(o, code, msg, len);
-    pool_destroy(p);
+    probe_pool_destroy(p);
     free(p);
     if (rc == 0 && bad) {
         *code = PROBE_ERR_VERIFY;

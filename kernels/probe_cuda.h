@@ -82,8 +82,8 @@ int pcuda_ring_make(struct cctx *C, void *src, size_t bytes, unsigned count, str
 /* Free the ring's copies. */
 void pcuda_ring_free(struct cctx *C, struct ring *r);
 
-/* The matrix tests (GEMV, GEMM sweep, quantization) and the error lab
- * (probe_cuda_mat.cu). */
+/* The matrix tests (GEMV, GEMM sweep, quantization; probe_cuda_mat.cu)
+ * and the error lab (probe_cuda_lab.cu). */
 int cuda_run_matrix(struct cctx *C, size_t free_b);
 int cuda_run_error_lab(struct cctx *C);
 

@@ -1,0 +1,78 @@
+/*
+ * probe_pool.c: the CPU backend's thread pool (see probe_pool.h).
+ */
+#include "kernels/probe_pool.h"
+
+#include <string.h>
+
+struct probe_worker_arg {
+    struct probe_pool *p;
+    unsigned tid;
+};
+static struct probe_worker_arg probe_worker_args[PROBE_POOL_MAX_THREADS];
+
+/* Worker loop: wait for work, run its share, report done. */
+static void *probe_pool_worker(void *arg) {
+    struct probe_worker_arg *w = arg;
+    struct probe_pool *p = w->p;
+    for (;;) {
+        pthread_barrier_wait(&p->start);
+        if (p->quit)
+            break;
+        if (w->tid < p->active)
+            p->fn(p->ctx, w->tid, p->active);
+        pthread_barrier_wait(&p->done);
+    }
+    return NULL;
+}
+
+/* Start n-1 workers (the caller is thread 0). */
+int probe_pool_init(struct probe_pool *p, unsigned n) {
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    if (pthread_barrier_init(&p->start, NULL, n) || pthread_barrier_init(&p->done, NULL, n))
+        return -1;
+    for (unsigned i = 1; i < n; i++) {
+        probe_worker_args[i].p = p;
+        probe_worker_args[i].tid = i;
+        if (pthread_create(&p->th[i], NULL, probe_pool_worker, &probe_worker_args[i]) != 0) {
+            p->n = i; /* only i-1 workers exist: shut them down below */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Run fn on `active` threads (1..n) and wait for all. */
+void probe_pool_run(struct probe_pool *p, unsigned active, probe_par_fn fn, void *ctx) {
+    p->fn = fn;
+    p->ctx = ctx;
+    p->active = active;
+    if (p->n > 1)
+        pthread_barrier_wait(&p->start);
+    fn(ctx, 0, active);
+    if (p->n > 1)
+        pthread_barrier_wait(&p->done);
+}
+
+/* Stop the workers. */
+void probe_pool_destroy(struct probe_pool *p) {
+    if (p->n > 1) {
+        p->quit = 1;
+        pthread_barrier_wait(&p->start);
+        for (unsigned i = 1; i < p->n; i++)
+            pthread_join(p->th[i], NULL);
+    }
+    pthread_barrier_destroy(&p->start);
+    pthread_barrier_destroy(&p->done);
+}
+
+/* [lo, hi) of thread tid among n over count items, in units of `align`. */
+void probe_split(size_t count, size_t align, unsigned tid, unsigned n, size_t *lo,
+                 size_t *hi) {
+    size_t units = (count + align - 1) / align;
+    size_t a = units * tid / n, b = units * (tid + 1) / n;
+    *lo = a * align < count ? a * align : count;
+    *hi = b * align < count ? b * align : count;
+}
+
