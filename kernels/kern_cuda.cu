@@ -118,8 +118,7 @@ cudaError_t kc_copy(const void *a, void *b, size_t bytes, int sms, cudaStream_t 
     return cudaGetLastError();
 }
 
-cudaError_t kc_read(const void *a, size_t bytes, unsigned long long *sum, int sms,
-                    cudaStream_t s) {
+cudaError_t kc_read(const void *a, size_t bytes, unsigned long long *sum, int sms, cudaStream_t s) {
     k_read<<<kc_stream_blocks(sms), KC_BLOCK, 0, s>>>((const uint4 *)a, bytes / 16, sum);
     return cudaGetLastError();
 }
@@ -130,8 +129,7 @@ cudaError_t kc_count_mismatch(const uint32_t *a, const uint32_t *b, size_t n,
     return cudaGetLastError();
 }
 
-cudaError_t kc_fill_f16(uint16_t *w, size_t n, uint64_t seed, float amp, int sms,
-                        cudaStream_t s) {
+cudaError_t kc_fill_f16(uint16_t *w, size_t n, uint64_t seed, float amp, int sms, cudaStream_t s) {
     k_fill_f16<<<kc_stream_blocks(sms), KC_BLOCK, 0, s>>>(w, n, seed, amp);
     return cudaGetLastError();
 }
@@ -166,8 +164,7 @@ __global__ void k_gemv_f16(const uint4 *__restrict__ w, const uint4 *__restrict_
 cudaError_t kc_gemv_f16(const uint16_t *w, const uint16_t *x, float *y, int rows, int cols,
                         cudaStream_t s) {
     unsigned blocks = (unsigned)((rows + KC_BLOCK / 32 - 1) / (KC_BLOCK / 32));
-    k_gemv_f16<<<blocks, KC_BLOCK, 0, s>>>((const uint4 *)w, (const uint4 *)x, y, rows,
-                                            cols / 8);
+    k_gemv_f16<<<blocks, KC_BLOCK, 0, s>>>((const uint4 *)w, (const uint4 *)x, y, rows, cols / 8);
     return cudaGetLastError();
 }
 
@@ -300,25 +297,39 @@ __global__ void k_qstats(const uint4 *__restrict__ w, const uint8_t *__restrict_
 }
 
 /* Dispatch a kernel template on BITS = 2..8. */
-#define KC_BITS_SWITCH(bits, CALL)                                                             \
-    switch (bits) {                                                                            \
-    case 2: CALL(2); break;                                                                    \
-    case 3: CALL(3); break;                                                                    \
-    case 4: CALL(4); break;                                                                    \
-    case 5: CALL(5); break;                                                                    \
-    case 6: CALL(6); break;                                                                    \
-    case 7: CALL(7); break;                                                                    \
-    case 8: CALL(8); break;                                                                    \
-    default: return cudaErrorInvalidValue;                                                     \
+#define KC_BITS_SWITCH(bits, CALL)                                                                 \
+    switch (bits) {                                                                                \
+    case 2:                                                                                        \
+        CALL(2);                                                                                   \
+        break;                                                                                     \
+    case 3:                                                                                        \
+        CALL(3);                                                                                   \
+        break;                                                                                     \
+    case 4:                                                                                        \
+        CALL(4);                                                                                   \
+        break;                                                                                     \
+    case 5:                                                                                        \
+        CALL(5);                                                                                   \
+        break;                                                                                     \
+    case 6:                                                                                        \
+        CALL(6);                                                                                   \
+        break;                                                                                     \
+    case 7:                                                                                        \
+        CALL(7);                                                                                   \
+        break;                                                                                     \
+    case 8:                                                                                        \
+        CALL(8);                                                                                   \
+        break;                                                                                     \
+    default:                                                                                       \
+        return cudaErrorInvalidValue;                                                              \
     }
 
-cudaError_t kc_quantize(const uint16_t *w, size_t n, int bits, uint8_t *codes,
-                        uint16_t *scales, const uint16_t *matrix_scale, cudaStream_t s) {
+cudaError_t kc_quantize(const uint16_t *w, size_t n, int bits, uint8_t *codes, uint16_t *scales,
+                        const uint16_t *matrix_scale, cudaStream_t s) {
     size_t n8 = n / 8;
-#define KC_Q(B)                                                                                \
-    k_quantize<B><<<blocks_for(n8), KC_BLOCK, 0, s>>>((const uint4 *)w, n8, codes,             \
-                                                      (__half *)scales,                        \
-                                                      (const __half *)matrix_scale)
+#define KC_Q(B)                                                                                    \
+    k_quantize<B><<<blocks_for(n8), KC_BLOCK, 0, s>>>(                                             \
+        (const uint4 *)w, n8, codes, (__half *)scales, (const __half *)matrix_scale)
     KC_BITS_SWITCH(bits, KC_Q)
 #undef KC_Q
     return cudaGetLastError();
@@ -329,8 +340,7 @@ cudaError_t kc_amax(const uint16_t *w, size_t n, unsigned *amax_bits, int sms, c
     return cudaGetLastError();
 }
 
-cudaError_t kc_matrix_scale(const unsigned *amax_bits, int bits, uint16_t *scale,
-                            cudaStream_t s) {
+cudaError_t kc_matrix_scale(const unsigned *amax_bits, int bits, uint16_t *scale, cudaStream_t s) {
     k_matrix_scale<<<1, 1, 0, s>>>(amax_bits, (1 << (bits - 1)) - 1, (__half *)scale);
     return cudaGetLastError();
 }
@@ -339,10 +349,9 @@ cudaError_t kc_dequantize(const uint8_t *codes, const uint16_t *scales,
                           const uint16_t *matrix_scale, size_t n, int bits, uint16_t *out,
                           cudaStream_t s) {
     size_t n8 = n / 8;
-#define KC_D(B)                                                                                \
-    k_dequantize<B><<<blocks_for(n8), KC_BLOCK, 0, s>>>(codes, (const __half *)scales,         \
-                                                        (const __half *)matrix_scale, n8,      \
-                                                        (uint4 *)out)
+#define KC_D(B)                                                                                    \
+    k_dequantize<B><<<blocks_for(n8), KC_BLOCK, 0, s>>>(                                           \
+        codes, (const __half *)scales, (const __half *)matrix_scale, n8, (uint4 *)out)
     KC_BITS_SWITCH(bits, KC_D)
 #undef KC_D
     return cudaGetLastError();
@@ -353,11 +362,10 @@ cudaError_t kc_qstats(const uint16_t *w, const uint8_t *codes, const uint16_t *s
                       unsigned *amax_bits, int sms, cudaStream_t s) {
     (void)sms;
     size_t n8 = n / 8;
-#define KC_S(B)                                                                                \
-    k_qstats<B><<<blocks_for(n8), KC_BLOCK, 0, s>>>((const uint4 *)w, codes,                   \
-                                                    (const __half *)scales,                    \
-                                                    (const __half *)matrix_scale, n8, acc,     \
-                                                    amax_bits)
+#define KC_S(B)                                                                                    \
+    k_qstats<B>                                                                                    \
+        <<<blocks_for(n8), KC_BLOCK, 0, s>>>((const uint4 *)w, codes, (const __half *)scales,      \
+                                             (const __half *)matrix_scale, n8, acc, amax_bits)
     KC_BITS_SWITCH(bits, KC_S)
 #undef KC_S
     return cudaGetLastError();
@@ -370,8 +378,7 @@ cudaError_t kc_qstats(const uint16_t *w, const uint8_t *codes, const uint16_t *s
  * q*x in float per vector, times the scale once per group. */
 template <int BITS, int NB>
 __global__ void k_gemv_q(const uint8_t *__restrict__ codes, const __half *__restrict__ scales,
-                         const uint4 *__restrict__ x, float *__restrict__ y, int rows,
-                         int cols) {
+                         const uint4 *__restrict__ x, float *__restrict__ y, int rows, int cols) {
     int row = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
     int lane = threadIdx.x & 31;
     if (row >= rows)
@@ -437,18 +444,29 @@ static cudaError_t gemv_q_bits(const uint8_t *codes, const uint16_t *scales, con
     const __half *sc = (const __half *)scales;
     const uint4 *xv = (const uint4 *)x;
     switch (batch) {
-    case 1: k_gemv_q<BITS, 1><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols); break;
-    case 2: k_gemv_q<BITS, 2><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols); break;
-    case 4: k_gemv_q<BITS, 4><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols); break;
-    case 8: k_gemv_q<BITS, 8><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols); break;
-    case 16: k_gemv_q<BITS, 16><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols); break;
-    default: return cudaErrorInvalidValue;
+    case 1:
+        k_gemv_q<BITS, 1><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols);
+        break;
+    case 2:
+        k_gemv_q<BITS, 2><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols);
+        break;
+    case 4:
+        k_gemv_q<BITS, 4><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols);
+        break;
+    case 8:
+        k_gemv_q<BITS, 8><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols);
+        break;
+    case 16:
+        k_gemv_q<BITS, 16><<<blocks, KC_BLOCK, 0, s>>>(codes, sc, xv, y, rows, cols);
+        break;
+    default:
+        return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
 }
 
-cudaError_t kc_gemv_q(const uint8_t *codes, const uint16_t *scales, const uint16_t *x,
-                      float *y, int rows, int cols, int bits, int batch, cudaStream_t s) {
+cudaError_t kc_gemv_q(const uint8_t *codes, const uint16_t *scales, const uint16_t *x, float *y,
+                      int rows, int cols, int bits, int batch, cudaStream_t s) {
 #define KC_G(B) return gemv_q_bits<B>(codes, scales, x, y, rows, cols, batch, s)
     KC_BITS_SWITCH(bits, KC_G)
 #undef KC_G

@@ -41,14 +41,12 @@ cudaError_t kc_fill_pattern(uint32_t *a, size_t n, int sms, cudaStream_t s);
 /* b = a with 16-byte accesses, four loads in flight per thread. */
 cudaError_t kc_copy(const void *a, void *b, size_t bytes, int sms, cudaStream_t s);
 /* *sum += the 32-bit words of a (bytes a multiple of 16). */
-cudaError_t kc_read(const void *a, size_t bytes, unsigned long long *sum, int sms,
-                    cudaStream_t s);
+cudaError_t kc_read(const void *a, size_t bytes, unsigned long long *sum, int sms, cudaStream_t s);
 /* *count += number of words where a and b differ. */
 cudaError_t kc_count_mismatch(const uint32_t *a, const uint32_t *b, size_t n,
                               unsigned long long *count, int sms, cudaStream_t s);
 /* w[i] = FP16(amp * kc_value(i, seed)). */
-cudaError_t kc_fill_f16(uint16_t *w, size_t n, uint64_t seed, float amp, int sms,
-                        cudaStream_t s);
+cudaError_t kc_fill_f16(uint16_t *w, size_t n, uint64_t seed, float amp, int sms, cudaStream_t s);
 
 /* y = W x, W rows x cols FP16 (cols a multiple of 8), float accumulation,
  * one warp per row. */
@@ -58,13 +56,12 @@ cudaError_t kc_gemv_f16(const uint16_t *w, const uint16_t *x, float *y, int rows
 /* Quantize n FP16 weights (n a multiple of 32) in groups of 32; with
  * matrix_scale non-NULL that one device scale is used and scales is not
  * written (per-matrix mode). */
-cudaError_t kc_quantize(const uint16_t *w, size_t n, int bits, uint8_t *codes,
-                        uint16_t *scales, const uint16_t *matrix_scale, cudaStream_t s);
+cudaError_t kc_quantize(const uint16_t *w, size_t n, int bits, uint8_t *codes, uint16_t *scales,
+                        const uint16_t *matrix_scale, cudaStream_t s);
 /* *amax_bits = max over n of |w| as float bits (start it at 0). */
 cudaError_t kc_amax(const uint16_t *w, size_t n, unsigned *amax_bits, int sms, cudaStream_t s);
 /* *scale = FP16(amax / qmax). */
-cudaError_t kc_matrix_scale(const unsigned *amax_bits, int bits, uint16_t *scale,
-                            cudaStream_t s);
+cudaError_t kc_matrix_scale(const unsigned *amax_bits, int bits, uint16_t *scale, cudaStream_t s);
 /* out = FP16(q * s). */
 cudaError_t kc_dequantize(const uint8_t *codes, const uint16_t *scales,
                           const uint16_t *matrix_scale, size_t n, int bits, uint16_t *out,
@@ -76,7 +73,7 @@ cudaError_t kc_qstats(const uint16_t *w, const uint8_t *codes, const uint16_t *s
                       unsigned *amax_bits, int sms, cudaStream_t s);
 /* y (batch x rows) = W_q x (batch x cols FP16); bits 2..8, batch 1..16,
  * groups of 32, one warp per row. */
-cudaError_t kc_gemv_q(const uint8_t *codes, const uint16_t *scales, const uint16_t *x,
-                      float *y, int rows, int cols, int bits, int batch, cudaStream_t s);
+cudaError_t kc_gemv_q(const uint8_t *codes, const uint16_t *scales, const uint16_t *x, float *y,
+                      int rows, int cols, int bits, int batch, cudaStream_t s);
 
 #endif

@@ -58,7 +58,7 @@ template <int BITS> __host__ __device__ inline void pack8(const int *q, uint8_t 
     } else if (BITS == 2) {
         *reinterpret_cast<uint16_t *>(out) = (uint16_t)acc;
     } else {
-    KC_UNROLL
+        KC_UNROLL
         for (int b = 0; b < BITS; b++)
             out[b] = (uint8_t)(acc >> (8 * b));
     }
@@ -75,7 +75,7 @@ template <int BITS> __host__ __device__ inline void unpack8(const uint8_t *in, i
     } else if (BITS == 2) {
         acc = *reinterpret_cast<const uint16_t *>(in);
     } else {
-    KC_UNROLL
+        KC_UNROLL
         for (int b = 0; b < BITS; b++)
             acc |= (uint64_t)in[b] << (8 * b);
     }

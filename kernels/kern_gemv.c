@@ -29,8 +29,8 @@ static float dot_f16(const uint16_t *a, const uint16_t *b, size_t n) {
     float tail = 0;
     for (; c < n; c++)
         tail += kern_f16_to_f32_inline(a[c]) * kern_f16_to_f32_inline(b[c]);
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) +
-           tail;
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
+           ((lane[4] + lane[5]) + (lane[6] + lane[7])) + tail;
 }
 
 /* FP16 GEMV, float accumulation, rows [r0, r1); each row is read once per
@@ -43,14 +43,13 @@ void kern_gemv_f16(const uint16_t *w, size_t cols, size_t r0, size_t r1, const u
 }
 
 /* FP16 GEMV reference, float64 accumulation. */
-void kern_gemv_f16_ref(const uint16_t *w, size_t rows, size_t cols, const uint16_t *x,
-                       size_t batch, double *y) {
+void kern_gemv_f16_ref(const uint16_t *w, size_t rows, size_t cols, const uint16_t *x, size_t batch,
+                       double *y) {
     for (size_t b = 0; b < batch; b++)
         for (size_t r = 0; r < rows; r++) {
             double acc = 0;
             for (size_t c = 0; c < cols; c++)
-                acc += (double)kern_f16_to_f32(w[r * cols + c]) *
-                       kern_f16_to_f32(x[b * cols + c]);
+                acc += (double)kern_f16_to_f32(w[r * cols + c]) * kern_f16_to_f32(x[b * cols + c]);
             y[b * rows + r] = acc;
         }
 }
@@ -68,15 +67,15 @@ static float dot_q(const int8_t *q, const uint16_t *x, size_t n) {
     float tail = 0;
     for (; c < n; c++)
         tail += (float)q[c] * kern_f16_to_f32_inline(x[c]);
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])) +
-           tail;
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
+           ((lane[4] + lane[5]) + (lane[6] + lane[7])) + tail;
 }
 
 /* Quantized GEMV twin: per group, sum q*x in float, times the scale once;
  * each group is unpacked once for all vectors. */
-void kern_gemv_q(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
-                 size_t r1, unsigned bits, size_t group, const uint16_t *x, size_t batch,
-                 size_t rows, float *y) {
+void kern_gemv_q(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0, size_t r1,
+                 unsigned bits, size_t group, const uint16_t *x, size_t batch, size_t rows,
+                 float *y) {
     int8_t q[KERN_GROUP_MAX];
     float acc[GEMV_BATCH_MAX];
     size_t per_row = cols / group;
@@ -128,9 +127,8 @@ double kern_gemv_f16_ref_row(const uint16_t *w, size_t row, size_t cols, const u
 }
 
 /* One quantized GEMV reference output and its absolute sum. */
-double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row,
-                           size_t cols, unsigned bits, size_t group, const uint16_t *x,
-                           double *abs_sum) {
+double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row, size_t cols,
+                           unsigned bits, size_t group, const uint16_t *x, double *abs_sum) {
     const float *t = kern_f16_table();
     size_t per_row = cols / group;
     double acc = 0, as = 0;
@@ -144,4 +142,3 @@ double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t 
         *abs_sum = as;
     return acc;
 }
-

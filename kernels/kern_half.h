@@ -56,7 +56,6 @@ static inline uint16_t kern_f32_to_f16_inline(float f) {
     return (uint16_t)(sign | h);
 }
 
-
 /* Inline FP16 -> float without branches or tables, so loops vectorise:
  * the 15 magnitude bits moved into a float's exponent/mantissa position
  * read as 2^(e-127) * 1.m, and multiplying by 2^112 rebiases the exponent

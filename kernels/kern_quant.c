@@ -158,13 +158,27 @@ static void pack_codes(const int8_t *q, size_t n, unsigned bits, struct bitw *bw
     if (bw->n == 0) {
         for (; i + 32 <= n; i += 32, bw->p += 4 * bits) {
             switch (bits) {
-            case 2: pack32(q + i, 2, bw->p); break;
-            case 3: pack32(q + i, 3, bw->p); break;
-            case 4: pack32(q + i, 4, bw->p); break;
-            case 5: pack32(q + i, 5, bw->p); break;
-            case 6: pack32(q + i, 6, bw->p); break;
-            case 7: pack32(q + i, 7, bw->p); break;
-            default: pack32(q + i, 8, bw->p); break;
+            case 2:
+                pack32(q + i, 2, bw->p);
+                break;
+            case 3:
+                pack32(q + i, 3, bw->p);
+                break;
+            case 4:
+                pack32(q + i, 4, bw->p);
+                break;
+            case 5:
+                pack32(q + i, 5, bw->p);
+                break;
+            case 6:
+                pack32(q + i, 6, bw->p);
+                break;
+            case 7:
+                pack32(q + i, 7, bw->p);
+                break;
+            default:
+                pack32(q + i, 8, bw->p);
+                break;
             }
         }
     }
@@ -290,13 +304,27 @@ static void quantize_rows_fast(const void *w, int is_f16, size_t cols, size_t r0
                     codes32(src + j, s, qm, q + j);
             for (size_t j = 0; j < group; j += 32, out += 4 * bits) {
                 switch (bits) {
-                case 2: pack32(q + j, 2, out); break;
-                case 3: pack32(q + j, 3, out); break;
-                case 4: pack32(q + j, 4, out); break;
-                case 5: pack32(q + j, 5, out); break;
-                case 6: pack32(q + j, 6, out); break;
-                case 7: pack32(q + j, 7, out); break;
-                default: pack32(q + j, 8, out); break;
+                case 2:
+                    pack32(q + j, 2, out);
+                    break;
+                case 3:
+                    pack32(q + j, 3, out);
+                    break;
+                case 4:
+                    pack32(q + j, 4, out);
+                    break;
+                case 5:
+                    pack32(q + j, 5, out);
+                    break;
+                case 6:
+                    pack32(q + j, 6, out);
+                    break;
+                case 7:
+                    pack32(q + j, 7, out);
+                    break;
+                default:
+                    pack32(q + j, 8, out);
+                    break;
                 }
             }
             if (st)
@@ -346,15 +374,13 @@ static int quantize_rows(const void *w, int is_f16, size_t cols, size_t r0, size
 
 /* Quantize rows [r0, r1) of a float matrix. */
 int kern_quantize_rows_f32(const float *w, size_t cols, size_t r0, size_t r1, unsigned bits,
-                           size_t group, uint8_t *codes, uint16_t *scales,
-                           struct kern_qstats *st) {
+                           size_t group, uint8_t *codes, uint16_t *scales, struct kern_qstats *st) {
     return quantize_rows(w, 0, cols, r0, r1, bits, group, codes, scales, st);
 }
 
 /* Quantize rows [r0, r1) of an FP16 matrix. */
 int kern_quantize_rows_f16(const uint16_t *w, size_t cols, size_t r0, size_t r1, unsigned bits,
-                           size_t group, uint8_t *codes, uint16_t *scales,
-                           struct kern_qstats *st) {
+                           size_t group, uint8_t *codes, uint16_t *scales, struct kern_qstats *st) {
     return quantize_rows(w, 1, cols, r0, r1, bits, group, codes, scales, st);
 }
 
@@ -367,8 +393,8 @@ void kern_quantize_f32(const float *w, size_t rows, size_t cols, unsigned bits, 
 }
 
 /* Quantize a whole FP16 matrix. */
-void kern_quantize_f16(const uint16_t *w, size_t rows, size_t cols, unsigned bits,
-                       size_t group, uint8_t *codes, uint16_t *scales, struct kern_qstats *st) {
+void kern_quantize_f16(const uint16_t *w, size_t rows, size_t cols, unsigned bits, size_t group,
+                       uint8_t *codes, uint16_t *scales, struct kern_qstats *st) {
     if (group == KERN_GROUP_MATRIX)
         scales[0] = kern_quant_matrix_scale_f16(w, rows * cols, bits);
     kern_quantize_rows_f16(w, cols, 0, rows, bits, group, codes, scales, st);
@@ -423,16 +449,16 @@ void kern_quant_unpack(const uint8_t *codes, size_t i0, size_t n, unsigned bits,
 }
 
 /* Dequantize rows [r0, r1) to float. */
-void kern_dequantize_rows_f32(const uint8_t *codes, const uint16_t *scales, size_t cols,
-                              size_t r0, size_t r1, unsigned bits, size_t group, float *out) {
+void kern_dequantize_rows_f32(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
+                              size_t r1, unsigned bits, size_t group, float *out) {
     int8_t q[KERN_GROUP_MAX];
     size_t chunk = group == KERN_GROUP_MATRIX ? KERN_GROUP_MAX : group;
     size_t per_row = group == KERN_GROUP_MATRIX ? 0 : (cols + group - 1) / group;
     for (size_t r = r0; r < r1; r++) {
         for (size_t c = 0, gi = 0; c < cols; c += chunk, gi++) {
             size_t n = cols - c < chunk ? cols - c : chunk;
-            float s = kern_f16_to_f32(group == KERN_GROUP_MATRIX ? scales[0]
-                                                                 : scales[r * per_row + gi]);
+            float s =
+                kern_f16_to_f32(group == KERN_GROUP_MATRIX ? scales[0] : scales[r * per_row + gi]);
             kern_quant_unpack(codes, r * cols + c, n, bits, q);
             for (size_t i = 0; i < n; i++)
                 out[r * cols + c + i] = (float)q[i] * s;
@@ -441,16 +467,16 @@ void kern_dequantize_rows_f32(const uint8_t *codes, const uint16_t *scales, size
 }
 
 /* Dequantize rows [r0, r1) to FP16 (q*s is exact in float, then rounded). */
-void kern_dequantize_rows_f16(const uint8_t *codes, const uint16_t *scales, size_t cols,
-                              size_t r0, size_t r1, unsigned bits, size_t group, uint16_t *out) {
+void kern_dequantize_rows_f16(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
+                              size_t r1, unsigned bits, size_t group, uint16_t *out) {
     int8_t q[KERN_GROUP_MAX];
     size_t chunk = group == KERN_GROUP_MATRIX ? KERN_GROUP_MAX : group;
     size_t per_row = group == KERN_GROUP_MATRIX ? 0 : (cols + group - 1) / group;
     for (size_t r = r0; r < r1; r++) {
         for (size_t c = 0, gi = 0; c < cols; c += chunk, gi++) {
             size_t n = cols - c < chunk ? cols - c : chunk;
-            float s = kern_f16_to_f32(group == KERN_GROUP_MATRIX ? scales[0]
-                                                                 : scales[r * per_row + gi]);
+            float s =
+                kern_f16_to_f32(group == KERN_GROUP_MATRIX ? scales[0] : scales[r * per_row + gi]);
             kern_quant_unpack(codes, r * cols + c, n, bits, q);
             for (size_t i = 0; i < n; i++)
                 out[r * cols + c + i] = kern_f32_to_f16_inline((float)q[i] * s);

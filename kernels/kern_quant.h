@@ -31,11 +31,11 @@
 extern "C" {
 #endif
 
-#define KERN_QBITS_MIN 2
-#define KERN_QBITS_MAX 8
-#define KERN_GROUP_MATRIX 0u  /* one scale for the whole matrix */
+#define KERN_QBITS_MIN     2
+#define KERN_QBITS_MAX     8
+#define KERN_GROUP_MATRIX  0u /* one scale for the whole matrix */
 #define KERN_GROUP_DEFAULT 32u
-#define KERN_GROUP_MAX 256u   /* largest group the GEMV twins accept */
+#define KERN_GROUP_MAX     256u /* largest group the GEMV twins accept */
 
 /* Running statistics of a quantization (float64 accumulators). */
 struct kern_qstats {
@@ -71,11 +71,9 @@ int kern_quant_code(float w, float s, int qmax);
  * split at multiples of 8 rows). Returns 0, or -1 on a misaligned split.
  */
 int kern_quantize_rows_f32(const float *w, size_t cols, size_t r0, size_t r1, unsigned bits,
-                           size_t group, uint8_t *codes, uint16_t *scales,
-                           struct kern_qstats *st);
+                           size_t group, uint8_t *codes, uint16_t *scales, struct kern_qstats *st);
 int kern_quantize_rows_f16(const uint16_t *w, size_t cols, size_t r0, size_t r1, unsigned bits,
-                           size_t group, uint8_t *codes, uint16_t *scales,
-                           struct kern_qstats *st);
+                           size_t group, uint8_t *codes, uint16_t *scales, struct kern_qstats *st);
 
 /* The per-matrix FP16 scale of n weights. */
 uint16_t kern_quant_matrix_scale_f32(const float *w, size_t n, unsigned bits);
@@ -84,14 +82,14 @@ uint16_t kern_quant_matrix_scale_f16(const uint16_t *w, size_t n, unsigned bits)
 /* Quantize a whole matrix (groups of g, or per matrix when g is 0). */
 void kern_quantize_f32(const float *w, size_t rows, size_t cols, unsigned bits, size_t group,
                        uint8_t *codes, uint16_t *scales, struct kern_qstats *st);
-void kern_quantize_f16(const uint16_t *w, size_t rows, size_t cols, unsigned bits,
-                       size_t group, uint8_t *codes, uint16_t *scales, struct kern_qstats *st);
+void kern_quantize_f16(const uint16_t *w, size_t rows, size_t cols, unsigned bits, size_t group,
+                       uint8_t *codes, uint16_t *scales, struct kern_qstats *st);
 
 /* Dequantize rows [r0, r1): w_hat = q * s, as float (exact) or FP16. */
-void kern_dequantize_rows_f32(const uint8_t *codes, const uint16_t *scales, size_t cols,
-                              size_t r0, size_t r1, unsigned bits, size_t group, float *out);
-void kern_dequantize_rows_f16(const uint8_t *codes, const uint16_t *scales, size_t cols,
-                              size_t r0, size_t r1, unsigned bits, size_t group, uint16_t *out);
+void kern_dequantize_rows_f32(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
+                              size_t r1, unsigned bits, size_t group, float *out);
+void kern_dequantize_rows_f16(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
+                              size_t r1, unsigned bits, size_t group, uint16_t *out);
 
 /* Read code i (the signed q) from a packed stream. */
 int kern_quant_get(const uint8_t *codes, size_t i, unsigned bits);
@@ -116,11 +114,11 @@ void kern_qstats_merge(struct kern_qstats *a, const struct kern_qstats *b);
  */
 void kern_gemv_f16(const uint16_t *w, size_t cols, size_t r0, size_t r1, const uint16_t *x,
                    size_t batch, size_t rows, float *y);
-void kern_gemv_f16_ref(const uint16_t *w, size_t rows, size_t cols, const uint16_t *x,
-                       size_t batch, double *y);
-void kern_gemv_q(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
-                 size_t r1, unsigned bits, size_t group, const uint16_t *x, size_t batch,
-                 size_t rows, float *y);
+void kern_gemv_f16_ref(const uint16_t *w, size_t rows, size_t cols, const uint16_t *x, size_t batch,
+                       double *y);
+void kern_gemv_q(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0, size_t r1,
+                 unsigned bits, size_t group, const uint16_t *x, size_t batch, size_t rows,
+                 float *y);
 void kern_gemv_q_ref(const uint8_t *codes, const uint16_t *scales, size_t rows, size_t cols,
                      unsigned bits, size_t group, const uint16_t *x, size_t batch, double *y);
 
@@ -128,9 +126,8 @@ void kern_gemv_q_ref(const uint8_t *codes, const uint16_t *scales, size_t rows, 
  * its tolerance (row `row` of the matrix, one vector x of cols values). */
 double kern_gemv_f16_ref_row(const uint16_t *w, size_t row, size_t cols, const uint16_t *x,
                              double *abs_sum);
-double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row,
-                           size_t cols, unsigned bits, size_t group, const uint16_t *x,
-                           double *abs_sum);
+double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row, size_t cols,
+                           unsigned bits, size_t group, const uint16_t *x, double *abs_sum);
 
 /*
  * Tolerance of a float-accumulated product against the float64 reference:

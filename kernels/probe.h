@@ -48,23 +48,23 @@ extern const struct probe_test probe_tests[PROBE_TEST_COUNT];
 
 /* Options of one run. */
 struct probe_opts {
-    int device;   /* CUDA device ordinal */
-    bool quick;   /* small sizes, a sanity run */
+    int device; /* CUDA device ordinal */
+    bool quick; /* small sizes, a sanity run */
     bool want[PROBE_TEST_COUNT];
     unsigned threads; /* CPU: 0 = all online CPUs */
 };
 
 /* Error codes of the `error` event (and the messages' categories). */
-#define PROBE_ERR_USAGE "usage"
-#define PROBE_ERR_NO_CUDA "no-cuda"
-#define PROBE_ERR_NO_DRIVER "no-driver"
+#define PROBE_ERR_USAGE      "usage"
+#define PROBE_ERR_NO_CUDA    "no-cuda"
+#define PROBE_ERR_NO_DRIVER  "no-driver"
 #define PROBE_ERR_DRIVER_OLD "driver-too-old"
-#define PROBE_ERR_NO_DEVICE "no-device"
-#define PROBE_ERR_OOM "out-of-memory"
-#define PROBE_ERR_FAULT "kernel-fault"
-#define PROBE_ERR_VERIFY "verify-failed"
-#define PROBE_ERR_CANCELLED "cancelled"
-#define PROBE_ERR_INTERNAL "internal"
+#define PROBE_ERR_NO_DEVICE  "no-device"
+#define PROBE_ERR_OOM        "out-of-memory"
+#define PROBE_ERR_FAULT      "kernel-fault"
+#define PROBE_ERR_VERIFY     "verify-failed"
+#define PROBE_ERR_CANCELLED  "cancelled"
+#define PROBE_ERR_INTERNAL   "internal"
 
 /* A backend: run the selected tests, emitting events; returns 0 or -1 with
  * a code (one of PROBE_ERR_*) and a message, which main turns into an
@@ -118,13 +118,13 @@ struct probe_result {
     unsigned threads;   /* CPU threads (0 on the GPU) */
     unsigned bits;      /* 0 when not quantized */
     unsigned group;
-    unsigned batch;     /* vectors (GEMV/GEMM); 0 when not a product */
-    size_t rows, cols;  /* matrix shape, or 0 x elements */
-    double bytes;       /* bytes moved by one repetition */
-    double flop;        /* FLOP of one repetition (0: not a compute test) */
+    unsigned batch;    /* vectors (GEMV/GEMM); 0 when not a product */
+    size_t rows, cols; /* matrix shape, or 0 x elements */
+    double bytes;      /* bytes moved by one repetition */
+    double flop;       /* FLOP of one repetition (0: not a compute test) */
     struct probe_stats st;
-    bool verified;      /* equal to the CPU reference within tolerance */
-    double max_error;   /* the largest error seen, in tolerance units */
+    bool verified;    /* equal to the CPU reference within tolerance */
+    double max_error; /* the largest error seen, in tolerance units */
 };
 void probe_emit_result(const struct probe_result *r);
 
@@ -135,17 +135,17 @@ void probe_emit_skip(const char *test, const char *reason);
 /* One row of the error lab (no timing). */
 struct probe_error_row {
     unsigned bits;
-    unsigned group;       /* 0 = per matrix */
-    const char *weights;  /* "gaussian" or "outliers" */
+    unsigned group;      /* 0 = per matrix */
+    const char *weights; /* "gaussian" or "outliers" */
     double relative_error, zero_fraction, outlier_ratio;
     size_t n;
-    bool verified;        /* device statistics equal the CPU twin's */
+    bool verified; /* device statistics equal the CPU twin's */
 };
 void probe_emit_error_row(const char *backend, const struct probe_error_row *e);
 
 /* The error-lab weights: n Gaussian N(0, 0.02) weights (the seed's
  * normal(0, 0.02)), and for "outliers" PROBE_LAB_OUTLIERS of them at 13 sd. */
-#define PROBE_LAB_SD 0.02
+#define PROBE_LAB_SD       0.02
 #define PROBE_LAB_OUTLIERS 4
 
 #ifdef __cplusplus

@@ -31,10 +31,10 @@
 #include "kernels/probe.h"
 #include "kernels/probe_pool.h"
 
-#define CPU_SAMPLES 10       /* STREAM: best of 10 after the first */
+#define CPU_SAMPLES      10 /* STREAM: best of 10 after the first */
 #define CPU_MIN_SAMPLE_S 2e-3
-#define CPU_MAX_THREADS PROBE_POOL_MAX_THREADS
-#define VERIFY_ROWS 48
+#define CPU_MAX_THREADS  PROBE_POOL_MAX_THREADS
+#define VERIFY_ROWS      48
 
 /* Monotonic time in seconds. */
 static double now_s(void) {
@@ -56,8 +56,8 @@ static void *xalloc(size_t bytes) {
  * then CPU_SAMPLES samples of k back-to-back runs, k chosen so a sample
  * lasts at least 2 ms. Returns -1 when cancelled.
  */
-static int time_it(struct probe_pool *p, unsigned active, probe_par_fn fn, void *ctx, const char *test,
-                   struct probe_stats *st) {
+static int time_it(struct probe_pool *p, unsigned active, probe_par_fn fn, void *ctx,
+                   const char *test, struct probe_stats *st) {
     if (probe_cancelled())
         return -1;
     double t0 = now_s();
@@ -226,8 +226,10 @@ static int run_stream(struct probe_pool *p, const struct probe_opts *o, double l
             struct probe_result best = {0};
             for (int m = 0; m < 2 && rc == 0; m++) {
                 c->use_memcpy = m;
-                struct probe_result r = {.test = "copy", .method = m ? "memcpy" : "loop",
-                                         .threads = nt, .cols = c->n,
+                struct probe_result r = {.test = "copy",
+                                         .method = m ? "memcpy" : "loop",
+                                         .threads = nt,
+                                         .cols = c->n,
                                          .bytes = 2.0 * (double)c->n * sizeof(double)};
                 probe_pool_run(p, p->n, stream_poison, c);
                 if (time_it(p, nt, stream_copy, c, "copy", &r.st) != 0) {
@@ -246,8 +248,11 @@ static int run_stream(struct probe_pool *p, const struct probe_opts *o, double l
             }
         }
         if (o->want[PROBE_READ] && rc == 0) {
-            struct probe_result r = {.test = "read", .method = "loop", .threads = nt,
-                                     .cols = c->n, .bytes = (double)c->n * sizeof(double)};
+            struct probe_result r = {.test = "read",
+                                     .method = "loop",
+                                     .threads = nt,
+                                     .cols = c->n,
+                                     .bytes = (double)c->n * sizeof(double)};
             if (time_it(p, nt, stream_read, c, "read", &r.st) != 0) {
                 rc = -1;
                 break;
@@ -321,8 +326,8 @@ static void mat_gemv_q(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
     probe_split(c->rows, 8, tid, n, &lo, &hi);
-    kern_gemv_q(c->codes, c->scales, c->cols, lo, hi, c->bits, c->group, c->x, c->batch,
-                c->rows, c->y);
+    kern_gemv_q(c->codes, c->scales, c->cols, lo, hi, c->bits, c->group, c->x, c->batch, c->rows,
+                c->y);
 }
 
 /* Largest error of y against the float64 reference on sampled rows, in
@@ -334,9 +339,9 @@ static double gemv_check(const struct mat_ctx *c, bool q) {
             size_t r = k * (c->rows - 1) / (VERIFY_ROWS - 1);
             double as;
             const uint16_t *xb = c->x + b * c->cols;
-            double ref = q ? kern_gemv_q_ref_row(c->codes, c->scales, r, c->cols, c->bits,
-                                                 c->group, xb, &as)
-                           : kern_gemv_f16_ref_row(c->w, r, c->cols, xb, &as);
+            double ref =
+                q ? kern_gemv_q_ref_row(c->codes, c->scales, r, c->cols, c->bits, c->group, xb, &as)
+                  : kern_gemv_f16_ref_row(c->w, r, c->cols, xb, &as);
             double got = c->y[b * c->rows + r];
             double e = fabs(got - ref) / (KERN_GEMV_RTOL * as + 1e-30);
             if (!(e <= worst)) /* NaN (poison left) counts as a failure */
@@ -357,8 +362,8 @@ static bool quant_check(const struct mat_ctx *c) {
     for (size_t k = 0; ok && k < 8; k++) {
         size_t r0 = (k * (c->rows - 8) / 7) & ~(size_t)7;
         /* quantize rows r0..r0+8 alone into fresh buffers, at offset 0 */
-        kern_quantize_rows_f16(c->w + r0 * c->cols, c->cols, 0, 8, c->bits, c->group, codes,
-                               scales, NULL);
+        kern_quantize_rows_f16(c->w + r0 * c->cols, c->cols, 0, 8, c->bits, c->group, codes, scales,
+                               NULL);
         ok = memcmp(codes, c->codes + r0 * c->cols * c->bits / 8, cb) == 0 &&
              memcmp(scales, c->scales + r0 * per_row, 8 * per_row * sizeof *scales) == 0;
         for (size_t i = 0; ok && i < 8 * c->cols; i++) {
@@ -392,8 +397,8 @@ static void poison(void *p, size_t bytes) {
 }
 
 /* FP16 GEMV, quantize, dequantize, W8A16 and W4A16 GEMV. */
-static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *bad, const char **code,
-                      char *msg, size_t len) {
+static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *bad,
+                      const char **code, char *msg, size_t len) {
     struct mat_ctx c = {0};
     c.rows = o->quick ? 512 : 16384;
     c.cols = o->quick ? 1024 : 16384;
@@ -426,8 +431,12 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *ba
 
     if (o->want[PROBE_GEMV_FP16]) {
         c.batch = 1;
-        struct probe_result r = {.test = "gemv-fp16", .method = "f16", .threads = p->n,
-                                 .batch = 1, .rows = c.rows, .cols = c.cols,
+        struct probe_result r = {.test = "gemv-fp16",
+                                 .method = "f16",
+                                 .threads = p->n,
+                                 .batch = 1,
+                                 .rows = c.rows,
+                                 .cols = c.cols,
                                  .bytes = 2.0 * n + 2.0 * c.cols + 4.0 * c.rows,
                                  .flop = 2.0 * n};
         poison(c.y, c.rows * sizeof(float));
@@ -443,8 +452,12 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *ba
         c.bits = qbits[qi];
         double code_bytes = (double)kern_quant_code_bytes(n, c.bits);
         if (o->want[PROBE_QUANTIZE]) {
-            struct probe_result r = {.test = "quantize", .method = "twin", .threads = p->n,
-                                     .bits = c.bits, .group = c.group, .rows = c.rows,
+            struct probe_result r = {.test = "quantize",
+                                     .method = "twin",
+                                     .threads = p->n,
+                                     .bits = c.bits,
+                                     .group = c.group,
+                                     .rows = c.rows,
                                      .cols = c.cols,
                                      .bytes = 2.0 * n + code_bytes + scale_bytes};
             poison(c.codes, (size_t)code_bytes);
@@ -458,8 +471,12 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *ba
             probe_pool_run(p, p->n, mat_quant, &c);
         }
         if (o->want[PROBE_DEQUANTIZE]) {
-            struct probe_result r = {.test = "dequantize", .method = "twin", .threads = p->n,
-                                     .bits = c.bits, .group = c.group, .rows = c.rows,
+            struct probe_result r = {.test = "dequantize",
+                                     .method = "twin",
+                                     .threads = p->n,
+                                     .bits = c.bits,
+                                     .group = c.group,
+                                     .rows = c.rows,
                                      .cols = c.cols,
                                      .bytes = code_bytes + scale_bytes + 2.0 * n};
             poison(c.deq, n * 2);
@@ -479,12 +496,16 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *ba
         size_t nbatch = o->quick ? 2 : 3;
         for (size_t bi = 0; bi < nbatch; bi++) {
             c.batch = batches[bi];
-            struct probe_result r = {.test = probe_tests[id].id, .method = "twin",
-                                     .threads = p->n, .bits = c.bits, .group = c.group,
-                                     .batch = (unsigned)c.batch, .rows = c.rows,
+            struct probe_result r = {.test = probe_tests[id].id,
+                                     .method = "twin",
+                                     .threads = p->n,
+                                     .bits = c.bits,
+                                     .group = c.group,
+                                     .batch = (unsigned)c.batch,
+                                     .rows = c.rows,
                                      .cols = c.cols,
-                                     .bytes = code_bytes + scale_bytes +
-                                              2.0 * c.cols * c.batch + 4.0 * c.rows * c.batch,
+                                     .bytes = code_bytes + scale_bytes + 2.0 * c.cols * c.batch +
+                                              4.0 * c.rows * c.batch,
                                      .flop = 2.0 * n * c.batch};
             poison(c.y, c.batch * c.rows * sizeof(float));
             if (time_it(p, p->n, mat_gemv_q, &c, probe_tests[id].id, &r.st) != 0)
@@ -510,8 +531,7 @@ out:
 
 /* The error lab: per b, per group of 32 and per matrix, on Gaussian
  * weights and on weights with planted 13-sigma outliers. */
-static int run_error_lab(const struct probe_opts *o, const char **code, char *msg,
-                         size_t len) {
+static int run_error_lab(const struct probe_opts *o, const char **code, char *msg, size_t len) {
     size_t cols = 1024, rows = o->quick ? 32 : 256;
     size_t n = rows * cols;
     float *w = xalloc(n * sizeof *w);
@@ -536,8 +556,10 @@ static int run_error_lab(const struct probe_opts *o, const char **code, char *ms
                     goto out;
                 struct kern_qstats st = {0};
                 kern_quantize_f32(w, rows, cols, bits, groups[g], codes, scales, &st);
-                struct probe_error_row e = {.bits = bits, .group = groups[g],
-                                            .weights = kinds[k], .n = n,
+                struct probe_error_row e = {.bits = bits,
+                                            .group = groups[g],
+                                            .weights = kinds[k],
+                                            .n = n,
                                             .relative_error = kern_qstats_rel_error(&st),
                                             .zero_fraction = kern_qstats_zero_fraction(&st),
                                             .outlier_ratio = kern_qstats_outlier_ratio(&st),

@@ -33,7 +33,6 @@
 #include "kernels/probe.h"
 #include "kernels/probe_cuda.h"
 
-
 /* Record a failed call; returns -1. */
 int cuda_err_record(struct cuda_err *e, cudaError_t code, const char *stmt, const char *file,
                     int line) {
@@ -43,7 +42,6 @@ int cuda_err_record(struct cuda_err *e, cudaError_t code, const char *stmt, cons
              cudaGetErrorName(code), stmt, base ? base + 1 : file, line);
     return -1;
 }
-
 
 /* Allocate and register a device buffer. */
 int pcuda_alloc(struct cctx *C, void **p, size_t bytes) {
@@ -75,10 +73,8 @@ static void pcuda_free_all(struct cctx *C) {
     C->nbufs = 0;
 }
 
-
 /* Time fn (see the module comment). Returns 0, or -1 on error/cancel. */
-int pcuda_time(struct cctx *C, launch_fn fn, void *ctx, const char *test,
-                    struct probe_stats *st) {
+int pcuda_time(struct cctx *C, launch_fn fn, void *ctx, const char *test, struct probe_stats *st) {
     CUDA_CHECK(&C->err, fn(ctx, 0, C->s));
     CUDA_CHECK(&C->err, cudaStreamSynchronize(C->s));
     CUDA_CHECK(&C->err, cudaEventRecord(C->e0, C->s));
@@ -108,18 +104,16 @@ int pcuda_time(struct cctx *C, launch_fn fn, void *ctx, const char *test,
     return 0;
 }
 
-
 /* Build the ring: slot 0 is src itself, more slots are device copies,
  * until `count` slots (0: until the ring touches 4x L2). */
 int pcuda_ring_make(struct cctx *C, void *src, size_t bytes, unsigned count, struct ring *r) {
     r->n = 1;
     r->p[0] = src;
-    while (r->n < RING_MAX &&
-           (count ? r->n < count : (double)r->n * bytes < 4.0 * C->l2)) {
+    while (r->n < RING_MAX && (count ? r->n < count : (double)r->n * bytes < 4.0 * C->l2)) {
         if (pcuda_alloc(C, &r->p[r->n], bytes) != 0)
             return -1;
-        CUDA_CHECK(&C->err, cudaMemcpyAsync(r->p[r->n], src, bytes, cudaMemcpyDeviceToDevice,
-                                            C->s));
+        CUDA_CHECK(&C->err,
+                   cudaMemcpyAsync(r->p[r->n], src, bytes, cudaMemcpyDeviceToDevice, C->s));
         r->n++;
     }
     return 0;
@@ -164,16 +158,15 @@ static cudaError_t launch_read(void *v, unsigned rep, cudaStream_t s) {
 
 /* Check b == a on the device (all words) and against the host pattern at
  * both ends; *ok is the verdict. */
-static int copy_check(struct cctx *C, struct stream_ctx *c, unsigned long long *dcount,
-                      bool *ok) {
+static int copy_check(struct cctx *C, struct stream_ctx *c, unsigned long long *dcount, bool *ok) {
     size_t words = c->bytes / 4;
     unsigned long long count = 1;
     uint32_t head[1024], tail[1024];
     CUDA_CHECK(&C->err, cudaMemsetAsync(dcount, 0, sizeof *dcount, C->s));
     CUDA_CHECK(&C->err, kc_count_mismatch((const uint32_t *)c->a, (const uint32_t *)c->b, words,
                                           dcount, C->sms, C->s));
-    CUDA_CHECK(&C->err, cudaMemcpyAsync(&count, dcount, sizeof count, cudaMemcpyDeviceToHost,
-                                        C->s));
+    CUDA_CHECK(&C->err,
+               cudaMemcpyAsync(&count, dcount, sizeof count, cudaMemcpyDeviceToHost, C->s));
     CUDA_CHECK(&C->err, cudaMemcpyAsync(head, c->b, sizeof head, cudaMemcpyDeviceToHost, C->s));
     CUDA_CHECK(&C->err, cudaMemcpyAsync(tail, (uint32_t *)c->b + words - 1024, sizeof tail,
                                         cudaMemcpyDeviceToHost, C->s));
@@ -223,8 +216,7 @@ static int run_stream(struct cctx *C, size_t free_b) {
                 return -1;
             if (copy_check(C, &c, dcount, &r.verified) != 0)
                 return -1;
-            if (!best.test ||
-                (best.verified && (!r.verified || r.st.median_s < best.st.median_s)))
+            if (!best.test || (best.verified && (!r.verified || r.st.median_s < best.st.median_s)))
                 best = r;
         }
         C->bad |= !best.verified;
@@ -240,8 +232,7 @@ static int run_stream(struct cctx *C, size_t free_b) {
         unsigned long long got = 0;
         CUDA_CHECK(&C->err, cudaMemsetAsync(c.sum, 0, sizeof *c.sum, C->s));
         CUDA_CHECK(&C->err, kc_read(c.a, c.bytes, c.sum, C->sms, C->s));
-        CUDA_CHECK(&C->err, cudaMemcpyAsync(&got, c.sum, sizeof got, cudaMemcpyDeviceToHost,
-                                            C->s));
+        CUDA_CHECK(&C->err, cudaMemcpyAsync(&got, c.sum, sizeof got, cudaMemcpyDeviceToHost, C->s));
         CUDA_CHECK(&C->err, cudaStreamSynchronize(C->s));
         r.verified = got == pattern_sum(c.bytes / 4);
         if (pcuda_time(C, launch_read, &c, "read", &r.st) != 0)
@@ -289,8 +280,8 @@ static int query_device(struct cctx *C, int dev, size_t *free_b) {
     CUDA_CHECK(&C->err, cudaGetDeviceCount(&ndev));
     if (dev >= ndev) {
         C->err.code = cudaErrorInvalidDevice;
-        snprintf(C->err.text, sizeof C->err.text, "CUDA device %d does not exist (%d found)",
-                 dev, ndev);
+        snprintf(C->err.text, sizeof C->err.text, "CUDA device %d does not exist (%d found)", dev,
+                 ndev);
         return -1;
     }
     CUDA_CHECK(&C->err, cudaSetDevice(dev));
@@ -338,7 +329,8 @@ static int cuda_run(const struct probe_opts *o, const char **code, char *msg, si
         have_stream = rc == 0;
         if (rc == 0)
             rc = cudaEventCreate(&C->e0) == cudaSuccess && cudaEventCreate(&C->e1) == cudaSuccess
-                     ? 0 : -1;
+                     ? 0
+                     : -1;
         have_events = rc == 0;
         if (rc != 0)
             cuda_err_record(&C->err, cudaGetLastError(), "stream/event", __FILE__, __LINE__);
@@ -363,8 +355,9 @@ static int cuda_run(const struct probe_opts *o, const char **code, char *msg, si
         *code = error_code(C->err.code);
         if (drv == 0 && C->err.code == cudaErrorInsufficientDriver) {
             *code = PROBE_ERR_NO_DRIVER;
-            snprintf(msg, len, "no NVIDIA driver found (libcuda.so is not installed or not "
-                               "loadable); use --device cpu");
+            snprintf(msg, len,
+                     "no NVIDIA driver found (libcuda.so is not installed or not "
+                     "loadable); use --device cpu");
         } else if (C->err.code == cudaErrorInsufficientDriver)
             snprintf(msg, len,
                      "no usable NVIDIA driver: it is missing or older than this probe's CUDA "
@@ -390,8 +383,8 @@ static const char *cuda_build_info(void) {
     int rt = 0, drv = 0;
     cudaRuntimeGetVersion(&rt);
     cudaDriverGetVersion(&drv);
-    snprintf(buf, sizeof buf, "runtime %d.%d (static), driver %d.%d%s", rt / 1000,
-             (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10, drv ? "" : " (none found)");
+    snprintf(buf, sizeof buf, "runtime %d.%d (static), driver %d.%d%s", rt / 1000, (rt % 1000) / 10,
+             drv / 1000, (drv % 1000) / 10, drv ? "" : " (none found)");
     return buf;
 }
 

@@ -23,26 +23,26 @@ struct cuda_err {
 int cuda_err_record(struct cuda_err *e, cudaError_t code, const char *stmt, const char *file,
                     int line);
 
-#define CUDA_CHECK(E, call)                                                                    \
-    do {                                                                                       \
-        cudaError_t cuda_check_rc_ = (call);                                                   \
-        if (cuda_check_rc_ != cudaSuccess)                                                     \
-            return cuda_err_record((E), cuda_check_rc_, #call, __FILE__, __LINE__);            \
+#define CUDA_CHECK(E, call)                                                                        \
+    do {                                                                                           \
+        cudaError_t cuda_check_rc_ = (call);                                                       \
+        if (cuda_check_rc_ != cudaSuccess)                                                         \
+            return cuda_err_record((E), cuda_check_rc_, #call, __FILE__, __LINE__);                \
     } while (0)
 
 #include <stdbool.h>
 
 #include "kernels/probe.h"
 
-#define GPU_SAMPLES 20
+#define GPU_SAMPLES       20
 #define GPU_MIN_SAMPLE_MS 2.0
-#define VERIFY_ROWS 48
-#define MAX_BUFS 64
-#define RING_MAX 8
-#define W_SEED 11
-#define X_SEED 12
-#define XG_SEED 13
-#define W_AMP 0.05f
+#define VERIFY_ROWS       48
+#define MAX_BUFS          64
+#define RING_MAX          8
+#define W_SEED            11
+#define X_SEED            12
+#define XG_SEED           13
+#define W_AMP             0.05f
 
 /* The backend's state: stream, events, registered buffers, first error. */
 struct cctx {
@@ -54,10 +54,9 @@ struct cctx {
     int sms;
     size_t l2;
     struct cuda_err err;
-    bool bad;      /* a kernel disagreed with its reference */
-    bool skipped;  /* cancelled by a signal */
+    bool bad;     /* a kernel disagreed with its reference */
+    bool skipped; /* cancelled by a signal */
 };
-
 
 /* Allocate and register a device buffer; -1 with C->err set. */
 int pcuda_alloc(struct cctx *C, void **p, size_t bytes);

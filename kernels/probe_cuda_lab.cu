@@ -39,7 +39,8 @@ int cuda_run_error_lab(struct cctx *C) {
         snprintf(C->err.text, sizeof C->err.text, "out of host memory (error lab)");
         goto out;
     }
-    if (pcuda_alloc(C, (void **)&w, n * 2) || pcuda_alloc(C, (void **)&codes, kern_quant_code_bytes(n, 8)) ||
+    if (pcuda_alloc(C, (void **)&w, n * 2) ||
+        pcuda_alloc(C, (void **)&codes, kern_quant_code_bytes(n, 8)) ||
         pcuda_alloc(C, (void **)&scales, n / 32 * 2) || pcuda_alloc(C, (void **)&mscale, 16) ||
         pcuda_alloc(C, (void **)&acc, 4 * sizeof(double)) || pcuda_alloc(C, (void **)&amax, 16))
         goto out;
@@ -139,4 +140,3 @@ out:
     pcuda_free(C, amax);
     return rc;
 }
-

@@ -32,7 +32,7 @@ struct mat {
     float *y;
     uint8_t *codes;
     uint16_t *scales;
-    struct ring ring; /* of w, or of the packed codes */
+    struct ring ring;  /* of w, or of the packed codes */
     struct ring sring; /* of the scales, in step with ring */
     int bits, batch;
     /* host copies for checks: sampled rows of W, and all of x */
@@ -43,8 +43,8 @@ struct mat {
 /* Launch: FP16 GEMV on ring slot rep. */
 static cudaError_t launch_gemv(void *v, unsigned rep, cudaStream_t s) {
     struct mat *m = (struct mat *)v;
-    return kc_gemv_f16((const uint16_t *)m->ring.p[rep % m->ring.n], m->x, m->y, m->rows,
-                       m->cols, s);
+    return kc_gemv_f16((const uint16_t *)m->ring.p[rep % m->ring.n], m->x, m->y, m->rows, m->cols,
+                       s);
 }
 
 /* Launch: quantize W (groups of 32). */
@@ -58,8 +58,7 @@ static cudaError_t launch_quant(void *v, unsigned rep, cudaStream_t s) {
 static cudaError_t launch_dequant(void *v, unsigned rep, cudaStream_t s) {
     (void)rep;
     struct mat *m = (struct mat *)v;
-    return kc_dequantize(m->codes, m->scales, NULL, (size_t)m->rows * m->cols, m->bits, m->deq,
-                         s);
+    return kc_dequantize(m->codes, m->scales, NULL, (size_t)m->rows * m->cols, m->bits, m->deq, s);
 }
 
 /* Launch: quantized GEMV on ring slot rep. */
@@ -168,14 +167,13 @@ static int dequant_check(struct cctx *C, struct mat *m, const uint8_t *tcodes,
 typedef int (*cublas_create_fn)(void **);
 typedef int (*cublas_destroy_fn)(void *);
 typedef int (*cublas_stream_fn)(void *, cudaStream_t);
-typedef int (*cublas_gemm_fn)(void *, int, int, int, int, int, const void *, const void *, int,
-                              int, const void *, int, int, const void *, void *, int, int, int,
-                              int);
+typedef int (*cublas_gemm_fn)(void *, int, int, int, int, int, const void *, const void *, int, int,
+                              const void *, int, int, const void *, void *, int, int, int, int);
 /* cublas_api.h values, stable across 11..13 */
-#define CB_OP_N 0
-#define CB_OP_T 1
-#define CB_R_16F 2
-#define CB_COMPUTE_32F 68
+#define CB_OP_N         0
+#define CB_OP_T         1
+#define CB_R_16F        2
+#define CB_COMPUTE_32F  68
 #define CB_GEMM_DEFAULT (-1)
 
 struct cublas {
@@ -188,9 +186,12 @@ struct cublas {
 
 /* Open libcublas and make a handle; -1 (with reason) when unavailable. */
 static int cublas_open(struct cublas *cb, cudaStream_t s, char *why, size_t len) {
-    const char *names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+    const char *names[] = {
+        "libcublas.so.13",
+        "libcublas.so.12",
+        "libcublas.so",
 #ifdef VRAMLAB_CUDA_LIBDIR
-                           VRAMLAB_CUDA_LIBDIR "/libcublas.so",
+        VRAMLAB_CUDA_LIBDIR "/libcublas.so",
 #endif
     };
     memset(cb, 0, sizeof *cb);
@@ -242,8 +243,8 @@ static cudaError_t launch_gemm(void *v, unsigned rep, cudaStream_t s) {
     struct gemm_ctx *g = (struct gemm_ctx *)v;
     const float one = 1.0f, zero = 0.0f;
     g->status = g->cb->gemm(g->cb->h, CB_OP_T, CB_OP_N, g->m->rows, g->nvec, g->m->cols, &one,
-                            g->m->w, CB_R_16F, g->m->cols, g->X, CB_R_16F, g->m->cols, &zero,
-                            g->Y, CB_R_16F, g->m->rows, CB_COMPUTE_32F, CB_GEMM_DEFAULT);
+                            g->m->w, CB_R_16F, g->m->cols, g->X, CB_R_16F, g->m->cols, &zero, g->Y,
+                            CB_R_16F, g->m->rows, CB_COMPUTE_32F, CB_GEMM_DEFAULT);
     return g->status == 0 ? cudaGetLastError() : cudaErrorUnknown;
 }
 
@@ -299,8 +300,8 @@ static int run_gemm(struct cctx *C, struct mat *m) {
         }
         /* check the last vector's outputs on the sampled rows */
         int v = g.nvec - 1;
-        cudaError_t e = cudaMemcpy(yh, g.Y + (size_t)v * m->rows, (size_t)m->rows * 2,
-                                   cudaMemcpyDeviceToHost);
+        cudaError_t e =
+            cudaMemcpy(yh, g.Y + (size_t)v * m->rows, (size_t)m->rows * 2, cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) {
             rc = cuda_err_record(&C->err, e, "cudaMemcpy(Y)", __FILE__, __LINE__);
             break;
@@ -309,8 +310,8 @@ static int run_gemm(struct cctx *C, struct mat *m) {
             xh[c] = kern_f32_to_f16(kc_value((uint64_t)v * m->cols + c, XG_SEED));
         double worst = 0;
         for (int k = 0; k < VERIFY_ROWS; k++) {
-            double as, ref = kern_gemv_f16_ref_row(m->hw + (size_t)k * m->cols, 0, m->cols, xh,
-                                                   &as);
+            double as,
+                ref = kern_gemv_f16_ref_row(m->hw + (size_t)k * m->cols, 0, m->cols, xh, &as);
             /* FP16 output: one half-ulp of the result on top of the sum bound */
             double tol = KERN_GEMV_RTOL * as + fabs(ref) * 0x1p-10;
             double err = fabs(kern_f16_to_f32(yh[m->vrows[k]]) - ref) / (tol + 1e-30);
@@ -353,7 +354,8 @@ int cuda_run_matrix(struct cctx *C, size_t free_b) {
         snprintf(C->err.text, sizeof C->err.text, "out of host memory");
         goto out;
     }
-    if (pcuda_alloc(C, (void **)&m.w, n * 2) || pcuda_alloc(C, (void **)&m.x, (size_t)max_batch * m.cols * 2) ||
+    if (pcuda_alloc(C, (void **)&m.w, n * 2) ||
+        pcuda_alloc(C, (void **)&m.x, (size_t)max_batch * m.cols * 2) ||
         pcuda_alloc(C, (void **)&m.y, (size_t)max_batch * m.rows * 4) ||
         pcuda_alloc(C, (void **)&m.codes, cb_max) || pcuda_alloc(C, (void **)&m.scales, ns * 2) ||
         pcuda_alloc(C, (void **)&m.deq, n * 2))

@@ -116,8 +116,8 @@ void probe_emit_device(const struct probe_device *d) {
     jl_str(&j, "backend", d->backend);
     jl_str(&j, "name", d->name);
     jl_num(&j, "memory_bytes", d->memory_bytes);
-    jl_num(&j, "theoretical_bytes_per_s", d->theoretical_bytes_per_s > 0
-                                              ? d->theoretical_bytes_per_s : NAN);
+    jl_num(&j, "theoretical_bytes_per_s",
+           d->theoretical_bytes_per_s > 0 ? d->theoretical_bytes_per_s : NAN);
     jl_num(&j, "compute_units", d->compute_units);
     jl_num(&j, "memory_clock_hz", d->memory_clock_hz > 0 ? d->memory_clock_hz : NAN);
     jl_num(&j, "bus_width_bits", d->bus_width_bits > 0 ? d->bus_width_bits : NAN);

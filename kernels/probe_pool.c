@@ -68,11 +68,9 @@ void probe_pool_destroy(struct probe_pool *p) {
 }
 
 /* [lo, hi) of thread tid among n over count items, in units of `align`. */
-void probe_split(size_t count, size_t align, unsigned tid, unsigned n, size_t *lo,
-                 size_t *hi) {
+void probe_split(size_t count, size_t align, unsigned tid, unsigned n, size_t *lo, size_t *hi) {
     size_t units = (count + align - 1) / align;
     size_t a = units * tid / n, b = units * (tid + 1) / n;
     *lo = a * align < count ? a * align : count;
     *hi = b * align < count ? b * align : count;
 }
-

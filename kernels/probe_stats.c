@@ -37,4 +37,3 @@ void probe_stats_summarise(const double *t, unsigned n, struct probe_stats *st) 
         var += (s[i] - mean) * (s[i] - mean);
     st->spread = n > 1 && mean > 0 ? sqrt(var / (n - 1)) / mean : 0.0;
 }
-

@@ -152,7 +152,9 @@ static int parse_tensor(yaml_document_t *doc, yaml_node_t *val, struct kern_st_t
     }
     if (!have_dtype || !have_shape || !have_off) {
         snprintf(err, errlen, "tensor '%s': missing %s", nm,
-                 !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
+                 !have_dtype   ? "dtype"
+                 : !have_shape ? "shape"
+                               : "data_offsets");
         return -1;
     }
     uint64_t el = 1;
@@ -258,8 +260,8 @@ int kern_st_parse(const uint8_t *buf, size_t size, struct kern_st_file *f, char 
             goto out;
         }
         f->n++;
-        if (parse_tensor(&doc, yaml_document_get_node(&doc, p->value), t, data_len, err,
-                         errlen) != 0)
+        if (parse_tensor(&doc, yaml_document_get_node(&doc, p->value), t, data_len, err, errlen) !=
+            0)
             goto out;
         t->data = buf + 8 + hlen + t->begin;
     }

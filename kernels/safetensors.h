@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KERN_ST_MAX_DIMS 8
+#define KERN_ST_MAX_DIMS   8
 #define KERN_ST_MAX_HEADER (100u << 20) /* the format's own 100 MB limit */
 
 enum kern_st_dtype {
@@ -47,16 +47,16 @@ struct kern_st_tensor {
     unsigned ndim;
     uint64_t shape[KERN_ST_MAX_DIMS];
     uint64_t elements;
-    uint64_t begin, end;  /* byte offsets in the data section */
-    const uint8_t *data;  /* begin of its bytes (may be unaligned) */
+    uint64_t begin, end; /* byte offsets in the data section */
+    const uint8_t *data; /* begin of its bytes (may be unaligned) */
 };
 
 struct kern_st_file {
     struct kern_st_tensor *tensors; /* in file order of data_offsets */
     size_t n;
-    const uint8_t *base;  /* whole file (mapped or caller's buffer) */
+    const uint8_t *base; /* whole file (mapped or caller's buffer) */
     size_t size;
-    void *map;            /* non-NULL when kern_st_open mapped it */
+    void *map; /* non-NULL when kern_st_open mapped it */
 };
 
 /* Name ("F16") and element size in bytes of a dtype. */

@@ -16,15 +16,15 @@
 static int failures = 0;
 
 /* Count and report a failed check. */
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            if (failures++ < 20) {                                                             \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                    \
-                printf(__VA_ARGS__);                                                           \
-                printf("\n");                                                                  \
-            }                                                                                  \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            if (failures++ < 20) {                                                                 \
+                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
+                printf(__VA_ARGS__);                                                               \
+                printf("\n");                                                                      \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* One width: 2000 groups of 32 (some with outliers, one all zero). */
@@ -66,8 +66,8 @@ template <int BITS> static void check_width(struct kern_rng *rng) {
             int q[8];
             unpack8<BITS>(codes + part * BITS, q);
             for (int k = 0; k < 8; k++)
-                CHECK(q[k] == kern_quant_get(codes, (size_t)(part * 8 + k), BITS),
-                      "b=%d unpack8", BITS);
+                CHECK(q[k] == kern_quant_get(codes, (size_t)(part * 8 + k), BITS), "b=%d unpack8",
+                      BITS);
         }
         uint32_t wd[BITS];
         memcpy(wd, codes, sizeof wd);

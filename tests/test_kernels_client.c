@@ -20,7 +20,8 @@ static void line(const char *s, struct probe_event *ev) {
 Test(probe_client, parses_scalars_escapes_and_nested_values) {
     struct probe_event ev;
     line("{\"event\":\"result\",\"test\":\"copy\",\"bytes\":2.5e9,\"verified\":true,"
-         "\"flop\":null,\"list\":[1,[2,\"]\"],{\"a\":3}],\"s\":\"q\\\"\\\\\\n\\u00e9\\ud83d\\ude00\"}",
+         "\"flop\":null,\"list\":[1,[2,\"]\"],{\"a\":3}],\"s\":"
+         "\"q\\\"\\\\\\n\\u00e9\\ud83d\\ude00\"}",
          &ev);
     cr_assert_eq(ev.kind, PROBE_EV_RESULT, "%s", ev.error);
     cr_assert_str_eq(probe_json_str(&ev.j, "test"), "copy");
@@ -47,9 +48,17 @@ Test(probe_client, classifies_events) {
 }
 
 Test(probe_client, malformed_lines_are_bad_not_fatal) {
-    const char *bad[] = {"", "not json", "{", "{\"event\":}", "{\"event\":\"x\",}",
-                         "{\"event\":\"x\"} trailing", "{\"a\":\"unterminated}",
-                         "{\"a\":tru}", "{\"a\":1.2.3}", "{\"a\":\"\\x\"}", "{\"n\":1}",
+    const char *bad[] = {"",
+                         "not json",
+                         "{",
+                         "{\"event\":}",
+                         "{\"event\":\"x\",}",
+                         "{\"event\":\"x\"} trailing",
+                         "{\"a\":\"unterminated}",
+                         "{\"a\":tru}",
+                         "{\"a\":1.2.3}",
+                         "{\"a\":\"\\x\"}",
+                         "{\"n\":1}",
                          "{\"a\":[1,2}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct probe_event ev;

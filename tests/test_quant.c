@@ -64,13 +64,13 @@ Test(half, rounding_matches_the_compilers_float16_on_random_floats) {
 #endif
 
 Test(half, ties_go_to_even_and_overflow_goes_to_infinity) {
-    cr_assert_eq(kern_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);      /* tie, even down */
-    cr_assert_eq(kern_f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02);  /* tie, even up */
+    cr_assert_eq(kern_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);     /* tie, even down */
+    cr_assert_eq(kern_f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02); /* tie, even up */
     cr_assert_eq(kern_f32_to_f16(65504.0f), 0x7bff);
     cr_assert_eq(kern_f32_to_f16(65519.0f), 0x7bff);
     cr_assert_eq(kern_f32_to_f16(65520.0f), 0x7c00);
     cr_assert_eq(kern_f32_to_f16(0x1p-24f), 0x0001);
-    cr_assert_eq(kern_f32_to_f16(0x1p-25f), 0x0000);              /* tie to even 0 */
+    cr_assert_eq(kern_f32_to_f16(0x1p-25f), 0x0000); /* tie to even 0 */
     cr_assert_eq(kern_f32_to_f16(0x1.8p-25f), 0x0001);
     cr_assert_eq(kern_f32_to_f16(-2.0f), 0xc000);
 }
@@ -374,8 +374,8 @@ Test(gemv, quantized_twins_are_within_tolerance_for_every_width_and_batch) {
             for (size_t v = 0; v < nb; v++)
                 for (size_t r = 0; r < rows; r++) {
                     double as;
-                    double one = kern_gemv_q_ref_row(codes, scales, r, cols, b, 32,
-                                                     x + v * cols, &as);
+                    double one =
+                        kern_gemv_q_ref_row(codes, scales, r, cols, b, 32, x + v * cols, &as);
                     cr_assert_leq(fabs(one - ref[v * rows + r]), 1e-12 * as + 1e-300);
                     cr_assert_leq(fabs(y[v * rows + r] - one), KERN_GEMV_RTOL * as,
                                   "b=%u batch=%zu", b, nb);

@@ -85,8 +85,8 @@ Test(safetensors, open_maps_a_real_file) {
     cr_assert(fd >= 0);
     float w[4] = {1, 2, 3, 4};
     size_t size;
-    uint8_t *b = image("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", w,
-                       16, &size);
+    uint8_t *b =
+        image("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", w, 16, &size);
     cr_assert_eq(write(fd, b, size), (ssize_t)size);
     close(fd);
     struct kern_st_file f;
@@ -127,11 +127,12 @@ static const struct {
     {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
      "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}",
      16, "overlaps", "'a'"},
-    {"{\"w\":{\"dtype\":\"Q4_K\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "'w'", "unknown dtype"},
+    {"{\"w\":{\"dtype\":\"Q4_K\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "'w'",
+     "unknown dtype"},
     {"{\"w\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,8]}}", 8,
      "'w'", "overflows"},
-    {"{\"w\":{\"dtype\":\"F64\",\"shape\":[4611686018427387904],\"data_offsets\":[0,8]}}", 8,
-     "'w'", "overflows"},
+    {"{\"w\":{\"dtype\":\"F64\",\"shape\":[4611686018427387904],\"data_offsets\":[0,8]}}", 8, "'w'",
+     "overflows"},
     {"{\"w\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8, "'w'", "12 bytes"},
     {"{\"w\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8, "'w'", "shape"},
     {"{\"w\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", 8, "'w'",
@@ -153,19 +154,17 @@ static const struct {
 Test(safetensors, hostile_headers_name_the_tensor_and_the_problem) {
     for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
         char err[512] = "";
-        cr_assert_eq(parse(hostile[i].header, hostile[i].data, err, sizeof err), -1, "case %zu",
-                     i);
+        cr_assert_eq(parse(hostile[i].header, hostile[i].data, err, sizeof err), -1, "case %zu", i);
         cr_assert(strstr(err, hostile[i].want1) && strstr(err, hostile[i].want2),
-                  "case %zu: '%s' lacks '%s' / '%s'", i, err, hostile[i].want1,
-                  hostile[i].want2);
+                  "case %zu: '%s' lacks '%s' / '%s'", i, err, hostile[i].want1, hostile[i].want2);
     }
 }
 
 Test(safetensors, every_truncation_of_a_good_file_is_handled) {
     float w[8] = {0};
     size_t size;
-    uint8_t *b = image("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,4],\"data_offsets\":[0,32]}}", w, 32,
-                       &size);
+    uint8_t *b =
+        image("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,4],\"data_offsets\":[0,32]}}", w, 32, &size);
     for (size_t n = 0; n < size; n++) {
         /* an exact-size copy, so a sanitizer build sees any overread */
         uint8_t *c = malloc(n ? n : 1);

@@ -257,9 +257,9 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
         bool is_flop;
         double pred = predicted(g, r, &is_flop);
         double meas = probe_json_num(r, is_flop ? "flop_per_s" : "bytes_per_s", NAN);
-        double best = is_flop ? probe_json_num(r, "flop", NAN) /
-                                    probe_json_num(r, "best_seconds", NAN)
-                              : probe_json_num(r, "best_bytes_per_s", NAN);
+        double best = is_flop
+                          ? probe_json_num(r, "flop", NAN) / probe_json_num(r, "best_seconds", NAN)
+                          : probe_json_num(r, "best_bytes_per_s", NAN);
         fmt_rate(meas, is_flop ? "FLOP/s" : "B/s", a, sizeof a);
         fmt_rate(best, is_flop ? "FLOP/s" : "B/s", b, sizeof b);
         fmt_rate(pred, is_flop ? "FLOP/s" : "B/s", p, sizeof p);
@@ -288,7 +288,8 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
             else
                 snprintf(grp, sizeof grp, "%s", gf && gf->type == PROBE_JSON_STR ? gf->str : "?");
             printf("%-5g %-7s %-9s %10.4f %6.1f%% %8.1f\n", probe_json_num(r, "bits", 0), grp,
-                   str_or(probe_json_str(r, "weights"), "?"), probe_json_num(r, "relative_error", NAN),
+                   str_or(probe_json_str(r, "weights"), "?"),
+                   probe_json_num(r, "relative_error", NAN),
                    100 * probe_json_num(r, "zero_fraction", NAN),
                    probe_json_num(r, "outlier_ratio", NAN));
         }
@@ -309,10 +310,18 @@ static void json_members(struct json_writer *w, const struct probe_json *j, cons
             continue;
         json_key(w, f->key);
         switch (f->type) {
-        case PROBE_JSON_STR: json_string(w, f->str); break;
-        case PROBE_JSON_NUM: json_number(w, f->num); break;
-        case PROBE_JSON_BOOL: json_bool(w, f->b); break;
-        default: json_null(w); break;
+        case PROBE_JSON_STR:
+            json_string(w, f->str);
+            break;
+        case PROBE_JSON_NUM:
+            json_number(w, f->num);
+            break;
+        case PROBE_JSON_BOOL:
+            json_bool(w, f->b);
+            break;
+        default:
+            json_null(w);
+            break;
         }
     }
 }
@@ -376,8 +385,8 @@ static void measure_print_json(const struct measure_run *m, const struct engine_
     if (m->failed || m->truncated) {
         json_begin_object(&w);
         json_key(&w, "message");
-        json_string(&w, m->error[0] ? m->error
-                                    : "the probe's output ended in the middle of a line");
+        json_string(&w,
+                    m->error[0] ? m->error : "the probe's output ended in the middle of a line");
         json_key(&w, "code");
         json_string(&w, m->error_code[0] ? m->error_code : "truncated");
         json_end_object(&w);

@@ -69,9 +69,10 @@ static int hex4(const char *s, unsigned *u) {
     *u = 0;
     for (int i = 0; i < 4; i++) {
         char c = s[i];
-        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
                      : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
         if (d == 16)
             return -1;
         *u = *u * 16 + d;
@@ -97,14 +98,26 @@ static int jp_string(struct jp *p, char *out, size_t cap, const char *start) {
         char e = *p->s++;
         unsigned u;
         switch (e) {
-        case '"': case '\\': case '/':
+        case '"':
+        case '\\':
+        case '/':
             c = e;
             break;
-        case 'b': c = '\b'; break;
-        case 'f': c = '\f'; break;
-        case 'n': c = '\n'; break;
-        case 'r': c = '\r'; break;
-        case 't': c = '\t'; break;
+        case 'b':
+            c = '\b';
+            break;
+        case 'f':
+            c = '\f';
+            break;
+        case 'n':
+            c = '\n';
+            break;
+        case 'r':
+            c = '\r';
+            break;
+        case 't':
+            c = '\t';
+            break;
         case 'u':
             if (p->end - p->s < 4 || hex4(p->s, &u) != 0)
                 return jp_fail(p, "bad \\u escape", start);
@@ -184,8 +197,8 @@ int probe_json_parse(const char *text, size_t len, struct probe_json *out, char 
         jp_ws(&p);
         if (p.s >= p.end || *p.s != '"')
             return jp_fail(&p, "expected a member name", text);
-        struct probe_json_field scratch, *f = out->n < PROBE_CLIENT_MAX_FIELDS
-                                                 ? &out->f[out->n] : &scratch;
+        struct probe_json_field scratch,
+            *f = out->n < PROBE_CLIENT_MAX_FIELDS ? &out->f[out->n] : &scratch;
         memset(f, 0, sizeof *f);
         if (jp_string(&p, f->key, sizeof f->key, text) != 0)
             return -1;
@@ -218,8 +231,7 @@ int probe_json_parse(const char *text, size_t len, struct probe_json *out, char 
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             char num[64];
             size_t k = 0;
-            while (p.s < p.end && k + 1 < sizeof num &&
-                   strchr("+-0123456789.eE", *p.s) != NULL)
+            while (p.s < p.end && k + 1 < sizeof num && strchr("+-0123456789.eE", *p.s) != NULL)
                 num[k++] = *p.s++;
             num[k] = 0;
             char *e;
@@ -282,9 +294,8 @@ void probe_event_from_line(const char *line, size_t len, struct probe_event *ev)
         const char *name;
         enum probe_event_kind kind;
     } kinds[] = {
-        {"device", PROBE_EV_DEVICE}, {"progress", PROBE_EV_PROGRESS},
-        {"result", PROBE_EV_RESULT}, {"error", PROBE_EV_ERROR},
-        {"skip", PROBE_EV_SKIP},
+        {"device", PROBE_EV_DEVICE}, {"progress", PROBE_EV_PROGRESS}, {"result", PROBE_EV_RESULT},
+        {"error", PROBE_EV_ERROR},   {"skip", PROBE_EV_SKIP},
     };
     ev->error[0] = 0;
     if (probe_json_parse(line, len, &ev->j, ev->error, sizeof ev->error) != 0) {
@@ -328,8 +339,8 @@ int probe_client_find(char *path, size_t len, char *err, size_t errlen) {
 }
 
 /* Start the probe with stdout on a pipe. */
-int probe_client_start(struct probe_client *c, const char *path, const char *const *args,
-                       char *err, size_t errlen) {
+int probe_client_start(struct probe_client *c, const char *path, const char *const *args, char *err,
+                       size_t errlen) {
     memset(c, 0, sizeof *c);
     c->pid = -1;
     c->fd = -1;

@@ -29,11 +29,16 @@
 #include <sys/types.h>
 
 #define PROBE_CLIENT_MAX_FIELDS 40
-#define PROBE_CLIENT_STR 192
-#define PROBE_CLIENT_LINE 8192
+#define PROBE_CLIENT_STR        192
+#define PROBE_CLIENT_LINE       8192
 
-enum probe_json_type { PROBE_JSON_STR = 0, PROBE_JSON_NUM, PROBE_JSON_BOOL, PROBE_JSON_NULL,
-                       PROBE_JSON_RAW };
+enum probe_json_type {
+    PROBE_JSON_STR = 0,
+    PROBE_JSON_NUM,
+    PROBE_JSON_BOOL,
+    PROBE_JSON_NULL,
+    PROBE_JSON_RAW
+};
 
 struct probe_json_field {
     char key[32];
@@ -86,7 +91,7 @@ struct probe_client {
     bool eof;
     bool overflow; /* the current line outgrew buf: it is skipped */
     bool reaped;
-    int status;    /* raw waitpid status once reaped */
+    int status; /* raw waitpid status once reaped */
 };
 
 /* Find the probe: $VRAMLAB_PROBE, else the build tree, else the installed
@@ -95,8 +100,8 @@ int probe_client_find(char *path, size_t len, char *err, size_t errlen);
 
 /* Start path with the given extra arguments (NULL-terminated, may be
  * NULL). The read end is non-blocking and close-on-exec. Returns 0 or -1. */
-int probe_client_start(struct probe_client *c, const char *path, const char *const *args,
-                       char *err, size_t errlen);
+int probe_client_start(struct probe_client *c, const char *path, const char *const *args, char *err,
+                       size_t errlen);
 
 /* The descriptor to poll for POLLIN; -1 once closed. */
 int probe_client_fd(const struct probe_client *c);

@@ -91,8 +91,7 @@ static int quantize_tensor(struct qtensor *q, unsigned bits, size_t group, float
 
 /* Print the text report. */
 static void print_text(const char *file, const struct qtensor *q, size_t n, unsigned bits,
-                       size_t group, const struct kern_qstats *all, double before,
-                       double after) {
+                       size_t group, const struct kern_qstats *all, double before, double after) {
     char grp[24], shape[64];
     if (group)
         snprintf(grp, sizeof grp, "%zu", group);
@@ -147,8 +146,7 @@ static void json_group(struct json_writer *w, size_t group) {
 
 /* Print the --json report. */
 static void print_json(const char *file, const struct qtensor *q, size_t n, unsigned bits,
-                       size_t group, const struct kern_qstats *all, double before,
-                       double after) {
+                       size_t group, const struct kern_qstats *all, double before, double after) {
     struct json_writer w;
     json_init(&w, stdout);
     json_begin_object(&w);
