@@ -145,9 +145,13 @@ static inline void pack32(const int8_t *q, unsigned bits, uint8_t *out) {
 #pragma GCC unroll 8
         for (unsigned k = 0; k < 8; k++)
             acc |= (uint64_t)(uint8_t)(q[k] + off) << (k * bits);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(out, &acc, bits); /* the low `bits` bytes, in stream order */
+#else
 #pragma GCC unroll 8
         for (unsigned b = 0; b < bits; b++)
             out[b] = (uint8_t)(acc >> (8 * b));
+#endif
     }
 }
 
@@ -272,6 +276,16 @@ static inline void codes32(const float *w, float s, float qm, int8_t *q) {
  * on a 32-bit word (cols % 32 == 0), so every group is packed with the
  * unrolled packer. Same codes and scales as the general path.
  */
+/* x86-64 builds get an AVX2 clone picked at run time (GCC/Clang function
+ * multiversioning): twice the lanes for the same IEEE operations, so the
+ * codes do not change; other targets compile the plain version. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
+#define KERN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define KERN_CLONES
+#endif
+
+KERN_CLONES
 static void quantize_rows_fast(const void *w, int is_f16, size_t cols, size_t r0, size_t r1,
                                unsigned bits, size_t group, uint8_t *codes, uint16_t *scales,
                                struct kern_qstats *st) {
