@@ -23,6 +23,8 @@ fi
 
 SOCK=vramlab-test-$$
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-tui.XXXXXX")
+# The explorer restores and saves its last scenario: keep that private.
+export XDG_STATE_HOME="$TMP/state"
 fails=0
 cleanup() {
     tmux -L "$SOCK" kill-server >/dev/null 2>&1

@@ -16,6 +16,8 @@ export LC_ALL=C.UTF-8
 
 SOCK=vramlab-vg-$$
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-vg.XXXXXX")
+# The explorer restores and saves its last scenario: keep that private.
+export XDG_STATE_HOME="$TMP/state"
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT INT TERM
 LOG=$TMP/valgrind.log
 

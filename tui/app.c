@@ -15,7 +15,10 @@
 
 #include "tui/commands.h"
 #include "tui/draw.h"
+#include "tui/i18n.h"
+#include "tui/lecture_ui.h"
 #include "tui/probe_client.h"
+#include "tui/scenario_file.h"
 #include "tui/state.h"
 #include "tui/term.h"
 
@@ -191,21 +194,49 @@ static unsigned probe_poll(struct tui_probe *p, struct tui_measure *m) {
 
 /* Print the explorer's usage. */
 static void usage(FILE *f) {
-    fprintf(f, "usage: vramlab [scenario options] [--theme dark|light|high-contrast]\n"
-               "               [--no-color] [--no-mouse] [--ascii]\n"
-               "The interactive explorer; the scenario options are those of `vramlab plan`.\n"
-               "Inside: ? lists every key, q quits.\n\n");
+    fputs(_("usage: vramlab [scenario options] [--theme dark|light|high-contrast]\n"
+            "               [--no-color] [--no-mouse] [--ascii]\n"
+            "               [--scenario FILE] [--lesson FILE|NAME] [--present] [--fresh]\n"
+            "The interactive explorer; the scenario options are those of `vramlab plan`.\n"
+            "Inside: ? lists every key, q quits.\n"
+            "Lessons: n, Space or PgDn next step; p, Backspace or PgUp back; r returns\n"
+            "to the step. F presentation mode, c compare, s save, o open a scenario.\n"
+            "The last scenario is restored from $XDG_STATE_HOME/vramlab/last.yaml unless\n"
+            "--fresh, --scenario, --lesson or a scenario option is given; it is saved\n"
+            "there on quit (q).\n\n"),
+          f);
+    options_print_explorer_help(f);
     options_print_help(f);
 }
 
+/* The explorer's session: the terminal's choices and the lecture kit. */
+struct tui_session {
+    const struct tui_term_info *ti;
+    enum tui_scheme scheme; /* the scheme asked for (or dark) */
+    bool theme_given;       /* --theme: presentation mode keeps it */
+    bool shown_present;     /* presentation mode as last drawn */
+    struct tui_lecture lecture;
+};
+
+/* The colour scheme for the mode: high contrast while presenting, unless
+ * a --theme was given; monochrome stays monochrome. */
+static void session_theme(struct tui_session *ss, bool present) {
+    ss->shown_present = present;
+    if (ss->ti->mono)
+        return;
+    tui_theme_init(present && !ss->theme_given ? TUI_SCHEME_CONTRAST : ss->scheme);
+}
+
 /* Run the loop until q or a stop signal; returns the exit status. */
-static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
+static int run_loop(struct tui_state *st, struct tui_session *ss) {
+    const struct tui_term_info *ti = ss->ti;
     struct tui_ui ui;
     static struct tui_probe probe;
     unsigned dirty = TUI_DIRTY_ALL;
     memset(&ui, 0, sizeof(ui));
     ui.g = tui_glyphs_get(ti->utf8);
     ui.mono = ti->mono;
+    session_theme(ss, st->lx.present);
 
     while (!st->quit && !tui_term_stop_signal()) {
         if (dirty & TUI_DIRTY_REFLOW) {
@@ -236,8 +267,16 @@ static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
             dirty |= on_mouse(st, &ui);
         } else {
             int k = key_from_curses(ch);
-            if (k)
-                dirty |= tui_state_key(st, k);
+            unsigned d = 0;
+            if (k && !tui_lecture_key(&ss->lecture, st, k, &d)) {
+                d = tui_state_key(st, k);
+                tui_lecture_after(st, d);
+            }
+            dirty |= d;
+            if (st->lx.present != ss->shown_present) {
+                session_theme(ss, st->lx.present);
+                dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+            }
         }
         if (st->measure.start_request && !probe.running) {
             probe_start(&probe, &st->measure);
@@ -245,7 +284,7 @@ static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
         }
         dirty |= probe_poll(&probe, &st->measure);
         /* Compact layout follows the focused input pane. */
-        if (st->compact && ui.layout.pane[st->last_input].visible == false)
+        if (st->compact && !st->lx.present && !ui.layout.pane[st->last_input].visible)
             dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
     }
     if (probe.running)
@@ -255,6 +294,38 @@ static int run_loop(struct tui_state *st, const struct tui_term_info *ti) {
     return sig ? 128 + sig : VRAMLAB_EXIT_OK;
 }
 
+/* Restore the last scenario into o unless the command line chose one
+ * (see usage). A broken file leaves the defaults and a message, and is
+ * not overwritten on quit (*keep_state), so it can be looked at. */
+static void restore_last(struct options *o, int argc, char **argv, const struct catalog *cat,
+                         char *msg, size_t msglen, bool *keep_state) {
+    char path[1024], err[SCENARIO_FILE_ERR_MAX];
+    struct options loaded;
+    msg[0] = '\0';
+    *keep_state = false;
+    if (o->fresh || o->scenario_file || o->lesson || options_has_scenario_flags(argc, argv))
+        return;
+    if (scenario_file_state_path(path, sizeof(path), false, err, sizeof(err)) != 0)
+        return;
+    int rc = scenario_file_load(path, cat, &loaded, err, sizeof(err));
+    if (rc == SCENARIO_FILE_OK) {
+        scenario_file_apply(o, &loaded);
+    } else if (rc == SCENARIO_FILE_ERROR) {
+        size_t n = strcspn(err, "\n");
+        snprintf(msg, msglen, _("last scenario not restored (kept, not overwritten): %.*s"),
+                 (int)(n < 100 ? n : 100), err);
+        *keep_state = true;
+    }
+}
+
+/* Save the scenario for the next start (a normal quit only). */
+static void save_last(const struct tui_state *st) {
+    char path[1024], err[SCENARIO_FILE_ERR_MAX];
+    if (scenario_file_state_path(path, sizeof(path), true, err, sizeof(err)) != 0 ||
+        scenario_file_save(path, &st->opt, st->cat, true, err, sizeof(err)) != 0)
+        fprintf(stderr, _("vramlab: the last scenario was not saved: %s"), err);
+}
+
 /* The interactive explorer: vramlab [scenario options]. */
 int tui_main(int argc, char **argv) {
     struct catalog cat;
@@ -262,7 +333,10 @@ int tui_main(int argc, char **argv) {
     struct tui_term_opts to;
     struct tui_term_info ti;
     static struct tui_state st;
-    char err[256];
+    static struct tui_session ss;
+    static char err[LESSON_MAX_ERRORS * SCENARIO_FILE_ERR_MAX];
+    char msg[TUI_MSG_MAX];
+    bool keep_state = false;
     int rc;
 
     catalog_init(&cat);
@@ -272,6 +346,8 @@ int tui_main(int argc, char **argv) {
         return rc;
     }
     rc = options_parse(argc, argv, &cat, &o, false);
+    if (rc == 0 && !o.help)
+        rc = options_apply_scenario_file(&o, argc, argv, &cat);
     if (rc != 0 || o.help) {
         if (o.help)
             usage(stdout);
@@ -284,7 +360,7 @@ int tui_main(int argc, char **argv) {
     to.ascii = o.ascii;
     to.scheme = TUI_SCHEME_DARK;
     if (o.theme && tui_scheme_parse(o.theme, &to.scheme) != 0) {
-        fprintf(stderr, "vramlab: --theme: expected dark, light, high-contrast or mono, found '%s'\n",
+        fprintf(stderr, _("vramlab: --theme: expected dark, light, high-contrast or mono, found '%s'\n"),
                 o.theme);
         catalog_free(&cat);
         return VRAMLAB_EXIT_USAGE;
@@ -292,23 +368,43 @@ int tui_main(int argc, char **argv) {
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
     if (!tui_term_is_tty()) {
-        fprintf(stderr, "vramlab: the explorer needs a terminal on stdin and stdout.\n"
-                        "For scripts and pipes use `vramlab plan` (add --json), e.g.\n"
-                        "  vramlab plan --model llama-3.1-70b --gpu h100-sxm --gpus 2\n");
+        fputs(_("vramlab: the explorer needs a terminal on stdin and stdout.\n"
+                "For scripts and pipes use `vramlab plan` (add --json), e.g.\n"
+                "  vramlab plan --model llama-3.1-70b --gpu h100-sxm --gpus 2\n"),
+              stderr);
         catalog_free(&cat);
         return VRAMLAB_EXIT_USAGE;
     }
 
+    restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
     tui_state_init(&st, &o, &cat);
-    if (tui_term_start(&to, &ti, err, sizeof(err)) != 0) {
-        fprintf(stderr, "vramlab: %s\n", err);
+    tui_lecture_init(&ss.lecture);
+    if (o.lesson && tui_lecture_open(&ss.lecture, &st, o.lesson, err, sizeof(err)) != 0) {
+        fprintf(stderr, "vramlab: --lesson: %s", err);
+        tui_lecture_free(&ss.lecture);
         catalog_free(&cat);
         return VRAMLAB_EXIT_USAGE;
     }
-    rc = run_loop(&st, &ti);
+    st.lx.present = o.present;
+    if (msg[0])
+        snprintf(st.message, sizeof(st.message), "%s", msg);
+    if (tui_term_start(&to, &ti, err, sizeof(err)) != 0) {
+        fprintf(stderr, "vramlab: %s\n", err);
+        tui_lecture_free(&ss.lecture);
+        catalog_free(&cat);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    ss.ti = &ti;
+    ss.scheme = to.scheme;
+    ss.theme_given = o.theme != NULL;
+    rc = run_loop(&st, &ss);
     tui_term_stop();
+    /* Only a normal quit saves: a signal may come from a crash or a kill. */
+    if (rc == VRAMLAB_EXIT_OK && !keep_state)
+        save_last(&st);
+    tui_lecture_free(&ss.lecture);
     catalog_free(&cat);
     if (rc > 128)
-        fprintf(stderr, "vramlab: stopped by signal %d; terminal restored\n", rc - 128);
+        fprintf(stderr, _("vramlab: stopped by signal %d; terminal restored\n"), rc - 128);
     return rc;
 }

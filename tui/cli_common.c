@@ -46,6 +46,8 @@ int cli_begin(struct cli_run *run, int argc, char **argv) {
     if (rc != 0)
         return rc;
     rc = options_parse(argc, argv, &run->cat, &run->o, false);
+    if (rc == 0 && !run->o.help)
+        rc = options_apply_scenario_file(&run->o, argc, argv, &run->cat);
     if (rc != 0) {
         cli_end(run);
         return rc;

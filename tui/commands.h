@@ -31,6 +31,10 @@ struct options {
     bool gpu_custom;       /* GPU built from --gpu-memory ... */
     bool help;             /* --help or -h was given */
     bool explain;          /* plan --explain: formulas under each line */
+    const char *scenario_file; /* --scenario FILE: the starting scenario */
+    const char *lesson;    /* explorer: --lesson FILE|NAME */
+    bool fresh;            /* explorer: --fresh, do not restore the last scenario */
+    bool present;          /* explorer: --present, start in presentation mode */
 };
 
 /* Load the catalog the way every command does: embedded default, then the
@@ -48,6 +52,17 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
 
 /* Print the scenario options with one line of help each (for --help). */
 void options_print_help(FILE *f);
+/* Print the explorer's own options (--lesson, --fresh, --present). */
+void options_print_explorer_help(FILE *f);
+/* Whether argv sets any option that changes the scenario (not --theme,
+ * --catalog, --units, --scenario, --lesson, ... ). */
+bool options_has_scenario_flags(int argc, char **argv);
+/* Apply --scenario FILE to options parsed from argv: the file becomes the
+ * scenario (the session's flags and --units are kept); refused together
+ * with other scenario flags. Prints the error to stderr; returns 0 or
+ * VRAMLAB_EXIT_USAGE (tui/scenario_save.c). */
+int options_apply_scenario_file(struct options *o, int argc, char **argv,
+                                const struct catalog *cat);
 /* The config.json a --model-config or import argument names (a directory
  * stands for DIR/config.json), into buf. */
 void options_config_path(const char *arg, char *buf, size_t len);

@@ -14,16 +14,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/i18n.h"
 #include "tui/report.h"
 
 /* The long name of a mode. */
 static const char *tui_mode_label(enum engine_mode m) {
-    static const char *const names[] = {"inference", "training", "LoRA", "QLoRA"};
+    static const char *const names[] = {N_("inference"), N_("training"), N_("LoRA"), N_("QLoRA")};
     return (unsigned)m < 4 ? names[m] : "?";
 }
 
 static const char *const tui_pane_titles[TUI_PANE_COUNT] = {
-    "Model", "Format", "GPU", "Layout", "Memory per GPU", "Speed", "Roofline", "Measure",
+    N_("Model"), N_("Format"), N_("GPU"),     N_("Layout"),
+    N_("Memory per GPU"), N_("Speed"), N_("Roofline"), N_("Measure"),
 };
 
 /* Bytes of the UTF-8 sequence starting with c (1 for stray bytes). */
@@ -175,7 +177,11 @@ void tui_ui_free(struct tui_ui *ui) {
         delwin(ui->title);
     if (ui->status)
         delwin(ui->status);
-    ui->title = ui->status = NULL;
+    if (ui->caption)
+        delwin(ui->caption);
+    if (ui->big)
+        delwin(ui->big);
+    ui->title = ui->status = ui->caption = ui->big = NULL;
 }
 
 /* A window for a rectangle, or NULL when it is not shown. */
@@ -188,11 +194,27 @@ static WINDOW *rect_win(const struct tui_rect *r) {
 /* Rebuild the windows for the current size and state. */
 void tui_ui_reflow(struct tui_ui *ui, const struct tui_state *st, int rows, int cols) {
     tui_ui_free(ui);
-    tui_layout_compute(rows, cols, st->last_input, &ui->layout);
+    /* A lesson's caption bar takes the bottom rows; the layout the rest.
+     * Without room for it, the caption goes on the title row. */
+    int cap = tui_caption_rows(st, rows, cols);
+    tui_layout_compute(rows - cap, cols, st->last_input, &ui->layout);
+    ui->caption_inline = st->lx.lesson && cap == 0;
     if (ui->layout.kind == TUI_LAYOUT_TOO_SMALL)
         return;
     ui->title = rect_win(&ui->layout.title);
     ui->status = rect_win(&ui->layout.status);
+    if (cap > 0)
+        ui->caption = newwin(cap, cols, rows - cap, 0);
+    if (st->lx.present) {
+        /* Presentation: one big window between the title and the status
+         * row; no panes (the mouse finds none). */
+        int top = 1, bottom = ui->layout.status.visible ? ui->layout.status.y : rows - cap;
+        for (int p = 0; p < TUI_PANE_COUNT; p++)
+            ui->layout.pane[p].visible = false;
+        if (bottom > top)
+            ui->big = newwin(bottom - top, cols, top, 0);
+        return;
+    }
     for (int p = 0; p < TUI_PANE_COUNT; p++)
         ui->pane[p] = rect_win(&ui->layout.pane[p]);
 }
@@ -248,8 +270,10 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
              sc->model.name[0] ? sc->model.name : sc->model.id, g->dot,
              sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id, g->dot,
              sc->gpus, g->times, sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, g->dot, lay,
-             tui_mode_label(sc->mode));
-    snprintf(right, sizeof(right), "%s  ? help ", st->opt.units == UNITS_GIB ? "GiB" : "GB");
+             _(tui_mode_label(sc->mode)));
+    if (st->lx.pinned)
+        tui_compare_title(ui, st, buf, sizeof(buf));
+    snprintf(right, sizeof(right), _("%s  ? help "), st->opt.units == UNITS_GIB ? "GiB" : "GB");
     int rw = tui_width(right);
     tui_put(ui, w, 0, 0, wd - rw - 1, TUI_ROLE_TITLE, buf);
     if (wd > rw + 20)
@@ -263,22 +287,51 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
     int wd = getmaxx(w), x = 1;
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_STATUS));
     werase(w);
+    if (st->lx.prompt != TUI_PROMPT_NONE) {
+        tui_draw_prompt(ui, w, 0, st);
+        return;
+    }
     if (st->message[0]) {
         tui_put(ui, w, 0, 1, wd - 1, TUI_ROLE_STATUS, st->message);
         return;
     }
     const char *keys[][2] = {
-        {"Tab", "pane"}, {g->arrows, "change"}, {g->enter, "pick"}, {"/", "filter"},
-        {"e", "explain"}, {"u", "GB/GiB"}, {"t", "mode"}, {"m", "measure"}, {"?", "help"},
-        {"q", "quit"},
+        {"Tab", N_("pane")},    {g->arrows, N_("change")}, {g->enter, N_("pick")},
+        {"/", N_("filter")},    {"e", N_("explain")},      {"u", N_("GB/GiB")},
+        {"t", N_("mode")},      {"m", N_("measure")},      {"?", N_("help")},
+        {"q", N_("quit")},
     };
+    const char *lesson_keys[][2] = {
+        {"n p", N_("step")}, {"r", N_("back to step")}, {"F", N_("present")},
+        {"e", N_("explain")}, {"?", N_("help")}, {"q", N_("quit")},
+    };
+    if (st->lx.present && !st->lx.lesson) {
+        lesson_keys[0][0] = "F";
+        lesson_keys[0][1] = N_("panes");
+        lesson_keys[1][0] = "c";
+        lesson_keys[1][1] = N_("compare");
+        lesson_keys[2][0] = "s o";
+        lesson_keys[2][1] = N_("save/open");
+    }
+    if (st->lx.lesson || st->lx.present) {
+        for (size_t i = 0; i < sizeof(lesson_keys) / sizeof(lesson_keys[0]); i++) {
+            int need = tui_width(lesson_keys[i][0]) + 1 + tui_width(_(lesson_keys[i][1])) + 2;
+            if (x + need > wd)
+                break;
+            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, lesson_keys[i][0]);
+            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
+            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(lesson_keys[i][1]));
+            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
+        }
+        return;
+    }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        int need = tui_width(keys[i][0]) + 1 + tui_width(keys[i][1]) + 2;
+        int need = tui_width(keys[i][0]) + 1 + tui_width(_(keys[i][1])) + 2;
         if (x + need > wd)
             break;
         x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, keys[i][0]);
         x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, keys[i][1]);
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(keys[i][1]));
         x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
     }
 }
@@ -288,8 +341,8 @@ static void draw_too_small(struct tui_ui *ui) {
     int rows = ui->layout.rows, cols = ui->layout.cols;
     char need[64];
     werase(stdscr);
-    snprintf(need, sizeof(need), "(need %dx%d)", TUI_MIN_COLS, TUI_MIN_ROWS);
-    const char *lines[] = {"terminal too small", need, "q quits"};
+    snprintf(need, sizeof(need), _("(need %dx%d)"), TUI_MIN_COLS, TUI_MIN_ROWS);
+    const char *lines[] = {_("terminal too small"), need, _("q quits")};
     for (int i = 0; i < 3; i++) {
         int y = rows / 2 - 1 + i, wd = tui_width(lines[i]);
         int x = wd < cols ? (cols - wd) / 2 : 0;
@@ -316,8 +369,22 @@ void tui_draw_frame(struct tui_ui *ui, const struct tui_state *st) {
         return;
     }
     draw_title(ui, st);
+    if (ui->caption_inline)
+        tui_draw_caption(ui, st);
+    if (st->lx.prompt != TUI_PROMPT_NONE && !ui->status)
+        tui_draw_prompt(ui, ui->title, 0, st);
     touchwin(ui->title);
     wnoutrefresh(ui->title);
+    if (ui->big) {
+        tui_draw_present(ui, st);
+        touchwin(ui->big);
+        wnoutrefresh(ui->big);
+    }
+    if (ui->caption) {
+        tui_draw_caption(ui, st);
+        touchwin(ui->caption);
+        wnoutrefresh(ui->caption);
+    }
     for (int p = 0; p < TUI_PANE_COUNT; p++) {
         WINDOW *w = ui->pane[p];
         if (!w)
@@ -330,7 +397,14 @@ void tui_draw_frame(struct tui_ui *ui, const struct tui_state *st) {
         };
         wbkgdset(w, ' ' | tui_attr(TUI_ROLE_NORMAL));
         werase(w);
-        draw_box(ui, w, tui_pane_titles[p], pen.focused);
+        const char *pt = _(tui_pane_titles[p]);
+        if (st->lx.pinned && p == TUI_PANE_MEMORY)
+            pt = _("Memory per GPU: pinned vs current");
+        else if (st->lx.pinned && p == TUI_PANE_SPEED)
+            pt = st->opt.sc.mode == ENGINE_MODE_INFER && st->lx.pin_opt.sc.mode == ENGINE_MODE_INFER
+                     ? _("Speed, tok/s: pinned vs current")
+                     : _("Speed: pinned vs current");
+        draw_box(ui, w, pt, pen.focused);
         tui_pane_draw[p](&pen);
         touchwin(w);
         wnoutrefresh(w);

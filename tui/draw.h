@@ -33,6 +33,9 @@ struct tui_ui {
     struct tui_layout layout;
     WINDOW *title, *status;
     WINDOW *pane[TUI_PANE_COUNT];
+    WINDOW *caption;     /* a lesson's caption bar, or NULL */
+    WINDOW *big;         /* presentation mode's headline, or NULL */
+    bool caption_inline; /* no room for the bar: the caption is on the title row */
     const struct tui_glyphs *g;
     bool mono;
     struct tui_hit hits[TUI_MAX_HITS];
@@ -98,6 +101,23 @@ void tui_draw_memory(struct tui_pen *p);
 void tui_draw_speed(struct tui_pen *p);
 void tui_draw_roof(struct tui_pen *p);
 void tui_draw_measure(struct tui_pen *p);
+/* A stacked memory bar of e against capacity, width cells from column x0
+ * of a content line (draw_panes.c). */
+void tui_draw_bar(struct tui_pen *p, int line, int x0, int width, const struct engine_estimate *e);
+
+/* The lecture kit's screens (draw_lecture.c). */
+/* Rows the caption bar takes on a rows x cols screen (0: none, or inline). */
+int tui_caption_rows(const struct tui_state *st, int rows, int cols);
+/* The caption bar (step number, title, wrapped caption) into ui->caption,
+ * or one truncated line into the title row when ui->caption_inline. */
+void tui_draw_caption(struct tui_ui *ui, const struct tui_state *st);
+/* Presentation mode's headline, large, into ui->big. */
+void tui_draw_present(struct tui_ui *ui, const struct tui_state *st);
+/* The open save/load prompt on row y of w. */
+void tui_draw_prompt(struct tui_ui *ui, WINDOW *w, int y, const struct tui_state *st);
+/* The title row of a comparison: "pinned: FP16 . current: INT4". */
+void tui_compare_title(const struct tui_ui *ui, const struct tui_state *st, char *buf, size_t len);
+
 /* Overlays (draw_overlay.c). */
 void tui_draw_overlay(struct tui_ui *ui, const struct tui_state *st);
 

@@ -15,24 +15,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/i18n.h"
+
 static const char *const tui_help_lines[] = {
-    "Tab / Shift-Tab    next / previous pane",
-    "Up Down  (k j)     field within the pane",
-    "Left Right (h l)   change the field (mouse wheel too)",
-    "PgUp PgDn          big steps (x2, /2, ten entries)",
-    "Enter              pick from a list (or explain a read-out)",
-    "/                  filter: type to narrow the list",
-    "e                  explain the focused number",
-    "u                  GB (1e9) or GiB (2^30)",
-    "t                  mode: inference, training, LoRA, QLoRA",
-    "m                  measure (vramlab measure for now)",
-    "? F1               this help",
-    "q Esc              close an overlay, or quit",
-    "mouse              click focuses and picks (--no-mouse)",
+    N_("Tab / Shift-Tab    next / previous pane"),
+    N_("Up Down  (k j)     field within the pane"),
+    N_("Left Right (h l)   change the field (mouse wheel too)"),
+    N_("PgUp PgDn          big steps (x2, /2); in a lesson: step"),
+    N_("Enter              pick from a list (or explain a read-out)"),
+    N_("/                  filter: type to narrow the list"),
+    N_("e                  explain the focused number"),
+    N_("u                  GB (1e9) or GiB (2^30)"),
+    N_("t                  mode: inference, training, LoRA, QLoRA"),
+    N_("m                  measure (vramlab measure for now)"),
+    N_("n Space PgDn       lesson: next step (p Backspace PgUp: back)"),
+    N_("r                  lesson: return to the step after exploring"),
+    N_("F                  presentation mode: the headline, large"),
+    N_("c                  compare: pin this scenario (c again unpins)"),
+    N_("s o                save / open a scenario file (YAML)"),
+    N_("? F1               this help"),
+    N_("q Esc              close an overlay, or quit"),
+    N_("mouse              click focuses and picks (--no-mouse)"),
     "",
-    "Only valid layouts are reachable: TP divides the heads,",
-    "PP <= layers, GPUs = TP x PP x DP. Same flags as plan:",
-    "vramlab --model llama-3.1-70b --gpu h100-sxm --gpus 2",
+    N_("Only valid layouts are reachable: TP divides the heads,"),
+    N_("PP <= layers, GPUs = TP x PP x DP. Same flags as plan."),
 };
 
 /* A centred overlay window of about h x w, clipped to the screen. */
@@ -119,13 +125,13 @@ static int put_wrapped(struct tui_ui *ui, WINDOW *win, int y, int x, int width, 
 static void draw_help(struct tui_ui *ui) {
     int n = (int)(sizeof(tui_help_lines) / sizeof(tui_help_lines[0]));
     int oy, ox;
-    WINDOW *win = overlay_open(ui, n + 3, 62, "keys (q, Esc or ? closes)", &oy, &ox);
+    WINDOW *win = overlay_open(ui, n + 3, 66, _("keys (q, Esc or ? closes)"), &oy, &ox);
     if (!win)
         return;
     int h = getmaxy(win), w = getmaxx(win);
     for (int i = 0; i < n && i + 1 < h - 1; i++)
-        tui_put(ui, win, i + 1, 2, w - 4, i < 13 ? TUI_ROLE_OVERLAY : TUI_ROLE_DIM,
-                tui_help_lines[i]);
+        tui_put(ui, win, i + 1, 2, w - 4, i < 18 ? TUI_ROLE_OVERLAY : TUI_ROLE_DIM,
+                tui_help_lines[i][0] ? _(tui_help_lines[i]) : "");
     overlay_close(win);
 }
 
@@ -136,7 +142,9 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
     char title[96];
     int oy, ox;
     memset(&ex, 0, sizeof(ex));
-    int key = f < TUI_F_COUNT ? tui_field_key(st, f) : ENGINE_KEY_MEM_TOTAL;
+    int key = st->explain_key >= 0   ? st->explain_key
+              : f < TUI_F_COUNT ? tui_field_key(st, f)
+                                : ENGINE_KEY_MEM_TOTAL;
     engine_explain(&st->opt.sc, &st->est, (enum engine_key)key, &ex);
     snprintf(title, sizeof(title), "explain: %s", ex.label ? ex.label : engine_key_name(key));
     /* Size the box to the text: key, three headings, the wrapped parts. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/i18n.h"
 #include "tui/report.h"
 
 /* Move the pen so the focused field's line is visible. */
@@ -237,9 +238,9 @@ static const char *segment_fill(const struct tui_ui *ui, int s) {
     return ui->mono ? ui->g->seg_mono[s] : ui->g->full;
 }
 
-/* The stacked bar on content line 0, against capacity. */
-static void draw_bar(struct tui_pen *p, int width) {
-    const struct engine_estimate *e = &p->st->est;
+/* A stacked memory bar of e against capacity on a content line. */
+void tui_draw_bar(struct tui_pen *p, int line, int x0, int width,
+                  const struct engine_estimate *e) {
     const struct tui_glyphs *g = p->ui->g;
     double seg[TUI_SEGMENTS];
     segment_bytes(&e->memory, seg);
@@ -263,9 +264,9 @@ static void draw_bar(struct tui_pen *p, int width) {
         /* Within capacity in the segment's role, past it in the alarm role. */
         int in_end = end < cap_cell ? end : (x > cap_cell ? x : cap_cell);
         if (in_end > x)
-            x += tui_pen_repeat(p, 0, x, in_end - x, tui_segments[s].role, segment_fill(p->ui, s));
+            x += tui_pen_repeat(p, line, x0 + x, in_end - x, tui_segments[s].role, segment_fill(p->ui, s));
         if (end > x)
-            x += tui_pen_repeat(p, 0, x, end - x, TUI_ROLE_BAD,
+            x += tui_pen_repeat(p, line, x0 + x, end - x, TUI_ROLE_BAD,
                                 p->ui->mono ? segment_fill(p->ui, s) : g->full);
         x = end > x ? end : x;
     }
@@ -273,13 +274,46 @@ static void draw_bar(struct tui_pen *p, int width) {
     double frac = acc / per_cell - floor(acc / per_cell);
     int eighth = (int)(frac * 8);
     if (x < width && eighth > 0 && g->utf8 && !p->ui->mono) {
-        tui_pen_text(p, 0, x, TUI_ROLE_SEG_RESERVE, g->eighths[eighth]);
+        tui_pen_text(p, line, x0 + x, TUI_ROLE_SEG_RESERVE, g->eighths[eighth]);
         x++;
     }
     if (x < width)
-        tui_pen_repeat(p, 0, x, width - x, TUI_ROLE_FREE, g->free);
+        tui_pen_repeat(p, line, x0 + x, width - x, TUI_ROLE_FREE, g->free);
     if (total > e->capacity && cap_cell > 0 && cap_cell < width)
-        tui_pen_text(p, 0, cap_cell, TUI_ROLE_MARKER, g->cap);
+        tui_pen_text(p, line, x0 + cap_cell, TUI_ROLE_MARKER, g->cap);
+}
+
+/* One labelled bar of a comparison: "pinned  ████░░  143.6 GB". */
+static void draw_compare_bar(struct tui_pen *p, int line, const char *label,
+                             const struct engine_estimate *e, enum units u) {
+    char a[32], b[48];
+    int lw = 9;
+    report_bytes(e->memory.total, u, a, sizeof(a));
+    snprintf(b, sizeof(b), " %s", a);
+    int rw = tui_width(b);
+    tui_pen_text(p, line, 0, TUI_ROLE_LABEL, label);
+    tui_draw_bar(p, line, lw, p->iw - lw - rw - 1, e);
+    tui_pen_text(p, line, p->iw - rw, e->fits && !e->invalid ? TUI_ROLE_GOOD : TUI_ROLE_BAD, b);
+}
+
+/* The Memory pane of a comparison: the pinned bar over the current one,
+ * then the current verdict and capacity. */
+static void draw_memory_compare(struct tui_pen *p) {
+    const struct tui_state *st = p->st;
+    const struct engine_estimate *e = &st->est;
+    char a[32], buf[160];
+    tui_pen_show(p, 0);
+    draw_compare_bar(p, 0, _("pinned"), &st->lx.pin_est, st->opt.units);
+    draw_compare_bar(p, 1, _("current"), e, st->opt.units);
+    bool ok = e->invalid == 0 && e->fits;
+    tui_pen_text(p, 2, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, st->verdict);
+    if (p->ih >= 4) {
+        char b[32];
+        report_bytes(st->lx.pin_est.capacity, st->opt.units, a, sizeof(a));
+        report_bytes(e->capacity, st->opt.units, b, sizeof(b));
+        snprintf(buf, sizeof(buf), _("capacity per GPU: pinned %s, current %s"), a, b);
+        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
+    }
 }
 
 /* The Memory pane: bar, labelled segments, verdict, first warning. */
@@ -288,12 +322,16 @@ void tui_draw_memory(struct tui_pen *p) {
     const struct engine_estimate *e = &st->est;
     char a[32], b[48], buf[160];
     double seg[TUI_SEGMENTS];
+    if (st->lx.pinned) {
+        draw_memory_compare(p);
+        return;
+    }
     tui_pen_show(p, 0);
 
     report_bytes(e->capacity, st->opt.units, a, sizeof(a));
     snprintf(b, sizeof(b), " of %s", a);
     int rw = tui_width(b);
-    draw_bar(p, p->iw - rw - 1);
+    tui_draw_bar(p, 0, 0, p->iw - rw - 1, e);
     tui_pen_text(p, 0, p->iw - rw, TUI_ROLE_LABEL, b);
 
     /* Legend (fields) and verdict; in a two-line pane the verdict wins

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/i18n.h"
 #include "tui/report.h"
 
 /* "876 tok/s" with thousands separators. */
@@ -73,6 +74,83 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
     }
 }
 
+/* One figure of the comparison table, as text. */
+typedef void (*compare_fmt)(const struct engine_estimate *e, char *buf, size_t len);
+
+/* The figures of the comparison table (formatters). */
+static void cf_mem(const struct engine_estimate *e, char *b, size_t n) {
+    report_number(e->decode_tokens_per_s_memory_bound, b, n);
+}
+static void cf_compute(const struct engine_estimate *e, char *b, size_t n) {
+    report_number(e->decode_tokens_per_s_compute_bound, b, n);
+}
+static void cf_decode(const struct engine_estimate *e, char *b, size_t n) {
+    report_number(e->decode_tokens_per_s, b, n);
+}
+static void cf_seq(const struct engine_estimate *e, char *b, size_t n) {
+    report_number(e->decode_tokens_per_s_per_sequence, b, n);
+}
+static void cf_prefill(const struct engine_estimate *e, char *b, size_t n) {
+    report_seconds(e->prefill_seconds, b, n);
+}
+static void cf_step(const struct engine_estimate *e, char *b, size_t n) {
+    report_seconds(e->train_step_seconds, b, n);
+}
+static void cf_bubble(const struct engine_estimate *e, char *b, size_t n) {
+    report_percent(e->train_bubble_fraction, b, n);
+}
+static void cf_days(const struct engine_estimate *e, char *b, size_t n) {
+    report_seconds(e->train_days * 86400, b, n);
+}
+static void cf_hours(const struct engine_estimate *e, char *b, size_t n) {
+    report_number(e->train_gpu_hours, b, n);
+}
+static void cf_cost(const struct engine_estimate *e, char *b, size_t n) {
+    if (e->train_cost_usd > 0)
+        report_money(e->train_cost_usd, b, n);
+    else
+        snprintf(b, n, "%s", _("no price"));
+}
+
+/* The Speed pane of a comparison: label, pinned, current, one row each
+ * (training rows when either side trains); rates in tok/s, as the pane's
+ * title says. */
+static void draw_speed_compare(struct tui_pen *p) {
+    static const struct {
+        const char *label;
+        compare_fmt fmt;
+        bool train;
+    } rows[] = {
+        {N_("memory-bound"), cf_mem, false}, {N_("compute-bound"), cf_compute, false},
+        {N_("decode"), cf_decode, false},    {N_("per sequence"), cf_seq, false},
+        {N_("prefill"), cf_prefill, false},  {N_("step"), cf_step, true},
+        {N_("bubble"), cf_bubble, true},     {N_("training"), cf_days, true},
+        {N_("GPU-hours"), cf_hours, true},   {N_("cost"), cf_cost, true},
+    };
+    const struct tui_state *st = p->st;
+    const struct engine_estimate *pe = &st->lx.pin_est, *ce = &st->est;
+    bool train = st->opt.sc.mode != ENGINE_MODE_INFER || st->lx.pin_opt.sc.mode != ENGINE_MODE_INFER;
+    int lw = p->iw >= 44 ? 15 : p->iw >= 34 ? 14 : 10;
+    int cw = (p->iw - lw) / 2;
+    char a[48], b[48];
+    int line = 0;
+    if (p->ih >= 6) {
+        tui_pen_text(p, line, lw, TUI_ROLE_PANE_TITLE, _("pinned"));
+        tui_pen_text(p, line, lw + cw, TUI_ROLE_PANE_TITLE, _("current"));
+        line++;
+    }
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (rows[i].train != train)
+            continue;
+        rows[i].fmt(pe, a, sizeof(a));
+        rows[i].fmt(ce, b, sizeof(b));
+        tui_pen_text(p, line, 0, TUI_ROLE_LABEL, _(rows[i].label));
+        tui_pen_text(p, line, lw, TUI_ROLE_VALUE, a);
+        tui_pen_text(p, line, lw + cw, TUI_ROLE_VALUE, b);
+        line++;
+    }
+}
+
 /* The Speed pane. */
 void tui_draw_speed(struct tui_pen *p) {
     const struct tui_state *st = p->st;
@@ -80,6 +158,10 @@ void tui_draw_speed(struct tui_pen *p) {
     const struct tui_glyphs *g = p->ui->g;
     char a[48], b[48], buf[128];
     int vx = p->iw >= 40 ? 15 : 9;
+    if (st->lx.pinned) {
+        draw_speed_compare(p);
+        return;
+    }
 
     if (st->opt.sc.mode == ENGINE_MODE_INFER) {
         static const int line_of[] = {0, 1, 2, 3, 4};

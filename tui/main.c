@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tui/commands.h"
+#include "tui/i18n.h"
 
 /* A headless command: its name, entry point and one line of help. */
 struct command {
@@ -89,6 +90,7 @@ static int main_dispatch(int argc, char **argv) {
 /* Dispatch, then make sure what was printed reached stdout: a full disk or
  * a closed pipe is a failure, not a silent success. */
 int main(int argc, char **argv) {
+    i18n_init(argc > 0 ? argv[0] : "vramlab");
     int rc = main_dispatch(argc, argv);
 
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -94,6 +94,10 @@ enum opt_id {
     OPT_NO_MOUSE,
     OPT_ASCII,
     OPT_THEME,
+    OPT_SCENARIO,
+    OPT_LESSON,
+    OPT_FRESH,
+    OPT_PRESENT,
     OPT_HELP,
     OPT_COUNT
 };
@@ -165,6 +169,10 @@ static const struct opt_def opt_table[] = {
     {OPT_NO_MOUSE, "no-mouse", ARG_NONE, NULL, "explorer: no mouse"},
     {OPT_ASCII, "ascii", ARG_NONE, NULL, "explorer: ASCII drawing only"},
     {OPT_THEME, "theme", ARG_REQUIRED, "NAME", "explorer: dark | light | high-contrast"},
+    {OPT_SCENARIO, "scenario", ARG_REQUIRED, "FILE", "start from a scenario file (docs/lessons.md)"},
+    {OPT_LESSON, "lesson", ARG_REQUIRED, "FILE|NAME", "explorer: step through a lesson"},
+    {OPT_FRESH, "fresh", ARG_NONE, NULL, "explorer: do not restore the last scenario"},
+    {OPT_PRESENT, "present", ARG_NONE, NULL, "explorer: start in presentation mode"},
     {OPT_HELP, "help", ARG_NONE, NULL, "show this help"},
 };
 #define OPT_TABLE_LEN (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -280,21 +288,80 @@ static void opt_unknown(const char *arg) {
     fputs("?\n", stderr);
 }
 
+/* Whether an option belongs to the explorer's session only (printed by
+ * options_print_explorer_help, not by the commands' --help). */
+static bool options_is_session(enum opt_id id) {
+    return id == OPT_LESSON || id == OPT_FRESH || id == OPT_PRESENT;
+}
+
+/* One help line of an option. */
+static void options_print_line(FILE *f, const struct opt_def *d) {
+    char left[48];
+    if (d->arg == ARG_REQUIRED)
+        snprintf(left, sizeof(left), "--%s %s", d->name, d->metavar);
+    else if (d->arg == ARG_OPTIONAL)
+        snprintf(left, sizeof(left), "--%s[=%s]", d->name, d->metavar);
+    else
+        snprintf(left, sizeof(left), "--%s", d->name);
+    fprintf(f, "  %-26s %s\n", left, d->help);
+}
+
+/* Print the explorer's own options (lesson, presentation, restore). */
+void options_print_explorer_help(FILE *f) {
+    for (size_t i = 0; i < OPT_TABLE_LEN; i++) {
+        if (options_is_session(opt_table[i].id))
+            options_print_line(f, &opt_table[i]);
+    }
+}
+
+/* Whether argv sets any scenario option (anything that changes the
+ * scenario, as opposed to the session: theme, colours, catalog, ...). */
+bool options_has_scenario_flags(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *name, *eq;
+        const struct opt_def *d;
+        if (!strcmp(arg, "--"))
+            break;
+        if (strncmp(arg, "--", 2) != 0)
+            continue;
+        name = arg + 2;
+        eq = strchr(name, '=');
+        d = opt_find(name, eq ? (size_t)(eq - name) : strlen(name));
+        if (!d)
+            continue;
+        switch (d->id) {
+        case OPT_CATALOG:
+        case OPT_JSON:
+        case OPT_EXPLAIN:
+        case OPT_NO_COLOR:
+        case OPT_NO_MOUSE:
+        case OPT_ASCII:
+        case OPT_THEME:
+        case OPT_HELP:
+        case OPT_LESSON:
+        case OPT_FRESH:
+        case OPT_PRESENT:
+        case OPT_SCENARIO:
+        case OPT_UNITS:
+            break;
+        default:
+            return true;
+        }
+        if (d->arg == ARG_REQUIRED && !eq)
+            i++; /* skip the value */
+    }
+    return false;
+}
+
 /* Print the scenario options table to f (for every command's --help). */
 void options_print_help(FILE *f) {
     for (size_t i = 0; i < OPT_TABLE_LEN; i++) {
         const struct opt_def *d = &opt_table[i];
-        char left[48];
         if (d->id == OPT_HELP || d->id == OPT_NO_COLOR || d->id == OPT_NO_MOUSE ||
-            d->id == OPT_ASCII || d->id == OPT_THEME || d->id == OPT_JSON || d->id == OPT_EXPLAIN)
+            d->id == OPT_ASCII || d->id == OPT_THEME || d->id == OPT_JSON || d->id == OPT_EXPLAIN ||
+            options_is_session(d->id))
             continue;
-        if (d->arg == ARG_REQUIRED)
-            snprintf(left, sizeof(left), "--%s %s", d->name, d->metavar);
-        else if (d->arg == ARG_OPTIONAL)
-            snprintf(left, sizeof(left), "--%s[=%s]", d->name, d->metavar);
-        else
-            snprintf(left, sizeof(left), "--%s", d->name);
-        fprintf(f, "  %-26s %s\n", left, d->help);
+        options_print_line(f, d);
     }
 }
 
@@ -859,6 +926,10 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     o->ascii = s.set[OPT_ASCII];
     o->theme = s.set[OPT_THEME] ? s.val[OPT_THEME] : NULL;
     o->catalog_file = s.set[OPT_CATALOG] ? s.val[OPT_CATALOG] : NULL;
+    o->scenario_file = s.set[OPT_SCENARIO] ? s.val[OPT_SCENARIO] : NULL;
+    o->lesson = s.set[OPT_LESSON] ? s.val[OPT_LESSON] : NULL;
+    o->fresh = s.set[OPT_FRESH];
+    o->present = s.set[OPT_PRESENT];
     if (o->help)
         return 0;
     if (s.set[OPT_UNITS]) {

@@ -10,6 +10,8 @@
  */
 #include "tui/report.h"
 
+#include "tui/i18n.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +33,7 @@ static void report_scaled(double v, const char *unit, char *buf, size_t len) {
 }
 
 /* Bytes in decimal or binary units. */
-void report_bytes(double bytes, enum units u, char *buf, size_t len) {
+static void report_bytes_c(double bytes, enum units u, char *buf, size_t len) {
     static const char *const dec[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
     static const char *const bin[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double step = u == UNITS_GIB ? 1024.0 : 1000.0;
@@ -78,7 +80,7 @@ static void report_group(const char *in, char *buf, size_t len) {
 
 /* A bare number: 3 significant figures below 1000, integers with
  * separators above. */
-void report_number(double v, char *buf, size_t len) {
+static void report_number_c(double v, char *buf, size_t len) {
     char tmp[64];
     double a = fabs(v);
 
@@ -98,7 +100,7 @@ void report_number(double v, char *buf, size_t len) {
 }
 
 /* A count with K/M/B/T suffixes. */
-void report_count(double n, char *buf, size_t len) {
+static void report_count_c(double n, char *buf, size_t len) {
     static const char *const suffix[] = {"", "K", "M", "B", "T"};
     double v = n;
     int i = 0;
@@ -120,7 +122,7 @@ void report_count(double n, char *buf, size_t len) {
 }
 
 /* Seconds in the largest readable unit. */
-void report_seconds(double s, char *buf, size_t len) {
+static void report_seconds_c(double s, char *buf, size_t len) {
     char num[48];
 
     if (report_not_finite(s, buf, len))
@@ -128,23 +130,23 @@ void report_seconds(double s, char *buf, size_t len) {
     if (s == 0) {
         snprintf(buf, len, "0 s");
     } else if (s < 1e-3) {
-        report_number(s * 1e6, num, sizeof(num));
+        report_number_c(s * 1e6, num, sizeof(num));
         snprintf(buf, len, "%s us", num);
     } else if (s < 1) {
-        report_number(s * 1e3, num, sizeof(num));
+        report_number_c(s * 1e3, num, sizeof(num));
         snprintf(buf, len, "%s ms", num);
     } else if (s < 120) {
-        report_number(s, num, sizeof(num));
+        report_number_c(s, num, sizeof(num));
         snprintf(buf, len, "%s s", num);
     } else if (s < 7200) {
-        report_number(s / 60, num, sizeof(num));
+        report_number_c(s / 60, num, sizeof(num));
         snprintf(buf, len, "%s min", num);
     } else if (s < 3 * 86400) {
-        report_number(s / 3600, num, sizeof(num));
+        report_number_c(s / 3600, num, sizeof(num));
         snprintf(buf, len, "%s h", num);
     } else {
-        report_number(s / 86400, num, sizeof(num));
-        snprintf(buf, len, "%s days", num);
+        report_number_c(s / 86400, num, sizeof(num));
+        snprintf(buf, len, _("%s days"), num);
     }
 }
 
@@ -169,17 +171,17 @@ static void report_si(double v, const char *unit, char *buf, size_t len) {
 }
 
 /* Bytes per second, decimal. */
-void report_bandwidth(double bytes_per_s, char *buf, size_t len) {
+static void report_bandwidth_c(double bytes_per_s, char *buf, size_t len) {
     report_si(bytes_per_s, "B/s", buf, len);
 }
 
 /* FLOP per second, decimal. */
-void report_flops(double flop_per_s, char *buf, size_t len) {
+static void report_flops_c(double flop_per_s, char *buf, size_t len) {
     report_si(flop_per_s, "FLOP/s", buf, len);
 }
 
 /* US dollars: cents below $100, whole dollars with separators above. */
-void report_money(double usd, char *buf, size_t len) {
+static void report_money_c(double usd, char *buf, size_t len) {
     char tmp[64], grouped[80];
 
     if (report_not_finite(usd, buf, len))
@@ -193,8 +195,56 @@ void report_money(double usd, char *buf, size_t len) {
 }
 
 /* A fraction as a percentage with one decimal. */
-void report_percent(double fraction, char *buf, size_t len) {
+static void report_percent_c(double fraction, char *buf, size_t len) {
     if (report_not_finite(fraction, buf, len))
         return;
     snprintf(buf, len, "%.1f%%", fraction * 100);
+}
+
+/* report_bytes, with the locale's decimal point and separators. */
+void report_bytes(double bytes, enum units u, char *buf, size_t len) {
+    report_bytes_c(bytes, u, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_count, with the locale's decimal point and separators. */
+void report_count(double n, char *buf, size_t len) {
+    report_count_c(n, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_seconds, with the locale's decimal point and separators. */
+void report_seconds(double s, char *buf, size_t len) {
+    report_seconds_c(s, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_bandwidth, with the locale's decimal point and separators. */
+void report_bandwidth(double bytes_per_s, char *buf, size_t len) {
+    report_bandwidth_c(bytes_per_s, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_flops, with the locale's decimal point and separators. */
+void report_flops(double flop_per_s, char *buf, size_t len) {
+    report_flops_c(flop_per_s, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_money, with the locale's decimal point and separators. */
+void report_money(double usd, char *buf, size_t len) {
+    report_money_c(usd, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_percent, with the locale's decimal point and separators. */
+void report_percent(double fraction, char *buf, size_t len) {
+    report_percent_c(fraction, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_number, with the locale's decimal point and separators. */
+void report_number(double v, char *buf, size_t len) {
+    report_number_c(v, buf, len);
+    i18n_number(buf, len);
 }

@@ -31,6 +31,7 @@
 /* Options that belong to a session, not to a scenario. */
 static const char *const sf_front_end_keys[] = {
     "json", "help", "no-color", "no-mouse", "ascii", "theme", "catalog",
+    "scenario", "lesson", "fresh", "present", "explain",
 };
 /* Options that take no value on the command line (true/false in a file). */
 static const char *const sf_flag_keys[] = {"sequence-parallel"};

@@ -12,6 +12,8 @@
  */
 #include "tui/scenario_file.h"
 
+#include "tui/i18n.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -410,6 +412,36 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->units = loaded->units;
     session->model_custom = loaded->model_custom;
     session->gpu_custom = loaded->gpu_custom;
+}
+
+/* Apply --scenario FILE on top of the command line's options. */
+int options_apply_scenario_file(struct options *o, int argc, char **argv,
+                                const struct catalog *cat) {
+    char err[SCENARIO_FILE_ERR_MAX];
+    struct options loaded;
+    enum units units = o->units;
+    bool units_given = false;
+
+    if (!o->scenario_file)
+        return 0;
+    if (options_has_scenario_flags(argc, argv)) {
+        fprintf(stderr, _("vramlab: --scenario FILE holds the whole scenario; drop the other "
+                          "scenario options or edit the file\n"));
+        return VRAMLAB_EXIT_USAGE;
+    }
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--units", 7))
+            units_given = true;
+    if (scenario_file_load(o->scenario_file, cat, &loaded, err, sizeof(err)) != 0) {
+        fprintf(stderr, "vramlab: %s", err);
+        if (err[0] && err[strlen(err) - 1] != '\n')
+            fputc('\n', stderr);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    scenario_file_apply(o, &loaded);
+    if (units_given)
+        o->units = units;
+    return 0;
 }
 
 /* ---- the state file -------------------------------------------------------------- */

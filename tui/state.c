@@ -148,6 +148,7 @@ void tui_state_init(struct tui_state *st, const struct options *o, const struct 
     fix_focus(st);
     st->focus_pane = TUI_PANE_MODEL;
     st->last_input = TUI_PANE_MODEL;
+    st->explain_key = -1;
     tui_state_recompute(st);
 }
 
@@ -483,11 +484,13 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         if (key == TUI_KEY_ESC || key == 'q' || key == 'e' || key == '?' || key == TUI_KEY_F1 ||
             key == TUI_KEY_ENTER) {
             st->overlay = TUI_OVERLAY_NONE;
+            st->explain_key = -1;
             return TUI_DIRTY_REPAINT;
         }
         if (st->overlay == TUI_OVERLAY_EXPLAIN && (key == TUI_KEY_LEFT || key == TUI_KEY_RIGHT ||
                                                    key == 'h' || key == 'l')) {
             /* Walk the fields of the pane while explaining. */
+            st->explain_key = -1;
             field_move(st, key == TUI_KEY_LEFT || key == 'h' ? -1 : 1);
             return TUI_DIRTY_REPAINT;
         }

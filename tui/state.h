@@ -144,6 +144,24 @@ struct tui_measure {
     struct tui_measure_row rows[TUI_MEASURE_ROWS];
 };
 
+/* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by
+ * the drawing code): the lesson step shown, presentation mode, the pinned
+ * scenario of a comparison, and the one-line prompt of s and o. */
+enum tui_prompt { TUI_PROMPT_NONE = 0, TUI_PROMPT_SAVE, TUI_PROMPT_OVERWRITE, TUI_PROMPT_LOAD };
+#define TUI_PROMPT_MAX 256
+struct tui_lecture_view {
+    bool lesson;          /* a lesson is loaded */
+    size_t step, n_steps; /* the step shown (0-based) and how many */
+    const char *step_title, *caption; /* owned by the lesson */
+    bool off_step;        /* changed since the step was shown (r returns) */
+    bool present;         /* presentation mode */
+    bool pinned;          /* c: the comparison's pinned scenario */
+    struct options pin_opt;
+    struct engine_estimate pin_est;
+    enum tui_prompt prompt;
+    char prompt_text[TUI_PROMPT_MAX]; /* what the user typed */
+};
+
 struct tui_state {
     struct options opt;
     const struct catalog *cat;
@@ -167,6 +185,8 @@ struct tui_state {
     double curve_tokens[TUI_CURVE_POINTS];
     bool curve_fits[TUI_CURVE_POINTS];
     struct tui_measure measure;
+    int explain_key;       /* the key a lesson step explains, or -1: the focused field's */
+    struct tui_lecture_view lx;
     bool quit;
     bool compact; /* the app's layout hides Roofline and Measure */
     unsigned recomputes; /* for tests and the benchmark */

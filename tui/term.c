@@ -77,7 +77,10 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
                               "for scripts use `vramlab plan` (--json for machines)");
         return -1;
     }
+    /* The locale was read by i18n_init() (LC_NUMERIC stays "C" for the
+     * parsers); this repeats it for callers that did not (the benchmark). */
     setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
     info->utf8 = !o->ascii && tui_term_locale_utf8();
     /* Esc must close overlays at once, not after a second. */
     if (!getenv("ESCDELAY"))

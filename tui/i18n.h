@@ -1,0 +1,43 @@
+/*
+ * i18n.h: translations (gettext) and locale-aware number display.
+ *
+ * Every user-visible string of the explorer and of the headless commands'
+ * text output goes through _(); tables of constants are marked with N_()
+ * and translated where they are shown. JSON keys, machine output and
+ * file formats never are.
+ *
+ * Numbers: the process keeps LC_NUMERIC "C" at all times, so that every
+ * parser (options, YAML, JSON) and the JSON writer read and write '.'.
+ * Human-readable figures are localised after formatting by i18n_number(),
+ * which swaps the decimal point and the thousands separator for the
+ * locale's (es_ES: "1.234,5"); the C locale leaves them as they are.
+ */
+#ifndef VRAMLAB_I18N_H
+#define VRAMLAB_I18N_H
+
+#include "config.h"
+
+#include <stddef.h>
+
+#ifdef ENABLE_NLS
+#include <libintl.h>
+#define _(s) gettext(s)
+#else
+#define _(s) ((const char *)(s))
+#endif
+#define N_(s) s
+
+/* Read the user's locale (setlocale(LC_ALL, "")), remember its decimal
+ * point and thousands separator, put LC_NUMERIC back to "C", and bind the
+ * message catalogue: the build tree's locale/ when the program runs from
+ * it, else the installed localedir. Call once, first thing in main(). */
+void i18n_init(const char *argv0);
+
+/* Localise a formatted number in place: '.' and ',' become the locale's
+ * decimal point and thousands separator (nothing happens in C/English). */
+void i18n_number(char *buf, size_t len);
+
+/* The locale's language code for messages ("es", "en", ...) into buf. */
+void i18n_language(char *buf, size_t len);
+
+#endif

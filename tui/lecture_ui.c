@@ -1,0 +1,312 @@
+/*
+ * lecture_ui.c: lesson stepping, presentation mode, comparison and the
+ * save/load prompt (see lecture_ui.h).
+ *
+ * Stepping replaces the whole scenario by the step's (steps never inherit),
+ * focuses the step's pane and opens the explain overlay on its key; `r`
+ * does the same again after free exploration. Saving asks before it
+ * overwrites (scenario_file_save refuses, the prompt turns into
+ * "overwrite? y/n"); loading keeps the old scenario on any error.
+ */
+#include "tui/lecture_ui.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/i18n.h"
+#include "tui/scenario_file.h"
+
+/* The default name the save and load prompts offer. */
+#define TUI_DEFAULT_SCENARIO "scenario.yaml"
+
+/* An empty lecture. */
+void tui_lecture_init(struct tui_lecture *lx) {
+    memset(lx, 0, sizeof(*lx));
+    snprintf(lx->last_file, sizeof(lx->last_file), "%s", TUI_DEFAULT_SCENARIO);
+}
+
+/* Free the lesson. */
+void tui_lecture_free(struct tui_lecture *lx) {
+    if (lx->has_lesson)
+        lesson_free(&lx->lesson);
+    lx->has_lesson = false;
+}
+
+/* Replace the scenario, keeping what belongs to the session. */
+unsigned tui_lecture_set_scenario(struct tui_state *st, const struct options *loaded) {
+    struct options o = st->opt;
+    struct tui_lecture_view v = st->lx;
+    struct tui_measure m = st->measure;
+    bool compact = st->compact;
+    unsigned recomputes = st->recomputes;
+    const struct catalog *cat = st->cat;
+
+    scenario_file_apply(&o, loaded);
+    tui_state_init(st, &o, cat);
+    st->lx = v;
+    st->measure = m;
+    st->compact = compact;
+    st->recomputes += recomputes;
+    return TUI_DIRTY_ALL;
+}
+
+/* The explorer pane of a lesson pane (Measure shows as Speed when compact). */
+static enum tui_pane lecture_pane(const struct tui_state *st, enum lesson_pane p) {
+    static const enum tui_pane map[LESSON_PANE_COUNT] = {
+        [LESSON_PANE_MODEL] = TUI_PANE_MODEL,     [LESSON_PANE_FORMAT] = TUI_PANE_FORMAT,
+        [LESSON_PANE_GPU] = TUI_PANE_GPU,         [LESSON_PANE_LAYOUT] = TUI_PANE_LAYOUT,
+        [LESSON_PANE_MEMORY] = TUI_PANE_MEMORY,   [LESSON_PANE_SPEED] = TUI_PANE_SPEED,
+        [LESSON_PANE_MEASURE] = TUI_PANE_MEASURE,
+    };
+    enum tui_pane tp = map[p];
+    if (st->compact && tp == TUI_PANE_MEASURE)
+        tp = TUI_PANE_SPEED;
+    return tp;
+}
+
+/* Show step i (see header). */
+unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i) {
+    if (!lx->has_lesson)
+        return 0;
+    size_t n = lesson_count(&lx->lesson);
+    if (i >= n)
+        i = n - 1;
+    const struct lesson_step *s = lesson_step(&lx->lesson, i);
+    unsigned dirty = tui_lecture_set_scenario(st, &s->options);
+    st->lx.lesson = true;
+    st->lx.step = i;
+    st->lx.n_steps = n;
+    st->lx.step_title = s->title;
+    st->lx.caption = s->caption;
+    st->lx.off_step = false;
+    st->overlay = TUI_OVERLAY_NONE;
+    if (s->pane != LESSON_PANE_NONE) {
+        enum tui_pane tp = lecture_pane(st, s->pane);
+        st->focus_pane = tp;
+        if (tp < TUI_INPUT_PANES)
+            st->last_input = tp;
+    }
+    if (s->has_explain) {
+        /* Focus the field that shows the number, when the pane has one. */
+        for (int f = 0; f < TUI_F_COUNT; f++) {
+            const struct tui_field_info *fi = tui_field_info((enum tui_field)f);
+            if (fi && fi->pane == st->focus_pane && tui_field_applies(st, (enum tui_field)f) &&
+                tui_field_key(st, (enum tui_field)f) == (int)s->explain) {
+                st->focus[st->focus_pane] = (enum tui_field)f;
+                break;
+            }
+        }
+        st->overlay = TUI_OVERLAY_EXPLAIN;
+        st->explain_scroll = 0;
+        st->explain_key = (int)s->explain;
+    }
+    return dirty;
+}
+
+/* Load a lesson and show its first step. */
+int tui_lecture_open(struct tui_lecture *lx, struct tui_state *st, const char *name, char *err,
+                     size_t errlen) {
+    char path[1024], lang[16];
+    i18n_language(lang, sizeof(lang));
+    if (lesson_resolve(name, lang, path, sizeof(path)) != 0) {
+        snprintf(err, errlen, _("%s: no such lesson file or lesson name (see docs/lessons.md)\n"),
+                 name);
+        return -1;
+    }
+    tui_lecture_free(lx);
+    if (lesson_load(path, st->cat, &lx->lesson, err, errlen) != 0)
+        return -1;
+    lx->has_lesson = true;
+    tui_lecture_goto(lx, st, 0);
+    return 0;
+}
+
+/* Put the first line of a multi-line message into the status line. */
+static void lecture_message(struct tui_state *st, const char *text) {
+    size_t n = strcspn(text, "\n");
+    if (n >= sizeof(st->message))
+        n = sizeof(st->message) - 1;
+    memcpy(st->message, text, n);
+    st->message[n] = '\0';
+}
+
+/* Save to the prompt's file; overwrite only when the user said yes. */
+static void lecture_save(struct tui_lecture *lx, struct tui_state *st, bool overwrite) {
+    char err[SCENARIO_FILE_ERR_MAX];
+    const char *path = st->lx.prompt_text;
+    int rc = scenario_file_save(path, &st->opt, st->cat, overwrite, err, sizeof(err));
+    if (rc == SCENARIO_FILE_EXISTS) {
+        st->lx.prompt = TUI_PROMPT_OVERWRITE;
+        return;
+    }
+    st->lx.prompt = TUI_PROMPT_NONE;
+    if (rc != SCENARIO_FILE_OK) {
+        lecture_message(st, err);
+        return;
+    }
+    snprintf(lx->last_file, sizeof(lx->last_file), "%s", path);
+    snprintf(st->message, sizeof(st->message), _("saved %.120s"), path);
+}
+
+/* Load the prompt's file; on any error the scenario stays as it was. */
+static unsigned lecture_load(struct tui_lecture *lx, struct tui_state *st) {
+    char err[SCENARIO_FILE_ERR_MAX];
+    struct options loaded;
+    char path[TUI_PROMPT_MAX];
+    snprintf(path, sizeof(path), "%s", st->lx.prompt_text);
+    st->lx.prompt = TUI_PROMPT_NONE;
+    int rc = scenario_file_load(path, st->cat, &loaded, err, sizeof(err));
+    if (rc != SCENARIO_FILE_OK) {
+        lecture_message(st, err);
+        return TUI_DIRTY_REPAINT;
+    }
+    unsigned dirty = tui_lecture_set_scenario(st, &loaded);
+    if (st->lx.lesson)
+        st->lx.off_step = true;
+    snprintf(lx->last_file, sizeof(lx->last_file), "%s", path);
+    snprintf(st->message, sizeof(st->message), _("loaded %.120s"), path);
+    return dirty;
+}
+
+/* A key while the prompt is open: edit, Enter acts, Esc cancels. */
+static unsigned lecture_prompt_key(struct tui_lecture *lx, struct tui_state *st, int key) {
+    char *t = st->lx.prompt_text;
+    size_t n = strlen(t);
+    if (st->lx.prompt == TUI_PROMPT_OVERWRITE) {
+        if (key == 'y' || key == 'Y') {
+            lecture_save(lx, st, true);
+        } else {
+            st->lx.prompt = TUI_PROMPT_NONE;
+            snprintf(st->message, sizeof(st->message), _("not saved"));
+        }
+        return TUI_DIRTY_REPAINT;
+    }
+    switch (key) {
+    case TUI_KEY_ESC:
+        st->lx.prompt = TUI_PROMPT_NONE;
+        snprintf(st->message, sizeof(st->message), _("cancelled"));
+        return TUI_DIRTY_REPAINT;
+    case TUI_KEY_ENTER:
+        if (n == 0)
+            return 0;
+        if (st->lx.prompt == TUI_PROMPT_SAVE) {
+            lecture_save(lx, st, false);
+            return TUI_DIRTY_REPAINT;
+        }
+        return lecture_load(lx, st);
+    case TUI_KEY_BACKSPACE:
+        /* Remove one whole UTF-8 character. */
+        while (n > 0 && ((unsigned char)t[n - 1] & 0xc0) == 0x80)
+            t[--n] = '\0';
+        if (n > 0)
+            t[--n] = '\0';
+        return TUI_DIRTY_REPAINT;
+    default:
+        if (key >= 32 && key < 256 && key != 127 && n + 1 < TUI_PROMPT_MAX) {
+            t[n] = (char)key;
+            t[n + 1] = '\0';
+            return TUI_DIRTY_REPAINT;
+        }
+        return 0;
+    }
+}
+
+/* Open the prompt of s or o with the last file name. */
+static unsigned lecture_prompt(struct tui_lecture *lx, struct tui_state *st, enum tui_prompt k) {
+    st->lx.prompt = k;
+    snprintf(st->lx.prompt_text, sizeof(st->lx.prompt_text), "%s", lx->last_file);
+    st->message[0] = '\0';
+    return TUI_DIRTY_REPAINT;
+}
+
+/* Pin the current scenario for a comparison, or unpin. */
+static unsigned lecture_pin(struct tui_state *st) {
+    st->message[0] = '\0';
+    if (st->lx.pinned) {
+        st->lx.pinned = false;
+        snprintf(st->message, sizeof(st->message), _("comparison off"));
+        return TUI_DIRTY_REPAINT;
+    }
+    st->lx.pinned = true;
+    st->lx.pin_opt = st->opt;
+    st->lx.pin_est = st->est;
+    snprintf(st->message, sizeof(st->message),
+             _("pinned: change the scenario to compare; c unpins"));
+    return TUI_DIRTY_REPAINT;
+}
+
+/* Step keys of a lesson: +1, -1, or 0 when the key is not one. */
+static int lecture_step_dir(int key) {
+    switch (key) {
+    case 'n':
+    case ' ':
+    case TUI_KEY_PGDN:
+        return 1;
+    case 'p':
+    case TUI_KEY_BACKSPACE:
+    case TUI_KEY_PGUP:
+        return -1;
+    default:
+        return 0;
+    }
+}
+
+/* Offer a key to the lecture (see header). */
+bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsigned *dirty) {
+    if (st->lx.prompt != TUI_PROMPT_NONE) {
+        *dirty |= lecture_prompt_key(lx, st, key);
+        return true;
+    }
+    if (st->overlay == TUI_OVERLAY_PICKER || key == TUI_KEY_RESIZE)
+        return false;
+    int dir = lx->has_lesson ? lecture_step_dir(key) : 0;
+    if (dir != 0) {
+        /* Stepping works over help and explain too: a clicker only clicks. */
+        size_t i = st->lx.step;
+        st->message[0] = '\0';
+        if (dir > 0 && i + 1 >= st->lx.n_steps) {
+            snprintf(st->message, sizeof(st->message), _("last step (%zu/%zu); p goes back"), i + 1,
+                     st->lx.n_steps);
+            *dirty |= TUI_DIRTY_REPAINT;
+            return true;
+        }
+        if (dir < 0 && i == 0) {
+            snprintf(st->message, sizeof(st->message), _("first step"));
+            *dirty |= TUI_DIRTY_REPAINT;
+            return true;
+        }
+        *dirty |= tui_lecture_goto(lx, st, dir > 0 ? i + 1 : i - 1);
+        return true;
+    }
+    if (st->overlay != TUI_OVERLAY_NONE)
+        return false;
+    switch (key) {
+    case 'r':
+        if (!lx->has_lesson)
+            return false;
+        *dirty |= tui_lecture_goto(lx, st, st->lx.step);
+        return true;
+    case 'F':
+        st->lx.present = !st->lx.present;
+        st->message[0] = '\0';
+        *dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+        return true;
+    case 'c':
+        *dirty |= lecture_pin(st);
+        return true;
+    case 's':
+        *dirty |= lecture_prompt(lx, st, TUI_PROMPT_SAVE);
+        return true;
+    case 'o':
+        *dirty |= lecture_prompt(lx, st, TUI_PROMPT_LOAD);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A key the state machine handled: a new scenario leaves the step. */
+void tui_lecture_after(struct tui_state *st, unsigned dirty) {
+    if (st->lx.lesson && (dirty & TUI_DIRTY_RECOMPUTE))
+        st->lx.off_step = true;
+}

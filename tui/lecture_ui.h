@@ -1,0 +1,50 @@
+/*
+ * lecture_ui.h: the explorer's lecture keys (issue 8), between the app's
+ * loop and the state machine: lesson stepping (n p Space Backspace PgDn
+ * PgUp r), presentation mode (F), comparison (c), and saving and loading
+ * scenario files through a one-line prompt (s o).
+ *
+ * What the screen shows lives in st->lx (state.h) so that drawing reads
+ * only the state; the lesson itself and the file I/O live here.
+ */
+#ifndef VRAMLAB_TUI_LECTURE_UI_H
+#define VRAMLAB_TUI_LECTURE_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tui/lesson.h"
+#include "tui/state.h"
+
+struct tui_lecture {
+    struct lesson lesson;
+    bool has_lesson;
+    char last_file[TUI_PROMPT_MAX]; /* the last name saved or loaded */
+};
+
+/* An empty lecture (no lesson, nothing pinned). */
+void tui_lecture_init(struct tui_lecture *lx);
+/* Free the lesson. */
+void tui_lecture_free(struct tui_lecture *lx);
+
+/* Load a lesson (a path or a name for lesson_resolve) and show its first
+ * step. Returns 0, or -1 with every error in err. */
+int tui_lecture_open(struct tui_lecture *lx, struct tui_state *st, const char *name, char *err,
+                     size_t errlen);
+
+/* Show step i of the lesson (clamped), as the file has it. */
+unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i);
+
+/* Offer a key to the lecture keys first; returns true when it was taken,
+ * with the dirty flags added to *dirty. */
+bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsigned *dirty);
+
+/* Note what the state machine did with a key the lecture did not take
+ * (a changed scenario leaves the lesson step: r returns). */
+void tui_lecture_after(struct tui_state *st, unsigned dirty);
+
+/* Replace the scenario by o, keeping the session (lesson view, measure
+ * results, pin, layout); returns dirty flags. */
+unsigned tui_lecture_set_scenario(struct tui_state *st, const struct options *o);
+
+#endif
