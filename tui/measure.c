@@ -28,40 +28,10 @@
 #include <unistd.h>
 
 #include "tui/commands.h"
-#include "tui/json.h"
+#include "tui/measure_run.h"
 #include "tui/probe_client.h"
 
 #define MEASURE_IDLE_TIMEOUT_MS (600 * 1000) /* no line for 10 minutes: give up */
-
-/* Everything the probe said. */
-struct measure_run {
-    struct probe_json device;
-    bool have_device;
-    struct probe_json *results, *lab, *skips;
-    size_t n_results, n_lab, n_skips, cap_results, cap_lab, cap_skips;
-    char error[512], error_code[64];
-    bool failed, truncated;
-    unsigned bad_lines;
-};
-
-/* Append a parsed line to a growing array; -1 when out of memory. */
-static int push(struct probe_json **a, size_t *n, size_t *cap, const struct probe_json *j) {
-    if (*n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 32;
-        struct probe_json *p = realloc(*a, nc * sizeof *p);
-        if (!p)
-            return -1;
-        *a = p;
-        *cap = nc;
-    }
-    (*a)[(*n)++] = *j;
-    return 0;
-}
-
-/* s, or d when s is NULL. */
-static const char *str_or(const char *s, const char *d) {
-    return s ? s : d;
-}
 
 /* Usage text. */
 static void measure_usage(FILE *f) {
@@ -73,52 +43,17 @@ static void measure_usage(FILE *f) {
           f);
 }
 
-/* Record one event. */
+/* Record one event; the command line shows progress on a terminal and
+ * names a malformed line on stderr. */
 static void measure_take(struct measure_run *m, const struct probe_event *ev, bool json) {
-    switch (ev->kind) {
-    case PROBE_EV_DEVICE:
-        m->device = ev->j;
-        m->have_device = true;
-        break;
-    case PROBE_EV_PROGRESS:
-        if (!json && isatty(STDERR_FILENO)) {
-            fprintf(stderr, "\r  %-12s %3.0f%%", str_or(probe_json_str(&ev->j, "test"), "?"),
-                    100.0 * probe_json_num(&ev->j, "fraction", 0));
-            fflush(stderr);
-        }
-        break;
-    case PROBE_EV_RESULT: {
-        const char *t = probe_json_str(&ev->j, "test");
-        int rc = t && strcmp(t, "error") == 0
-                     ? push(&m->lab, &m->n_lab, &m->cap_lab, &ev->j)
-                     : push(&m->results, &m->n_results, &m->cap_results, &ev->j);
-        if (rc != 0) {
-            m->failed = true;
-            snprintf(m->error, sizeof m->error, "out of memory");
-        }
-        break;
+    if (ev->kind == PROBE_EV_PROGRESS && !json && isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\r  %-12s %3.0f%%", measure_str_or(probe_json_str(&ev->j, "test"), "?"),
+                100.0 * probe_json_num(&ev->j, "fraction", 0));
+        fflush(stderr);
     }
-    case PROBE_EV_SKIP:
-        if (push(&m->skips, &m->n_skips, &m->cap_skips, &ev->j) != 0)
-            m->failed = true;
-        break;
-    case PROBE_EV_ERROR:
-        m->failed = true;
-        snprintf(m->error, sizeof m->error, "%s",
-                 str_or(probe_json_str(&ev->j, "message"), "the probe reported an error"));
-        snprintf(m->error_code, sizeof m->error_code, "%s",
-                 str_or(probe_json_str(&ev->j, "code"), "error"));
-        break;
-    case PROBE_EV_TRUNCATED:
-        m->truncated = true;
-        break;
-    case PROBE_EV_BAD:
-        m->bad_lines++;
+    if (ev->kind == PROBE_EV_BAD)
         fprintf(stderr, "vramlab measure: ignoring a malformed probe line: %s\n", ev->error);
-        break;
-    case PROBE_EV_OTHER:
-        break;
-    }
+    measure_run_take(m, ev);
 }
 
 /* Run the probe to the end, collecting its events. Returns the probe's
@@ -202,38 +137,6 @@ static void variant(const struct probe_json *r, char *buf, size_t len) {
         snprintf(buf + n, len - n, " %gt", threads);
 }
 
-/* Predicted rate of a result from the catalog GPU: bytes/s, or FLOP/s for
- * the GEMM sweep (is_flop set); NAN when unknown. */
-static double predicted(const struct engine_gpu *g, const struct probe_json *r, bool *is_flop) {
-    const char *t = probe_json_str(r, "test");
-    *is_flop = t && strcmp(t, "gemm") == 0;
-    if (!g || !t || !(g->bandwidth_bytes_per_s > 0))
-        return NAN;
-    if (*is_flop) {
-        double bytes = probe_json_num(r, "bytes", NAN), flop = probe_json_num(r, "flop", NAN);
-        double roof = g->bandwidth_bytes_per_s * flop / bytes;
-        double peak = g->flops[ENGINE_COMPUTE_FP16];
-        return peak > 0 && peak < roof ? peak : roof;
-    }
-    return g->bandwidth_bytes_per_s;
-}
-
-/* C: the median bytes/s of the copy result with the most threads (the
- * all-threads CPU row; the GPU has one row), NAN when absent. */
-static double copy_c(const struct measure_run *m) {
-    double c = NAN, threads = -1;
-    for (size_t i = 0; i < m->n_results; i++) {
-        const char *t = probe_json_str(&m->results[i], "test");
-        double v = probe_json_num(&m->results[i], "bytes_per_s", NAN);
-        double n = probe_json_num(&m->results[i], "threads", 0);
-        if (t && strcmp(t, "copy") == 0 && (n > threads || (n == threads && v > c))) {
-            c = v;
-            threads = n;
-        }
-    }
-    return c;
-}
-
 /* The human report. */
 static void measure_print_text(const struct measure_run *m, const struct engine_gpu *g) {
     char a[32], b[32], p[32], v[48];
@@ -241,11 +144,11 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
         const struct probe_json *d = &m->device;
         fmt_rate(probe_json_num(d, "theoretical_bytes_per_s", NAN), "B/s", a, sizeof a);
         printf("device: %s (%s%s%s), memory %.1f GB, theoretical %s, catalog: %s\n",
-               str_or(probe_json_str(d, "name"), "?"), str_or(probe_json_str(d, "backend"), "?"),
-               probe_json_str(d, "arch") ? ", " : "", str_or(probe_json_str(d, "arch"), ""),
+               measure_str_or(probe_json_str(d, "name"), "?"), measure_str_or(probe_json_str(d, "backend"), "?"),
+               probe_json_str(d, "arch") ? ", " : "", measure_str_or(probe_json_str(d, "arch"), ""),
                probe_json_num(d, "memory_bytes", 0) / 1e9, a, g ? g->id : "no match");
     }
-    double c = copy_c(m);
+    double c = measure_copy_c(m);
     if (m->n_results) {
         fmt_rate(c, "B/s", a, sizeof a);
         printf("C (measured copy, read + write) = %s\n\n", a);
@@ -255,7 +158,7 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
     for (size_t i = 0; i < m->n_results; i++) {
         const struct probe_json *r = &m->results[i];
         bool is_flop;
-        double pred = predicted(g, r, &is_flop);
+        double pred = measure_predicted(g, r, &is_flop);
         double meas = probe_json_num(r, is_flop ? "flop_per_s" : "bytes_per_s", NAN);
         double best = is_flop
                           ? probe_json_num(r, "flop", NAN) / probe_json_num(r, "best_seconds", NAN)
@@ -271,7 +174,7 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
         if (!is_flop && c > 0)
             snprintf(ofc, sizeof ofc, "%.2f", meas / c);
         printf("%-11s %-22s %12s %12s %6.1f%%%s%4s %12s %6s %6s\n",
-               str_or(probe_json_str(r, "test"), "?"), v, a, b, 100 * spread,
+               measure_str_or(probe_json_str(r, "test"), "?"), v, a, b, 100 * spread,
                probe_json_bool(r, "flagged", false) ? "!" : " ",
                probe_json_bool(r, "verified", false) ? "yes" : "NO", p, ratio, ofc);
     }
@@ -288,115 +191,18 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
             else
                 snprintf(grp, sizeof grp, "%s", gf && gf->type == PROBE_JSON_STR ? gf->str : "?");
             printf("%-5g %-7s %-9s %10.4f %6.1f%% %8.1f\n", probe_json_num(r, "bits", 0), grp,
-                   str_or(probe_json_str(r, "weights"), "?"),
+                   measure_str_or(probe_json_str(r, "weights"), "?"),
                    probe_json_num(r, "relative_error", NAN),
                    100 * probe_json_num(r, "zero_fraction", NAN),
                    probe_json_num(r, "outlier_ratio", NAN));
         }
     }
     for (size_t i = 0; i < m->n_skips; i++)
-        printf("skipped %s: %s\n", str_or(probe_json_str(&m->skips[i], "test"), "?"),
-               str_or(probe_json_str(&m->skips[i], "reason"), ""));
+        printf("skipped %s: %s\n", measure_str_or(probe_json_str(&m->skips[i], "test"), "?"),
+               measure_str_or(probe_json_str(&m->skips[i], "reason"), ""));
     if (m->n_results)
         printf("\n'!' marks a spread over 5%%; ratio = measured / catalog prediction;"
                " of C = fraction of the measured copy bandwidth.\n");
-}
-
-/* Copy every member of a parsed line into the current JSON object. */
-static void json_members(struct json_writer *w, const struct probe_json *j, const char *skip) {
-    for (size_t i = 0; i < j->n; i++) {
-        const struct probe_json_field *f = &j->f[i];
-        if (strcmp(f->key, "event") == 0 || (skip && strcmp(f->key, skip) == 0))
-            continue;
-        json_key(w, f->key);
-        switch (f->type) {
-        case PROBE_JSON_STR:
-            json_string(w, f->str);
-            break;
-        case PROBE_JSON_NUM:
-            json_number(w, f->num);
-            break;
-        case PROBE_JSON_BOOL:
-            json_bool(w, f->b);
-            break;
-        default:
-            json_null(w);
-            break;
-        }
-    }
-}
-
-/* The --json report. */
-static void measure_print_json(const struct measure_run *m, const struct engine_gpu *g) {
-    struct json_writer w;
-    json_init(&w, stdout);
-    json_begin_object(&w);
-    json_key(&w, "device");
-    if (m->have_device) {
-        json_begin_object(&w);
-        json_members(&w, &m->device, NULL);
-        json_key(&w, "catalog_id");
-        if (g)
-            json_string(&w, g->id);
-        else
-            json_null(&w);
-        json_end_object(&w);
-    } else {
-        json_null(&w);
-    }
-    json_key(&w, "copy_bytes_per_s");
-    json_number(&w, copy_c(m));
-    json_key(&w, "results");
-    json_begin_array(&w);
-    double c = copy_c(m);
-    for (size_t i = 0; i < m->n_results; i++) {
-        const struct probe_json *r = &m->results[i];
-        json_begin_object(&w);
-        json_members(&w, r, NULL);
-        bool is_flop;
-        double pred = predicted(g, r, &is_flop);
-        double meas = probe_json_num(r, is_flop ? "flop_per_s" : "bytes_per_s", NAN);
-        json_key(&w, is_flop ? "predicted_flop_per_s" : "predicted_bytes_per_s");
-        json_number(&w, pred);
-        json_key(&w, "ratio");
-        json_number(&w, pred > 0 ? meas / pred : NAN);
-        json_key(&w, "fraction_of_copy");
-        json_number(&w, !is_flop && c > 0 ? meas / c : NAN);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_key(&w, "error_lab");
-    json_begin_array(&w);
-    for (size_t i = 0; i < m->n_lab; i++) {
-        json_begin_object(&w);
-        json_members(&w, &m->lab[i], "test");
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_key(&w, "skipped");
-    json_begin_array(&w);
-    for (size_t i = 0; i < m->n_skips; i++) {
-        json_begin_object(&w);
-        json_members(&w, &m->skips[i], NULL);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_key(&w, "error");
-    if (m->failed || m->truncated) {
-        json_begin_object(&w);
-        json_key(&w, "message");
-        json_string(&w,
-                    m->error[0] ? m->error : "the probe's output ended in the middle of a line");
-        json_key(&w, "code");
-        json_string(&w, m->error_code[0] ? m->error_code : "truncated");
-        json_end_object(&w);
-    } else {
-        json_null(&w);
-    }
-    json_key(&w, "complete");
-    json_bool(&w, !m->failed && !m->truncated);
-    json_end_object(&w);
-    fputc('\n', stdout);
 }
 
 /* `vramlab measure`. */
@@ -461,11 +267,9 @@ int cmd_measure(int argc, char **argv) {
         snprintf(m->error, sizeof m->error, "the probe exited with status %d", status);
         snprintf(m->error_code, sizeof m->error_code, "exit");
     }
-    const struct engine_gpu *g = NULL;
-    if (m->have_device && probe_json_str(&m->device, "name"))
-        g = catalog_match_device(&cat, probe_json_str(&m->device, "name"));
+    const struct engine_gpu *g = measure_match(m, &cat);
     if (json)
-        measure_print_json(m, g);
+        measure_run_json(stdout, m, g);
     else
         measure_print_text(m, g);
     rc = VRAMLAB_EXIT_OK;
@@ -478,9 +282,7 @@ int cmd_measure(int argc, char **argv) {
             fprintf(stderr, "vramlab measure: %s\n", msg);
         rc = VRAMLAB_EXIT_DEVICE;
     }
-    free(m->results);
-    free(m->lab);
-    free(m->skips);
+    measure_run_free(m);
     free(m);
     catalog_free(&cat);
     return rc;
