@@ -10,33 +10,34 @@
 #include <strings.h>
 
 #include "tui/cli.h"
+#include "tui/i18n.h"
 #include "tui/json.h"
 #include "tui/report.h"
 
 /* Print `vramlab catalog --help`. */
 static void catalog_usage(FILE *f) {
-    fputs("usage: vramlab catalog gpus|models|formats [--json] [--units gb|gib] [--catalog FILE]\n"
+    fputs(_("usage: vramlab catalog gpus|models|formats [--json] [--units gb|gib] [--catalog FILE]\n"
           "\n"
           "List the catalog: the embedded default, then $XDG_CONFIG_HOME/vramlab/*.yaml,\n"
           "then --catalog FILE (entries with the same id replace earlier ones).\n"
-          "--json prints one object with an array of entries in base units.\n",
+          "--json prints one object with an array of entries in base units.\n"),
           f);
 }
 
 /* Print `vramlab import --help`. */
 static void import_usage(FILE *f) {
-    fputs("usage: vramlab import CONFIG.json | MODEL-DIR\n"
+    fputs(_("usage: vramlab import CONFIG.json | MODEL-DIR\n"
           "\n"
           "Read a Hugging Face config.json and print a ready models.yaml entry (with\n"
           "the exact parameter count) to add to ~/.config/vramlab/models.yaml.\n"
-          "The same file can be used directly: vramlab plan --model-config CONFIG.json\n",
+          "The same file can be used directly: vramlab plan --model-config CONFIG.json\n"),
           f);
 }
 
 /* The GPU table. */
 static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
-    fprintf(f, "%-20s %-28s %11s %11s %14s %9s\n", "id", "name", "memory", "bandwidth",
-            "16-bit dense", "price/h");
+    fprintf(f, "%-20s %-28s %11s %11s %14s %9s\n", "id", _("name"), _("memory"), _("bandwidth"),
+            _("16-bit dense"), _("price/h"));
     for (size_t i = 0; i < c->n_gpus; i++) {
         const struct engine_gpu *g = &c->gpus[i];
         char mem[32], bw[32], fl[32], price[32];
@@ -55,8 +56,8 @@ static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
 
 /* The model table. */
 static void catalog_models_text(FILE *f, const struct catalog *c) {
-    fprintf(f, "%-24s %-30s %8s %8s %6s %7s %9s %8s\n", "id", "name", "params", "active", "layers",
-            "hidden", "heads/kv", "context");
+    fprintf(f, "%-24s %-30s %8s %8s %6s %7s %9s %8s\n", "id", _("name"), _("params"), _("active"),
+            _("layers"), _("hidden"), _("heads/kv"), _("context"));
     for (size_t i = 0; i < c->n_models; i++) {
         const struct engine_model *m = &c->models[i];
         char total[32], active[32], heads[32];
@@ -70,8 +71,8 @@ static void catalog_models_text(FILE *f, const struct catalog *c) {
 
 /* The format table. */
 static void catalog_formats_text(FILE *f, const struct catalog *c) {
-    fprintf(f, "%-12s %-16s %6s %10s %6s %8s\n", "id", "name", "kind", "bits/wt", "block",
-            "compute");
+    fprintf(f, "%-12s %-16s %6s %10s %6s %8s\n", "id", _("name"), _("kind"), _("bits/wt"), _("block"),
+            _("compute"));
     for (size_t i = 0; i < c->n_formats; i++) {
         const struct engine_format *fm = &c->formats[i];
         static const char *const kinds[] = {"float", "int", "block"};
@@ -199,24 +200,24 @@ int cmd_catalog(int argc, char **argv) {
             if (!strcasecmp(v, "gib"))
                 u = UNITS_GIB;
             else if (strcasecmp(v, "gb") != 0) {
-                fprintf(stderr, "vramlab: --units: expected gb or gib, found '%s'\n", v);
+                fprintf(stderr, _("vramlab: --units: expected gb or gib, found '%s'\n"), v);
                 return VRAMLAB_EXIT_USAGE;
             }
         } else if (a[0] != '-' && !what) {
             what = a;
         } else {
-            fprintf(stderr, "vramlab: catalog: unexpected argument '%s' (see --help)\n", a);
+            fprintf(stderr, _("vramlab: catalog: unexpected argument '%s' (see --help)\n"), a);
             return VRAMLAB_EXIT_USAGE;
         }
     }
     if (!what || (strcmp(what, "gpus") && strcmp(what, "models") && strcmp(what, "formats"))) {
         const char *close[3];
         size_t n = what ? options_closest(what, kinds, 3, close, 3) : 0;
-        fprintf(stderr, "vramlab: catalog: expected gpus, models or formats");
+        fputs(_("vramlab: catalog: expected gpus, models or formats"), stderr);
         if (what)
-            fprintf(stderr, ", found '%s'", what);
+            fprintf(stderr, _(", found '%s'"), what);
         if (n > 0)
-            fprintf(stderr, "; did you mean %s?", close[0]);
+            fprintf(stderr, _("; did you mean %s?"), close[0]);
         fputc('\n', stderr);
         return VRAMLAB_EXIT_USAGE;
     }
@@ -264,12 +265,12 @@ int cmd_import(int argc, char **argv) {
         } else if (argv[i][0] != '-' && !path) {
             path = argv[i];
         } else {
-            fprintf(stderr, "vramlab: import: unexpected argument '%s' (see --help)\n", argv[i]);
+            fprintf(stderr, _("vramlab: import: unexpected argument '%s' (see --help)\n"), argv[i]);
             return VRAMLAB_EXIT_USAGE;
         }
     }
     if (!path) {
-        fputs("vramlab: import needs a config.json path (see vramlab import --help)\n", stderr);
+        fputs(_("vramlab: import needs a config.json path (see vramlab import --help)\n"), stderr);
         return VRAMLAB_EXIT_USAGE;
     }
     memset(&m, 0, sizeof(m));
@@ -279,7 +280,7 @@ int cmd_import(int argc, char **argv) {
         if (d.text)
             fprintf(stderr, "%s%s", d.text, d.len > 0 && d.text[d.len - 1] != '\n' ? "\n" : "");
         else
-            fprintf(stderr, "vramlab: import: cannot read '%s'\n", path);
+            fprintf(stderr, _("vramlab: import: cannot read '%s'\n"), path);
         catalog_diag_free(&d);
         return VRAMLAB_EXIT_CATALOG;
     }
@@ -288,7 +289,7 @@ int cmd_import(int argc, char **argv) {
     if (!buf)
         return 1;
     if (catalog_format_model_yaml(&m, buf, cap) < 0) {
-        fputs("vramlab: import: the entry does not fit the output buffer\n", stderr);
+        fputs(_("vramlab: import: the entry does not fit the output buffer\n"), stderr);
         rc = 1;
     } else {
         fputs(buf, stdout);

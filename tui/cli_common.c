@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tui/cli.h"
+#include "tui/i18n.h"
 
 /* Whether --help or -h appears before "--". */
 bool cli_wants_help(int argc, char **argv) {
@@ -92,6 +93,6 @@ void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
         if (!(invalid & (1u << b)))
             continue;
         engine_invalid_text(sc, 1u << b, text, sizeof(text));
-        fprintf(stderr, "vramlab: invalid scenario: %s\n", text);
+        fprintf(stderr, _("vramlab: invalid scenario: %s\n"), text);
     }
 }

@@ -17,6 +17,7 @@
 
 #include "tui/cli.h"
 #include "tui/json.h"
+#include "tui/i18n.h"
 #include "tui/report.h"
 
 enum plan_kind {
@@ -53,73 +54,73 @@ struct plan_field {
 
 /* Every figure of `plan`, in output order (product.md's keys plus extras). */
 static const struct plan_field plan_fields[] = {
-    F("params", "total", ENGINE_KEY_PARAMS_TOTAL, params_total, K_COUNT, S_PARAMS, "total"),
+    F("params", "total", ENGINE_KEY_PARAMS_TOTAL, params_total, K_COUNT, S_PARAMS, N_("total")),
     F("params", "active", ENGINE_KEY_PARAMS_ACTIVE, params_active, K_COUNT, S_PARAMS,
-      "active per token"),
-    F("params", "trainable", -1, params_trainable, K_COUNT, S_PARAMS, "trainable"),
-    F("params", "bits_per_weight", -1, bits_per_weight, K_BITS, S_PARAMS, "bits per weight"),
-    F("memory", "weights", ENGINE_KEY_MEM_WEIGHTS, memory.weights, K_BYTES, S_MEMORY, "weights"),
+      N_("active per token")),
+    F("params", "trainable", -1, params_trainable, K_COUNT, S_PARAMS, N_("trainable")),
+    F("params", "bits_per_weight", -1, bits_per_weight, K_BITS, S_PARAMS, N_("bits per weight")),
+    F("memory", "weights", ENGINE_KEY_MEM_WEIGHTS, memory.weights, K_BYTES, S_MEMORY, N_("weights")),
     F("memory", "kv_cache", ENGINE_KEY_MEM_KV_CACHE, memory.kv_cache, K_BYTES, S_MEMORY,
-      "KV cache"),
+      N_("KV cache")),
     F("memory", "activations", ENGINE_KEY_MEM_ACTIVATIONS, memory.activations, K_BYTES, S_MEMORY,
-      "activations"),
+      N_("activations")),
     F("memory", "gradients", ENGINE_KEY_MEM_GRADIENTS, memory.gradients, K_BYTES, S_MEMORY,
-      "gradients"),
+      N_("gradients")),
     F("memory", "master_weights", ENGINE_KEY_MEM_MASTER, memory.master_weights, K_BYTES, S_MEMORY,
-      "master weights"),
+      N_("master weights")),
     F("memory", "optimizer", ENGINE_KEY_MEM_OPTIMIZER, memory.optimizer, K_BYTES, S_MEMORY,
-      "optimizer states"),
-    F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY, "reserve"),
-    F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, "total"),
+      N_("optimizer states")),
+    F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY, N_("reserve")),
+    F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, N_("total")),
     F("memory", "spare_bytes", -1, spare_bytes, K_BYTES, S_NONE, NULL),
     F("memory", "ratio", -1, memory_ratio, K_FRACTION, S_NONE, NULL),
-    F("", "capacity", ENGINE_KEY_CAPACITY, capacity, K_BYTES, S_MEMORY, "capacity"),
+    F("", "capacity", ENGINE_KEY_CAPACITY, capacity, K_BYTES, S_MEMORY, N_("capacity")),
     F("decode", "tokens_per_s", ENGINE_KEY_DECODE_TOKENS, decode_tokens_per_s, K_TOKS, S_DECODE,
-      "decode (lower ceiling)"),
+      N_("decode (lower ceiling)")),
     F("decode", "tokens_per_s_memory_bound", ENGINE_KEY_DECODE_MEMORY_BOUND,
-      decode_tokens_per_s_memory_bound, K_TOKS, S_DECODE, "memory-bound ceiling"),
+      decode_tokens_per_s_memory_bound, K_TOKS, S_DECODE, N_("memory-bound ceiling")),
     F("decode", "tokens_per_s_compute_bound", ENGINE_KEY_DECODE_COMPUTE_BOUND,
-      decode_tokens_per_s_compute_bound, K_TOKS, S_DECODE, "compute-bound ceiling"),
+      decode_tokens_per_s_compute_bound, K_TOKS, S_DECODE, N_("compute-bound ceiling")),
     F("decode", "tokens_per_s_per_sequence", ENGINE_KEY_DECODE_PER_SEQUENCE,
-      decode_tokens_per_s_per_sequence, K_TOKS, S_DECODE, "per sequence"),
+      decode_tokens_per_s_per_sequence, K_TOKS, S_DECODE, N_("per sequence")),
     F("decode", "bytes_per_step", ENGINE_KEY_DECODE_BYTES_PER_STEP, decode_bytes_per_step, K_BYTES,
-      S_DECODE, "bytes read per step"),
-    F("decode", "flops_per_token", -1, decode_flops_per_token, K_FLOP, S_DECODE, "FLOP per token"),
+      S_DECODE, N_("bytes read per step")),
+    F("decode", "flops_per_token", -1, decode_flops_per_token, K_FLOP, S_DECODE, N_("FLOP per token")),
     F("decode", "ridge_flop_per_byte", ENGINE_KEY_RIDGE, ridge_flop_per_byte, K_FLOP_PER_BYTE,
-      S_DECODE, "ridge point"),
+      S_DECODE, N_("ridge point")),
     F("decode", "arithmetic_intensity", -1, arithmetic_intensity, K_FLOP_PER_BYTE, S_DECODE,
-      "arithmetic intensity"),
+      N_("arithmetic intensity")),
     F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch, K_BATCH,
-      S_DECODE, "compute bound from batch"),
+      S_DECODE, N_("compute bound from batch")),
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
-      "bandwidth used"),
-    F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, "peak used"),
+      N_("bandwidth used")),
+    F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
     F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES, S_DECODE,
-      "KV cache per token"),
+      N_("KV cache per token")),
     F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
-      "prefill (one prompt)"),
+      N_("prefill (one prompt)")),
     F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
-      S_TRAINING, "activations per layer"),
+      S_TRAINING, N_("activations per layer")),
     F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_COUNT,
-      S_TRAINING, "layers held"),
+      S_TRAINING, N_("layers held")),
     F("activations", "logits_bytes", ENGINE_KEY_ACT_LOGITS, act_logits_bytes, K_BYTES, S_TRAINING,
-      "logits"),
+      N_("logits")),
     F("training", "flops_per_token", ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, train_flops_per_token,
-      K_FLOP, S_TRAINING, "FLOP per token"),
+      K_FLOP, S_TRAINING, N_("FLOP per token")),
     F("training", "tokens_per_step", -1, train_tokens_per_step, K_COUNT, S_TRAINING,
-      "tokens per step"),
+      N_("tokens per step")),
     F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS, S_TRAINING,
-      "step time"),
+      N_("step time")),
     F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
-      S_TRAINING, "pipeline bubble"),
+      S_TRAINING, N_("pipeline bubble")),
     F("training", "tp_comm_seconds", ENGINE_KEY_TRAIN_TP_COMM, train_tp_comm_seconds, K_SECONDS,
-      S_TRAINING, "TP all-reduce per step"),
+      S_TRAINING, N_("TP all-reduce per step")),
     F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
-      S_TRAINING, "DP all-reduce per step"),
-    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING, "training time"),
+      S_TRAINING, N_("DP all-reduce per step")),
+    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING, N_("training time")),
     F("training", "gpu_hours", ENGINE_KEY_TRAIN_GPU_HOURS, train_gpu_hours, K_HOURS, S_TRAINING,
-      "GPU-hours"),
-    F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING, "cost"),
+      N_("GPU-hours")),
+    F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING, N_("cost")),
 };
 #undef F
 #define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
@@ -166,7 +167,7 @@ static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, 
     report_number(v, num, sizeof(num));
     switch (kind) {
     case K_TOKS:
-        snprintf(buf, len, "%s tok/s", num);
+        snprintf(buf, len, _("%s tok/s"), num);
         break;
     case K_FLOP:
         report_count(v, num, sizeof(num));
@@ -179,13 +180,15 @@ static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, 
         snprintf(buf, len, "B ~ %s", num);
         break;
     case K_DAYS:
-        snprintf(buf, len, "%s days", num);
+        snprintf(buf, len, _("%s days"), num);
         break;
     case K_HOURS:
         snprintf(buf, len, "%s h", num);
         break;
     case K_BITS:
-        snprintf(buf, len, "%.4g bits", v);
+        snprintf(num, sizeof(num), "%.4g", v);
+        i18n_number(num, sizeof(num));
+        snprintf(buf, len, _("%s bits"), num);
         break;
     default:
         snprintf(buf, len, "%s", num);
@@ -322,10 +325,15 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
 
 /* One aligned line of the text table. */
 static void plan_line(FILE *f, const char *label, const char *value, const char *note) {
+    /* Pad by characters, not bytes: a translated label may hold "ñ". */
+    int pad = 26;
+    for (const char *c = label; *c; c++)
+        if (((unsigned char)*c & 0xc0) == 0x80)
+            pad++;
     if (note && *note)
-        fprintf(f, "  %-26s %16s   %s\n", label, value, note);
+        fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
     else
-        fprintf(f, "  %-26s %16s\n", label, value);
+        fprintf(f, "  %-*s %16s\n", pad, label, value);
 }
 
 /* The text lines of one section; training-only memory lines that are zero
@@ -352,7 +360,7 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
             o->sc.mode == ENGINE_MODE_INFER)
             continue;
         plan_format(v, p->kind, o->units, value, sizeof(value));
-        plan_line(f, p->label, value, NULL);
+        plan_line(f, _(p->label), value, NULL);
         if (o->explain && p->key >= 0) {
             struct engine_explanation ex;
             memset(&ex, 0, sizeof(ex));
@@ -371,17 +379,17 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
 
     report_count(sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size,
                  count, sizeof(count));
-    fprintf(f, "%s (%s params) | %s weights, %s KV cache | %u x %s | ",
+    fprintf(f, _("%s (%s params) | %s weights, %s KV cache | %u x %s | "),
             sc->model.name[0] ? sc->model.name : sc->model.id, count, sc->weight_format.name,
             sc->kv_format.name, sc->gpus, sc->gpu.name);
     if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
     fprintf(f, "%s\n", engine_mode_name(sc->mode));
-    fprintf(f, "batch %u, context %u tokens", sc->batch, sc->context);
+    fprintf(f, _("batch %u, context %u tokens"), sc->batch, sc->context);
     if (sc->mode == ENGINE_MODE_INFER)
-        fprintf(f, ", prompt %u", sc->prompt ? sc->prompt : sc->context);
+        fprintf(f, _(", prompt %u"), sc->prompt ? sc->prompt : sc->context);
     else
-        fprintf(f, ", %s recompute, %s, ZeRO %u, %u micro-batches",
+        fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
                 sc->micro_batches);
     fputc('\n', f);
@@ -398,19 +406,19 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     report_bytes(fabs(est->spare_bytes), o->units, spare, sizeof(spare));
     report_percent(est->memory_ratio, pct, sizeof(pct));
     if (est->fits)
-        fprintf(f, "\nFITS: %s of %s per GPU (%s), %s spare\n", total, cap, pct, spare);
+        fprintf(f, _("\nFITS: %s of %s per GPU (%s), %s spare\n"), total, cap, pct, spare);
     else
-        fprintf(f, "\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n", total, cap,
+        fprintf(f, _("\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n"), total, cap,
                 pct, spare);
 
-    fputs("\nMemory per GPU\n", f);
+    fputs(_("\nMemory per GPU\n"), f);
     plan_text_section(f, o, est, S_MEMORY);
-    fputs("\nParameters\n", f);
+    fputs(_("\nParameters\n"), f);
     plan_text_section(f, o, est, S_PARAMS);
-    fputs("\nSpeed ceilings (whole deployment)\n", f);
+    fputs(_("\nSpeed ceilings (whole deployment)\n"), f);
     plan_text_section(f, o, est, S_DECODE);
     if (o->sc.mode != ENGINE_MODE_INFER) {
-        fputs("\nTraining\n", f);
+        fputs(_("\nTraining\n"), f);
         plan_text_section(f, o, est, S_TRAINING);
     }
     for (int b = 0; b < ENGINE_WARNING_COUNT; b++) {
@@ -418,7 +426,7 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
         if (!(est->warnings & (1u << b)))
             continue;
         if (!any)
-            fputs("\nWarnings\n", f);
+            fputs(_("\nWarnings\n"), f);
         any = true;
         engine_warning_text(&o->sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
         fprintf(f, "  - %s\n", text);
@@ -427,17 +435,17 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
 
 /* Print `vramlab plan --help`. */
 static void plan_usage(FILE *f) {
-    fputs("usage: vramlab plan [scenario options] [--json]\n"
-          "\n"
-          "One scenario's full breakdown: whether it fits, per-GPU memory, speed\n"
-          "ceilings, training time and cost, warnings. --json prints one object\n"
-          "(keys in vramlab(1)); numbers are in bytes, seconds, FLOP.\n"
-          "\n"
-          "Scenario options:\n",
+    fputs(_("usage: vramlab plan [scenario options] [--json]\n"
+            "\n"
+            "One scenario's full breakdown: whether it fits, per-GPU memory, speed\n"
+            "ceilings, training time and cost, warnings. --json prints one object\n"
+            "(keys in vramlab(1)); numbers are in bytes, seconds, FLOP.\n"
+            "\n"
+            "Scenario options:\n"),
           f);
     options_print_help(f);
-    fputs("  --json                     print one JSON object\n"
-          "  --explain                  under each figure: formula, values, source\n",
+    fputs(_("  --json                     print one JSON object\n"
+            "  --explain                  under each figure: formula, values, source\n"),
           f);
 }
 

@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "tui/cli.h"
+#include "tui/i18n.h"
 #include "tui/json.h"
 #include "tui/report.h"
 
 /* Print `vramlab search --help`. */
 static void search_usage(FILE *f) {
-    fputs("usage: vramlab search [scenario options] --gpus N [--json]\n"
+    fputs(_("usage: vramlab search [scenario options] --gpus N [--json]\n"
           "\n"
           "Rank every tensor x pipeline x data parallel layout (t*p*d = N) of N GPUs\n"
           "for the scenario: layouts that fit first, then by throughput (decode\n"
@@ -21,10 +22,10 @@ static void search_usage(FILE *f) {
           "say why (t does not divide the heads, t exceeds a node, p exceeds\n"
           "the layers, does not fit). Do not give --tp, --pp or --dp.\n"
           "\n"
-          "Scenario options:\n",
+          "Scenario options:\n"),
           f);
     options_print_help(f);
-    fputs("  --json                     print one JSON object\n", f);
+    fputs(_("  --json                     print one JSON object\n"), f);
 }
 
 /* Run the search, growing the array until every candidate is in it. */
@@ -105,14 +106,14 @@ static void search_text(FILE *f, const struct options *o, const struct engine_la
     for (size_t i = 0; i < n; i++)
         fitting += v[i].fits && v[i].reject == ENGINE_REJECT_NONE;
     plan_write_header(f, o, false);
-    fprintf(f, "\n%zu layouts of %u GPUs, %zu fit (ranked: fitting first, then throughput)\n\n", n,
+    fprintf(f, _("\n%zu layouts of %u GPUs, %zu fit (ranked: fitting first, then throughput)\n\n"), n,
             o->sc.gpus, fitting);
-    fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", "rank", "TP", "PP", "DP", "memory/GPU",
-            "tokens/s", "step", "verdict");
+    fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", _("rank"), "TP", "PP", "DP", _("memory/GPU"),
+            _("tokens/s"), _("step"), _("verdict"));
     for (size_t i = 0; i < n; i++) {
         char mem[32], toks[48], step[32];
         const char *verdict = v[i].reject == ENGINE_REJECT_NONE
-                                  ? (v[i].fits ? "fits" : "does not fit")
+                                  ? (v[i].fits ? _("fits") : _("does not fit"))
                                   : engine_reject_text(v[i].reject);
         if (isfinite(v[i].memory_total) && v[i].memory_total > 0)
             report_bytes(v[i].memory_total, o->units, mem, sizeof(mem));
@@ -154,7 +155,7 @@ int cmd_search(int argc, char **argv) {
         return 0;
     }
     if (!search_has_gpus(argc, argv)) {
-        fputs("vramlab: search needs --gpus N (see vramlab search --help)\n", stderr);
+        fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
         return VRAMLAB_EXIT_USAGE;
     }
     rc = cli_begin(&run, argc, argv);
@@ -162,7 +163,7 @@ int cmd_search(int argc, char **argv) {
         return rc;
     v = search_run(&run.o.sc, run.o.sc.gpus, &n);
     if (!v) {
-        fputs("vramlab: out of memory\n", stderr);
+        fputs(_("vramlab: out of memory\n"), stderr);
         cli_end(&run);
         return 1;
     }

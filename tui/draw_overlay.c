@@ -146,7 +146,7 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
               : f < TUI_F_COUNT ? tui_field_key(st, f)
                                 : ENGINE_KEY_MEM_TOTAL;
     engine_explain(&st->opt.sc, &st->est, (enum engine_key)key, &ex);
-    snprintf(title, sizeof(title), "explain: %s", ex.label ? ex.label : engine_key_name(key));
+    snprintf(title, sizeof(title), _("explain: %s"), ex.label ? ex.label : engine_key_name(key));
     /* Size the box to the text: key, three headings, the wrapped parts. */
     int w0 = ui->layout.cols - 2 < 76 ? ui->layout.cols - 2 : 76, big = 1000;
     bool applies = engine_key_applies(&st->opt.sc, (enum engine_key)key);
@@ -160,34 +160,35 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
         return;
     int h = getmaxy(win), w = getmaxx(win), y = 1, max_y = h - 1;
     char buf[64];
-    snprintf(buf, sizeof(buf), "key  %s", ex.key ? ex.key : engine_key_name(key));
+    snprintf(buf, sizeof(buf), _("key  %s"), ex.key ? ex.key : engine_key_name(key));
     tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_DIM, buf);
     if (!applies) {
         y = put_wrapped(ui, win, y, 2, w - 4, max_y, TUI_ROLE_WARN,
-                        "does not apply to this scenario (switch the mode with t)");
+                        _("does not apply to this scenario (switch the mode with t)"));
     }
     if (y < max_y)
-        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, "formula");
+        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, _("formula"));
     y = put_wrapped(ui, win, y, 4, w - 6, max_y, TUI_ROLE_VALUE, ex.formula ? ex.formula : "");
     if (y < max_y)
-        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, "with this scenario's values");
+        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, _("with this scenario's values"));
     y = put_wrapped(ui, win, y, 4, w - 6, max_y, TUI_ROLE_VALUE, ex.values);
     if (y < max_y)
-        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, "source");
+        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, _("source"));
     put_wrapped(ui, win, y, 4, w - 6, max_y, TUI_ROLE_DIM, ex.source ? ex.source : "-");
-    tui_put(ui, win, h - 1, 2, w - 4, TUI_ROLE_DIM, " left/right: next number  q: close ");
+    tui_put(ui, win, h - 1, 2, w - 4, TUI_ROLE_DIM, _(" left/right: next number  q: close "));
     overlay_close(win);
 }
 
 /* A picker: filter line, then the filtered entries around the cursor. */
 static void draw_picker(struct tui_ui *ui, const struct tui_state *st) {
-    static const char *const titles[] = {"model", "weight format", "KV cache format", "GPU",
-                                         "mode", "recompute", "optimizer recipe"};
+    static const char *const titles[] = {N_("model"), N_("weight format"), N_("KV cache format"),
+                                         N_("GPU"), N_("mode"), N_("recompute"),
+                                         N_("optimizer recipe")};
     const struct tui_picker *pk = &st->picker;
     size_t n = tui_picker_count(st);
     char title[64], buf[96];
     int oy, ox;
-    snprintf(title, sizeof(title), "pick a %s (%zu)", titles[pk->kind], n);
+    snprintf(title, sizeof(title), _("pick a %s (%zu)"), _(titles[pk->kind]), n);
     int want = (int)n + 3;
     WINDOW *win = overlay_open(ui, want < 6 ? 6 : want, 48, title, &oy, &ox);
     if (!win)
@@ -210,7 +211,7 @@ static void draw_picker(struct tui_ui *ui, const struct tui_state *st) {
         tui_put(ui, win, 2 + r, 2, w - 4, role, buf);
     }
     if (n == 0)
-        tui_put(ui, win, 2, 2, w - 4, TUI_ROLE_DIM, "nothing matches; Backspace edits");
+        tui_put(ui, win, 2, 2, w - 4, TUI_ROLE_DIM, _("nothing matches; Backspace edits"));
     ui->pick_y = oy + 2;
     ui->pick_x = ox + 1;
     ui->pick_w = w - 2;

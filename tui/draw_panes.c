@@ -44,18 +44,18 @@ void tui_draw_model(struct tui_pen *p) {
     if (p->iw >= tui_width(name) + nw + 1)
         tui_pen_text(p, 0, p->iw - nw, TUI_ROLE_VALUE, n);
 
-    int len = snprintf(buf, sizeof(buf), "%u L %s %u h %s %u/%u heads", m->layers, g->dot,
+    int len = snprintf(buf, sizeof(buf), _("%u L %s %u h %s %u/%u heads"), m->layers, g->dot,
                        m->hidden, g->dot, m->heads, m->kv_heads);
     if (len > p->iw) /* narrow pane: the short form */
-        len = snprintf(buf, sizeof(buf), "%uL %uh %u/%u heads", m->layers, m->hidden, m->heads,
+        len = snprintf(buf, sizeof(buf), _("%uL %uh %u/%u heads"), m->layers, m->hidden, m->heads,
                        m->kv_heads);
     if (m->experts > 0 && len > 0 && (size_t)len < sizeof(buf))
-        snprintf(buf + len, sizeof(buf) - (size_t)len, " %s %u/%u experts", g->dot,
+        snprintf(buf + len, sizeof(buf) - (size_t)len, _(" %s %u/%u experts"), g->dot,
                  m->active_experts, m->experts);
     tui_pen_text(p, 1, 0, m->derived ? TUI_ROLE_DIM : TUI_ROLE_LABEL, buf);
 
     /* The log slider: 100M .. 2T, knob at the current size. */
-    int x = tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, "size ");
+    int x = tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, _("size "));
     report_count(st->model_index < 0 ? tui_size_of_step(st->size_step) : st->est.params_total, n,
                  sizeof(n));
     int track = p->iw - x - tui_width(n) - 3;
@@ -70,7 +70,7 @@ void tui_draw_model(struct tui_pen *p) {
     x += tui_pen_field(p, 2, x, TUI_F_SIZE, g->right);
     tui_pen_text(p, 2, x + 1, st->model_index < 0 ? TUI_ROLE_VALUE : TUI_ROLE_DIM, n);
     if (m->derived)
-        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, "shape derived from the size");
+        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, _("shape derived from the size"));
 }
 
 /* The Format pane: weights (with group), bits per weight spelled out, KV. */
@@ -81,14 +81,14 @@ void tui_draw_format(struct tui_pen *p) {
     static const int line_of[] = {0, 1, 3};
     show_focus(p, line_of, 3, TUI_F_WFORMAT);
 
-    int x = tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, "weights ");
+    int x = tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, _("weights "));
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, f->name[0] ? f->name : f->id);
 
-    x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, "group   ");
+    x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, _("group   "));
     if (f->block > 0)
         snprintf(buf, sizeof(buf), "%u", f->block);
     else
-        snprintf(buf, sizeof(buf), "none");
+        snprintf(buf, sizeof(buf), _("none"));
     tui_pen_field(p, 1, x, TUI_F_GROUP, buf);
 
     /* bits + scale/group (+ zero/group) = effective, as engine.md writes it. */
@@ -110,11 +110,11 @@ void tui_draw_format(struct tui_pen *p) {
         snprintf(buf, sizeof(buf), "%g+%g/%u=%sb/w", f->bits, f->scale_bits, f->block, effs);
     tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
 
-    x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, "KV      ");
+    x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, _("KV      "));
     const struct engine_format *kv = &sc->kv_format;
     tui_pen_field(p, 3, x, TUI_F_KVFORMAT, kv->name[0] ? kv->name : kv->id);
     if (sc->mode != ENGINE_MODE_INFER)
-        tui_pen_text(p, 4, 0, TUI_ROLE_DIM, "KV: inference only");
+        tui_pen_text(p, 4, 0, TUI_ROLE_DIM, _("KV: inference only"));
 }
 
 /* The GPU pane: the pick and count, memory, bandwidth, FLOP/s. */
@@ -144,18 +144,18 @@ void tui_draw_gpu(struct tui_pen *p) {
         snprintf(buf, sizeof(buf), "%s %s", a, engine_compute_name(c));
     } else {
         report_flops(gpu->flops[ENGINE_COMPUTE_FP16], a, sizeof(a));
-        snprintf(buf, sizeof(buf), "%s FP16 (no %s)", a, engine_compute_name(c));
+        snprintf(buf, sizeof(buf), _("%s FP16 (no %s)"), a, engine_compute_name(c));
     }
     tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
 
     if (gpu->link_bytes_per_s > 0) {
         report_bandwidth(gpu->link_bytes_per_s, a, sizeof(a));
-        snprintf(buf, sizeof(buf), "link %s %s %u/node", a, g->dot, gpu->gpus_per_node);
+        snprintf(buf, sizeof(buf), _("link %s %s %u/node"), a, g->dot, gpu->gpus_per_node);
         tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
     }
     if (gpu->price_per_hour > 0) {
         report_money(gpu->price_per_hour, a, sizeof(a));
-        snprintf(buf, sizeof(buf), "%s/h per GPU", a);
+        snprintf(buf, sizeof(buf), _("%s/h per GPU"), a);
         tui_pen_text(p, 4, 0, TUI_ROLE_DIM, buf);
     }
 }
@@ -164,19 +164,19 @@ void tui_draw_gpu(struct tui_pen *p) {
 void tui_draw_layout(struct tui_pen *p) {
     const struct engine_scenario *sc = &p->st->opt.sc;
     const struct tui_glyphs *g = p->ui->g;
-    static const char *const modes[] = {"inference", "training", "LoRA", "QLoRA"};
+    static const char *const modes[] = {N_("inference"), N_("training"), N_("LoRA"), N_("QLoRA")};
     static const int line_of[] = {0, 1, 1, 2, 2, 2, 3, 3, 4, 4};
     char buf[48];
     int x;
     show_focus(p, line_of, 10, TUI_F_MODE);
 
-    x = tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, "mode ");
-    tui_pen_field(p, 0, x, TUI_F_MODE, modes[(unsigned)sc->mode < 4 ? sc->mode : 0]);
+    x = tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, _("mode "));
+    tui_pen_field(p, 0, x, TUI_F_MODE, _(modes[(unsigned)sc->mode < 4 ? sc->mode : 0]));
 
-    x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, "batch ");
+    x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, _("batch "));
     snprintf(buf, sizeof(buf), "%u", sc->batch);
     x += tui_pen_field(p, 1, x, TUI_F_BATCH, buf);
-    x += tui_pen_text(p, 1, x, TUI_ROLE_LABEL, " ctx ");
+    x += tui_pen_text(p, 1, x, TUI_ROLE_LABEL, _(" ctx "));
     snprintf(buf, sizeof(buf), "%u", sc->context);
     tui_pen_field(p, 1, x, TUI_F_CONTEXT, buf);
 
@@ -194,10 +194,10 @@ void tui_draw_layout(struct tui_pen *p) {
         x += tui_pen_field(p, 2, x, (enum tui_field)(TUI_F_TP + i), buf);
     }
 
-    x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, "ZeRO ");
+    x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, _("ZeRO "));
     snprintf(buf, sizeof(buf), "%u", sc->zero);
     x += tui_pen_field(p, 3, x, TUI_F_ZERO, buf);
-    x += tui_pen_text(p, 3, x, TUI_ROLE_LABEL, " mb ");
+    x += tui_pen_text(p, 3, x, TUI_ROLE_LABEL, _(" mb "));
     snprintf(buf, sizeof(buf), "%u", sc->micro_batches);
     tui_pen_field(p, 3, x, TUI_F_MICRO, buf);
 
@@ -213,13 +213,13 @@ static const struct {
     enum tui_role role;
     const char *label;
 } tui_segments[TUI_SEGMENTS] = {
-    {TUI_F_MEM_WEIGHTS, TUI_ROLE_SEG_WEIGHTS, "weights"},
-    {TUI_F_MEM_KV, TUI_ROLE_SEG_KV, "KV"},
-    {TUI_F_MEM_ACT, TUI_ROLE_SEG_ACT, "act"},
-    {TUI_F_MEM_GRADS, TUI_ROLE_SEG_GRADS, "grads"},
-    {TUI_F_MEM_MASTER, TUI_ROLE_SEG_MASTER, "master"},
-    {TUI_F_MEM_OPT, TUI_ROLE_SEG_OPT, "optimizer"},
-    {TUI_F_MEM_RESERVE, TUI_ROLE_SEG_RESERVE, "reserve"},
+    {TUI_F_MEM_WEIGHTS, TUI_ROLE_SEG_WEIGHTS, N_("weights")},
+    {TUI_F_MEM_KV, TUI_ROLE_SEG_KV, N_("KV")},
+    {TUI_F_MEM_ACT, TUI_ROLE_SEG_ACT, N_("act")},
+    {TUI_F_MEM_GRADS, TUI_ROLE_SEG_GRADS, N_("grads")},
+    {TUI_F_MEM_MASTER, TUI_ROLE_SEG_MASTER, N_("master")},
+    {TUI_F_MEM_OPT, TUI_ROLE_SEG_OPT, N_("optimizer")},
+    {TUI_F_MEM_RESERVE, TUI_ROLE_SEG_RESERVE, N_("reserve")},
 };
 
 /* Segment sizes of a memory breakdown, in order. */
@@ -329,7 +329,7 @@ void tui_draw_memory(struct tui_pen *p) {
     tui_pen_show(p, 0);
 
     report_bytes(e->capacity, st->opt.units, a, sizeof(a));
-    snprintf(b, sizeof(b), " of %s", a);
+    snprintf(b, sizeof(b), _(" of %s"), a);
     int rw = tui_width(b);
     tui_draw_bar(p, 0, 0, p->iw - rw - 1, e);
     tui_pen_text(p, 0, p->iw - rw, TUI_ROLE_LABEL, b);
@@ -352,7 +352,7 @@ void tui_draw_memory(struct tui_pen *p) {
         char *sp = strchr(a, ' ');
         if (sp && strcmp(sp + 1, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
             *sp = '\0';
-        snprintf(buf, sizeof(buf), "%s %s", tui_segments[s].label, a);
+        snprintf(buf, sizeof(buf), "%s %s", _(tui_segments[s].label), a);
         if (x + tui_width(buf) + 2 > p->iw)
             break;
         x += tui_pen_text(p, ll, x, tui_segments[s].role, segment_fill(p->ui, s));
@@ -361,7 +361,7 @@ void tui_draw_memory(struct tui_pen *p) {
         x += 2;
     }
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
-    snprintf(buf, sizeof(buf), "total %s", a);
+    snprintf(buf, sizeof(buf), _("total %s"), a);
     bool total_shown = x + tui_width(buf) <= p->iw;
     if (total_shown)
         tui_pen_field(p, ll, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
@@ -371,7 +371,7 @@ void tui_draw_memory(struct tui_pen *p) {
     if (!total_shown) {
         /* The legend had no room for the total: it goes after the verdict. */
         report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
-        snprintf(buf, sizeof(buf), "total %s", a);
+        snprintf(buf, sizeof(buf), _("total %s"), a);
         if (vw + tui_width(buf) + 2 <= p->iw)
             tui_pen_field(p, lv, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
     }

@@ -23,7 +23,7 @@
 static void rate(double v, char *buf, size_t len) {
     char n[32];
     report_number(v, n, sizeof(n));
-    snprintf(buf, len, "%s tok/s", n);
+    snprintf(buf, len, _("%s tok/s"), n);
 }
 
 /* A read-out line: label, then the field's value at column vx. */
@@ -46,7 +46,7 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
     if (!(max > 0) || rows < 2)
         return;
     report_number(max, n, sizeof(n));
-    snprintf(buf, sizeof(buf), "tok/s vs batch 1..4096 (top %s)", n);
+    snprintf(buf, sizeof(buf), _("tok/s vs batch 1..4096 (top %s)"), n);
     tui_pen_text(p, top, 0, TUI_ROLE_DIM, buf);
     int h = rows - 1, colw = p->iw / TUI_CURVE_POINTS;
     if (colw < 1)
@@ -158,10 +158,12 @@ void tui_draw_speed(struct tui_pen *p) {
     const struct tui_glyphs *g = p->ui->g;
     char a[48], b[48], buf[128];
     int vx = p->iw >= 40 ? 15 : 9;
+    char binds[48];
     if (st->lx.pinned) {
         draw_speed_compare(p);
         return;
     }
+    snprintf(binds, sizeof(binds), "%s %s", g->binds, _("binds"));
 
     if (st->opt.sc.mode == ENGINE_MODE_INFER) {
         static const int line_of[] = {0, 1, 2, 3, 4};
@@ -171,21 +173,21 @@ void tui_draw_speed(struct tui_pen *p) {
         bool mem_binds = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
         rate(e->decode_tokens_per_s_memory_bound, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
-        readout(p, 0, TUI_F_DECODE_MEM, vx >= 15 ? "memory-bound" : "memory", vx, buf);
+        readout(p, 0, TUI_F_DECODE_MEM, vx >= 15 ? _("memory-bound") : _("memory"), vx, buf);
         if (mem_binds)
-            tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, g->binds);
+            tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         rate(e->decode_tokens_per_s_compute_bound, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
-        readout(p, 1, TUI_F_DECODE_COMPUTE, vx >= 15 ? "compute-bound" : "compute", vx, buf);
+        readout(p, 1, TUI_F_DECODE_COMPUTE, vx >= 15 ? _("compute-bound") : _("compute"), vx, buf);
         if (!mem_binds)
-            tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, g->binds);
+            tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         rate(e->decode_tokens_per_s, a, sizeof(a));
-        readout(p, 2, TUI_F_DECODE, "decode", vx, a);
+        readout(p, 2, TUI_F_DECODE, _("decode"), vx, a);
         report_number(e->decode_tokens_per_s_per_sequence, a, sizeof(a));
-        snprintf(buf, sizeof(buf), "%s tok/s", a);
-        readout(p, 3, TUI_F_PER_SEQ, vx >= 15 ? "per sequence" : "per seq", vx, buf);
+        snprintf(buf, sizeof(buf), _("%s tok/s"), a);
+        readout(p, 3, TUI_F_PER_SEQ, vx >= 15 ? _("per sequence") : _("per seq"), vx, buf);
         report_seconds(e->prefill_seconds, a, sizeof(a));
-        readout(p, 4, TUI_F_PREFILL, "prefill", vx, a);
+        readout(p, 4, TUI_F_PREFILL, _("prefill"), vx, a);
         if (p->ih - 5 >= 4 && p->offset == 0)
             draw_curve(p, 5, p->ih - 5);
         return;
@@ -195,24 +197,26 @@ void tui_draw_speed(struct tui_pen *p) {
     if (f >= 0 && f < 5)
         tui_pen_show(p, tline_of[f]);
     report_seconds(e->train_step_seconds, a, sizeof(a));
-    readout(p, 0, TUI_F_TRAIN_STEP, "step", vx, a);
+    readout(p, 0, TUI_F_TRAIN_STEP, _("step"), vx, a);
     report_percent(e->train_bubble_fraction, a, sizeof(a));
-    readout(p, 1, TUI_F_TRAIN_BUBBLE, "bubble", vx, a);
+    readout(p, 1, TUI_F_TRAIN_BUBBLE, _("bubble"), vx, a);
     report_count(st->opt.sc.training_tokens, b, sizeof(b));
-    snprintf(buf, sizeof(buf), "%.1f for %s tokens", e->train_days, b);
-    readout(p, 2, TUI_F_TRAIN_DAYS, "days", vx, buf);
+    snprintf(a, sizeof(a), "%.1f", e->train_days);
+    i18n_number(a, sizeof(a));
+    snprintf(buf, sizeof(buf), _("%s for %s tokens"), a, b);
+    readout(p, 2, TUI_F_TRAIN_DAYS, _("days"), vx, buf);
     report_number(e->train_gpu_hours, a, sizeof(a));
-    readout(p, 3, TUI_F_TRAIN_HOURS, "GPU-hours", vx, a);
+    readout(p, 3, TUI_F_TRAIN_HOURS, _("GPU-hours"), vx, a);
     if (e->train_cost_usd > 0)
         report_money(e->train_cost_usd, a, sizeof(a));
     else
-        snprintf(a, sizeof(a), "no price");
-    readout(p, 4, TUI_F_TRAIN_COST, "cost", vx, a);
+        snprintf(a, sizeof(a), _("no price"));
+    readout(p, 4, TUI_F_TRAIN_COST, _("cost"), vx, a);
     report_flops(e->train_flops_per_token, a, sizeof(a));
     char *s = strstr(a, "/s");
     if (s)
         *s = '\0';
-    snprintf(buf, sizeof(buf), "%s per token %s MFU %.0f%%", a, g->dot,
+    snprintf(buf, sizeof(buf), _("%s per token %s MFU %.0f%%"), a, g->dot,
              st->opt.sc.mfu * 100);
     tui_pen_text(p, 5, 0, TUI_ROLE_DIM, buf);
 }
@@ -278,12 +282,12 @@ void tui_draw_roof(struct tui_pen *p) {
     /* The text line last: ridge, B*, this point. */
     int tl = p->ih - 1;
     report_number(ridge, a, sizeof(a));
-    snprintf(buf, sizeof(buf), "ridge %s F/B", a);
+    snprintf(buf, sizeof(buf), _("ridge %s F/B"), a);
     int x = tui_pen_field(p, tl, 0, TUI_F_RIDGE, buf);
     bool infer = st->opt.sc.mode == ENGINE_MODE_INFER;
     if (!infer) {
         /* Training multiplies big matrices: compute-bound, far right. */
-        tui_pen_text(p, tl, x, TUI_ROLE_DIM, " (decode roofline; training is compute-bound)");
+        tui_pen_text(p, tl, x, TUI_ROLE_DIM, _(" (decode roofline; training is compute-bound)"));
         ai = 0;
     }
     if (infer) {
@@ -292,7 +296,7 @@ void tui_draw_roof(struct tui_pen *p) {
         x += tui_pen_text(p, tl, x, TUI_ROLE_DIM, " ");
         x += tui_pen_field(p, tl, x, TUI_F_BSTAR, buf);
         report_number(ai, a, sizeof(a));
-        snprintf(buf, sizeof(buf), " you %s F/B (batch %u)", a, st->opt.sc.batch);
+        snprintf(buf, sizeof(buf), _(" you %s F/B (batch %u)"), a, st->opt.sc.batch);
         tui_pen_text(p, tl, x, TUI_ROLE_MARKER, buf);
     }
 

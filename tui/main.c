@@ -20,26 +20,26 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"plan", cmd_plan, "one scenario, full breakdown (text or --json)"},
-    {"search", cmd_search, "rank the (tp, pp, dp) layouts of --gpus N"},
-    {"measure", cmd_measure, "predicted vs measured bandwidth and FLOP/s"},
-    {"quantize", cmd_quantize, "quantize weights and report the error"},
-    {"catalog", cmd_catalog, "list gpus, models or formats"},
-    {"import", cmd_import, "turn a Hugging Face config.json into a catalog entry"},
+    {"plan", cmd_plan, N_("one scenario, full breakdown (text or --json)")},
+    {"search", cmd_search, N_("rank the (tp, pp, dp) layouts of --gpus N")},
+    {"measure", cmd_measure, N_("predicted vs measured bandwidth and FLOP/s")},
+    {"quantize", cmd_quantize, N_("quantize weights and report the error")},
+    {"catalog", cmd_catalog, N_("list gpus, models or formats")},
+    {"import", cmd_import, N_("turn a Hugging Face config.json into a catalog entry")},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* Print the top-level usage. */
 static void main_usage(FILE *f) {
-    fputs("usage: vramlab [scenario options]         interactive explorer\n"
-          "       vramlab COMMAND [options]          headless command\n"
-          "       vramlab --help | --version\n"
-          "\n"
-          "Commands:\n",
+    fputs(_("usage: vramlab [scenario options]         interactive explorer\n"
+            "       vramlab COMMAND [options]          headless command\n"
+            "       vramlab --help | --version\n"
+            "\n"
+            "Commands:\n"),
           f);
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fputs("\n'vramlab COMMAND --help' lists a command's options; see also vramlab(1).\n", f);
+        fprintf(f, "  %-10s %s\n", commands[i].name, _(commands[i].help));
+    fputs(_("\n'vramlab COMMAND --help' lists a command's options; see also vramlab(1).\n"), f);
 }
 
 /* Print an unknown-command error with the closest names. */
@@ -50,14 +50,14 @@ static void main_unknown(const char *name) {
     for (size_t i = 0; i < N_COMMANDS; i++)
         names[i] = commands[i].name;
     n = options_closest(name, names, N_COMMANDS, close, 3);
-    fprintf(stderr, "vramlab: unknown command '%s'", name);
+    fprintf(stderr, _("vramlab: unknown command '%s'"), name);
     if (n > 0) {
-        fputs("; did you mean", stderr);
+        fputs(_("; did you mean"), stderr);
         for (size_t i = 0; i < n; i++)
             fprintf(stderr, "%s %s", i ? "," : "", close[i]);
         fputc('?', stderr);
     }
-    fputs(" (see vramlab --help)\n", stderr);
+    fputs(_(" (see vramlab --help)\n"), stderr);
 }
 
 /* Run the explorer or a command; 0 for help and version. */

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "tui/commands.h"
+#include "tui/i18n.h"
 
 enum opt_arg { ARG_NONE = 0, ARG_REQUIRED, ARG_OPTIONAL };
 
@@ -112,68 +113,68 @@ struct opt_def {
 
 /* The options table: every scenario option of product.md and more. */
 static const struct opt_def opt_table[] = {
-    {OPT_MODEL, "model", ARG_REQUIRED, "ID", "catalog model (default llama-3.1-8b)"},
-    {OPT_PARAMS, "params", ARG_REQUIRED, "N", "bare model size instead: 70B, 405e9"},
-    {OPT_MODEL_CONFIG, "model-config", ARG_REQUIRED, "FILE", "a Hugging Face config.json"},
-    {OPT_FORMAT, "format", ARG_REQUIRED, "ID", "weight format (default fp16; bf16 training)"},
-    {OPT_KV_FORMAT, "kv-format", ARG_REQUIRED, "ID", "KV cache format (default fp16)"},
-    {OPT_GPU, "gpu", ARG_REQUIRED, "ID", "catalog GPU (default h100-sxm)"},
-    {OPT_GPUS, "gpus", ARG_REQUIRED, "N", "number of GPUs (default tp*pp*dp, or 1)"},
-    {OPT_TP, "tp", ARG_REQUIRED, "N", "tensor-parallel degree"},
-    {OPT_PP, "pp", ARG_REQUIRED, "N", "pipeline-parallel degree"},
-    {OPT_DP, "dp", ARG_REQUIRED, "N", "data-parallel degree"},
-    {OPT_ZERO, "zero", ARG_REQUIRED, "0..3", "ZeRO stage"},
-    {OPT_MODE, "mode", ARG_REQUIRED, "MODE", "infer | train | lora | qlora"},
-    {OPT_BATCH, "batch", ARG_REQUIRED, "N", "sequences per replica (default 1)"},
-    {OPT_CONTEXT, "context", ARG_REQUIRED, "N", "tokens per sequence (default 4096)"},
-    {OPT_PROMPT, "prompt", ARG_REQUIRED, "N", "prefill tokens (default: the context)"},
-    {OPT_MICRO_BATCHES, "micro-batches", ARG_REQUIRED, "N", "micro-batches per step"},
-    {OPT_RECOMPUTE, "recompute", ARG_REQUIRED, "R", "none | selective | full"},
-    {OPT_OPTIMIZER, "optimizer", ARG_REQUIRED, "RECIPE", "training recipe (default adam-mixed)"},
-    {OPT_MFU, "mfu", ARG_REQUIRED, "X", "model FLOP utilisation (0.4 or 40%)"},
-    {OPT_TOKENS, "tokens", ARG_REQUIRED, "N", "training tokens: 15.6T"},
-    {OPT_UNITS, "units", ARG_REQUIRED, "U", "gb (1e9, default) | gib (2^30)"},
-    {OPT_RESERVE, "reserve", ARG_REQUIRED, "BYTES", "per-GPU reserve: 1GB, 512MiB"},
-    {OPT_CATALOG, "catalog", ARG_REQUIRED, "FILE", "extra catalog YAML file"},
-    {OPT_SEQUENCE_PARALLEL, "sequence-parallel", ARG_NONE, NULL, "sequence parallelism with TP"},
-    {OPT_INTERLEAVE, "interleave", ARG_REQUIRED, "V", "virtual pipeline stages per GPU"},
-    {OPT_GPUS_PER_NODE, "gpus-per-node", ARG_REQUIRED, "N", "GPUs per node (default: the GPU's)"},
-    {OPT_INTRA_BW, "intra-node-bw", ARG_REQUIRED, "BW", "per-GPU link bandwidth: 900GB/s"},
-    {OPT_INTER_BW, "inter-node-bw", ARG_REQUIRED, "BW", "per-GPU network bandwidth: 50GB/s"},
-    {OPT_ALLREDUCE_LATENCY, "allreduce-latency", ARG_REQUIRED, "T", "per all-reduce: 5us"},
-    {OPT_BW_EFFICIENCY, "bw-efficiency", ARG_REQUIRED, "X", "fraction of data-sheet bandwidth"},
-    {OPT_FLOPS_EFFICIENCY, "flops-efficiency", ARG_REQUIRED, "X", "fraction of data-sheet FLOP/s"},
-    {OPT_LORA_RANK, "lora-rank", ARG_REQUIRED, "R", "LoRA rank"},
-    {OPT_PRICE, "price", ARG_REQUIRED, "USD", "price per GPU-hour: 2.49 or $2.49/h"},
-    {OPT_LAYERS, "layers", ARG_REQUIRED, "N", "custom model: transformer layers"},
-    {OPT_HIDDEN, "hidden", ARG_REQUIRED, "N", "custom model: hidden size"},
-    {OPT_HEADS, "heads", ARG_REQUIRED, "N", "custom model: attention heads"},
-    {OPT_KV_HEADS, "kv-heads", ARG_REQUIRED, "N", "custom model: KV heads (default heads)"},
-    {OPT_HEAD_DIM, "head-dim", ARG_REQUIRED, "N", "custom model: head size (default hidden/heads)"},
-    {OPT_FFN, "ffn", ARG_REQUIRED, "N", "custom model: MLP size (default 4*hidden)"},
-    {OPT_VOCAB, "vocab", ARG_REQUIRED, "N", "custom model: vocabulary size"},
-    {OPT_TIED, "tied", ARG_OPTIONAL, "yes|no", "custom model: head tied to the embedding"},
-    {OPT_GATED, "gated", ARG_OPTIONAL, "yes|no", "custom model: gated (SwiGLU) MLP"},
-    {OPT_BIAS, "bias", ARG_OPTIONAL, "none|qkv|all", "custom model: biases (flag alone: all)"},
-    {OPT_NORM, "norm", ARG_REQUIRED, "rms|layer", "custom model: RMSNorm or LayerNorm"},
-    {OPT_POS_EMBEDDINGS, "pos-embeddings", ARG_REQUIRED, "N", "custom model: learned positions"},
-    {OPT_EXPERTS, "experts", ARG_REQUIRED, "N", "custom model: MoE experts"},
-    {OPT_ACTIVE_EXPERTS, "active-experts", ARG_REQUIRED, "N", "custom model: experts per token"},
-    {OPT_SHARED_EXPERTS, "shared-experts", ARG_REQUIRED, "N", "custom model: shared experts"},
-    {OPT_GPU_MEMORY, "gpu-memory", ARG_REQUIRED, "BYTES", "custom GPU: memory, 80GiB"},
-    {OPT_GPU_BANDWIDTH, "gpu-bandwidth", ARG_REQUIRED, "BW", "custom GPU: bandwidth, 3.35TB/s"},
-    {OPT_GPU_FLOPS, "gpu-flops", ARG_REQUIRED, "F", "custom GPU: 16-bit FLOP/s, 989T"},
-    {OPT_JSON, "json", ARG_NONE, NULL, "print one JSON object"},
-    {OPT_EXPLAIN, "explain", ARG_NONE, NULL, "plan: each figure's formula, values, source"},
-    {OPT_NO_COLOR, "no-color", ARG_NONE, NULL, "explorer: no colours"},
-    {OPT_NO_MOUSE, "no-mouse", ARG_NONE, NULL, "explorer: no mouse"},
-    {OPT_ASCII, "ascii", ARG_NONE, NULL, "explorer: ASCII drawing only"},
-    {OPT_THEME, "theme", ARG_REQUIRED, "NAME", "explorer: dark | light | high-contrast"},
-    {OPT_SCENARIO, "scenario", ARG_REQUIRED, "FILE", "start from a scenario file (docs/lessons.md)"},
-    {OPT_LESSON, "lesson", ARG_REQUIRED, "FILE|NAME", "explorer: step through a lesson"},
-    {OPT_FRESH, "fresh", ARG_NONE, NULL, "explorer: do not restore the last scenario"},
-    {OPT_PRESENT, "present", ARG_NONE, NULL, "explorer: start in presentation mode"},
-    {OPT_HELP, "help", ARG_NONE, NULL, "show this help"},
+    {OPT_MODEL, "model", ARG_REQUIRED, "ID", N_("catalog model (default llama-3.1-8b)")},
+    {OPT_PARAMS, "params", ARG_REQUIRED, "N", N_("bare model size instead: 70B, 405e9")},
+    {OPT_MODEL_CONFIG, "model-config", ARG_REQUIRED, "FILE", N_("a Hugging Face config.json")},
+    {OPT_FORMAT, "format", ARG_REQUIRED, "ID", N_("weight format (default fp16; bf16 training)")},
+    {OPT_KV_FORMAT, "kv-format", ARG_REQUIRED, "ID", N_("KV cache format (default fp16)")},
+    {OPT_GPU, "gpu", ARG_REQUIRED, "ID", N_("catalog GPU (default h100-sxm)")},
+    {OPT_GPUS, "gpus", ARG_REQUIRED, "N", N_("number of GPUs (default tp*pp*dp, or 1)")},
+    {OPT_TP, "tp", ARG_REQUIRED, "N", N_("tensor-parallel degree")},
+    {OPT_PP, "pp", ARG_REQUIRED, "N", N_("pipeline-parallel degree")},
+    {OPT_DP, "dp", ARG_REQUIRED, "N", N_("data-parallel degree")},
+    {OPT_ZERO, "zero", ARG_REQUIRED, "0..3", N_("ZeRO stage")},
+    {OPT_MODE, "mode", ARG_REQUIRED, "MODE", N_("infer | train | lora | qlora")},
+    {OPT_BATCH, "batch", ARG_REQUIRED, "N", N_("sequences per replica (default 1)")},
+    {OPT_CONTEXT, "context", ARG_REQUIRED, "N", N_("tokens per sequence (default 4096)")},
+    {OPT_PROMPT, "prompt", ARG_REQUIRED, "N", N_("prefill tokens (default: the context)")},
+    {OPT_MICRO_BATCHES, "micro-batches", ARG_REQUIRED, "N", N_("micro-batches per step")},
+    {OPT_RECOMPUTE, "recompute", ARG_REQUIRED, "R", N_("none | selective | full")},
+    {OPT_OPTIMIZER, "optimizer", ARG_REQUIRED, "RECIPE", N_("training recipe (default adam-mixed)")},
+    {OPT_MFU, "mfu", ARG_REQUIRED, "X", N_("model FLOP utilisation (0.4 or 40%)")},
+    {OPT_TOKENS, "tokens", ARG_REQUIRED, "N", N_("training tokens: 15.6T")},
+    {OPT_UNITS, "units", ARG_REQUIRED, "U", N_("gb (1e9, default) | gib (2^30)")},
+    {OPT_RESERVE, "reserve", ARG_REQUIRED, "BYTES", N_("per-GPU reserve: 1GB, 512MiB")},
+    {OPT_CATALOG, "catalog", ARG_REQUIRED, "FILE", N_("extra catalog YAML file")},
+    {OPT_SEQUENCE_PARALLEL, "sequence-parallel", ARG_NONE, NULL, N_("sequence parallelism with TP")},
+    {OPT_INTERLEAVE, "interleave", ARG_REQUIRED, "V", N_("virtual pipeline stages per GPU")},
+    {OPT_GPUS_PER_NODE, "gpus-per-node", ARG_REQUIRED, "N", N_("GPUs per node (default: the GPU's)")},
+    {OPT_INTRA_BW, "intra-node-bw", ARG_REQUIRED, "BW", N_("per-GPU link bandwidth: 900GB/s")},
+    {OPT_INTER_BW, "inter-node-bw", ARG_REQUIRED, "BW", N_("per-GPU network bandwidth: 50GB/s")},
+    {OPT_ALLREDUCE_LATENCY, "allreduce-latency", ARG_REQUIRED, "T", N_("per all-reduce: 5us")},
+    {OPT_BW_EFFICIENCY, "bw-efficiency", ARG_REQUIRED, "X", N_("fraction of data-sheet bandwidth")},
+    {OPT_FLOPS_EFFICIENCY, "flops-efficiency", ARG_REQUIRED, "X", N_("fraction of data-sheet FLOP/s")},
+    {OPT_LORA_RANK, "lora-rank", ARG_REQUIRED, "R", N_("LoRA rank")},
+    {OPT_PRICE, "price", ARG_REQUIRED, "USD", N_("price per GPU-hour: 2.49 or $2.49/h")},
+    {OPT_LAYERS, "layers", ARG_REQUIRED, "N", N_("custom model: transformer layers")},
+    {OPT_HIDDEN, "hidden", ARG_REQUIRED, "N", N_("custom model: hidden size")},
+    {OPT_HEADS, "heads", ARG_REQUIRED, "N", N_("custom model: attention heads")},
+    {OPT_KV_HEADS, "kv-heads", ARG_REQUIRED, "N", N_("custom model: KV heads (default heads)")},
+    {OPT_HEAD_DIM, "head-dim", ARG_REQUIRED, "N", N_("custom model: head size (default hidden/heads)")},
+    {OPT_FFN, "ffn", ARG_REQUIRED, "N", N_("custom model: MLP size (default 4*hidden)")},
+    {OPT_VOCAB, "vocab", ARG_REQUIRED, "N", N_("custom model: vocabulary size")},
+    {OPT_TIED, "tied", ARG_OPTIONAL, "yes|no", N_("custom model: head tied to the embedding")},
+    {OPT_GATED, "gated", ARG_OPTIONAL, "yes|no", N_("custom model: gated (SwiGLU) MLP")},
+    {OPT_BIAS, "bias", ARG_OPTIONAL, "none|qkv|all", N_("custom model: biases (flag alone: all)")},
+    {OPT_NORM, "norm", ARG_REQUIRED, "rms|layer", N_("custom model: RMSNorm or LayerNorm")},
+    {OPT_POS_EMBEDDINGS, "pos-embeddings", ARG_REQUIRED, "N", N_("custom model: learned positions")},
+    {OPT_EXPERTS, "experts", ARG_REQUIRED, "N", N_("custom model: MoE experts")},
+    {OPT_ACTIVE_EXPERTS, "active-experts", ARG_REQUIRED, "N", N_("custom model: experts per token")},
+    {OPT_SHARED_EXPERTS, "shared-experts", ARG_REQUIRED, "N", N_("custom model: shared experts")},
+    {OPT_GPU_MEMORY, "gpu-memory", ARG_REQUIRED, "BYTES", N_("custom GPU: memory, 80GiB")},
+    {OPT_GPU_BANDWIDTH, "gpu-bandwidth", ARG_REQUIRED, "BW", N_("custom GPU: bandwidth, 3.35TB/s")},
+    {OPT_GPU_FLOPS, "gpu-flops", ARG_REQUIRED, "F", N_("custom GPU: 16-bit FLOP/s, 989T")},
+    {OPT_JSON, "json", ARG_NONE, NULL, N_("print one JSON object")},
+    {OPT_EXPLAIN, "explain", ARG_NONE, NULL, N_("plan: each figure's formula, values, source")},
+    {OPT_NO_COLOR, "no-color", ARG_NONE, NULL, N_("explorer: no colours")},
+    {OPT_NO_MOUSE, "no-mouse", ARG_NONE, NULL, N_("explorer: no mouse")},
+    {OPT_ASCII, "ascii", ARG_NONE, NULL, N_("explorer: ASCII drawing only")},
+    {OPT_THEME, "theme", ARG_REQUIRED, "NAME", N_("explorer: dark | light | high-contrast")},
+    {OPT_SCENARIO, "scenario", ARG_REQUIRED, "FILE", N_("start from a scenario file (docs/lessons.md)")},
+    {OPT_LESSON, "lesson", ARG_REQUIRED, "FILE|NAME", N_("explorer: step through a lesson")},
+    {OPT_FRESH, "fresh", ARG_NONE, NULL, N_("explorer: do not restore the last scenario")},
+    {OPT_PRESENT, "present", ARG_NONE, NULL, N_("explorer: start in presentation mode")},
+    {OPT_HELP, "help", ARG_NONE, NULL, N_("show this help")},
 };
 #define OPT_TABLE_LEN (sizeof(opt_table) / sizeof(opt_table[0]))
 
@@ -191,7 +192,7 @@ static void opt_error(const char *fmt, ...) {
     va_list ap;
     fputs("vramlab: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(stderr, _(fmt), ap);
     va_end(ap);
     fputc('\n', stderr);
 }
@@ -282,7 +283,7 @@ static void opt_unknown(const char *arg) {
         opt_error("unknown option '--%s' (see --help)", word);
         return;
     }
-    fprintf(stderr, "vramlab: unknown option '--%s'; did you mean", word);
+    fprintf(stderr, _("vramlab: unknown option '--%s'; did you mean"), word);
     for (size_t i = 0; i < n; i++)
         fprintf(stderr, "%s --%s", i ? "," : "", close[i]);
     fputs("?\n", stderr);
@@ -303,7 +304,7 @@ static void options_print_line(FILE *f, const struct opt_def *d) {
         snprintf(left, sizeof(left), "--%s[=%s]", d->name, d->metavar);
     else
         snprintf(left, sizeof(left), "--%s", d->name);
-    fprintf(f, "  %-26s %s\n", left, d->help);
+    fprintf(f, "  %-26s %s\n", left, _(d->help));
 }
 
 /* Print the explorer's own options (lesson, presentation, restore). */
@@ -381,8 +382,12 @@ static int opt_uint(const char *flag, const char *s, bool allow_zero, unsigned l
     *out = (uint32_t)v;
     return 0;
 bad:
-    opt_error("--%s: expected %s integer up to %lu, found '%s'", flag,
-              allow_zero ? "a non-negative" : "a positive", max, s ? s : "");
+    if (allow_zero)
+        opt_error("--%s: expected a non-negative integer up to %lu, found '%s'", flag, max,
+                  s ? s : "");
+    else
+        opt_error("--%s: expected a positive integer up to %lu, found '%s'", flag, max,
+                  s ? s : "");
     return -1;
 }
 
@@ -449,17 +454,17 @@ static int opt_price(const char *s, double *out) {
 /* Print an unknown-id error for a catalog kind with the closest ids. */
 static void opt_unknown_id(const struct catalog *cat, enum catalog_kind kind, const char *flag,
                            const char *id) {
-    static const char *const what[] = {"GPU", "model", "format"};
+    static const char *const what[] = {N_("GPU"), N_("model"), N_("format")};
     const char *close[4];
     size_t n = catalog_suggest(cat, kind, id, close, 4);
 
-    fprintf(stderr, "vramlab: --%s: unknown %s '%s'", flag, what[kind], id);
+    fprintf(stderr, _("vramlab: --%s: unknown %s '%s'"), flag, _(what[kind]), id);
     if (n > 0) {
-        fputs("; closest:", stderr);
+        fputs(_("; closest:"), stderr);
         for (size_t i = 0; i < n; i++)
             fprintf(stderr, "%s %s", i ? "," : "", close[i]);
     }
-    fprintf(stderr, " (see 'vramlab catalog %s')\n",
+    fprintf(stderr, _(" (see 'vramlab catalog %s')\n"),
             kind == CATALOG_GPU     ? "gpus"
             : kind == CATALOG_MODEL ? "models"
                                     : "formats");
@@ -618,7 +623,7 @@ static int opt_model(const struct opt_seen *s, const struct catalog *cat, struct
         char path[4096];
         options_config_path(s->val[OPT_MODEL_CONFIG], path, sizeof(path));
         if (catalog_import_hf_config(path, m, &d) != 0) {
-            fprintf(stderr, "%s", d.text ? d.text : "vramlab: cannot read --model-config\n");
+            fprintf(stderr, "%s", d.text ? d.text : _("vramlab: cannot read --model-config\n"));
             if (d.text && d.len > 0 && d.text[d.len - 1] != '\n')
                 fputc('\n', stderr);
             catalog_diag_free(&d);
@@ -814,8 +819,8 @@ static int opt_workload(const struct opt_seen *s, struct options *o) {
         return -1;
     }
     if (s->set[OPT_OPTIMIZER] && engine_recipe_parse(s->val[OPT_OPTIMIZER], &sc->recipe)) {
-        fprintf(stderr,
-                "vramlab: --optimizer: unknown recipe '%s'; one of:", s->val[OPT_OPTIMIZER]);
+        fprintf(stderr, _("vramlab: --optimizer: unknown recipe '%s'; one of:"),
+                s->val[OPT_OPTIMIZER]);
         for (int r = 0; r < ENGINE_RECIPE_COUNT; r++)
             fprintf(stderr, "%s %s", r ? "," : "", engine_recipe_info((enum engine_recipe)r)->id);
         fputc('\n', stderr);

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "tui/state.h"
+#include "tui/i18n.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -18,8 +19,9 @@
 #include <strings.h>
 
 /* Fixed pickers: modes, recompute policies, recipes. */
-static const char *const tui_mode_labels[] = {"inference", "training", "LoRA", "QLoRA"};
-static const char *const tui_recompute_labels[] = {"none", "selective", "full"};
+static const char *const tui_mode_labels[] = {N_("inference"), N_("training"), N_("LoRA"),
+                                              N_("QLoRA")};
+static const char *const tui_recompute_labels[] = {N_("none"), N_("selective"), N_("full")};
 
 /* Index of an entry with this id in an array of n structs, or -1. */
 #define FIND_ID(arr, n, want)                                                                  \
@@ -269,11 +271,11 @@ static const char *pick_raw(const struct tui_state *st, size_t i, const char **i
     case TUI_PICK_MODE:
         *cur = (size_t)sc->mode == i;
         *id = engine_mode_name((enum engine_mode)i);
-        return tui_mode_labels[i];
+        return _(tui_mode_labels[i]);
     case TUI_PICK_RECOMPUTE:
         *cur = (size_t)sc->recompute == i;
         *id = tui_recompute_labels[i];
-        return tui_recompute_labels[i];
+        return _(tui_recompute_labels[i]);
     case TUI_PICK_RECIPE:
         *cur = (size_t)sc->recipe == i;
         *id = engine_recipe_info((enum engine_recipe)i)->id;
@@ -361,8 +363,8 @@ static unsigned picker_open(struct tui_state *st, enum tui_field f) {
         k = TUI_PICK_RECIPE;
         break;
     default:
-        snprintf(st->message, sizeof(st->message), "%s: use %s to change it",
-                 tui_field_info(f)->label, "left/right, PgUp/PgDn");
+        snprintf(st->message, sizeof(st->message), _("%s: use %s to change it"),
+                 _(tui_field_info(f)->label), _("left/right, PgUp/PgDn"));
         return TUI_DIRTY_REPAINT;
     }
     memset(&st->picker, 0, sizeof(st->picker));
@@ -530,7 +532,7 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     case 'm':
         if (st->measure.status == TUI_MEASURE_RUNNING) {
-            snprintf(st->message, sizeof(st->message), "measuring; Esc cancels");
+            snprintf(st->message, sizeof(st->message), _("measuring; Esc cancels"));
             return TUI_DIRTY_REPAINT;
         }
         st->measure.start_request = true;

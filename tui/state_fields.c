@@ -18,48 +18,49 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/i18n.h"
 #include "tui/report.h"
 
 #define F(id, pane, label, help) [id] = {id, pane, label, help}
 static const struct tui_field_info tui_fields[TUI_F_COUNT] = {
-    F(TUI_F_MODEL, TUI_PANE_MODEL, "model", "catalog model (Enter: pick, / filter)"),
-    F(TUI_F_SIZE, TUI_PANE_MODEL, "size", "bare parameter count, log slider 100M..2T"),
-    F(TUI_F_WFORMAT, TUI_PANE_FORMAT, "weights", "number format of the weights"),
-    F(TUI_F_GROUP, TUI_PANE_FORMAT, "group", "weights sharing one scale"),
-    F(TUI_F_KVFORMAT, TUI_PANE_FORMAT, "KV cache", "number format of the KV cache"),
-    F(TUI_F_GPU, TUI_PANE_GPU, "GPU", "catalog GPU (Enter: pick)"),
-    F(TUI_F_GPUS, TUI_PANE_GPU, "count", "number of GPUs = TP x PP x DP"),
-    F(TUI_F_MODE, TUI_PANE_LAYOUT, "mode", "inference, training, LoRA, QLoRA"),
-    F(TUI_F_BATCH, TUI_PANE_LAYOUT, "batch", "sequences per replica"),
-    F(TUI_F_CONTEXT, TUI_PANE_LAYOUT, "ctx", "tokens per sequence"),
-    F(TUI_F_TP, TUI_PANE_LAYOUT, "TP", "tensor parallel: divides the heads"),
-    F(TUI_F_PP, TUI_PANE_LAYOUT, "PP", "pipeline stages: at most the layers"),
-    F(TUI_F_DP, TUI_PANE_LAYOUT, "DP", "data parallel replicas"),
-    F(TUI_F_ZERO, TUI_PANE_LAYOUT, "ZeRO", "ZeRO stage 0..3 (training)"),
-    F(TUI_F_MICRO, TUI_PANE_LAYOUT, "mb", "micro-batches per step (training)"),
-    F(TUI_F_RECOMPUTE, TUI_PANE_LAYOUT, "recompute", "activation recomputation (training)"),
-    F(TUI_F_RECIPE, TUI_PANE_LAYOUT, "optimizer", "optimizer recipe (training)"),
-    F(TUI_F_MEM_WEIGHTS, TUI_PANE_MEMORY, "weights", "weights per GPU"),
-    F(TUI_F_MEM_KV, TUI_PANE_MEMORY, "KV cache", "KV cache per GPU"),
-    F(TUI_F_MEM_ACT, TUI_PANE_MEMORY, "activations", "activations per GPU"),
-    F(TUI_F_MEM_GRADS, TUI_PANE_MEMORY, "gradients", "gradients per GPU"),
-    F(TUI_F_MEM_MASTER, TUI_PANE_MEMORY, "master", "FP32 master weights per GPU"),
-    F(TUI_F_MEM_OPT, TUI_PANE_MEMORY, "optimizer", "optimizer state per GPU"),
-    F(TUI_F_MEM_RESERVE, TUI_PANE_MEMORY, "reserve", "CUDA context and fragmentation"),
-    F(TUI_F_MEM_TOTAL, TUI_PANE_MEMORY, "total", "total per GPU against capacity"),
-    F(TUI_F_DECODE, TUI_PANE_SPEED, "decode", "decode tokens/s, whole deployment"),
-    F(TUI_F_DECODE_MEM, TUI_PANE_SPEED, "memory-bound", "bandwidth ceiling"),
-    F(TUI_F_DECODE_COMPUTE, TUI_PANE_SPEED, "compute-bound", "FLOP/s ceiling"),
-    F(TUI_F_PER_SEQ, TUI_PANE_SPEED, "per sequence", "tokens/s of one sequence"),
-    F(TUI_F_PREFILL, TUI_PANE_SPEED, "prefill", "time to read the prompt"),
-    F(TUI_F_RIDGE, TUI_PANE_ROOF, "ridge", "peak FLOP/s / bandwidth"),
-    F(TUI_F_BSTAR, TUI_PANE_ROOF, "B*", "batch where decode turns compute-bound"),
-    F(TUI_F_TRAIN_STEP, TUI_PANE_SPEED, "step", "time of one optimizer step"),
-    F(TUI_F_TRAIN_BUBBLE, TUI_PANE_SPEED, "bubble", "pipeline idle fraction"),
-    F(TUI_F_TRAIN_DAYS, TUI_PANE_SPEED, "days", "days to train on the tokens"),
-    F(TUI_F_TRAIN_HOURS, TUI_PANE_SPEED, "GPU-hours", "GPU-hours to train"),
-    F(TUI_F_TRAIN_COST, TUI_PANE_SPEED, "cost", "cost at the catalog price"),
-    F(TUI_F_MEASURE, TUI_PANE_MEASURE, "measure", "run the bundled kernels"),
+    F(TUI_F_MODEL, TUI_PANE_MODEL, N_("model"), N_("catalog model (Enter: pick, / filter)")),
+    F(TUI_F_SIZE, TUI_PANE_MODEL, N_("size"), N_("bare parameter count, log slider 100M..2T")),
+    F(TUI_F_WFORMAT, TUI_PANE_FORMAT, N_("weights"), N_("number format of the weights")),
+    F(TUI_F_GROUP, TUI_PANE_FORMAT, N_("group"), N_("weights sharing one scale")),
+    F(TUI_F_KVFORMAT, TUI_PANE_FORMAT, N_("KV cache"), N_("number format of the KV cache")),
+    F(TUI_F_GPU, TUI_PANE_GPU, N_("GPU"), N_("catalog GPU (Enter: pick)")),
+    F(TUI_F_GPUS, TUI_PANE_GPU, N_("count"), N_("number of GPUs = TP x PP x DP")),
+    F(TUI_F_MODE, TUI_PANE_LAYOUT, N_("mode"), N_("inference, training, LoRA, QLoRA")),
+    F(TUI_F_BATCH, TUI_PANE_LAYOUT, N_("batch"), N_("sequences per replica")),
+    F(TUI_F_CONTEXT, TUI_PANE_LAYOUT, N_("ctx"), N_("tokens per sequence")),
+    F(TUI_F_TP, TUI_PANE_LAYOUT, N_("TP"), N_("tensor parallel: divides the heads")),
+    F(TUI_F_PP, TUI_PANE_LAYOUT, N_("PP"), N_("pipeline stages: at most the layers")),
+    F(TUI_F_DP, TUI_PANE_LAYOUT, N_("DP"), N_("data parallel replicas")),
+    F(TUI_F_ZERO, TUI_PANE_LAYOUT, N_("ZeRO"), N_("ZeRO stage 0..3 (training)")),
+    F(TUI_F_MICRO, TUI_PANE_LAYOUT, N_("mb"), N_("micro-batches per step (training)")),
+    F(TUI_F_RECOMPUTE, TUI_PANE_LAYOUT, N_("recompute"), N_("activation recomputation (training)")),
+    F(TUI_F_RECIPE, TUI_PANE_LAYOUT, N_("optimizer"), N_("optimizer recipe (training)")),
+    F(TUI_F_MEM_WEIGHTS, TUI_PANE_MEMORY, N_("weights"), N_("weights per GPU")),
+    F(TUI_F_MEM_KV, TUI_PANE_MEMORY, N_("KV cache"), N_("KV cache per GPU")),
+    F(TUI_F_MEM_ACT, TUI_PANE_MEMORY, N_("activations"), N_("activations per GPU")),
+    F(TUI_F_MEM_GRADS, TUI_PANE_MEMORY, N_("gradients"), N_("gradients per GPU")),
+    F(TUI_F_MEM_MASTER, TUI_PANE_MEMORY, N_("master"), N_("FP32 master weights per GPU")),
+    F(TUI_F_MEM_OPT, TUI_PANE_MEMORY, N_("optimizer"), N_("optimizer state per GPU")),
+    F(TUI_F_MEM_RESERVE, TUI_PANE_MEMORY, N_("reserve"), N_("CUDA context and fragmentation")),
+    F(TUI_F_MEM_TOTAL, TUI_PANE_MEMORY, N_("total"), N_("total per GPU against capacity")),
+    F(TUI_F_DECODE, TUI_PANE_SPEED, N_("decode"), N_("decode tokens/s, whole deployment")),
+    F(TUI_F_DECODE_MEM, TUI_PANE_SPEED, N_("memory-bound"), N_("bandwidth ceiling")),
+    F(TUI_F_DECODE_COMPUTE, TUI_PANE_SPEED, N_("compute-bound"), N_("FLOP/s ceiling")),
+    F(TUI_F_PER_SEQ, TUI_PANE_SPEED, N_("per sequence"), N_("tokens/s of one sequence")),
+    F(TUI_F_PREFILL, TUI_PANE_SPEED, N_("prefill"), N_("time to read the prompt")),
+    F(TUI_F_RIDGE, TUI_PANE_ROOF, N_("ridge"), N_("peak FLOP/s / bandwidth")),
+    F(TUI_F_BSTAR, TUI_PANE_ROOF, N_("B*"), N_("batch where decode turns compute-bound")),
+    F(TUI_F_TRAIN_STEP, TUI_PANE_SPEED, N_("step"), N_("time of one optimizer step")),
+    F(TUI_F_TRAIN_BUBBLE, TUI_PANE_SPEED, N_("bubble"), N_("pipeline idle fraction")),
+    F(TUI_F_TRAIN_DAYS, TUI_PANE_SPEED, N_("days"), N_("days to train on the tokens")),
+    F(TUI_F_TRAIN_HOURS, TUI_PANE_SPEED, N_("GPU-hours"), N_("GPU-hours to train")),
+    F(TUI_F_TRAIN_COST, TUI_PANE_SPEED, N_("cost"), N_("cost at the catalog price")),
+    F(TUI_F_MEASURE, TUI_PANE_MEASURE, N_("measure"), N_("run the bundled kernels")),
 };
 #undef F
 
@@ -298,12 +299,12 @@ static uint32_t step_divisor(struct tui_state *st, const char *what, uint32_t cu
     }
     if (v == cur) {
         if (dir > 0)
-            snprintf(st->message, sizeof(st->message), "%s %u is the most: %u %s", what, cur,
+            snprintf(st->message, sizeof(st->message), _("%s %u is the most: %u %s"), what, cur,
                      limit, of);
         else
-            snprintf(st->message, sizeof(st->message), "%s is at least 1", what);
+            snprintf(st->message, sizeof(st->message), _("%s is at least 1"), what);
     } else if (first_skip) {
-        snprintf(st->message, sizeof(st->message), "%s %u skipped: %u %s are not divisible by %u",
+        snprintf(st->message, sizeof(st->message), _("%s %u skipped: %u %s are not divisible by %u"),
                  what, first_skip, n, of, first_skip);
     }
     return v;
@@ -316,8 +317,9 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
     int delta = dir * (big ? 10 : 1);
     st->message[0] = '\0';
     if (!tui_field_applies(st, f)) {
-        snprintf(st->message, sizeof(st->message), "%s applies to %s only",
-                 tui_fields[f].label, sc->mode == ENGINE_MODE_INFER ? "training" : "inference");
+        snprintf(st->message, sizeof(st->message), _("%s applies to %s only"),
+                 _(tui_fields[f].label),
+                 sc->mode == ENGINE_MODE_INFER ? _("training") : _("inference"));
         return TUI_DIRTY_REPAINT;
     }
     switch (f) {
@@ -383,7 +385,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         sc->dp = ladder(sc->dp, dir, big, 1, TUI_MAX_GPUS / (sc->tp * sc->pp));
         sc->gpus = sc->tp * sc->pp * sc->dp;
         if (f == TUI_F_GPUS && sc->tp * sc->pp > 1)
-            snprintf(st->message, sizeof(st->message), "GPUs come in steps of TP x PP = %u",
+            snprintf(st->message, sizeof(st->message), _("GPUs come in steps of TP x PP = %u"),
                      sc->tp * sc->pp);
         break;
     case TUI_F_MODE:
@@ -402,13 +404,13 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
          * but not exceed them. */
         bool tp = f == TUI_F_TP;
         uint32_t *v = tp ? &sc->tp : &sc->pp;
-        uint32_t nv = tp ? step_divisor(st, "TP", *v, sc->model.heads, "heads", dir, big)
+        uint32_t nv = tp ? step_divisor(st, "TP", *v, sc->model.heads, _("heads"), dir, big)
                          : ladder(*v, dir, big, 1, sc->model.layers ? sc->model.layers : 1024);
         if (!tp && nv == *v)
             snprintf(st->message, sizeof(st->message),
-                     dir > 0 ? "PP %u: one layer per stage" : "PP %u is the least", nv);
+                     dir > 0 ? _("PP %u: one layer per stage") : _("PP %u is the least"), nv);
         if ((uint64_t)sc->gpus / *v * nv > TUI_MAX_GPUS) {
-            snprintf(st->message, sizeof(st->message), "%s %u would need more than %u GPUs",
+            snprintf(st->message, sizeof(st->message), _("%s %u would need more than %u GPUs"),
                      tp ? "TP" : "PP", nv, TUI_MAX_GPUS);
             return TUI_DIRTY_REPAINT;
         }
@@ -416,15 +418,14 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         sc->gpus = sc->tp * sc->pp * sc->dp;
         if (!tp && sc->model.layers % nv != 0)
             snprintf(st->message, sizeof(st->message),
-                     "PP %u: uneven stages, %u layers do not divide by %u (the last is shorter)",
+                     _("PP %u: uneven stages, %u layers do not divide by %u (the last is shorter)"),
                      nv, sc->model.layers, nv);
         break;
     }
     case TUI_F_ZERO:
         sc->zero = (uint32_t)list_move((int)sc->zero, dir, 4);
         if (sc->zero > 0 && sc->dp == 1)
-            snprintf(st->message, sizeof(st->message), "ZeRO shards over DP: with DP 1 it "
-                                                       "saves nothing");
+            snprintf(st->message, sizeof(st->message), _("ZeRO shards over DP: with DP 1 it saves nothing"));
         break;
     case TUI_F_MICRO:
         sc->micro_batches = ladder(sc->micro_batches, dir, big, 1, 1u << 16);
@@ -464,14 +465,14 @@ static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
             trial.zero = z;
             engine_estimate(&trial, &e);
             if (e.invalid == 0 && e.fits)
-                used += (size_t)snprintf(buf, len, "try ZeRO-%u", z);
+                used += (size_t)snprintf(buf, len, _("try ZeRO-%u"), z);
         }
         trial = *sc;
         trial.recompute = ENGINE_RECOMPUTE_FULL;
         if (!used && sc->recompute != ENGINE_RECOMPUTE_FULL) {
             engine_estimate(&trial, &e);
             if (e.invalid == 0 && e.fits)
-                used += (size_t)snprintf(buf, len, "try full recompute");
+                used += (size_t)snprintf(buf, len, "%s", _("try full recompute"));
         }
     }
     if (st->cat && !used) {
@@ -492,19 +493,19 @@ static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
         }
     }
     if (best_fmt)
-        used += (size_t)snprintf(buf, len, "try %s", format_short(best_fmt));
+        used += (size_t)snprintf(buf, len, _("try %s"), format_short(best_fmt));
     if (used >= len)
         return;
     uint32_t g = engine_min_gpus(sc, 4096, &best);
     if (g > 0 && used < len) {
         if (best.tp > 1 && best.pp == 1)
-            snprintf(buf + used, len - used, "%s%u GPUs (TP=%u)", used ? " or " : "try ", g,
+            snprintf(buf + used, len - used, _("%s%u GPUs (TP=%u)"), used ? _(" or ") : _("try "), g,
                      best.tp);
         else if (best.pp > 1)
-            snprintf(buf + used, len - used, "%s%u GPUs (TP=%u PP=%u)", used ? " or " : "try ",
+            snprintf(buf + used, len - used, _("%s%u GPUs (TP=%u PP=%u)"), used ? _(" or ") : _("try "),
                      g, best.tp, best.pp);
         else
-            snprintf(buf + used, len - used, "%s%u GPUs", used ? " or " : "try ", g);
+            snprintf(buf + used, len - used, _("%s%u GPUs"), used ? _(" or ") : _("try "), g);
     }
 }
 
@@ -519,21 +520,24 @@ static void make_verdict(struct tui_state *st) {
             if (e->invalid & bit) {
                 char why[120];
                 engine_invalid_text(sc, bit, why, sizeof(why));
-                snprintf(st->verdict, sizeof(st->verdict), "invalid: %s", why);
+                snprintf(st->verdict, sizeof(st->verdict), _("invalid: %s"), why);
                 return;
             }
         }
     }
     if (e->fits) {
         report_bytes(e->spare_bytes, st->opt.units, a, sizeof(a));
-        snprintf(st->verdict, sizeof(st->verdict), "fits on %u x %s with %s spare", e->gpus,
+        snprintf(st->verdict, sizeof(st->verdict), _("fits on %u x %s with %s spare"), e->gpus,
                  sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, a);
         return;
     }
     verdict_advice(st, advice, sizeof(advice));
     report_bytes(-e->spare_bytes, st->opt.units, a, sizeof(a));
-    snprintf(st->verdict, sizeof(st->verdict), "needs %.1fx the memory (%s short)%s%s",
-             e->memory_ratio, a, advice[0] ? ": " : "", advice);
+    char ratio[24];
+    snprintf(ratio, sizeof(ratio), "%.1f", e->memory_ratio);
+    i18n_number(ratio, sizeof(ratio));
+    snprintf(st->verdict, sizeof(st->verdict), _("needs %sx the memory (%s short)%s%s"), ratio, a,
+             advice[0] ? ": " : "", advice);
 }
 
 /* Recompute the estimate, the verdict and the tokens/s-vs-batch curve. */

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "tui/term.h"
+#include "tui/i18n.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -73,8 +74,9 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
                    unsigned errlen) {
     memset(info, 0, sizeof(*info));
     if (!tui_term_is_tty()) {
-        snprintf(err, errlen, "the explorer needs a terminal (stdin and stdout); "
-                              "for scripts use `vramlab plan` (--json for machines)");
+        snprintf(err, errlen, "%s",
+                 _("the explorer needs a terminal (stdin and stdout); "
+                   "for scripts use `vramlab plan` (--json for machines)"));
         return -1;
     }
     /* The locale was read by i18n_init() (LC_NUMERIC stays "C" for the
@@ -87,8 +89,8 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
         setenv("ESCDELAY", "25", 1);
     tui_screen = newterm(NULL, stdout, stdin);
     if (!tui_screen) {
-        snprintf(err, errlen, "cannot start the terminal (TERM=%s); try TERM=xterm or "
-                              "`vramlab plan`", getenv("TERM") ? getenv("TERM") : "unset");
+        snprintf(err, errlen,
+                 _("cannot start the terminal (TERM=%s); try TERM=xterm or `vramlab plan`"), getenv("TERM") ? getenv("TERM") : "unset");
         return -1;
     }
     /* A terminal that cannot move the cursor (TERM=dumb) cannot show panes. */
@@ -97,8 +99,9 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
         endwin();
         delscreen(tui_screen);
         tui_screen = NULL;
-        snprintf(err, errlen, "TERM=%s cannot position the cursor; set TERM (e.g. xterm-256color) "
-                              "or use `vramlab plan`", getenv("TERM") ? getenv("TERM") : "unset");
+        snprintf(err, errlen,
+                 _("TERM=%s cannot position the cursor; set TERM (e.g. xterm-256color) "
+                   "or use `vramlab plan`"), getenv("TERM") ? getenv("TERM") : "unset");
         return -1;
     }
     tui_curses_on = 1;

@@ -157,7 +157,7 @@ static const struct tui_glyphs tui_glyphs_utf8 = {
     .free = "\u00b7", .over = "!", .cap = "\u2502",
     .left = "\u25c2", .right = "\u25b8", .knob = "\u25cf", .track = "\u2500",
     .times = "\u00d7", .dot = "\u00b7", .enter = "\u23ce", .arrows = "\u2190\u2192",
-    .bullet = "\u25cf", .le = "\u2264", .approx = "\u2248", .binds = "\u25c0 binds",
+    .bullet = "\u25cf", .le = "\u2264", .approx = "\u2248", .binds = "\u25c0",
     .spark = {" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587",
               "\u2588"},
 };
@@ -171,7 +171,7 @@ static const struct tui_glyphs tui_glyphs_ascii = {
     .free = ".", .over = "!", .cap = "|",
     .left = "<", .right = ">", .knob = "O", .track = "-",
     .times = "x", .dot = "-", .enter = "Enter", .arrows = "<>",
-    .bullet = "*", .le = "<=", .approx = "~", .binds = "< binds",
+    .bullet = "*", .le = "<=", .approx = "~", .binds = "<",
     .spark = {" ", ".", ".", "_", "_", "o", "o", "#", "#"},
 };
 

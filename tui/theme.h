@@ -70,7 +70,7 @@ struct tui_glyphs {
     const char *left, *right;              /* slider arrows */
     const char *knob, *track;              /* slider */
     const char *times, *dot, *enter, *arrows, *bullet, *le, *approx;
-    const char *binds;                     /* marks the binding ceiling */
+    const char *binds;                     /* marks the binding ceiling (+ "binds") */
     const char *spark[9];                  /* spark[k]: k/8 high column, [0] blank */
 };
 
