@@ -367,20 +367,21 @@ int tui_main(int argc, char **argv) {
     }
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
-    if (!tui_term_is_tty()) {
-        fputs(_("vramlab: the explorer needs a terminal on stdin and stdout.\n"
-                "For scripts and pipes use `vramlab plan` (add --json), e.g.\n"
-                "  vramlab plan --model llama-3.1-70b --gpu h100-sxm --gpus 2\n"),
-              stderr);
-        catalog_free(&cat);
-        return VRAMLAB_EXIT_USAGE;
-    }
 
     restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);
     if (o.lesson && tui_lecture_open(&ss.lecture, &st, o.lesson, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: --lesson: %s", err);
+        tui_lecture_free(&ss.lecture);
+        catalog_free(&cat);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (!tui_term_is_tty()) {
+        fputs(_("vramlab: the explorer needs a terminal on stdin and stdout.\n"
+                "For scripts and pipes use `vramlab plan` (add --json), e.g.\n"
+                "  vramlab plan --model llama-3.1-70b --gpu h100-sxm --gpus 2\n"),
+              stderr);
         tui_lecture_free(&ss.lecture);
         catalog_free(&cat);
         return VRAMLAB_EXIT_USAGE;
