@@ -12,8 +12,11 @@
  * time, float accumulation in eight lanes (the GPU's arithmetic, another
  * order); checked
  * against float64 references on sampled rows before the numbers count.
- * --quick shrinks every size so the whole run is a sanity check of a few
- * seconds, not a measurement.
+ * --quick keeps the rule that matters for a bandwidth figure (the arrays
+ * and W at least 4x the last-level cache, up to 512 MiB and 128 MiB) and
+ * saves time elsewhere: 5 samples, W 4096 columns wide, W8A16/W4A16 at
+ * batch 1 only, a small error lab. The last-level cache is read from sysfs
+ * (one instance), where sysconf may report a whole package.
  */
 #include "config.h"
 
@@ -32,6 +35,7 @@
 #include "kernels/probe_pool.h"
 
 #define CPU_SAMPLES      10 /* STREAM: best of 10 after the first */
+#define CPU_SAMPLES_QUICK 5 /* --quick: memory-sized arrays, fewer samples */
 #define CPU_MIN_SAMPLE_S 2e-3
 #define CPU_MAX_THREADS  PROBE_POOL_MAX_THREADS
 #define VERIFY_ROWS      48
@@ -51,9 +55,11 @@ static void *xalloc(size_t bytes) {
     return p;
 }
 
+static unsigned cpu_samples = CPU_SAMPLES; /* per run: CPU_SAMPLES_QUICK with --quick */
+
 /*
  * Time fn on `active` threads: one discarded run (warm-up, first touch),
- * then CPU_SAMPLES samples of k back-to-back runs, k chosen so a sample
+ * then cpu_samples samples of k back-to-back runs, k chosen so a sample
  * lasts at least 2 ms. Returns -1 when cancelled.
  */
 static int time_it(struct probe_pool *p, unsigned active, probe_par_fn fn, void *ctx,
@@ -69,16 +75,16 @@ static int time_it(struct probe_pool *p, unsigned active, probe_par_fn fn, void 
     if (k > 100000)
         k = 100000;
     double t[CPU_SAMPLES];
-    for (unsigned s = 0; s < CPU_SAMPLES; s++) {
+    for (unsigned s = 0; s < cpu_samples; s++) {
         if (probe_cancelled())
             return -1;
         t0 = now_s();
         for (unsigned r = 0; r < k; r++)
             probe_pool_run(p, active, fn, ctx);
         t[s] = (now_s() - t0) / k;
-        probe_emit_progress(test, (s + 1.0) / CPU_SAMPLES);
+        probe_emit_progress(test, (s + 1.0) / cpu_samples);
     }
-    probe_stats_summarise(t, CPU_SAMPLES, st);
+    probe_stats_summarise(t, cpu_samples, st);
     return 0;
 }
 
@@ -107,8 +113,37 @@ static void cpu_name(char *buf, size_t len) {
     fclose(f);
 }
 
-/* Last-level cache in bytes (sysconf where glibc knows it, else 32 MiB). */
+/* The largest cache level's size from sysfs (one instance: what a core
+ * sees), 0 when unknown. */
+static double llc_sysfs(void) {
+    double best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], text[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fgets(text, sizeof text, f)) {
+            char *end;
+            double v = strtod(text, &end);
+            if (*end == 'K')
+                v *= 1024;
+            else if (*end == 'M')
+                v *= 1024 * 1024;
+            if (v > best)
+                best = v;
+        }
+        fclose(f);
+    }
+    return best;
+}
+
+/* Last-level cache in bytes: sysfs, else sysconf where glibc knows it
+ * (some VMs report the whole package there: 320 MiB for 32), else 32 MiB. */
 static double llc_bytes(void) {
+    double fs = llc_sysfs();
+    if (fs > 0)
+        return fs;
     long v = -1;
 #ifdef _SC_LEVEL3_CACHE_SIZE
     v = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -195,7 +230,14 @@ static double stream_expected(size_t n) {
 /* copy (loop and memcpy, the larger reported) and read, 1 and n threads. */
 static int run_stream(struct probe_pool *p, const struct probe_opts *o, double llc, bool *bad,
                       const char **code, char *msg, size_t len) {
-    size_t bytes = o->quick ? (size_t)8 << 20 : (size_t)(4 * llc);
+    /* STREAM's rule, quick or not: each array at least 4x the last-level
+     * cache (quick: at least 8 MiB, at most 512 MiB: a bigger cache makes
+     * the quick figure partly an in-cache one, which the pane labels) */
+    size_t bytes = (size_t)(4 * llc);
+    if (o->quick && bytes < ((size_t)8 << 20))
+        bytes = (size_t)8 << 20;
+    if (o->quick && bytes > ((size_t)512 << 20))
+        bytes = (size_t)512 << 20;
     if (!o->quick && bytes < ((size_t)256 << 20))
         bytes = (size_t)256 << 20;
     struct stream_ctx *c = calloc(1, sizeof *c);
@@ -397,11 +439,18 @@ static void poison(void *p, size_t bytes) {
 }
 
 /* FP16 GEMV, quantize, dequantize, W8A16 and W4A16 GEMV. */
-static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *bad,
+static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double llc, bool *bad,
                       const char **code, char *msg, size_t len) {
     struct mat_ctx c = {0};
-    c.rows = o->quick ? 512 : 16384;
-    c.cols = o->quick ? 1024 : 16384;
+    c.rows = 16384;
+    c.cols = 16384;
+    if (o->quick) {
+        /* W at least 4x the last-level cache (up to 128 MiB), so the quick
+         * GEMV reads memory, not cache */
+        c.cols = 4096;
+        for (c.rows = 512; c.rows < 16384 && 2.0 * c.rows * c.cols < 4 * llc;)
+            c.rows *= 2;
+    }
     /* sized down to fit: W at most an eighth of physical memory */
     double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     while (c.rows > 1024 && 2.0 * c.rows * c.cols > ram / 8)
@@ -491,9 +540,9 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, bool *ba
             continue;
         /* the twins re-read x per vector: 1, 4 and 16 show the trend in a
          * few seconds each (the GPU runs 1, 2, 4, 8, 16) */
-        size_t batches_full[] = {1, 4, 16}, batches_quick[] = {1, 4};
+        size_t batches_full[] = {1, 4, 16}, batches_quick[] = {1};
         size_t *batches = o->quick ? batches_quick : batches_full;
-        size_t nbatch = o->quick ? 2 : 3;
+        size_t nbatch = o->quick ? 1 : 3;
         for (size_t bi = 0; bi < nbatch; bi++) {
             c.batch = batches[bi];
             struct probe_result r = {.test = probe_tests[id].id,
@@ -582,6 +631,7 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
     unsigned nt = o->threads ? o->threads : (online > 0 ? (unsigned)online : 1);
     if (nt > CPU_MAX_THREADS)
         nt = CPU_MAX_THREADS;
+    cpu_samples = o->quick ? CPU_SAMPLES_QUICK : CPU_SAMPLES;
     struct probe_device d = {.backend = "cpu"};
     cpu_name(d.name, sizeof d.name);
     d.memory_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
@@ -608,7 +658,7 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
         rc = run_stream(p, o, d.l2_bytes, &bad, code, msg, len);
     if (rc == 0 && (o->want[PROBE_GEMV_FP16] || o->want[PROBE_QUANTIZE] ||
                     o->want[PROBE_DEQUANTIZE] || o->want[PROBE_W8A16] || o->want[PROBE_W4A16]))
-        rc = run_matrix(p, o, &bad, code, msg, len);
+        rc = run_matrix(p, o, d.l2_bytes, &bad, code, msg, len);
     if (o->want[PROBE_GEMM])
         probe_emit_skip("gemm", "the GEMM sweep needs cuBLAS (CUDA backend only)");
     if (rc == 0 && o->want[PROBE_ERROR])

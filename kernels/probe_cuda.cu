@@ -187,7 +187,11 @@ static unsigned long long pattern_sum(size_t n) {
 static int run_stream(struct cctx *C, size_t free_b) {
     struct stream_ctx c;
     memset(&c, 0, sizeof c);
-    size_t want = C->o->quick ? ((size_t)64 << 20) : ((size_t)1 << 30);
+    /* quick: still 4x L2 (the ring rule of the matrix tests), a power of two */
+    size_t want = (size_t)1 << 30;
+    if (C->o->quick)
+        for (want = (size_t)64 << 20; want < 4 * C->l2 && want < ((size_t)1 << 30);)
+            want *= 2;
     while (want > ((size_t)16 << 20) && want > free_b / 4)
         want /= 2;
     c.bytes = want;
