@@ -423,8 +423,16 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
         snprintf(buf, n, "no price for %s: pass --price to get a cost", sc->gpu.name);
         break;
     case ENGINE_WARN_CALIBRATED:
-        snprintf(buf, n, "calibrated: measured %.4g GB/s, %.4g TFLOP/s replace the data sheet",
-                 e->bandwidth_bytes_per_s / 1e9, e->peak_flop_per_s / 1e12);
+        /* name only what was measured: the other figure is the data sheet's */
+        if (sc->measured_bytes_per_s > 0 && sc->measured_flop_per_s > 0)
+            snprintf(buf, n, "calibrated: measured %.4g GB/s and %.4g TFLOP/s replace the data sheet",
+                     e->bandwidth_bytes_per_s / 1e9, e->peak_flop_per_s / 1e12);
+        else if (sc->measured_bytes_per_s > 0)
+            snprintf(buf, n, "calibrated: measured %.4g GB/s replaces the data-sheet bandwidth",
+                     e->bandwidth_bytes_per_s / 1e9);
+        else
+            snprintf(buf, n, "calibrated: measured %.4g TFLOP/s replace the data-sheet FLOP/s",
+                     e->peak_flop_per_s / 1e12);
         break;
     case ENGINE_WARN_MOE_ROUTING:
         snprintf(buf, n, "MoE at batch %u: a step reads the experts any sequence routes to, "
