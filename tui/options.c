@@ -68,6 +68,8 @@ enum opt_id {
     OPT_FLOPS_EFFICIENCY,
     OPT_LORA_RANK,
     OPT_PRICE,
+    OPT_MEASURED_BW,
+    OPT_MEASURED_FLOPS,
     /* custom architecture (first to last: keep together) */
     OPT_LAYERS,
     OPT_HIDDEN,
@@ -146,6 +148,10 @@ static const struct opt_def opt_table[] = {
     {OPT_FLOPS_EFFICIENCY, "flops-efficiency", ARG_REQUIRED, "X", N_("fraction of data-sheet FLOP/s")},
     {OPT_LORA_RANK, "lora-rank", ARG_REQUIRED, "R", N_("LoRA rank")},
     {OPT_PRICE, "price", ARG_REQUIRED, "USD", N_("price per GPU-hour: 2.49 or $2.49/h")},
+    {OPT_MEASURED_BW, "measured-bw", ARG_REQUIRED, "BW",
+     N_("calibrate: measured bandwidth per GPU instead of the data sheet, 3.0TB/s")},
+    {OPT_MEASURED_FLOPS, "measured-flops", ARG_REQUIRED, "F",
+     N_("calibrate: measured FLOP/s per GPU instead of the data sheet, 700T")},
     {OPT_LAYERS, "layers", ARG_REQUIRED, "N", N_("custom model: transformer layers")},
     {OPT_HIDDEN, "hidden", ARG_REQUIRED, "N", N_("custom model: hidden size")},
     {OPT_HEADS, "heads", ARG_REQUIRED, "N", N_("custom model: attention heads")},
@@ -429,6 +435,18 @@ static int opt_unit(const char *flag, const char *s,
 
     if (parse(s, out, err, sizeof(err)) != 0) {
         opt_error("--%s: %s", flag, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A strictly positive rate in units (a calibration flag). */
+static int opt_rate(const char *flag, const char *s,
+                    int (*parse)(const char *, double *, char *, size_t), double *out) {
+    if (opt_unit(flag, s, parse, out) != 0)
+        return -1;
+    if (!(*out > 0)) {
+        opt_error(_("--%s: expected a rate above zero, found '%s'"), flag, s);
         return -1;
     }
     return 0;
@@ -851,6 +869,16 @@ static int opt_workload(const struct opt_seen *s, struct options *o) {
                  &sc->allreduce_latency_s))
         return -1;
     if (s->set[OPT_PRICE] && opt_price(s->val[OPT_PRICE], &sc->price_per_hour))
+        return -1;
+    /* Calibration (vramlab measure, or the explorer's Measure pane): a rate
+     * of zero would silently mean "the data sheet", so it is refused. */
+    if (s->set[OPT_MEASURED_BW] &&
+        opt_rate("measured-bw", s->val[OPT_MEASURED_BW], catalog_parse_bandwidth,
+                 &sc->measured_bytes_per_s))
+        return -1;
+    if (s->set[OPT_MEASURED_FLOPS] &&
+        opt_rate("measured-flops", s->val[OPT_MEASURED_FLOPS], catalog_parse_flops,
+                 &sc->measured_flop_per_s))
         return -1;
     sc->sequence_parallel = sc->sequence_parallel || s->set[OPT_SEQUENCE_PARALLEL];
     return 0;
