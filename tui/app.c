@@ -17,7 +17,8 @@
 #include "tui/draw.h"
 #include "tui/i18n.h"
 #include "tui/lecture_ui.h"
-#include "tui/probe_client.h"
+#include "tui/measure_model.h"
+#include "tui/measure_pane.h"
 #include "tui/scenario_file.h"
 #include "tui/state.h"
 #include "tui/term.h"
@@ -103,95 +104,6 @@ static unsigned on_mouse(struct tui_state *st, struct tui_ui *ui) {
     return dirty;
 }
 
-/* The probe run behind the Measure pane (quick, bandwidth tests only: the
- * pane compares rates, the full report is `vramlab measure`). */
-struct tui_probe {
-    struct probe_client pc;
-    bool running;
-};
-
-/* Start the probe for a measure request; failures land in the pane. */
-static void probe_start(struct tui_probe *p, struct tui_measure *m) {
-    static const char *const args[] = {"--quick", "--tests", "copy,read,gemv-fp16,w8a16,w4a16",
-                                       NULL};
-    char path[512], err[256];
-    m->start_request = false;
-    m->cancel_request = false;
-    m->n_rows = 0;
-    m->device[0] = m->progress[0] = m->error[0] = '\0';
-    if (probe_client_find(path, sizeof(path), err, sizeof(err)) != 0 ||
-        probe_client_start(&p->pc, path, args, err, sizeof(err)) != 0) {
-        snprintf(m->error, sizeof(m->error), "%.150s", err);
-        m->status = TUI_MEASURE_FAILED;
-        return;
-    }
-    p->running = true;
-    m->status = TUI_MEASURE_RUNNING;
-}
-
-/* Take one probe event into the pane's data. */
-static void probe_event(struct tui_measure *m, const struct probe_event *ev) {
-    const struct probe_json *j = &ev->j;
-    const char *s, *s2;
-    switch (ev->kind) {
-    case PROBE_EV_DEVICE:
-        s = probe_json_str(j, "name");
-        s2 = probe_json_str(j, "backend");
-        snprintf(m->device, sizeof(m->device), "%.60s (%.20s)", s ? s : "?", s2 ? s2 : "?");
-        break;
-    case PROBE_EV_PROGRESS:
-        snprintf(m->progress, sizeof(m->progress), "%s %.0f%%",
-                 (s = probe_json_str(j, "test")) ? s : "?",
-                 100 * probe_json_num(j, "fraction", 0));
-        break;
-    case PROBE_EV_RESULT:
-        tui_measure_add(m, probe_json_str(j, "test"), probe_json_num(j, "bytes_per_s", 0),
-                        probe_json_num(j, "threads", 0), probe_json_num(j, "batch", 0));
-        break;
-    case PROBE_EV_ERROR:
-        snprintf(m->error, sizeof(m->error), "%s",
-                 (s = probe_json_str(j, "message")) ? s : "the probe reported an error");
-        break;
-    case PROBE_EV_BAD:
-    case PROBE_EV_TRUNCATED:
-        snprintf(m->error, sizeof(m->error), "probe output: %.140s", ev->error);
-        break;
-    default:
-        break;
-    }
-}
-
-/* Read what the probe has written; returns dirty flags. */
-static unsigned probe_poll(struct tui_probe *p, struct tui_measure *m) {
-    static struct probe_event ev;
-    unsigned dirty = 0;
-    if (!p->running)
-        return 0;
-    if (m->cancel_request) {
-        probe_client_cancel(&p->pc, 200);
-        p->running = false;
-        m->cancel_request = false;
-        m->status = TUI_MEASURE_FAILED;
-        snprintf(m->error, sizeof(m->error), "cancelled");
-        return TUI_DIRTY_REPAINT;
-    }
-    while (probe_client_read(&p->pc) > 0)
-        ;
-    while (probe_client_next(&p->pc, &ev) > 0) {
-        probe_event(m, &ev);
-        dirty = TUI_DIRTY_REPAINT;
-    }
-    if (p->pc.eof) {
-        int rc = probe_client_finish(&p->pc);
-        p->running = false;
-        m->status = rc == 0 && m->n_rows > 0 ? TUI_MEASURE_DONE : TUI_MEASURE_FAILED;
-        if (m->status == TUI_MEASURE_FAILED && !m->error[0])
-            snprintf(m->error, sizeof(m->error), "the probe exited with status %d", rc);
-        dirty = TUI_DIRTY_REPAINT;
-    }
-    return dirty;
-}
-
 /* Print the explorer's usage. */
 static void usage(FILE *f) {
     fputs(_("usage: vramlab [scenario options] [--theme dark|light|high-contrast]\n"
@@ -231,7 +143,7 @@ static void session_theme(struct tui_session *ss, bool present) {
 static int run_loop(struct tui_state *st, struct tui_session *ss) {
     const struct tui_term_info *ti = ss->ti;
     struct tui_ui ui;
-    static struct tui_probe probe;
+    static struct tui_mpane probe;
     unsigned dirty = TUI_DIRTY_ALL;
     memset(&ui, 0, sizeof(ui));
     ui.g = tui_glyphs_get(ti->utf8);
@@ -260,7 +172,7 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         /* Poll the keyboard briefly while the probe runs. */
         timeout(probe.running ? 30 : 250);
         int ch = getch();
-        dirty |= probe_poll(&probe, &st->measure);
+        dirty |= tui_mpane_poll(&probe, st);
         if (ch == ERR)
             continue;
         if (ch == KEY_MOUSE) {
@@ -268,7 +180,8 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         } else {
             int k = key_from_curses(ch);
             unsigned d = 0;
-            if (k && !tui_lecture_key(&ss->lecture, st, k, &d)) {
+            if (k && !tui_mpane_key(&probe, st, k, &d) &&
+                !tui_lecture_key(&ss->lecture, st, k, &d)) {
                 d = tui_state_key(st, k);
                 tui_lecture_after(st, d);
             }
@@ -278,17 +191,15 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
                 dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
             }
         }
-        if (st->measure.start_request && !probe.running) {
-            probe_start(&probe, &st->measure);
-            dirty |= TUI_DIRTY_REPAINT;
-        }
-        dirty |= probe_poll(&probe, &st->measure);
+        dirty |= tui_mpane_poll(&probe, st);
+        /* The focused Measure pane with results grows over Speed and Roofline. */
+        if (tui_measure_grows(st) != ui.layout.measure_grown)
+            dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         /* Compact layout follows the focused input pane. */
         if (st->compact && !st->lx.present && !ui.layout.pane[st->last_input].visible)
             dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
     }
-    if (probe.running)
-        probe_client_cancel(&probe.pc, 200);
+    tui_mpane_stop(&probe);
     tui_ui_free(&ui);
     int sig = tui_term_stop_signal();
     return sig ? 128 + sig : VRAMLAB_EXIT_OK;

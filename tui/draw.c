@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tui/i18n.h"
+#include "tui/measure_model.h"
 #include "tui/report.h"
 
 /* The long name of a mode. */
@@ -198,6 +199,8 @@ void tui_ui_reflow(struct tui_ui *ui, const struct tui_state *st, int rows, int 
      * Without room for it, the caption goes on the title row. */
     int cap = tui_caption_rows(st, rows, cols);
     tui_layout_compute(rows - cap, cols, st->last_input, &ui->layout);
+    if (tui_measure_grows(st))
+        tui_layout_grow_measure(&ui->layout);
     ui->caption_inline = st->lx.lesson && cap == 0;
     if (ui->layout.kind == TUI_LAYOUT_TOO_SMALL)
         return;

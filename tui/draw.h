@@ -101,6 +101,10 @@ void tui_draw_memory(struct tui_pen *p);
 void tui_draw_speed(struct tui_pen *p);
 void tui_draw_roof(struct tui_pen *p);
 void tui_draw_measure(struct tui_pen *p);
+/* The Format pane's evidence lines from content line `line`: the seed's
+ * Pythia-1.4B loss at the chosen width, per group and per matrix, and the
+ * error lab's measured error when the session has one (draw_measure.c). */
+void tui_draw_format_evidence(struct tui_pen *p, int line);
 /* A stacked memory bar of e against capacity, width cells from column x0
  * of a content line (draw_panes.c). */
 void tui_draw_bar(struct tui_pen *p, int line, int x0, int width, const struct engine_estimate *e);

@@ -115,6 +115,7 @@ void tui_draw_format(struct tui_pen *p) {
     tui_pen_field(p, 3, x, TUI_F_KVFORMAT, kv->name[0] ? kv->name : kv->id);
     if (sc->mode != ENGINE_MODE_INFER)
         tui_pen_text(p, 4, 0, TUI_ROLE_DIM, _("KV: inference only"));
+    tui_draw_format_evidence(p, sc->mode != ENGINE_MODE_INFER ? 5 : 4);
 }
 
 /* The GPU pane: the pick and count, memory, bandwidth, FLOP/s. */
@@ -147,6 +148,21 @@ void tui_draw_gpu(struct tui_pen *p) {
         snprintf(buf, sizeof(buf), _("%s FP16 (no %s)"), a, engine_compute_name(c));
     }
     tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
+    /* Calibrated (Measure pane: a, or --measured-bw/--measured-flops): the
+     * measured figures the engine uses, under the data sheet's. */
+    if (st->opt.sc.measured_flop_per_s > 0) {
+        report_flops(st->opt.sc.measured_flop_per_s, a, sizeof(a));
+        if (snprintf(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
+            snprintf(buf, sizeof(buf), _("%s meas."), a);
+        tui_pen_text(p, 2, 0, TUI_ROLE_WARN, buf);
+    }
+    if (st->opt.sc.measured_bytes_per_s > 0) {
+        report_bandwidth(st->opt.sc.measured_bytes_per_s, a, sizeof(a));
+        if (snprintf(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
+            snprintf(buf, sizeof(buf), _("meas. %s"), a);
+        tui_pen_text(p, 4, 0, TUI_ROLE_WARN, buf);
+        return; /* in the price's place */
+    }
 
     if (gpu->link_bytes_per_s > 0) {
         report_bandwidth(gpu->link_bytes_per_s, a, sizeof(a));

@@ -173,12 +173,20 @@ void tui_draw_speed(struct tui_pen *p) {
         bool mem_binds = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
         rate(e->decode_tokens_per_s_memory_bound, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
-        readout(p, 0, TUI_F_DECODE_MEM, vx >= 15 ? _("memory-bound") : _("memory"), vx, buf);
+        /* calibrated (Measure pane: a, or --measured-bw): the label says so */
+        bool mbw = st->opt.sc.measured_bytes_per_s > 0, mfl = st->opt.sc.measured_flop_per_s > 0;
+        readout(p, 0, TUI_F_DECODE_MEM,
+                mbw ? (vx >= 15 ? _("memory, meas.") : _("memory*"))
+                    : (vx >= 15 ? _("memory-bound") : _("memory")),
+                vx, buf);
         if (mem_binds)
             tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         rate(e->decode_tokens_per_s_compute_bound, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
-        readout(p, 1, TUI_F_DECODE_COMPUTE, vx >= 15 ? _("compute-bound") : _("compute"), vx, buf);
+        readout(p, 1, TUI_F_DECODE_COMPUTE,
+                mfl ? (vx >= 15 ? _("compute, meas.") : _("compute*"))
+                    : (vx >= 15 ? _("compute-bound") : _("compute")),
+                vx, buf);
         if (!mem_binds)
             tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         rate(e->decode_tokens_per_s, a, sizeof(a));
@@ -344,61 +352,4 @@ void tui_draw_roof(struct tui_pen *p) {
     tui_pen_text(p, c.h - 1, 0, TUI_ROLE_DIM, b);
     if (c.h >= 4)
         tui_pen_text(p, c.h / 2, 0, TUI_ROLE_DIM, "FLOP/s");
-}
-
-/* Measured tests shown in the pane, in order. */
-static const char *const tui_measure_tests[] = {"copy", "read", "gemv-fp16", "w8a16", "w4a16"};
-
-/* The Measure pane: what it will do, progress, then measured next to the
- * prediction (decode is memory-bound, so its ceiling scales with the
- * bandwidth: measured GEMV GB/s / data-sheet GB/s x predicted tok/s). */
-void tui_draw_measure(struct tui_pen *p) {
-    const struct tui_state *st = p->st;
-    const struct tui_measure *m = &st->measure;
-    const struct tui_glyphs *g = p->ui->g;
-    char a[32], b[32], c[32], buf[400];
-    switch (m->status) {
-    case TUI_MEASURE_IDLE:
-        tui_pen_field(p, 0, 0, TUI_F_MEASURE, "m");
-        tui_pen_text(p, 0, 1, TUI_ROLE_LABEL,
-                     ": run the bundled kernels on this machine and compare with the prediction");
-        tui_pen_text(p, 1, 0, TUI_ROLE_DIM, "(quick bandwidth tests; `vramlab measure` for all)");
-        return;
-    case TUI_MEASURE_RUNNING:
-        snprintf(buf, sizeof(buf), "measuring on %s: %s  (Esc cancels)",
-                 m->device[0] ? m->device : "...", m->progress);
-        tui_pen_text(p, 0, 0, TUI_ROLE_WARN, buf);
-        break;
-    case TUI_MEASURE_FAILED:
-        snprintf(buf, sizeof(buf), "measure: %s  (m retries)", m->error[0] ? m->error : "failed");
-        tui_pen_text(p, 0, 0, TUI_ROLE_BAD, buf);
-        break;
-    case TUI_MEASURE_DONE: {
-        double gemv = tui_measure_rate(m, "gemv-fp16");
-        double bw = st->est.bandwidth_bytes_per_s;
-        if (gemv > 0 && bw > 0) {
-            report_bandwidth(gemv, a, sizeof(a));
-            report_number(st->est.decode_tokens_per_s_memory_bound * gemv / bw, b, sizeof(b));
-            report_number(st->est.decode_tokens_per_s_memory_bound, c, sizeof(c));
-            snprintf(buf, sizeof(buf), "%s: GEMV %s %s decode %s %s tok/s at that rate "
-                     "(%s data sheet: %s)", m->device, a, g->dot, g->le, b,
-                     st->opt.sc.gpu.name, c);
-        } else {
-            snprintf(buf, sizeof(buf), "%s: done (no GEMV result)", m->device);
-        }
-        tui_pen_field(p, 0, 0, TUI_F_MEASURE, buf);
-        break;
-    }
-    }
-    /* The measured rates on the next line. */
-    int x = 0;
-    for (size_t i = 0; i < sizeof(tui_measure_tests) / sizeof(tui_measure_tests[0]); i++) {
-        double r = tui_measure_rate(m, tui_measure_tests[i]);
-        if (!(r > 0))
-            continue;
-        report_bandwidth(r, a, sizeof(a));
-        snprintf(buf, sizeof(buf), "%s %s", tui_measure_tests[i], a);
-        x += tui_pen_text(p, 1, x, TUI_ROLE_VALUE, buf);
-        x += tui_pen_text(p, 1, x, TUI_ROLE_DIM, "  ");
-    }
 }

@@ -89,6 +89,18 @@ void tui_layout_compute(int rows, int cols, enum tui_pane shown_input, struct tu
     }
 }
 
+/* Give the Measure pane the rows of Speed and Roofline (the full layout
+ * only; the explorer does this while the focused pane has results). */
+void tui_layout_grow_measure(struct tui_layout *l) {
+    struct tui_rect *sp = &l->pane[TUI_PANE_SPEED], *me = &l->pane[TUI_PANE_MEASURE];
+    l->measure_grown = true; /* asked for, even where it cannot apply */
+    if (l->kind != TUI_LAYOUT_FULL || !sp->visible || !me->visible)
+        return;
+    rect_set(me, sp->y, me->x, me->y + me->h - sp->y, me->w);
+    l->pane[TUI_PANE_SPEED].visible = false;
+    l->pane[TUI_PANE_ROOF].visible = false;
+}
+
 /* Whether two visible rectangles share a cell. */
 bool tui_rect_overlap(const struct tui_rect *a, const struct tui_rect *b) {
     if (!a->visible || !b->visible)

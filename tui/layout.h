@@ -45,11 +45,16 @@ struct tui_layout {
     struct tui_rect title;  /* one row */
     struct tui_rect status; /* one row; may be invisible in compact */
     struct tui_rect pane[TUI_PANE_COUNT];
+    bool measure_grown; /* tui_layout_grow_measure was called (Measure over Speed, Roofline) */
 };
 
 /* Compute the layout of a rows x cols screen; shown_input is the input pane
  * the compact layout shows (ignored by the full one). */
 void tui_layout_compute(int rows, int cols, enum tui_pane shown_input, struct tui_layout *out);
+
+/* Give the Measure pane the rows of Speed and Roofline, which are hidden
+ * (the full layout only; a no-op otherwise). */
+void tui_layout_grow_measure(struct tui_layout *l);
 
 /* The smallest inner size (inside the border) a visible pane gets. */
 #define TUI_PANE_MIN_INNER_W 8

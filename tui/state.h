@@ -128,10 +128,26 @@ enum tui_measure_status {
     TUI_MEASURE_FAILED,
 };
 #define TUI_MEASURE_ROWS 12
+#define TUI_MEASURE_TESTS 10 /* progress bars */
+#define TUI_MEASURE_LAB 32   /* error-lab rows: 7 widths x 2 groupings x 2 weight sets */
 struct tui_measure_row {
     char test[24];
     double bytes_per_s; /* median */
     double threads, batch;
+    /* Filled by tui_measure_take (tui/measure_model.c). */
+    double flop_per_s, bytes; /* bytes: the working set of one repetition */
+    bool verified, flagged;
+};
+/* One test's progress bar. */
+struct tui_measure_bar {
+    char test[24];
+    double fraction; /* 0..1; 1 once its result arrived */
+};
+/* One error-lab row: relative error and zero codes at b bits. */
+struct tui_measure_lab {
+    unsigned bits, group; /* group 0: one scale per matrix */
+    bool outliers;        /* the weights with planted 13-sigma outliers */
+    double relative_error, zero_fraction;
 };
 struct tui_measure {
     enum tui_measure_status status;
@@ -142,6 +158,16 @@ struct tui_measure {
     char error[160];
     size_t n_rows;
     struct tui_measure_row rows[TUI_MEASURE_ROWS];
+    /* The Measure pane's session data (tui/measure_model.c, measure_pane.c). */
+    char backend[16];
+    double cache_bytes;               /* the device's L2 or last-level cache */
+    const struct engine_gpu *match;   /* the catalog GPU of the device, or NULL */
+    size_t n_bars, n_lab;
+    struct tui_measure_bar bars[TUI_MEASURE_TESTS];
+    struct tui_measure_lab lab[TUI_MEASURE_LAB];
+    bool lab_view;      /* v: the error lab instead of the rates */
+    bool confirm_save;  /* w found the file: y overwrites */
+    char note[TUI_MSG_MAX]; /* the last save, calibration or fallback */
 };
 
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by

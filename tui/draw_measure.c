@@ -1,0 +1,387 @@
+/*
+ * draw_measure.c: the Measure pane (issues 6 and 7; shared spec measure.md).
+ *
+ * Idle: what m does. Running: one progress bar per test (Esc cancels; the
+ * rest of the explorer stays live). Done: the device and C (the copy
+ * bandwidth), the user's scenario redone with the measured GEMV bandwidth
+ * ("predicted <= 209 tok/s, measured bandwidth gives <= 187"), and a table
+ * test / measured / predicted / ratio / fraction of C. v shows the error
+ * lab instead: relative error and zero codes per width b = 8..2, per group
+ * of 32 and per matrix, on Gaussian weights and on weights with planted
+ * outliers, next to the seed's Pythia-1.4B loss, with a chart of the zero
+ * codes. Unfocused, the pane is two lines; focused, it takes the rows of
+ * Speed and Roofline (tui_layout_grow_measure).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/draw.h"
+#include "tui/i18n.h"
+#include "tui/measure_model.h"
+#include "tui/report.h"
+
+/* Probe test ids and their labels in the pane. */
+static const struct {
+    const char *id, *label;
+} mtests[] = {
+    {"copy", N_("copy (C)")},     {"read", N_("read")},        {"gemv-fp16", N_("FP16 GEMV")},
+    {"gemm", N_("GEMM sweep")},   {"w8a16", N_("W8A16 GEMV")}, {"w4a16", N_("W4A16 GEMV")},
+    {"error", N_("error lab")},   {"quantize", N_("quantize")}, {"dequantize", N_("dequantize")},
+};
+
+/* The label of a test id. */
+static const char *mlabel(const char *id) {
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++)
+        if (strcmp(mtests[i].id, id) == 0)
+            return _(mtests[i].label);
+    return id;
+}
+
+/* A bar of fraction f over w cells at (line, x): filled, then free. */
+static void mbar(struct tui_pen *p, int line, int x, int w, double f, enum tui_role role) {
+    const struct tui_glyphs *g = p->ui->g;
+    if (w <= 0)
+        return;
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    int eighths = (int)lround(f * w * 8), full = eighths / 8, part = eighths % 8;
+    tui_pen_repeat(p, line, x, full, role, g->full);
+    if (part && g->eighths[part][0] && full < w)
+        tui_pen_text(p, line, x + full++, role, g->eighths[part]);
+    tui_pen_repeat(p, line, x + full, w - full, TUI_ROLE_FREE, g->free);
+}
+
+/* A rate in its unit ("24.8 GB/s", "709 TFLOP/s"). */
+static void mrate(const struct tui_measure_row *r, bool flop, char *buf, size_t len) {
+    if (flop)
+        report_flops(r->flop_per_s, buf, len);
+    else
+        report_bandwidth(r->bytes_per_s, buf, len);
+}
+
+/* The scenario line: predicted and measured decode ceilings. */
+static void mscenario(struct tui_pen *p, int line) {
+    const struct tui_state *st = p->st;
+    const struct tui_measure *m = &st->measure;
+    const struct engine_scenario *sc = &st->opt.sc;
+    const struct tui_glyphs *g = p->ui->g;
+    struct tui_measure_redo rd;
+    char a[32], b[32], c[32], buf[320];
+    const char *test;
+    double bw = tui_measure_decode_bw(m, &sc->weight_format, &test);
+    const struct tui_measure_row *gemm = tui_measure_find(m, "gemm");
+    tui_measure_redo(sc, bw, gemm ? gemm->flop_per_s : 0, &rd);
+    if (!rd.valid) {
+        tui_pen_text(p, line, 0, TUI_ROLE_DIM,
+                     sc->mode != ENGINE_MODE_INFER
+                         ? _("the scenario redone needs inference mode (t)")
+                         : _("no bandwidth measured for the scenario"));
+        return;
+    }
+    report_number(rd.predicted_tokens_per_s, a, sizeof(a));
+    report_number(rd.measured_tokens_per_s, b, sizeof(b));
+    report_bandwidth(bw, c, sizeof(c));
+    snprintf(buf, sizeof(buf), _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s"),
+             sc->model.name[0] ? sc->model.name : sc->model.id,
+             sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id,
+             m->match ? _("this GPU") : _("this machine"), g->le, a,
+             mlabel(test), c, g->le, b);
+    tui_pen_text(p, line, 0, TUI_ROLE_VALUE, buf);
+}
+
+/* The device line: name, backend, C, what "predicted" means. */
+static void mdevice(struct tui_pen *p, int line) {
+    const struct tui_state *st = p->st;
+    const struct tui_measure *m = &st->measure;
+    const struct tui_measure_row *copy = tui_measure_find(m, "copy");
+    char a[32], buf[256];
+    snprintf(buf, sizeof(buf), "%s (%s)", m->device[0] ? m->device : "?", m->backend);
+    int x = tui_pen_field(p, line, 0, TUI_F_MEASURE, buf);
+    if (copy) {
+        report_bandwidth(copy->bytes_per_s, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "  C = %s", a);
+        x += tui_pen_text(p, line, x, TUI_ROLE_VALUE, buf);
+    }
+    if (m->match)
+        snprintf(buf, sizeof(buf), _("  predicted: %s data sheet"), m->match->name);
+    else
+        snprintf(buf, sizeof(buf), _("  predicted: %s data sheet (no catalog GPU is this device)"),
+                 st->opt.sc.gpu.name);
+    tui_pen_text(p, line, x, TUI_ROLE_DIM, buf);
+}
+
+/* The rates table from content line `line`; returns the next line. */
+static int mtable(struct tui_pen *p, int line) {
+    const struct tui_state *st = p->st;
+    const struct tui_measure *m = &st->measure;
+    const struct tui_measure_row *copy = tui_measure_find(m, "copy");
+    char a[32], b[32], buf[160];
+    snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", _("test"), _("measured"),
+             _("predicted"), _("ratio"), _("of C"));
+    tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++) {
+        const struct tui_measure_row *r = tui_measure_find(m, mtests[i].id);
+        if (!r)
+            continue;
+        bool flop = strcmp(r->test, "gemm") == 0;
+        double pred = tui_measure_predicted(m, r, &st->opt.sc.gpu);
+        double meas = flop ? r->flop_per_s : r->bytes_per_s;
+        mrate(r, flop, a, sizeof(a));
+        if (flop)
+            report_flops(pred, b, sizeof(b));
+        else
+            report_bandwidth(pred, b, sizeof(b));
+        char ratio[16] = "-", ofc[16] = "-";
+        if (pred > 0)
+            snprintf(ratio, sizeof(ratio), "%.2f", meas / pred);
+        if (!flop && copy && copy->bytes_per_s > 0)
+            snprintf(ofc, sizeof(ofc), "%.2f", r->bytes_per_s / copy->bytes_per_s);
+        snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", mlabel(r->test), a, b, ratio, ofc);
+        int x = tui_pen_text(p, line, 0, TUI_ROLE_VALUE, buf);
+        if (!r->verified)
+            x += tui_pen_text(p, line, x, TUI_ROLE_BAD, _("  NOT VERIFIED"));
+        if (r->flagged)
+            x += tui_pen_text(p, line, x, TUI_ROLE_WARN, _("  spread > 5%"));
+        if (tui_measure_in_cache(m, r))
+            x += tui_pen_text(p, line, x, TUI_ROLE_DIM, _("  in cache (< 4x)"));
+        line++;
+    }
+    return line;
+}
+
+/* The progress bars of a run, from content line `line`. */
+static void mbars(struct tui_pen *p, int line) {
+    const struct tui_measure *m = &p->st->measure;
+    char buf[96];
+    int bw = p->iw - 40 > 40 ? 40 : p->iw - 40;
+    for (size_t i = 0; i < m->n_bars; i++, line++) {
+        const struct tui_measure_bar *b = &m->bars[i];
+        const struct tui_measure_row *r = tui_measure_find(m, b->test);
+        tui_pen_text(p, line, 0, TUI_ROLE_LABEL, mlabel(b->test));
+        if (b->fraction < 0) {
+            tui_pen_text(p, line, 13, TUI_ROLE_DIM, _("skipped here"));
+            continue;
+        }
+        mbar(p, line, 13, bw, b->fraction, b->fraction >= 1 ? TUI_ROLE_GOOD : TUI_ROLE_WARN);
+        snprintf(buf, sizeof(buf), "%3.0f%%", 100 * b->fraction);
+        int x = 14 + (bw > 0 ? bw : 0);
+        x += tui_pen_text(p, line, x, TUI_ROLE_VALUE, buf);
+        if (r) {
+            mrate(r, strcmp(r->test, "gemm") == 0, buf, sizeof(buf));
+            tui_pen_text(p, line, x + 2, TUI_ROLE_VALUE, buf);
+        }
+    }
+}
+
+/* One lab cell "0.097 13%" (or "-"). */
+static void mcell(const struct tui_measure_lab *l, char *buf, size_t len) {
+    if (!l)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.3f %3.0f%%", l->relative_error, 100 * l->zero_fraction);
+}
+
+/* The chart cell of one width: zero codes on the outlier weights, per
+ * group (full blocks) and what one scale per matrix adds (shaded). */
+static void mzeros(struct tui_pen *p, int line, int x, int w, const struct tui_measure_lab *grp,
+                   const struct tui_measure_lab *mat) {
+    const struct tui_glyphs *g = p->ui->g;
+    int gw = (int)lround(grp->zero_fraction * w), mw = (int)lround(mat->zero_fraction * w);
+    gw = gw < 0 ? 0 : gw > w ? w : gw;
+    mw = mw < gw ? gw : mw > w ? w : mw;
+    tui_pen_repeat(p, line, x, gw, TUI_ROLE_GOOD, g->full);
+    tui_pen_repeat(p, line, x + gw, mw - gw, TUI_ROLE_BAD, g->seg_mono[1]);
+    tui_pen_repeat(p, line, x + mw, w - mw, TUI_ROLE_FREE, g->free);
+}
+
+/* The error lab: a table, the seed's loss, a chart of zero codes, and the
+ * seed's claim checked against the measured rows; returns the next line. */
+static int mlab(struct tui_pen *p, int line) {
+    const struct tui_state *st = p->st;
+    const struct tui_measure *m = &st->measure;
+    char c[4][24], buf[200];
+    if (m->n_lab == 0) {
+        tui_pen_text(p, line, 0, TUI_ROLE_DIM,
+                     _("error lab: no rows yet (m runs it; v: back to the rates)"));
+        return line + 1;
+    }
+    int chart_x = 3 + 4 * 11 + 13, chart_w = p->iw - chart_x;
+    snprintf(buf, sizeof(buf), "%-2s %-10s %-10s %-10s %-10s %s", "b", _("g32"), _("matrix"),
+             _("g32 outl."), _("mat. outl."), _("Pythia loss"));
+    tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
+    if (chart_w >= 8)
+        tui_pen_text(p, line, chart_x, TUI_ROLE_DIM, _("zeros (outl.): g32, matrix"));
+    line++;
+    for (unsigned bits = 8; bits >= 2; bits--, line++) {
+        const struct tui_measure_lab *l[4] = {
+            tui_measure_lab_find(m, bits, 32, false), tui_measure_lab_find(m, bits, 0, false),
+            tui_measure_lab_find(m, bits, 32, true), tui_measure_lab_find(m, bits, 0, true)};
+        for (int k = 0; k < 4; k++)
+            mcell(l[k], c[k], sizeof(c[k]));
+        double at, pg, pm, base;
+        char loss[32] = "";
+        if (tui_measure_seed_loss(st->cat, bits, &at, &pg, &pm, &base) && at == bits)
+            snprintf(loss, sizeof(loss), "%.2f/%.3g", pg, pm);
+        snprintf(buf, sizeof(buf), "%-2u %-10s %-10s %-10s %-10s %s", bits, c[0], c[1], c[2], c[3],
+                 loss);
+        /* most outlier weights on the zero mark: the seed's break */
+        bool broken = l[3] && l[3]->zero_fraction > 0.5;
+        tui_pen_text(p, line, 0, broken ? TUI_ROLE_BAD : TUI_ROLE_VALUE, buf);
+        if (chart_w >= 8 && l[2] && l[3])
+            mzeros(p, line, chart_x, chart_w - 1, l[2], l[3]);
+    }
+    const struct tui_measure_lab *g4 = tui_measure_lab_find(m, 4, 32, true),
+                                 *m4 = tui_measure_lab_find(m, 4, 0, true);
+    if (g4 && m4 && line < p->ih - 1) {
+        snprintf(buf, sizeof(buf),
+                 _("4 bits, outliers: one scale per matrix puts %.0f%% on the zero mark (error "
+                   "%.2f); groups of 32 hold, %.0f%% (%.2f)"),
+                 100 * m4->zero_fraction, m4->relative_error, 100 * g4->zero_fraction,
+                 g4->relative_error);
+        tui_pen_text(p, line++, 0, TUI_ROLE_WARN, buf);
+    }
+    double at, pg, pm, base;
+    if (line < p->ih - 1 && tui_measure_seed_loss(st->cat, 16, &at, &pg, &pm, &base)) {
+        snprintf(buf, sizeof(buf),
+                 _("relative error ||w - w^||/||w||, zero codes; loss: Pythia-1.4B per group / "
+                   "per matrix, FP16 %.4g (seed 000)"),
+                 base);
+        tui_pen_text(p, line++, 0, TUI_ROLE_DIM, buf);
+    }
+    return line;
+}
+
+/* The key hints or the last note on a content line. */
+static void mhints(struct tui_pen *p, int line) {
+    const struct tui_measure *m = &p->st->measure;
+    if (m->note[0]) {
+        tui_pen_text(p, line, 0, m->confirm_save ? TUI_ROLE_WARN : TUI_ROLE_DIM, m->note);
+        return;
+    }
+    tui_pen_text(p, line, 0, TUI_ROLE_DIM,
+                 p->st->opt.sc.measured_bytes_per_s > 0
+                     ? _("a: back to the data sheet  w: save JSON  v: error lab / rates  m: again")
+                     : _("a: apply the measured figures  w: save JSON  v: error lab / rates  m: again"));
+}
+
+/* The pane when it is two lines high (unfocused): a summary. */
+static void msmall(struct tui_pen *p) {
+    const struct tui_measure *m = &p->st->measure;
+    char a[32], buf[160];
+    int x = 0;
+    if (m->status == TUI_MEASURE_RUNNING) {
+        snprintf(buf, sizeof(buf), _("measuring on %s: %s  (Esc cancels)"),
+                 m->device[0] ? m->device : "...", m->progress);
+        tui_pen_text(p, 0, 0, TUI_ROLE_WARN, buf);
+    } else if (m->status == TUI_MEASURE_FAILED) {
+        snprintf(buf, sizeof(buf), _("measure: %s  (m retries)"), m->error[0] ? m->error : "failed");
+        tui_pen_text(p, 0, 0, TUI_ROLE_BAD, buf);
+    } else {
+        mscenario(p, 0);
+    }
+    for (size_t i = 0; i < m->n_rows; i++) {
+        const struct tui_measure_row *r = &m->rows[i];
+        mrate(r, strcmp(r->test, "gemm") == 0, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s %s  ", mlabel(r->test), a);
+        x += tui_pen_text(p, 1, x, TUI_ROLE_VALUE, buf);
+    }
+    if (m->n_rows || m->n_lab)
+        tui_pen_text(p, 1, x, TUI_ROLE_DIM, _("(Tab here: the table, v: error lab)"));
+}
+
+/* Write the first candidate that fits width columns into buf. */
+static void mfit(char *buf, size_t len, int width, const char *const *cand, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        snprintf(buf, len, "%s", cand[i]);
+        if (tui_width(buf) <= width)
+            return;
+    }
+}
+
+/* The Format pane's evidence lines (see draw.h). */
+void tui_draw_format_evidence(struct tui_pen *p, int line) {
+    const struct tui_state *st = p->st;
+    const struct engine_format *f = &st->opt.sc.weight_format;
+    double at, pg, pm, base;
+    char c[3][96], buf[96];
+    if (!tui_measure_seed_loss(st->cat, f->bits, &at, &pg, &pm, &base))
+        return;
+    if (at >= 16) {
+        snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %.4g (FP16)"), base);
+        snprintf(c[1], sizeof(c[1]), _("loss %.4g (FP16)"), base);
+        snprintf(c[2], sizeof(c[2]), "%.4g", base);
+    } else {
+        snprintf(c[0], sizeof(c[0]), _("Pythia loss %gb: g32 %.3g, matrix %.3g"), at, pg, pm);
+        snprintf(c[1], sizeof(c[1]), _("loss %gb g32 %.3g mat %.3g"), at, pg, pm);
+        snprintf(c[2], sizeof(c[2]), "%gb %.3g|%.3g", at, pg, pm);
+    }
+    const char *cand[] = {c[0], c[1], c[2]};
+    mfit(buf, sizeof(buf), p->iw, cand, 3);
+    int x = tui_pen_text(p, line, 0, TUI_ROLE_DIM, buf);
+    /* The kernels' figure for the same width (weights with outliers): on
+     * the next line, or after the loss when there is no next line. */
+    unsigned b = (unsigned)lround(f->bits);
+    const struct tui_measure_lab *lg = tui_measure_lab_find(&st->measure, b, 32, true);
+    const struct tui_measure_lab *lm = tui_measure_lab_find(&st->measure, b, 0, true);
+    if (!lg || !lm)
+        return;
+    bool below = line + 1 < p->ih;
+    int room = below ? p->iw : p->iw - x - 2;
+    snprintf(c[0], sizeof(c[0]), _("measured error: g32 %.3f, matrix %.3f"), lg->relative_error,
+             lm->relative_error);
+    snprintf(c[1], sizeof(c[1]), _("err g32 %.2f mat %.2f"), lg->relative_error, lm->relative_error);
+    snprintf(c[2], sizeof(c[2]), "err %.2f|%.2f", lg->relative_error, lm->relative_error);
+    mfit(buf, sizeof(buf), room, cand, 3);
+    if (tui_width(buf) <= room)
+        tui_pen_text(p, below ? line + 1 : line, below ? 0 : x + 2, TUI_ROLE_WARN, buf);
+}
+
+/* The Measure pane. */
+void tui_draw_measure(struct tui_pen *p) {
+    const struct tui_measure *m = &p->st->measure;
+    if (m->status == TUI_MEASURE_IDLE) {
+        tui_pen_field(p, 0, 0, TUI_F_MEASURE, "m");
+        tui_pen_text(p, 0, 1, TUI_ROLE_LABEL,
+                     _(": run the bundled kernels on this machine and compare with the prediction"));
+        tui_pen_text(p, 1, 0, TUI_ROLE_DIM,
+                     _("(quick: copy, read, FP16 GEMV, W8A16/W4A16, error lab; `vramlab measure` for all)"));
+        if (p->ih > 3)
+            mhints(p, p->ih - 1);
+        return;
+    }
+    if (p->ih < 5) {
+        msmall(p);
+        return;
+    }
+    int line = 0;
+    if (m->status == TUI_MEASURE_RUNNING) {
+        char buf[160];
+        snprintf(buf, sizeof(buf), _("measuring on %s  (Esc cancels; the rest stays live)"),
+                 m->device[0] ? m->device : "...");
+        tui_pen_field(p, 0, 0, TUI_F_MEASURE, buf);
+        mbars(p, 1);
+        if (m->note[0])
+            tui_pen_text(p, p->ih - 1, 0, TUI_ROLE_DIM, m->note);
+        return;
+    }
+    if (m->status == TUI_MEASURE_FAILED) {
+        char buf[200];
+        snprintf(buf, sizeof(buf), _("measure: %s  (m retries)"), m->error[0] ? m->error : "failed");
+        tui_pen_text(p, line++, 0, TUI_ROLE_BAD, buf);
+        if (m->n_rows == 0 && m->n_lab == 0) {
+            mhints(p, p->ih - 1);
+            return;
+        }
+    }
+    if (m->lab_view) {
+        line = mlab(p, line);
+    } else {
+        mdevice(p, line++);
+        mscenario(p, line++);
+        line = mtable(p, line);
+    }
+    if (line < p->ih)
+        mhints(p, p->ih - 1);
+}

@@ -1,0 +1,271 @@
+/*
+ * measure_model.c: the Measure pane's figures without a screen (see
+ * measure_model.h for the formulas and their sources).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/i18n.h"
+#include "tui/measure_model.h"
+#include "tui/report.h"
+
+/* Whether the Measure pane grows over Speed and Roofline. */
+bool tui_measure_grows(const struct tui_state *st) {
+    return !st->compact && st->focus_pane == TUI_PANE_MEASURE &&
+           st->measure.status != TUI_MEASURE_IDLE;
+}
+
+/* Clear the results of a run. */
+void tui_measure_clear(struct tui_measure *m) {
+    m->n_rows = m->n_bars = m->n_lab = 0;
+    m->device[0] = m->progress[0] = m->error[0] = m->backend[0] = '\0';
+    m->cache_bytes = 0;
+    m->match = NULL;
+    m->confirm_save = false;
+}
+
+/* The bar of a test, added when new; NULL when the list is full. */
+static struct tui_measure_bar *bar_of(struct tui_measure *m, const char *test) {
+    for (size_t i = 0; i < m->n_bars; i++)
+        if (strcmp(m->bars[i].test, test) == 0)
+            return &m->bars[i];
+    if (m->n_bars >= TUI_MEASURE_TESTS)
+        return NULL;
+    struct tui_measure_bar *b = &m->bars[m->n_bars++];
+    snprintf(b->test, sizeof(b->test), "%s", test);
+    b->fraction = 0;
+    return b;
+}
+
+/* Keep a result row: per test, the batch-1 row with the most threads; for
+ * the GEMM sweep the row with the highest FLOP/s (the top of the roof). */
+static void row_take(struct tui_measure *m, const char *test, const struct probe_json *j) {
+    double bps = probe_json_num(j, "bytes_per_s", 0), threads = probe_json_num(j, "threads", 0);
+    double batch = probe_json_num(j, "batch", 0), flops = probe_json_num(j, "flop_per_s", 0);
+    bool gemm = strcmp(test, "gemm") == 0;
+    if (!(bps > 0) || (!gemm && batch > 1))
+        return;
+    struct tui_measure_row *r = NULL;
+    for (size_t i = 0; i < m->n_rows && !r; i++)
+        if (strcmp(m->rows[i].test, test) == 0)
+            r = &m->rows[i];
+    if (r && (gemm ? !(flops > r->flop_per_s) : threads < r->threads))
+        return;
+    if (!r) {
+        if (m->n_rows >= TUI_MEASURE_ROWS)
+            return;
+        r = &m->rows[m->n_rows++];
+    }
+    memset(r, 0, sizeof(*r));
+    snprintf(r->test, sizeof(r->test), "%s", test);
+    r->bytes_per_s = bps;
+    r->threads = threads;
+    r->batch = batch;
+    r->flop_per_s = flops;
+    r->bytes = probe_json_num(j, "bytes", 0);
+    r->verified = probe_json_bool(j, "verified", false);
+    r->flagged = probe_json_bool(j, "flagged", false);
+}
+
+/* Keep an error-lab row. */
+static void lab_take(struct tui_measure *m, const struct probe_json *j) {
+    const struct probe_json_field *g = probe_json_get(j, "group");
+    const char *w = probe_json_str(j, "weights");
+    if (m->n_lab >= TUI_MEASURE_LAB || !g || !w)
+        return;
+    struct tui_measure_lab *l = &m->lab[m->n_lab++];
+    l->bits = (unsigned)probe_json_num(j, "bits", 0);
+    l->group = g->type == PROBE_JSON_NUM ? (unsigned)g->num : 0;
+    l->outliers = strcmp(w, "outliers") == 0;
+    l->relative_error = probe_json_num(j, "relative_error", NAN);
+    l->zero_fraction = probe_json_num(j, "zero_fraction", NAN);
+}
+
+/* Take one probe event into the pane. */
+void tui_measure_take(struct tui_measure *m, const struct probe_event *ev,
+                      const struct catalog *cat) {
+    const struct probe_json *j = &ev->j;
+    const char *s = probe_json_str(j, "test"), *b;
+    struct tui_measure_bar *bar;
+    switch (ev->kind) {
+    case PROBE_EV_DEVICE:
+        s = probe_json_str(j, "name");
+        b = probe_json_str(j, "backend");
+        snprintf(m->device, sizeof(m->device), "%.90s", s ? s : "?");
+        snprintf(m->backend, sizeof(m->backend), "%s", b ? b : "?");
+        m->cache_bytes = probe_json_num(j, "l2_bytes", 0);
+        m->match = s && cat ? catalog_match_device(cat, s) : NULL;
+        break;
+    case PROBE_EV_PROGRESS:
+        if (s && (bar = bar_of(m, s)) != NULL && bar->fraction >= 0)
+            bar->fraction = probe_json_num(j, "fraction", 0);
+        if (s)
+            snprintf(m->progress, sizeof(m->progress), "%.24s %.0f%%", s,
+                     100 * probe_json_num(j, "fraction", 0));
+        break;
+    case PROBE_EV_RESULT:
+        if (!s)
+            break;
+        if (strcmp(s, "error") == 0)
+            lab_take(m, j);
+        else
+            row_take(m, s, j);
+        if (strcmp(s, "error") != 0 && (bar = bar_of(m, s)) != NULL)
+            bar->fraction = 1;
+        break;
+    case PROBE_EV_SKIP:
+        if (s && (bar = bar_of(m, s)) != NULL)
+            bar->fraction = -1; /* skipped: the reason is in the saved JSON */
+        break;
+    case PROBE_EV_ERROR:
+        s = probe_json_str(j, "message");
+        b = probe_json_str(j, "code");
+        snprintf(m->error, sizeof(m->error), "%.130s%s%.20s%s",
+                 s ? s : _("the probe reported an error"), b ? " [" : "", b ? b : "", b ? "]" : "");
+        break;
+    case PROBE_EV_BAD:
+        snprintf(m->error, sizeof(m->error), _("a malformed probe line: %.120s"), ev->error);
+        break;
+    case PROBE_EV_TRUNCATED:
+        snprintf(m->error, sizeof(m->error), "%s",
+                 _("the probe's output ended in the middle of a line (did it crash?)"));
+        break;
+    default:
+        break;
+    }
+}
+
+/* The row of a test, or NULL. */
+const struct tui_measure_row *tui_measure_find(const struct tui_measure *m, const char *test) {
+    for (size_t i = 0; i < m->n_rows; i++)
+        if (strcmp(m->rows[i].test, test) == 0)
+            return &m->rows[i];
+    return NULL;
+}
+
+/* The bandwidth a decode step gets (see measure_model.h). */
+double tui_measure_decode_bw(const struct tui_measure *m, const struct engine_format *wf,
+                             const char **test) {
+    const char *order[3] = {"gemv-fp16", "gemv-fp16", "copy"};
+    if (wf && wf->block > 0 && wf->bits <= 4)
+        order[0] = "w4a16";
+    else if (wf && wf->block > 0 && wf->bits <= 8)
+        order[0] = "w8a16";
+    for (size_t i = 0; i < 3; i++) {
+        const struct tui_measure_row *r = tui_measure_find(m, order[i]);
+        if (r && r->bytes_per_s > 0) {
+            if (test)
+                *test = order[i];
+            return r->bytes_per_s;
+        }
+    }
+    if (test)
+        *test = NULL;
+    return 0;
+}
+
+/* The predicted rate of a row. */
+double tui_measure_predicted(const struct tui_measure *m, const struct tui_measure_row *r,
+                             const struct engine_gpu *gpu_fallback) {
+    const struct engine_gpu *g = m->match ? m->match : gpu_fallback;
+    if (!g || !r || !(g->bandwidth_bytes_per_s > 0))
+        return NAN;
+    if (strcmp(r->test, "gemm") == 0) {
+        double fpb = r->bytes > 0 && r->flop_per_s > 0 && r->bytes_per_s > 0
+                         ? r->flop_per_s / r->bytes_per_s
+                         : NAN;
+        double roof = g->bandwidth_bytes_per_s * fpb, peak = g->flops[ENGINE_COMPUTE_FP16];
+        return peak > 0 && (!(roof > 0) || peak < roof) ? peak : roof;
+    }
+    return g->bandwidth_bytes_per_s;
+}
+
+/* Whether a row's working set is under 4x the device's cache. */
+bool tui_measure_in_cache(const struct tui_measure *m, const struct tui_measure_row *r) {
+    return m->cache_bytes > 0 && r->bytes > 0 && r->bytes < 4 * m->cache_bytes;
+}
+
+/* The decode ceiling with the data sheet and with measured rates. */
+void tui_measure_redo(const struct engine_scenario *sc, double measured_bytes_per_s,
+                      double measured_flop_per_s, struct tui_measure_redo *out) {
+    static struct engine_estimate e; /* large; the pane is single-threaded */
+    struct engine_scenario t = *sc;
+    memset(out, 0, sizeof(*out));
+    if (sc->mode != ENGINE_MODE_INFER || !(measured_bytes_per_s > 0))
+        return;
+    t.measured_bytes_per_s = 0;
+    t.measured_flop_per_s = 0;
+    engine_estimate(&t, &e);
+    if (e.invalid)
+        return;
+    out->predicted_tokens_per_s = e.decode_tokens_per_s;
+    t.measured_bytes_per_s = measured_bytes_per_s;
+    t.measured_flop_per_s = measured_flop_per_s > 0 ? measured_flop_per_s : 0;
+    engine_estimate(&t, &e);
+    if (e.invalid)
+        return;
+    out->measured_tokens_per_s = e.decode_tokens_per_s;
+    out->valid = true;
+}
+
+/* a: calibrate with the measured rates, or back to the data sheet. */
+bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenario *sc) {
+    char a[32];
+    if (sc->measured_bytes_per_s > 0 || sc->measured_flop_per_s > 0) {
+        sc->measured_bytes_per_s = sc->measured_flop_per_s = 0;
+        snprintf(m->note, sizeof(m->note), "%s", _("data sheet figures again (a applies the measured ones)"));
+        return true;
+    }
+    const char *test;
+    double bw = tui_measure_decode_bw(m, &sc->weight_format, &test);
+    if (!(bw > 0)) {
+        snprintf(m->note, sizeof(m->note), "%s", _("nothing measured yet: m runs the probe"));
+        return false;
+    }
+    const struct tui_measure_row *g = tui_measure_find(m, "gemm");
+    sc->measured_bytes_per_s = bw;
+    sc->measured_flop_per_s = g && g->flop_per_s > 0 ? g->flop_per_s : 0;
+    report_bandwidth(bw, a, sizeof(a));
+    if (sc->measured_flop_per_s > 0)
+        snprintf(m->note, sizeof(m->note),
+                 _("calibrated: %s (%s) and %.3g TFLOP/s (gemm) replace the data sheet"), a, test,
+                 sc->measured_flop_per_s / 1e12);
+    else
+        snprintf(m->note, sizeof(m->note), _("calibrated: %s (%s) replaces the data-sheet bandwidth"), a,
+                 test);
+    return true;
+}
+
+/* An error-lab row, or NULL. */
+const struct tui_measure_lab *tui_measure_lab_find(const struct tui_measure *m, unsigned bits,
+                                                   unsigned group, bool outliers) {
+    for (size_t i = 0; i < m->n_lab; i++) {
+        const struct tui_measure_lab *l = &m->lab[i];
+        if (l->bits == bits && l->group == group && l->outliers == outliers)
+            return l;
+    }
+    return NULL;
+}
+
+/* The seed's Pythia-1.4B loss at the evidence point nearest to bits. */
+bool tui_measure_seed_loss(const struct catalog *cat, double bits, double *at_bits,
+                           double *per_group, double *per_matrix, double *baseline) {
+    const struct catalog_evidence *ev = cat ? catalog_find_evidence(cat, "pythia-1.4b-loss") : NULL;
+    if (!ev || ev->n_points == 0)
+        return false;
+    size_t best = 0;
+    *baseline = NAN;
+    for (size_t i = 0; i < ev->n_points; i++) {
+        if (ev->bits[i] >= 16)
+            *baseline = ev->loss_per_group[i];
+        if (fabs(ev->bits[i] - bits) < fabs(ev->bits[best] - bits))
+            best = i;
+    }
+    *at_bits = ev->bits[best];
+    *per_group = ev->loss_per_group[best];
+    *per_matrix = ev->loss_per_matrix[best];
+    return true;
+}

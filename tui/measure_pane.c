@@ -1,0 +1,240 @@
+/*
+ * measure_pane.c: the probe behind the Measure pane and the pane's keys
+ * (see measure_pane.h). Nothing here draws; tui/draw_measure.c paints
+ * st->measure.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui/i18n.h"
+#include "tui/measure_model.h"
+#include "tui/measure_pane.h"
+
+/* The tests the pane runs, in the probe's order (the quick sizes). */
+static const char *const mpane_tests[] = {"copy",  "read",  "gemv-fp16", "gemm",
+                                          "w8a16", "w4a16", "error"};
+#define MPANE_TESTS "copy,read,gemv-fp16,gemm,w8a16,w4a16,error"
+
+/* Start the probe on a device ("cuda" or "cpu"); failures land in the pane. */
+static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *device) {
+    const char *args[] = {"--device", device, "--quick", "--tests", MPANE_TESTS, NULL};
+    struct tui_measure *m = &st->measure;
+    char path[512], err[256];
+    m->start_request = m->cancel_request = false;
+    tui_measure_clear(m);
+    measure_run_free(&mp->run);
+    mp->on_cpu = strcmp(device, "cpu") == 0;
+    mp->got_data = false;
+    for (size_t i = 0; i < sizeof(mpane_tests) / sizeof(mpane_tests[0]); i++) {
+        snprintf(m->bars[i].test, sizeof(m->bars[i].test), "%s", mpane_tests[i]);
+        m->bars[i].fraction = 0;
+        m->n_bars = i + 1;
+    }
+    if (probe_client_find(path, sizeof(path), err, sizeof(err)) != 0 ||
+        probe_client_start(&mp->pc, path, args, err, sizeof(err)) != 0) {
+        snprintf(m->error, sizeof(m->error), "%.150s", err);
+        m->status = TUI_MEASURE_FAILED;
+        return;
+    }
+    mp->running = true;
+    m->status = TUI_MEASURE_RUNNING;
+}
+
+/* Whether an error event means "no GPU here" (then the CPU is measured). */
+static bool mpane_no_gpu(const struct probe_event *ev) {
+    static const char *const codes[] = {"no-cuda", "no-driver", "no-device", "driver-too-old"};
+    const char *c = probe_json_str(&ev->j, "code");
+    for (size_t i = 0; c && i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (strcmp(c, codes[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Read what the probe wrote; at EOF reap it and settle the status. */
+static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
+    static struct probe_event ev; /* 8 KB lines: not on the stack */
+    struct tui_measure *m = &st->measure;
+    unsigned dirty = 0;
+    /* Take the complete lines before each read: reading on with a full
+     * buffer would drop it as one overlong line. */
+    for (bool more = true; more;) {
+        while (probe_client_next(&mp->pc, &ev) > 0) {
+            dirty = TUI_DIRTY_REPAINT;
+            if (ev.kind == PROBE_EV_ERROR && !mp->on_cpu && !mp->got_data && mpane_no_gpu(&ev)) {
+                mp->fallback = true; /* no GPU: measure the CPU instead */
+                continue;
+            }
+            if (ev.kind == PROBE_EV_RESULT)
+                mp->got_data = true;
+            measure_run_take(&mp->run, &ev);
+            tui_measure_take(m, &ev, st->cat);
+        }
+        more = !mp->pc.eof && probe_client_read(&mp->pc) > 0;
+    }
+    while (mp->pc.eof && probe_client_next(&mp->pc, &ev) > 0) {
+        measure_run_take(&mp->run, &ev); /* a truncated last line */
+        tui_measure_take(m, &ev, st->cat);
+    }
+    if (!mp->pc.eof)
+        return dirty;
+    int rc = probe_client_finish(&mp->pc);
+    mp->running = false;
+    if (mp->fallback) {
+        mp->fallback = false;
+        mpane_start(mp, st, "cpu");
+        snprintf(m->note, sizeof(m->note), "%s", _("no GPU found: measuring the CPU"));
+        return TUI_DIRTY_REPAINT;
+    }
+    if (rc == 0 && !m->error[0] && (m->n_rows > 0 || m->n_lab > 0)) {
+        m->status = TUI_MEASURE_DONE;
+    } else {
+        m->status = TUI_MEASURE_FAILED;
+        if (!m->error[0])
+            snprintf(m->error, sizeof(m->error), _("the probe exited with status %d"), rc);
+    }
+    return TUI_DIRTY_REPAINT;
+}
+
+/* Start, cancel and read the probe as st->measure asks. */
+unsigned tui_mpane_poll(struct tui_mpane *mp, struct tui_state *st) {
+    struct tui_measure *m = &st->measure;
+    if (m->start_request && !mp->running) {
+        mpane_start(mp, st, "cuda");
+        return TUI_DIRTY_REPAINT;
+    }
+    if (!mp->running)
+        return 0;
+    if (m->cancel_request) {
+        probe_client_cancel(&mp->pc, 200);
+        mp->running = false;
+        m->cancel_request = false;
+        m->status = TUI_MEASURE_FAILED;
+        snprintf(m->error, sizeof(m->error), "%s", _("cancelled (m measures again)"));
+        return TUI_DIRTY_REPAINT;
+    }
+    return mpane_read(mp, st);
+}
+
+/* Stop a running probe and free the run. */
+void tui_mpane_stop(struct tui_mpane *mp) {
+    if (mp->running)
+        probe_client_cancel(&mp->pc, 200);
+    mp->running = false;
+    measure_run_free(&mp->run);
+}
+
+/* Write the run as JSON to path (see measure_pane.h). */
+int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g, const char *path,
+                   bool overwrite, char *err, size_t errlen) {
+    char tmp[1024];
+    const char *slash = strrchr(path, '/');
+    int dl = slash ? (int)(slash - path) : 1;
+    if (snprintf(tmp, sizeof(tmp), "%.*s/.vramlab-measure.XXXXXX", dl, slash ? path : ".") >=
+        (int)sizeof(tmp)) {
+        snprintf(err, errlen, "%s", _("path too long"));
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    measure_run_json(f, run, g);
+    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    int rc = 0;
+    if (overwrite) {
+        if (rename(tmp, path) != 0) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            rc = -1;
+        }
+    } else if (link(tmp, path) != 0) {
+        /* link never replaces: EEXIST is the question to ask */
+        if (errno == EEXIST) {
+            rc = 1;
+        } else if (access(path, F_OK) != 0 && rename(tmp, path) == 0) {
+            return 0; /* a file system without hard links */
+        } else {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            rc = -1;
+        }
+    }
+    unlink(tmp);
+    return rc;
+}
+
+/* w (and y to confirm): save the results. */
+static unsigned mpane_write(struct tui_mpane *mp, struct tui_state *st, bool overwrite) {
+    struct tui_measure *m = &st->measure;
+    char err[256];
+    m->confirm_save = false;
+    if (!mp->run.have_device && mp->run.n_results == 0 && mp->run.n_lab == 0) {
+        snprintf(m->note, sizeof(m->note), "%s", _("nothing to save yet: m runs the probe"));
+        return TUI_DIRTY_REPAINT;
+    }
+    int rc = tui_mpane_save(&mp->run, m->match, TUI_MEASURE_FILE, overwrite, err, sizeof(err));
+    if (rc == 1) {
+        m->confirm_save = true;
+        snprintf(m->note, sizeof(m->note), _("%s exists: y replaces it, any other key keeps it"),
+                 TUI_MEASURE_FILE);
+    } else if (rc == 0) {
+        snprintf(m->note, sizeof(m->note), _("saved %s (the `vramlab measure --json` object)"),
+                 TUI_MEASURE_FILE);
+    } else {
+        snprintf(m->note, sizeof(m->note), _("not saved: %.120s"), err);
+    }
+    return TUI_DIRTY_REPAINT;
+}
+
+/* The pane's keys. */
+bool tui_mpane_key(struct tui_mpane *mp, struct tui_state *st, int key, unsigned *dirty) {
+    struct tui_measure *m = &st->measure;
+    *dirty = 0;
+    if (m->confirm_save) { /* the answer to "exists: y replaces it" */
+        if (key == 'y') {
+            *dirty = mpane_write(mp, st, true);
+        } else {
+            m->confirm_save = false;
+            snprintf(m->note, sizeof(m->note), _("kept %s"), TUI_MEASURE_FILE);
+            *dirty = TUI_DIRTY_REPAINT;
+        }
+        return true;
+    }
+    if (st->focus_pane != TUI_PANE_MEASURE || st->overlay != TUI_OVERLAY_NONE || st->compact ||
+        st->lx.prompt != TUI_PROMPT_NONE)
+        return false;
+    switch (key) {
+    case 'a':
+        if (tui_measure_toggle_calibration(m, &st->opt.sc))
+            *dirty = TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+        else
+            *dirty = TUI_DIRTY_REPAINT;
+        return true;
+    case 'w':
+        *dirty = mpane_write(mp, st, false);
+        return true;
+    case 'v':
+        m->lab_view = !m->lab_view;
+        *dirty = TUI_DIRTY_REPAINT;
+        return true;
+    default:
+        return false;
+    }
+}
