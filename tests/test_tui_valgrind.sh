@@ -48,6 +48,8 @@ keys Enter
 keys Tab Tab Enter -l "a100"
 keys Enter
 keys '?' q t t u Right Left t t u m '/' Escape
+# The lecture kit: comparison, presentation, the save prompt (cancelled).
+keys c Right F F c s Escape o Escape
 tmux -L "$SOCK" resize-window -t vg -x 50 -y 14
 sleep 1
 keys Tab Right Tab Left
@@ -69,3 +71,30 @@ if [ "$rc" != 0 ]; then
     exit 1
 fi
 echo "ok: valgrind clean over a scripted session"
+
+# A lesson: loading, stepping, r, presentation with the caption, a resize.
+tmux -L "$SOCK" kill-session -t vg
+rm -f "$TMP/rc"
+tmux -L "$SOCK" -f /dev/null new-session -d -s vg -x 100 -y 30 \
+    "valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --log-file='$LOG.2' '$VRAMLAB' --lesson seed-000; echo \$? > '$TMP/rc'; sleep 60"
+wait_for " 1/" || { echo "FAIL: the lesson did not start under valgrind"; exit 1; }
+keys n n NPage p t r Space BSpace F n c Right
+tmux -L "$SOCK" resize-window -t vg -x 40 -y 12
+sleep 1
+keys F n Escape
+tmux -L "$SOCK" resize-window -t vg -x 100 -y 30
+sleep 1
+keys q q
+i=0
+while [ $i -lt 300 ] && [ ! -s "$TMP/rc" ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+rc=$(cat "$TMP/rc" 2>/dev/null || echo none)
+grep -E "ERROR SUMMARY|definitely lost|indirectly lost|still reachable" "$LOG.2"
+if [ "$rc" != 0 ]; then
+    echo "FAIL: exit status $rc under valgrind (lesson)"
+    cat "$LOG.2"
+    exit 1
+fi
+echo "ok: valgrind clean over a lesson session"
