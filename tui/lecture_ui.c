@@ -87,7 +87,9 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
             st->last_input = tp;
     }
     if (s->has_explain) {
-        /* Focus the field that shows the number, when the pane has one. */
+        /* Focus the field that shows the number, when the pane has one; the
+         * overlay opens only over the panes (presentation mode shows the
+         * headline: e opens it there). */
         for (int f = 0; f < TUI_F_COUNT; f++) {
             const struct tui_field_info *fi = tui_field_info((enum tui_field)f);
             if (fi && fi->pane == st->focus_pane && tui_field_applies(st, (enum tui_field)f) &&
@@ -96,9 +98,10 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
                 break;
             }
         }
-        st->overlay = TUI_OVERLAY_EXPLAIN;
-        st->explain_scroll = 0;
         st->explain_key = (int)s->explain;
+        st->explain_scroll = 0;
+        if (!st->lx.present)
+            st->overlay = TUI_OVERLAY_EXPLAIN;
     }
     return dirty;
 }
@@ -305,8 +308,11 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
     }
 }
 
-/* A key the state machine handled: a new scenario leaves the step. */
+/* A key the state machine handled: a new scenario leaves the step, and
+ * the step's explain key lasts only until the next key that is not e. */
 void tui_lecture_after(struct tui_state *st, unsigned dirty) {
     if (st->lx.lesson && (dirty & TUI_DIRTY_RECOMPUTE))
         st->lx.off_step = true;
+    if (st->overlay == TUI_OVERLAY_NONE)
+        st->explain_key = -1;
 }
