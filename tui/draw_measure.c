@@ -61,6 +61,15 @@ static void mrate(const struct tui_measure_row *r, bool flop, char *buf, size_t 
         report_bandwidth(r->bytes_per_s, buf, len);
 }
 
+/* Write the first candidate that fits width columns into buf. */
+static void mfit(char *buf, size_t len, int width, const char *const *cand, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        snprintf(buf, len, "%s", cand[i]);
+        if (tui_width(buf) <= width)
+            return;
+    }
+}
+
 /* The scenario line: predicted and measured decode ceilings. */
 static void mscenario(struct tui_pen *p, int line) {
     const struct tui_state *st = p->st;
@@ -83,11 +92,20 @@ static void mscenario(struct tui_pen *p, int line) {
     report_number(rd.predicted_tokens_per_s, a, sizeof(a));
     report_number(rd.measured_tokens_per_s, b, sizeof(b));
     report_bandwidth(bw, c, sizeof(c));
-    snprintf(buf, sizeof(buf), _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s"),
-             sc->model.name[0] ? sc->model.name : sc->model.id,
-             sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id,
-             m->match ? _("this GPU") : _("this machine"), g->le, a,
+    /* the longest form that fits: the numbers matter most */
+    char f[4][320];
+    const char *model = sc->model.name[0] ? sc->model.name : sc->model.id;
+    const char *wfmt = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
+    snprintf(f[0], sizeof(f[0]), _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s"),
+             model, wfmt, m->match ? _("this GPU") : _("this machine"), g->le, a, mlabel(test), c,
+             g->le, b);
+    snprintf(f[1], sizeof(f[1]), _("%s %s: predicted %s %s tok/s, measured %s %s gives %s %s"),
+             model, wfmt, g->le, a, mlabel(test), c, g->le, b);
+    snprintf(f[2], sizeof(f[2]), _("predicted %s %s tok/s, measured %s %s gives %s %s"), g->le, a,
              mlabel(test), c, g->le, b);
+    snprintf(f[3], sizeof(f[3]), _("%s %s tok/s predicted, %s %s measured"), g->le, a, g->le, b);
+    const char *cand[] = {f[0], f[1], f[2], f[3]};
+    mfit(buf, sizeof(buf), p->iw, cand, 4);
     tui_pen_text(p, line, 0, TUI_ROLE_VALUE, buf);
 }
 
@@ -289,15 +307,6 @@ static void msmall(struct tui_pen *p) {
     }
     if (m->n_rows || m->n_lab)
         tui_pen_text(p, 1, x, TUI_ROLE_DIM, _("(Tab here: the table, v: error lab)"));
-}
-
-/* Write the first candidate that fits width columns into buf. */
-static void mfit(char *buf, size_t len, int width, const char *const *cand, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        snprintf(buf, len, "%s", cand[i]);
-        if (tui_width(buf) <= width)
-            return;
-    }
 }
 
 /* The Format pane's evidence lines (see draw.h). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tui/i18n.h"
@@ -144,6 +145,10 @@ int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g, co
         snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
         return -1;
     }
+    /* mkstemp makes the file 0600; a saved result is as readable as any */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "w");
     if (!f) {
         snprintf(err, errlen, "%s", strerror(errno));
