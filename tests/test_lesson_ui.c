@@ -1,0 +1,193 @@
+/*
+ * test_lesson_ui.c: the explorer's lecture keys without a screen
+ * (tui/lecture_ui.c over the state machine): stepping and its ends, r after
+ * exploring, the step's pane and explain key, presentation keeping the
+ * explain overlay closed, pin and unpin, and the s/o prompt (default name,
+ * overwrite question, a failed load keeping the scenario).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui/lecture_ui.h"
+
+#define GOOD TOP_SRCDIR "/tests/fixtures/lessons/good.yaml"
+
+static struct catalog cat;
+static struct tui_state st;
+static struct tui_lecture lx;
+static char dir[] = "/tmp/vramlab-lesson-ui.XXXXXX";
+
+/* The embedded catalog, a default state, and a scratch directory as cwd. */
+static void setup(void) {
+    struct catalog_diag d = {0};
+    struct options o;
+    char *argv[] = {"vramlab", NULL};
+
+    catalog_init(&cat);
+    cr_assert_eq(catalog_load_default(&cat, &d), 0, "%s", d.text ? d.text : "");
+    catalog_diag_free(&d);
+    cr_assert_eq(options_parse(1, argv, &cat, &o, false), 0);
+    tui_state_init(&st, &o, &cat);
+    tui_lecture_init(&lx);
+    strcpy(dir, "/tmp/vramlab-lesson-ui.XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chdir(dir), 0);
+}
+
+/* Free everything and remove the scratch files. */
+static void teardown(void) {
+    char cmd[128];
+    tui_lecture_free(&lx);
+    catalog_free(&cat);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (chdir("/") != 0 || system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+TestSuite(lesson_ui, .init = setup, .fini = teardown);
+
+/* Offer a key to the lecture, then (if it did not take it) to the state,
+ * as the app's loop does. */
+static unsigned press(int key) {
+    unsigned d = 0;
+    if (!tui_lecture_key(&lx, &st, key, &d)) {
+        d = tui_state_key(&st, key);
+        tui_lecture_after(&st, d);
+    }
+    if (d & TUI_DIRTY_RECOMPUTE)
+        tui_state_recompute(&st);
+    return d;
+}
+
+/* Type a string into the open prompt. */
+static void type(const char *s) {
+    for (; *s; s++)
+        press((unsigned char)*s);
+}
+
+Test(lesson_ui, first_step_shows_number_pane_and_explain) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, GOOD, err, sizeof(err)), 0, "%s", err);
+    cr_expect(st.lx.lesson);
+    cr_expect_eq(st.lx.step, 0);
+    cr_expect_eq(st.lx.n_steps, 2);
+    cr_expect_str_eq(st.lx.step_title, "Weights");
+    cr_expect_eq(st.focus_pane, TUI_PANE_MEMORY);
+    cr_expect_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
+    cr_expect_eq(st.explain_key, ENGINE_KEY_MEM_WEIGHTS);
+    cr_expect_eq(st.focus[TUI_PANE_MEMORY], TUI_F_MEM_WEIGHTS);
+    cr_expect_float_eq(st.est.memory.weights, 140e9, 1e6);
+}
+
+Test(lesson_ui, stepping_stops_at_both_ends) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, GOOD, err, sizeof(err)), 0, "%s", err);
+    press(TUI_KEY_PGDN); /* over the explain overlay: a clicker only clicks */
+    cr_expect_eq(st.lx.step, 1);
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE);
+    cr_expect_str_eq(st.lx.caption, "About 209 tokens/s.");
+    press('n');
+    cr_expect_eq(st.lx.step, 1, "n at the last step stays");
+    cr_expect(strstr(st.message, "last step") != NULL, "%s", st.message);
+    press(TUI_KEY_BACKSPACE);
+    cr_expect_eq(st.lx.step, 0);
+    press('p');
+    cr_expect_eq(st.lx.step, 0, "p at the first step stays");
+    press(' ');
+    cr_expect_eq(st.lx.step, 1);
+    press(TUI_KEY_PGUP);
+    cr_expect_eq(st.lx.step, 0);
+}
+
+Test(lesson_ui, r_returns_to_the_step_after_exploring) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, GOOD, err, sizeof(err)), 0, "%s", err);
+    press(TUI_KEY_ESC);
+    press('t'); /* training */
+    cr_expect(st.lx.off_step);
+    cr_expect_neq(st.opt.sc.mode, ENGINE_MODE_INFER);
+    press('r');
+    cr_expect_not(st.lx.off_step);
+    cr_expect_eq(st.opt.sc.mode, ENGINE_MODE_INFER);
+    cr_expect_float_eq(st.est.memory.weights, 140e9, 1e6);
+}
+
+Test(lesson_ui, presentation_leaves_the_explain_overlay_to_e) {
+    char err[4096];
+    press('F');
+    cr_expect(st.lx.present);
+    cr_assert_eq(tui_lecture_open(&lx, &st, GOOD, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE);
+    press('e');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
+    cr_expect_eq(st.explain_key, ENGINE_KEY_MEM_WEIGHTS);
+    press(TUI_KEY_ESC);
+    press('F');
+    cr_expect_not(st.lx.present, "F toggles back");
+}
+
+Test(lesson_ui, pin_keeps_the_pinned_estimate) {
+    press('c');
+    cr_assert(st.lx.pinned);
+    double pinned = st.lx.pin_est.memory.total;
+    press('t'); /* training */
+    cr_expect_float_eq(st.lx.pin_est.memory.total, pinned, 1);
+    cr_expect(st.est.memory.total != pinned, "the current scenario changed");
+    press('c');
+    cr_expect_not(st.lx.pinned);
+}
+
+Test(lesson_ui, save_asks_before_overwriting_and_load_round_trips) {
+    double total = st.est.memory.total;
+    press('s');
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_SAVE);
+    cr_expect_str_eq(st.lx.prompt_text, "scenario.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_NONE);
+    cr_expect_str_eq(st.message, "saved scenario.yaml");
+    cr_expect_eq(access("scenario.yaml", F_OK), 0);
+
+    press('s');
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_OVERWRITE);
+    press('n');
+    cr_expect_str_eq(st.message, "not saved");
+
+    press('t'); /* training: another scenario */
+    cr_expect(st.est.memory.total != total);
+    press('o');
+    cr_expect_str_eq(st.lx.prompt_text, "scenario.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect_str_eq(st.message, "loaded scenario.yaml");
+    cr_expect_eq(st.opt.sc.mode, ENGINE_MODE_INFER);
+    cr_expect_float_eq(st.est.memory.total, total, 1);
+}
+
+Test(lesson_ui, a_failed_load_keeps_the_scenario) {
+    FILE *f = fopen("bad.yaml", "w");
+    cr_assert_not_null(f);
+    fputs("model: llama-3.1-70b\ntp: 3\n", f);
+    fclose(f);
+    press('t');
+    enum engine_mode mode = st.opt.sc.mode;
+    double total = st.est.memory.total;
+    press('o');
+    for (int i = 0; i < 20; i++)
+        press(TUI_KEY_BACKSPACE);
+    type("bad.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect(strstr(st.message, "bad.yaml:2:5: tp:") != NULL, "%s", st.message);
+    cr_expect_eq(st.opt.sc.mode, mode);
+    cr_expect_float_eq(st.est.memory.total, total, 1);
+}
+
+Test(lesson_ui, esc_cancels_the_prompt) {
+    press('s');
+    press(TUI_KEY_ESC);
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_NONE);
+    cr_expect_not(st.quit, "Esc in the prompt does not quit");
+    cr_expect_eq(access("scenario.yaml", F_OK), -1);
+}
