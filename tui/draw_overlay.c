@@ -125,13 +125,22 @@ static int put_wrapped(struct tui_ui *ui, WINDOW *win, int y, int x, int width, 
 /* Help: every key. */
 static void draw_help(struct tui_ui *ui) {
     int n = (int)(sizeof(tui_help_lines) / sizeof(tui_help_lines[0]));
-    int oy, ox;
-    WINDOW *win = overlay_open(ui, n + 3, 66, _("keys (q, Esc or ? closes)"), &oy, &ox);
+    int oy, ox, width = 62, notes = n;
+    /* As wide as the longest line in the user's language; the keys come
+     * before the first empty line, the notes (dim) after it. */
+    for (int i = 0; i < n; i++) {
+        int lw = tui_help_lines[i][0] ? tui_width(_(tui_help_lines[i])) : 0;
+        if (lw + 4 > width)
+            width = lw + 4;
+        if (!tui_help_lines[i][0] && notes == n)
+            notes = i;
+    }
+    WINDOW *win = overlay_open(ui, n + 3, width, _("keys (q, Esc or ? closes)"), &oy, &ox);
     if (!win)
         return;
     int h = getmaxy(win), w = getmaxx(win);
     for (int i = 0; i < n && i + 1 < h - 1; i++)
-        tui_put(ui, win, i + 1, 2, w - 4, i < 18 ? TUI_ROLE_OVERLAY : TUI_ROLE_DIM,
+        tui_put(ui, win, i + 1, 2, w - 4, i < notes ? TUI_ROLE_OVERLAY : TUI_ROLE_DIM,
                 tui_help_lines[i][0] ? _(tui_help_lines[i]) : "");
     overlay_close(win);
 }

@@ -32,6 +32,7 @@ static const struct command commands[] = {
 /* Print the top-level usage. */
 static void main_usage(FILE *f) {
     fputs(_("usage: vramlab [scenario options]         interactive explorer\n"
+            "       vramlab --lesson NAME [--present]  a lesson (seed-000), for a room\n"
             "       vramlab COMMAND [options]          headless command\n"
             "       vramlab --help | --version\n"
             "\n"
