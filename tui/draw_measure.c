@@ -229,8 +229,13 @@ static int mlab(struct tui_pen *p, int line) {
     snprintf(buf, sizeof(buf), "%-2s %-10s %-10s %-10s %-10s %s", "b", _("g32"), _("matrix"),
              _("g32 outl."), _("mat. outl."), _("Pythia loss"));
     tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
-    if (chart_w >= 8)
-        tui_pen_text(p, line, chart_x, TUI_ROLE_DIM, _("zeros (outl.): g32, matrix"));
+    if (chart_w >= 8) {
+        /* the chart's legend: zero codes on the outlier weights */
+        char leg[64];
+        snprintf(leg, sizeof(leg), _("zeros %sg32 %smatrix"), p->ui->g->full,
+                 p->ui->g->seg_mono[1]);
+        tui_pen_text(p, line, chart_x, TUI_ROLE_DIM, leg);
+    }
     line++;
     for (unsigned bits = 8; bits >= 2; bits--, line++) {
         const struct tui_measure_lab *l[4] = {
