@@ -32,6 +32,7 @@
 #include "kernels/kern_half.h"
 #include "kernels/kern_quant.h"
 #include "kernels/probe.h"
+#include "kernels/probe_cpu_info.h"
 #include "kernels/probe_pool.h"
 
 #define CPU_SAMPLES      10 /* STREAM: best of 10 after the first */
@@ -86,73 +87,6 @@ static int time_it(struct probe_pool *p, unsigned active, probe_par_fn fn, void 
     }
     probe_stats_summarise(t, cpu_samples, st);
     return 0;
-}
-
-/* ---- device ------------------------------------------------------------ */
-
-/* The CPU model name from /proc/cpuinfo, or a generic name. */
-static void cpu_name(char *buf, size_t len) {
-    snprintf(buf, len, "CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ' || *c == '\t')
-                    c++;
-                c[strcspn(c, "\n")] = 0;
-                snprintf(buf, len, "%s", c);
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
-/* The largest cache level's size from sysfs (one instance: what a core
- * sees), 0 when unknown. */
-static double llc_sysfs(void) {
-    double best = 0;
-    for (int i = 0; i < 8; i++) {
-        char path[96], text[32];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        if (fgets(text, sizeof text, f)) {
-            char *end;
-            double v = strtod(text, &end);
-            if (*end == 'K')
-                v *= 1024;
-            else if (*end == 'M')
-                v *= 1024 * 1024;
-            if (v > best)
-                best = v;
-        }
-        fclose(f);
-    }
-    return best;
-}
-
-/* Last-level cache in bytes: sysfs, else sysconf where glibc knows it
- * (some VMs report the whole package there: 320 MiB for 32), else 32 MiB. */
-static double llc_bytes(void) {
-    double fs = llc_sysfs();
-    if (fs > 0)
-        return fs;
-    long v = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    if (v <= 0)
-        v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return v > 0 ? (double)v : 32.0 * 1024 * 1024;
 }
 
 /* ---- copy and read ----------------------------------------------------- */
@@ -633,10 +567,10 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
         nt = CPU_MAX_THREADS;
     cpu_samples = o->quick ? CPU_SAMPLES_QUICK : CPU_SAMPLES;
     struct probe_device d = {.backend = "cpu"};
-    cpu_name(d.name, sizeof d.name);
+    probe_cpu_name(d.name, sizeof d.name);
     d.memory_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     d.compute_units = nt;
-    d.l2_bytes = llc_bytes();
+    d.l2_bytes = probe_llc_bytes();
 #if defined(__x86_64__)
     snprintf(d.arch, sizeof d.arch, "x86_64");
 #elif defined(__aarch64__)
