@@ -21,6 +21,7 @@
 #include <yaml.h>
 
 #include "tui/scenario_file.h"
+#include "tui/i18n.h"
 
 /* Largest lesson file read (bytes) and most steps in one lesson. */
 #define LESSON_MAX_FILE  (4u << 20)
@@ -101,7 +102,7 @@ static void lesson_error(struct lesson_ctx *x, const yaml_node_t *n, const char 
     if (x->errors > LESSON_MAX_ERRORS)
         return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vsnprintf(msg, sizeof(msg), _(fmt), ap);
     va_end(ap);
     scenario_file_error(x->err, x->errlen, &x->src, n->start_mark.line + 1,
                         n->start_mark.column + 1, key, "%s", msg);
@@ -110,13 +111,13 @@ static void lesson_error(struct lesson_ctx *x, const yaml_node_t *n, const char 
 /* Describe a node for "found ...": 'text' (cut), a mapping, nothing. */
 static const char *lesson_describe(const yaml_node_t *n, char *buf, size_t len) {
     if (!n)
-        return "nothing";
+        return _("nothing");
     if (n->type == YAML_MAPPING_NODE)
-        return "a mapping";
+        return _("a mapping");
     if (n->type == YAML_SEQUENCE_NODE)
-        return "a sequence";
+        return _("a sequence");
     if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && n->data.scalar.length == 0)
-        return "nothing";
+        return _("nothing");
     snprintf(buf, len, "'%.40s%s'", (const char *)n->data.scalar.value,
              n->data.scalar.length > 40 ? "..." : "");
     for (char *p = buf; *p; p++) {
@@ -136,7 +137,7 @@ static const char *lesson_text(struct lesson_ctx *x, const yaml_node_t *n, const
         !(n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
           !strcmp((const char *)n->data.scalar.value, "~")))
         return (const char *)n->data.scalar.value;
-    lesson_error(x, n, key, "expected %s, found %s", expected,
+    lesson_error(x, n, key, "expected %s, found %s", _(expected),
                  lesson_describe(n, buf, sizeof(buf)));
     return NULL;
 }
@@ -164,7 +165,7 @@ static void lesson_list(const char *const *names, size_t n, char *buf, size_t le
     for (size_t i = 0; i < n && used < len; i++) {
         int w = snprintf(buf + used, len - used, "%s%s",
                          i == 0       ? ""
-                         : i + 1 == n ? " or "
+                         : i + 1 == n ? _(" or ")
                                       : ", ",
                          names[i]);
         if (w < 0)
@@ -225,7 +226,7 @@ static unsigned lesson_keys(struct lesson_ctx *x, yaml_node_t *map, const char *
 
 /* Check and store the optional pane of a step. */
 static void lesson_pane(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step *st) {
-    const char *s = lesson_text(x, v, "pane", "a pane name");
+    const char *s = lesson_text(x, v, "pane", N_("a pane name"));
     char list[160];
 
     if (!s)
@@ -241,7 +242,7 @@ static void lesson_pane(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step
 /* Check and store the optional explain key of a step (needs the scenario). */
 static void lesson_explain(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step *st,
                            bool scenario_ok) {
-    const char *s = lesson_text(x, v, "explain", "an engine key like memory.weights");
+    const char *s = lesson_text(x, v, "explain", N_("an engine key like memory.weights"));
     const char *names[ENGINE_KEY_COUNT], *close[3];
     char buf[64];
 
@@ -304,9 +305,9 @@ static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct le
             x->errors++;
         }
     }
-    if (v[K_CAPTION] && (s = lesson_text(x, v[K_CAPTION], "caption", "caption text")) != NULL)
+    if (v[K_CAPTION] && (s = lesson_text(x, v[K_CAPTION], "caption", N_("caption text"))) != NULL)
         st->caption = lesson_strdup_trim(s);
-    if (v[K_TITLE] && (s = lesson_text(x, v[K_TITLE], "title", "a step title")) != NULL)
+    if (v[K_TITLE] && (s = lesson_text(x, v[K_TITLE], "title", N_("a step title"))) != NULL)
         st->title = lesson_strdup_trim(s);
     if (v[K_PANE])
         lesson_pane(x, v[K_PANE], st);
@@ -326,7 +327,7 @@ static void lesson_parse(struct lesson_ctx *x, yaml_node_t *root, struct lesson 
 
     if (!root) {
         scenario_file_error(x->err, x->errlen, &x->src, 1, 1, NULL,
-                            "expected a lesson (title:, language:, steps:), found an empty file");
+                            _("expected a lesson (title:, language:, steps:), found an empty file"));
         x->errors++;
         return;
     }
@@ -338,11 +339,11 @@ static void lesson_parse(struct lesson_ctx *x, yaml_node_t *root, struct lesson 
     lesson_keys(x, root, lesson_top_keys, K_COUNT, v, k);
     if (!v[K_TITLE])
         lesson_error(x, root, "title", "expected a lesson title, found none");
-    else if ((s = lesson_text(x, v[K_TITLE], "title", "a lesson title")) != NULL)
+    else if ((s = lesson_text(x, v[K_TITLE], "title", N_("a lesson title"))) != NULL)
         l->title = lesson_strdup_trim(s);
     if (!v[K_LANGUAGE]) {
         lesson_error(x, root, "language", "expected a language code like en or es, found none");
-    } else if ((s = lesson_text(x, v[K_LANGUAGE], "language", "a language code like en or es"))) {
+    } else if ((s = lesson_text(x, v[K_LANGUAGE], "language", N_("a language code like en or es")))) {
         size_t letters = strspn(s, "abcdefghijklmnopqrstuvwxyz");
         if (letters < 2 || letters > 3 || (s[letters] && s[letters] != '_' && s[letters] != '-'))
             lesson_error(x, v[K_LANGUAGE], "language",
@@ -395,8 +396,8 @@ static void lesson_syntax_error(struct lesson_ctx *x, const yaml_parser_t *p) {
         }
     }
     x->errors++;
-    scenario_file_error(x->err, x->errlen, &x->src, line + 1, col + 1, NULL, "YAML syntax: %s%s%s",
-                        p->problem ? p->problem : "error", p->context ? " " : "",
+    scenario_file_error(x->err, x->errlen, &x->src, line + 1, col + 1, NULL, _("YAML syntax: %s%s%s"),
+                        p->problem ? p->problem : _("error"), p->context ? " " : "",
                         p->context ? p->context : "");
 }
 
@@ -411,7 +412,7 @@ int lesson_load_buffer(const char *name, const char *text, size_t len, const str
     if (err && errlen)
         err[0] = '\0';
     if (!yaml_parser_initialize(&parser)) {
-        snprintf(err, errlen, "%s: out of memory\n", name);
+        snprintf(err, errlen, _("%s: out of memory\n"), name);
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -425,7 +426,7 @@ int lesson_load_buffer(const char *name, const char *text, size_t len, const str
     if (x.errors > LESSON_MAX_ERRORS && err && errlen) {
         size_t used = strnlen(err, errlen);
         if (used + 1 < errlen)
-            snprintf(err + used, errlen - used, "%s: %u more errors not shown\n", name,
+            snprintf(err + used, errlen - used, _("%s: %u more errors not shown\n"), name,
                      x.errors - LESSON_MAX_ERRORS);
     }
     yaml_document_delete(&doc);
@@ -433,12 +434,12 @@ int lesson_load_buffer(const char *name, const char *text, size_t len, const str
     if (x.errors == 0) {
         l->path = lesson_strdup_trim(name);
         if (!l->path || !l->title || !l->language) {
-            snprintf(err, errlen, "%s: out of memory\n", name);
+            snprintf(err, errlen, _("%s: out of memory\n"), name);
             x.errors++;
         }
         for (size_t i = 0; i < l->n_steps && x.errors == 0; i++) {
             if (!l->steps[i].caption || !l->steps[i].title) {
-                snprintf(err, errlen, "%s: out of memory\n", name);
+                snprintf(err, errlen, _("%s: out of memory\n"), name);
                 x.errors++;
             }
         }
@@ -495,7 +496,7 @@ int lesson_load(const char *path, const struct catalog *cat, struct lesson *l, c
 
     memset(l, 0, sizeof(*l));
     if (!text) {
-        snprintf(err, errlen, "%s: cannot read: %s\n", path, strerror(errno));
+        snprintf(err, errlen, _("%s: cannot read: %s\n"), path, strerror(errno));
         return -1;
     }
     rc = lesson_load_buffer(path, text, len, cat, l, err, errlen);

@@ -13,6 +13,8 @@
  */
 #include "tui/scenario_file.h"
 
+#include "tui/i18n.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -293,8 +295,8 @@ static const struct sf_entry *sf_blame(char *msg, size_t len, const struct sf_en
             }
         }
     }
-    sf_strip(msg, " (see --help)");
-    sf_replace(msg, len, "unknown option", "unknown key");
+    sf_strip(msg, _(" (see --help)"));
+    sf_replace(msg, len, _("unknown option"), _("unknown key"));
     sf_strip(msg, "--");
     /* "format: unknown format 'x'": the key is printed once, by the caller. */
     if (found) {
@@ -339,25 +341,27 @@ static int sf_check_entry(const struct scenario_source *src, const struct sf_ent
         char q[48];
         snprintf(q, sizeof(q), "%s", e->key ? e->key : "");
         snprintf(msg, sizeof(msg),
-                 "expected a scenario option name like model or gpu-memory, found '%s'", q);
+                 _("expected a scenario option name like model or gpu-memory, found '%s'"), q);
         sf_error_at(err, errlen, src, e->key_node, NULL, msg);
         return -1;
     }
     if (sf_in(e->key, sf_front_end_keys,
               sizeof(sf_front_end_keys) / sizeof(sf_front_end_keys[0]))) {
         sf_error_at(err, errlen, src, e->key_node, e->key,
-                    "not a scenario field (a command-line option of the session)");
+                    _("not a scenario field (a command-line option of the session)"));
         return -1;
     }
     if (!v) {
-        snprintf(msg, sizeof(msg), "expected one value (as on the command line), found a %s",
-                 e->value_node->type == YAML_MAPPING_NODE ? "mapping" : "sequence");
+        snprintf(msg, sizeof(msg), "%s",
+                 e->value_node->type == YAML_MAPPING_NODE
+                     ? _("expected one value (as on the command line), found a mapping")
+                     : _("expected one value (as on the command line), found a sequence"));
         sf_error_at(err, errlen, src, e->value_node, e->key, msg);
         return -1;
     }
     if (strlen(v) != e->value_node->data.scalar.length) {
         sf_error_at(err, errlen, src, e->value_node, e->key,
-                    "expected text, found a NUL character");
+                    _("expected text, found a NUL character"));
         return -1;
     }
     if (sf_in(e->key, sf_flag_keys, sizeof(sf_flag_keys) / sizeof(sf_flag_keys[0]))) {
@@ -366,14 +370,14 @@ static int sf_check_entry(const struct scenario_source *src, const struct sf_ent
         } else if (!strcmp(v, "false") || !strcmp(v, "no")) {
             *value = NULL;
         } else {
-            snprintf(msg, sizeof(msg), "expected true or false, found '%.40s'", v);
+            snprintf(msg, sizeof(msg), _("expected true or false, found '%.40s'"), v);
             sf_error_at(err, errlen, src, e->value_node, e->key, msg);
             return -1;
         }
         return 0;
     }
     if (sf_is_null(e->value_node)) {
-        sf_error_at(err, errlen, src, e->value_node, e->key, "expected a value, found nothing");
+        sf_error_at(err, errlen, src, e->value_node, e->key, _("expected a value, found nothing"));
         return -1;
     }
     *value = v;
@@ -391,20 +395,20 @@ static int sf_entries(yaml_document_t *doc, yaml_node_t *map, const struct scena
         const char *key = sf_scalar(k);
         if (!key) {
             sf_error_at(err, errlen, src, k, NULL,
-                        "expected a scenario option name, found a collection");
+                        _("expected a scenario option name, found a collection"));
             return -1;
         }
         for (size_t i = 0; i < *n; i++) {
             if (!strcmp(e[i].key, key)) {
                 char msg[96];
-                snprintf(msg, sizeof(msg), "duplicate key (first at line %zu)",
+                snprintf(msg, sizeof(msg), _("duplicate key (first at line %zu)"),
                          (size_t)e[i].key_node->start_mark.line + 1);
                 sf_error_at(err, errlen, src, k, key, msg);
                 return -1;
             }
         }
         if (*n == SF_MAX_KEYS) {
-            sf_error_at(err, errlen, src, k, key, "too many keys for a scenario");
+            sf_error_at(err, errlen, src, k, key, _("too many keys for a scenario"));
             return -1;
         }
         e[*n].key = key;
@@ -428,19 +432,19 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
     char msg[1024];
 
     if (!map || map->type != YAML_MAPPING_NODE) {
-        const char *what = !map                              ? "nothing"
-                           : map->type == YAML_SEQUENCE_NODE ? "a sequence"
-                                                             : "a scalar";
+        const char *what = !map                              ? _("nothing")
+                           : map->type == YAML_SEQUENCE_NODE ? _("a sequence")
+                                                             : _("a scalar");
         if (map)
             scenario_file_error(err, errlen, src, map->start_mark.line + 1,
                                 map->start_mark.column + 1, NULL,
-                                "expected a mapping of scenario options (model: ..., gpu: ...), "
-                                "found %s",
+                                _("expected a mapping of scenario options (model: ..., gpu: ...), "
+                                  "found %s"),
                                 what);
         else
             scenario_file_error(err, errlen, src, 1, 1, NULL,
-                                "expected a mapping of scenario options (model: ..., gpu: ...), "
-                                "found nothing");
+                                _("expected a mapping of scenario options (model: ..., gpu: ...), "
+                                  "found nothing"));
         return -1;
     }
     if (sf_entries(doc, map, src, entries, &n, err, errlen) != 0)
@@ -454,7 +458,7 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
             continue;
         argv[argc] = sf_argument(src, entries[i].key, value);
         if (!argv[argc]) {
-            sf_error_at(err, errlen, src, entries[i].key_node, entries[i].key, "out of memory");
+            sf_error_at(err, errlen, src, entries[i].key_node, entries[i].key, _("out of memory"));
             goto out;
         }
         argc++;
@@ -463,10 +467,10 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
     if (sf_parse_captured(argc, argv, cat, &parsed, msg, sizeof(msg)) != 0) {
         const struct sf_entry *e = sf_blame(msg, sizeof(msg), entries, n);
         if (!msg[0])
-            snprintf(msg, sizeof(msg), "invalid scenario");
+            snprintf(msg, sizeof(msg), "%s", _("invalid scenario"));
         if (e) {
             /* Unknown keys point at the key, bad values at the value. */
-            bool at_key = strstr(msg, "unknown key") != NULL;
+            bool at_key = strstr(msg, _("unknown key")) != NULL;
             sf_error_at(err, errlen, src, at_key ? e->key_node : e->value_node, e->key, msg);
         } else {
             sf_error_at(err, errlen, src, map, NULL, msg);
@@ -499,11 +503,11 @@ static void sf_syntax_error(const struct scenario_source *src, const yaml_parser
     }
     if (p->context)
         scenario_file_error(err, errlen, src, line + 1, col + 1, NULL,
-                            "YAML syntax: %s %s (from line %zu)", p->problem ? p->problem : "error",
+                            _("YAML syntax: %s %s (from line %zu)"), p->problem ? p->problem : _("error"),
                             p->context, (size_t)p->context_mark.line + 1);
     else
-        scenario_file_error(err, errlen, src, line + 1, col + 1, NULL, "YAML syntax: %s",
-                            p->problem ? p->problem : "error");
+        scenario_file_error(err, errlen, src, line + 1, col + 1, NULL, _("YAML syntax: %s"),
+                            p->problem ? p->problem : _("error"));
 }
 
 /* Load a scenario from YAML text (see header). */
@@ -539,7 +543,7 @@ int scenario_file_load_buffer(const char *name, const char *text, size_t len,
             yaml_node_t *root = yaml_document_get_root_node(&next);
             if (root) {
                 sf_error_at(err, errlen, &src, root, NULL,
-                            "expected one scenario, found a second YAML document");
+                            _("expected one scenario, found a second YAML document"));
                 rc = SCENARIO_FILE_ERROR;
             }
             yaml_document_delete(&next);
@@ -562,7 +566,7 @@ int scenario_file_load(const char *path, const struct catalog *cat, struct optio
     text = sf_read_file(path, &len);
     if (!text) {
         int e = errno;
-        sf_append(err, errlen, "%s: cannot read: %s\n", path, strerror(e));
+        sf_append(err, errlen, _("%s: cannot read: %s\n"), path, strerror(e));
         return e == ENOENT ? SCENARIO_FILE_MISSING : SCENARIO_FILE_ERROR;
     }
     rc = scenario_file_load_buffer(path, text, len, cat, o, err, errlen);

@@ -40,7 +40,7 @@ static void sv_append(char *err, size_t errlen, const char *fmt, ...) {
     if (used >= errlen - 1)
         return;
     va_start(ap, fmt);
-    vsnprintf(err + used, errlen - used, fmt, ap);
+    vsnprintf(err + used, errlen - used, _(fmt), ap);
     va_end(ap);
 }
 
@@ -121,17 +121,25 @@ static void sf_number(char *buf, size_t len, double v) {
     }
 }
 
+/* Append ", what" (or "what" first) to a list in buf; file text, so never
+ * translated (unlike sv_append's messages). */
+static void sf_list_add(char *buf, size_t len, const char *what) {
+    size_t used = strnlen(buf, len);
+    if (used + 1 < len)
+        snprintf(buf + used, len - used, "%s%s", used ? ", " : "", what);
+}
+
 /* Features of a custom model that no scenario option carries. */
 static void sf_lost_features(const struct engine_model *m, char *buf, size_t len) {
     buf[0] = '\0';
     if (m->kv_lora_rank || m->q_lora_rank)
-        sv_append(buf, len, "%slatent attention", buf[0] ? ", " : "");
+        sf_list_add(buf, len, "latent attention");
     if (m->sliding_window)
-        sv_append(buf, len, "%ssliding window", buf[0] ? ", " : "");
+        sf_list_add(buf, len, "sliding window");
     if (m->qk_norm || (m->norms_per_layer && m->norms_per_layer != 2))
-        sv_append(buf, len, "%sextra norms", buf[0] ? ", " : "");
+        sf_list_add(buf, len, "extra norms");
     if ((m->moe_ffn && m->moe_ffn != m->ffn) || m->dense_layers)
-        sv_append(buf, len, "%sexpert sizes", buf[0] ? ", " : "");
+        sf_list_add(buf, len, "expert sizes");
 }
 
 /* Write the architecture keys of a model. */
