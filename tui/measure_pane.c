@@ -21,6 +21,22 @@ static const char *const mpane_tests[] = {"copy",  "read",  "gemv-fp16", "gemm",
                                           "w8a16", "w4a16", "error"};
 #define MPANE_TESTS "copy,read,gemv-fp16,gemm,w8a16,w4a16,error"
 
+/* The compact layout has no Measure pane: the status line says how the
+ * run went. */
+static void mpane_say(struct tui_state *st) {
+    const struct tui_measure *m = &st->measure;
+    if (!st->compact)
+        return;
+    if (m->status == TUI_MEASURE_RUNNING)
+        snprintf(st->message, sizeof(st->message), "%s",
+                 _("measuring (Esc cancels); 80x24 or more shows the Measure pane"));
+    else if (m->status == TUI_MEASURE_FAILED)
+        snprintf(st->message, sizeof(st->message), _("measure: %.130s"), m->error);
+    else
+        snprintf(st->message, sizeof(st->message), "%s",
+                 _("measured; 80x24 or more shows the Measure pane"));
+}
+
 /* Start the probe on a device ("cuda" or "cpu"); failures land in the pane. */
 static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *device) {
     const char *args[] = {"--device", device, "--quick", "--tests", MPANE_TESTS, NULL};
@@ -44,6 +60,7 @@ static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *
     }
     mp->running = true;
     m->status = TUI_MEASURE_RUNNING;
+    mpane_say(st);
 }
 
 /* Whether an error event means "no GPU here" (then the CPU is measured). */
@@ -98,6 +115,7 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
         if (!m->error[0])
             snprintf(m->error, sizeof(m->error), _("the probe exited with status %d"), rc);
     }
+    mpane_say(st);
     return TUI_DIRTY_REPAINT;
 }
 
@@ -116,6 +134,7 @@ unsigned tui_mpane_poll(struct tui_mpane *mp, struct tui_state *st) {
         m->cancel_request = false;
         m->status = TUI_MEASURE_FAILED;
         snprintf(m->error, sizeof(m->error), "%s", _("cancelled (m measures again)"));
+        mpane_say(st);
         return TUI_DIRTY_REPAINT;
     }
     return mpane_read(mp, st);
