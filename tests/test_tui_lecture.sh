@@ -258,6 +258,14 @@ else
     capture last2 | head -1
 fi
 quit last2 >/dev/null
+start last2u 100 30 -- --units gib
+if wait_for last2u "Roofline" && capture last2u | head -1 | grep -q "INT4 g32.*GiB"; then
+    ok "--units gib with the restored scenario: GiB (the session's choice wins)"
+else
+    fail "--units gib lost to the restored scenario"
+    capture last2u | head -1
+fi
+quit last2u >/dev/null
 start last3 100 30 -- --fresh
 if wait_for last3 "Roofline" && capture last3 | head -1 | grep -q "Llama 3.1 8B.*FP16"; then
     ok "--fresh starts from the defaults"

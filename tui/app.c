@@ -220,7 +220,12 @@ static void restore_last(struct options *o, int argc, char **argv, const struct 
         return;
     int rc = scenario_file_load(path, cat, &loaded, err, sizeof(err));
     if (rc == SCENARIO_FILE_OK) {
+        enum units units = o->units;
         scenario_file_apply(o, &loaded);
+        /* --units is the session's choice: it wins over the file's. */
+        for (int i = 1; i < argc; i++)
+            if (!strncmp(argv[i], "--units", 7))
+                o->units = units;
     } else if (rc == SCENARIO_FILE_ERROR) {
         size_t n = strcspn(err, "\n");
         snprintf(msg, msglen, _("last scenario not restored (kept, not overwritten): %.*s"),
