@@ -392,7 +392,10 @@ void tui_draw_measure(struct tui_pen *p) {
     if (m->lab_view) {
         line = mlab(p, line);
     } else {
-        mdevice(p, line++);
+        /* short of lines (80x24): a matched device is named by the table's
+         * predicted column and "this GPU"; the rows matter more */
+        if (!m->match || p->ih - line >= 3 + (int)m->n_rows)
+            mdevice(p, line++);
         mscenario(p, line++);
         line = mtable(p, line);
     }
