@@ -152,8 +152,8 @@ static int mtable(struct tui_pen *p, int line) {
         else
             report_bandwidth(pred, b, sizeof(b));
         char ratio[16] = "-", ofc[16] = "-";
-        if (pred > 0)
-            snprintf(ratio, sizeof(ratio), "%.2f", meas / pred);
+        if (pred > 0) /* two digits that count, even far below 1 (a CPU vs a GPU) */
+            snprintf(ratio, sizeof(ratio), meas / pred >= 0.1 ? "%.2f" : "%.2g", meas / pred);
         if (!flop && copy && copy->bytes_per_s > 0)
             snprintf(ofc, sizeof(ofc), "%.2f", r->bytes_per_s / copy->bytes_per_s);
         snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", mlabel(r->test), a, b, ratio, ofc);
