@@ -147,3 +147,39 @@ Test(layout, hit_finds_the_pane_under_a_cell) {
     }
     cr_assert_eq(tui_layout_hit(&l, 0, 5), -1, "the title row is no pane");
 }
+
+Test(layout, grown_measure_pane_tiles_where_speed_and_roofline_were) {
+    /* tui_layout_grow_measure: inside the screen, no overlap, every cell
+     * covered, Measure taller, Speed and Roofline hidden; a no-op (but
+     * recorded) in the compact layout and when too small. */
+    struct tui_layout l, g;
+    static unsigned char seen[120][300];
+    const struct tui_rect *r[TUI_PANE_COUNT + 2];
+    for (int rows = 1; rows <= 120; rows += 3)
+        for (int cols = 1; cols <= 300; cols += 13) {
+            tui_layout_compute(rows, cols, TUI_PANE_MODEL, &l);
+            g = l;
+            tui_layout_grow_measure(&g);
+            cr_assert(g.measure_grown);
+            if (l.kind != TUI_LAYOUT_FULL) {
+                cr_assert_eq(memcmp(g.pane, l.pane, sizeof(l.pane)), 0, "%dx%d", cols, rows);
+                continue;
+            }
+            cr_assert_not(g.pane[TUI_PANE_SPEED].visible);
+            cr_assert_not(g.pane[TUI_PANE_ROOF].visible);
+            cr_assert_gt(g.pane[TUI_PANE_MEASURE].h, l.pane[TUI_PANE_MEASURE].h);
+            memset(seen, 0, sizeof(seen));
+            int n = rects(&g, r);
+            for (int i = 0; i < n; i++) {
+                cr_assert(inside(r[i], rows, cols), "rect %d outside at %dx%d", i, cols, rows);
+                for (int j = i + 1; j < n; j++)
+                    cr_assert(!tui_rect_overlap(r[i], r[j]), "%d, %d at %dx%d", i, j, cols, rows);
+                for (int y = r[i]->y; r[i]->visible && y < r[i]->y + r[i]->h; y++)
+                    for (int x = r[i]->x; x < r[i]->x + r[i]->w; x++)
+                        seen[y][x] = 1;
+            }
+            for (int y = 0; y < rows; y++)
+                for (int x = 0; x < cols; x++)
+                    cr_assert(seen[y][x], "cell %d,%d uncovered at %dx%d", x, y, cols, rows);
+        }
+}
