@@ -155,6 +155,8 @@ int tui_field_key(const struct tui_state *st, enum tui_field f) {
         return ENGINE_KEY_DECODE_TOKENS;
     case TUI_F_DECODE_MEM:
         return ENGINE_KEY_DECODE_MEMORY_BOUND;
+    case TUI_F_MEASURE: /* the pane redoes the bandwidth ceiling */
+        return infer ? ENGINE_KEY_DECODE_MEMORY_BOUND : ENGINE_KEY_MEM_TOTAL;
     case TUI_F_DECODE_COMPUTE:
         return ENGINE_KEY_DECODE_COMPUTE_BOUND;
     case TUI_F_PER_SEQ:
