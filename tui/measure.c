@@ -173,10 +173,14 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
             snprintf(ratio, sizeof ratio, "%.2f", meas / pred);
         if (!is_flop && c > 0)
             snprintf(ofc, sizeof ofc, "%.2f", meas / c);
-        printf("%-11s %-22s %12s %12s %6.1f%%%s%4s %12s %6s %6s\n",
+        /* a working set under 4x the device's cache is (partly) a cache figure */
+        double cache = m->have_device ? probe_json_num(&m->device, "l2_bytes", 0) : 0;
+        bool in_cache = cache > 0 && probe_json_num(r, "bytes", 0) < 4 * cache;
+        printf("%-11s %-22s %12s %12s %6.1f%%%s%4s %12s %6s %6s%s\n",
                measure_str_or(probe_json_str(r, "test"), "?"), v, a, b, 100 * spread,
                probe_json_bool(r, "flagged", false) ? "!" : " ",
-               probe_json_bool(r, "verified", false) ? "yes" : "NO", p, ratio, ofc);
+               probe_json_bool(r, "verified", false) ? "yes" : "NO", p, ratio, ofc,
+               in_cache ? "  in cache" : "");
     }
     if (m->n_lab) {
         printf("\nerror lab (relative error ||w - w_hat|| / ||w||, zero codes):\n");
@@ -202,7 +206,8 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
                measure_str_or(probe_json_str(&m->skips[i], "reason"), ""));
     if (m->n_results)
         printf("\n'!' marks a spread over 5%%; ratio = measured / catalog prediction;"
-               " of C = fraction of the measured copy bandwidth.\n");
+               " of C = fraction of the measured copy bandwidth;\nin cache = a working set"
+               " under 4x the device's cache (L2 or last level).\n");
 }
 
 /* `vramlab measure`. */
