@@ -39,6 +39,8 @@ check "table has the GEMV row" grep -q "^gemv-fp16" "$t/out"
 check "a spread over 5% is flagged" grep -q "%!" "$t/out"
 check "the skip is shown" grep -q "skipped gemm-extra" "$t/out"
 check "error lab rows" grep -q "matrix  outliers" "$t/out"
+check "a working set under 4x L2 is labelled" sh -c "grep '^w4a16' '$t/out' | grep -q 'in cache'"
+check "the copy (2 GiB) is not" sh -c "! grep '^copy' '$t/out' | grep -q 'in cache'"
 
 run fake-ok.sh --json
 check "json run exits 0" [ "$rc" -eq 0 ]
