@@ -44,6 +44,7 @@ static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *
     char path[512], err[256];
     m->start_request = m->cancel_request = false;
     tui_measure_clear(m);
+    m->note[0] = '\0'; /* a fallback to the CPU says so after this */
     measure_run_free(&mp->run);
     mp->on_cpu = strcmp(device, "cpu") == 0;
     mp->got_data = false;
