@@ -27,9 +27,9 @@
 static const struct {
     const char *id, *label;
 } mtests[] = {
-    {"copy", N_("copy (C)")},     {"read", N_("read")},        {"gemv-fp16", N_("FP16 GEMV")},
-    {"gemm", N_("GEMM sweep")},   {"w8a16", N_("W8A16 GEMV")}, {"w4a16", N_("W4A16 GEMV")},
-    {"error", N_("error lab")},   {"quantize", N_("quantize")}, {"dequantize", N_("dequantize")},
+    {"copy", N_("copy (C)")},   {"read", N_("read")},         {"gemv-fp16", N_("FP16 GEMV")},
+    {"gemm", N_("GEMM sweep")}, {"w8a16", N_("W8A16 GEMV")},  {"w4a16", N_("W4A16 GEMV")},
+    {"error", N_("error lab")}, {"quantize", N_("quantize")}, {"dequantize", N_("dequantize")},
 };
 
 /* The label of a test id. */
@@ -96,9 +96,9 @@ static void mscenario(struct tui_pen *p, int line) {
     char f[4][320];
     const char *model = sc->model.name[0] ? sc->model.name : sc->model.id;
     const char *wfmt = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
-    snprintf(f[0], sizeof(f[0]), _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s"),
-             model, wfmt, m->match ? _("this GPU") : _("this machine"), g->le, a, mlabel(test), c,
-             g->le, b);
+    snprintf(f[0], sizeof(f[0]),
+             _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s"), model, wfmt,
+             m->match ? _("this GPU") : _("this machine"), g->le, a, mlabel(test), c, g->le, b);
     snprintf(f[1], sizeof(f[1]), _("%s %s: predicted %s %s tok/s, measured %s %s gives %s %s"),
              model, wfmt, g->le, a, mlabel(test), c, g->le, b);
     snprintf(f[2], sizeof(f[2]), _("predicted %s %s tok/s, measured %s %s gives %s %s"), g->le, a,
@@ -136,8 +136,8 @@ static int mtable(struct tui_pen *p, int line) {
     const struct tui_measure *m = &st->measure;
     const struct tui_measure_row *copy = tui_measure_find(m, "copy");
     char a[32], b[32], buf[160];
-    snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", _("test"), _("measured"),
-             _("predicted"), _("ratio"), _("of C"));
+    snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", _("test"), _("measured"), _("predicted"),
+             _("ratio"), _("of C"));
     tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
     for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++) {
         const struct tui_measure_row *r = tui_measure_find(m, mtests[i].id);
@@ -283,10 +283,11 @@ static void mhints(struct tui_pen *p, int line) {
         tui_pen_text(p, line, 0, m->confirm_save ? TUI_ROLE_WARN : TUI_ROLE_DIM, m->note);
         return;
     }
-    tui_pen_text(p, line, 0, TUI_ROLE_DIM,
-                 p->st->opt.sc.measured_bytes_per_s > 0
-                     ? _("a: back to the data sheet  w: save JSON  v: error lab / rates  m: again")
-                     : _("a: apply the measured figures  w: save JSON  v: error lab / rates  m: again"));
+    tui_pen_text(
+        p, line, 0, TUI_ROLE_DIM,
+        p->st->opt.sc.measured_bytes_per_s > 0
+            ? _("a: back to the data sheet  w: save JSON  v: error lab / rates  m: again")
+            : _("a: apply the measured figures  w: save JSON  v: error lab / rates  m: again"));
 }
 
 /* The pane when it is two lines high (unfocused): a summary. */
@@ -299,7 +300,8 @@ static void msmall(struct tui_pen *p) {
                  m->device[0] ? m->device : "...", m->progress);
         tui_pen_text(p, 0, 0, TUI_ROLE_WARN, buf);
     } else if (m->status == TUI_MEASURE_FAILED) {
-        snprintf(buf, sizeof(buf), _("measure: %s  (m retries)"), m->error[0] ? m->error : "failed");
+        snprintf(buf, sizeof(buf), _("measure: %s  (m retries)"),
+                 m->error[0] ? m->error : "failed");
         tui_pen_text(p, 0, 0, TUI_ROLE_BAD, buf);
     } else {
         mscenario(p, 0);
@@ -345,7 +347,8 @@ void tui_draw_format_evidence(struct tui_pen *p, int line) {
     int room = below ? p->iw : p->iw - x - 2;
     snprintf(c[0], sizeof(c[0]), _("measured error: g32 %.3f, matrix %.3f"), lg->relative_error,
              lm->relative_error);
-    snprintf(c[1], sizeof(c[1]), _("err g32 %.2f mat %.2f"), lg->relative_error, lm->relative_error);
+    snprintf(c[1], sizeof(c[1]), _("err g32 %.2f mat %.2f"), lg->relative_error,
+             lm->relative_error);
     snprintf(c[2], sizeof(c[2]), "err %.2f|%.2f", lg->relative_error, lm->relative_error);
     mfit(buf, sizeof(buf), room, cand, 3);
     if (tui_width(buf) <= room)
@@ -357,10 +360,12 @@ void tui_draw_measure(struct tui_pen *p) {
     const struct tui_measure *m = &p->st->measure;
     if (m->status == TUI_MEASURE_IDLE) {
         tui_pen_field(p, 0, 0, TUI_F_MEASURE, "m");
-        tui_pen_text(p, 0, 1, TUI_ROLE_LABEL,
-                     _(": run the bundled kernels on this machine and compare with the prediction"));
-        tui_pen_text(p, 1, 0, TUI_ROLE_DIM,
-                     _("(quick: copy, read, FP16 GEMV, W8A16/W4A16, error lab; `vramlab measure` for all)"));
+        tui_pen_text(
+            p, 0, 1, TUI_ROLE_LABEL,
+            _(": run the bundled kernels on this machine and compare with the prediction"));
+        tui_pen_text(
+            p, 1, 0, TUI_ROLE_DIM,
+            _("(quick: copy, read, FP16 GEMV, W8A16/W4A16, error lab; `vramlab measure` for all)"));
         if (p->ih > 3)
             mhints(p, p->ih - 1);
         return;
@@ -382,7 +387,8 @@ void tui_draw_measure(struct tui_pen *p) {
     }
     if (m->status == TUI_MEASURE_FAILED) {
         char buf[200];
-        snprintf(buf, sizeof(buf), _("measure: %s  (m retries)"), m->error[0] ? m->error : "failed");
+        snprintf(buf, sizeof(buf), _("measure: %s  (m retries)"),
+                 m->error[0] ? m->error : "failed");
         tui_pen_text(p, line++, 0, TUI_ROLE_BAD, buf);
         if (m->n_rows == 0 && m->n_lab == 0) {
             mhints(p, p->ih - 1);

@@ -216,7 +216,8 @@ bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenari
     char a[32];
     if (sc->measured_bytes_per_s > 0 || sc->measured_flop_per_s > 0) {
         sc->measured_bytes_per_s = sc->measured_flop_per_s = 0;
-        snprintf(m->note, sizeof(m->note), "%s", _("data sheet figures again (a applies the measured ones)"));
+        snprintf(m->note, sizeof(m->note), "%s",
+                 _("data sheet figures again (a applies the measured ones)"));
         return true;
     }
     const char *test;
@@ -234,8 +235,8 @@ bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenari
                  _("calibrated: %s (%s) and %.3g TFLOP/s (gemm) replace the data sheet"), a, test,
                  sc->measured_flop_per_s / 1e12);
     else
-        snprintf(m->note, sizeof(m->note), _("calibrated: %s (%s) replaces the data-sheet bandwidth"), a,
-                 test);
+        snprintf(m->note, sizeof(m->note),
+                 _("calibrated: %s (%s) replaces the data-sheet bandwidth"), a, test);
     return true;
 }
 

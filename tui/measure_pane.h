@@ -30,9 +30,9 @@
 struct tui_mpane {
     struct probe_client pc;
     bool running;
-    bool on_cpu;    /* this run is the CPU fallback */
-    bool got_data;  /* this run produced a result */
-    bool fallback;  /* it said "no GPU": the CPU is measured next */
+    bool on_cpu;            /* this run is the CPU fallback */
+    bool got_data;          /* this run produced a result */
+    bool fallback;          /* it said "no GPU": the CPU is measured next */
     struct measure_run run; /* the last run's events, for w */
 };
 
