@@ -172,6 +172,22 @@ Test(measure_model, calibration_toggles) {
     cr_assert_eq(sc.measured_bytes_per_s, 0, "again: back to the data sheet");
 }
 
+Test(measure_model, calibration_belongs_to_the_gpu_it_was_made_for) {
+    static struct tui_measure m;
+    struct engine_scenario sc = scenario("fp16");
+    feed(&m, "{\"event\":\"result\",\"test\":\"copy\",\"bytes\":2e9,\"bytes_per_s\":3e12}");
+    cr_assert(tui_measure_toggle_calibration(&m, &sc));
+    cr_assert_not(tui_measure_recheck_calibration(&m, &sc), "same GPU: kept");
+    cr_assert_float_eq(sc.measured_bytes_per_s, 3e12, 1);
+    sc.gpu = *catalog_find_gpu(&cat, "a100-80gb");
+    cr_assert(tui_measure_recheck_calibration(&m, &sc), "another GPU: dropped");
+    cr_assert_eq(sc.measured_bytes_per_s, 0);
+    /* a calibration from the command line (no pane record) stays */
+    sc.measured_bytes_per_s = 1e12;
+    cr_assert_not(tui_measure_recheck_calibration(&m, &sc));
+    cr_assert_float_eq(sc.measured_bytes_per_s, 1e12, 1);
+}
+
 Test(measure_model, seed_loss_at_the_nearest_width) {
     double at, pg, pm, base;
     cr_assert(tui_measure_seed_loss(&cat, 4, &at, &pg, &pm, &base));

@@ -213,6 +213,12 @@ fi
 tmux -L "$SOCK" resize-window -t run -x 120 -y 40 2>/dev/null
 sleep 0.3
 wait_for run "W4A16 GEMV" && ok "results kept across a resize" || fail "resize lost the results"
+# Another GPU: the pane's calibration no longer applies (Model -> Format -> GPU).
+keys run Tab
+keys run Tab
+keys run l
+wait_for run "the measured figures no longer apply" && ! capture run | grep -qF "(measured)" &&
+    ok "changing the GPU drops the pane's calibration" || fail "calibration kept for another GPU"
 keys run q
 [ "$(wait_exit run)" = 0 ] && ok "q exits 0" || fail "q after measuring"
 

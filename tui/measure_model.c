@@ -216,6 +216,7 @@ bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenari
     char a[32];
     if (sc->measured_bytes_per_s > 0 || sc->measured_flop_per_s > 0) {
         sc->measured_bytes_per_s = sc->measured_flop_per_s = 0;
+        m->calibrated_gpu[0] = '\0';
         snprintf(m->note, sizeof(m->note), "%s",
                  _("data sheet figures again (a applies the measured ones)"));
         return true;
@@ -228,6 +229,7 @@ bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenari
     }
     const struct tui_measure_row *g = tui_measure_find(m, "gemm");
     sc->measured_bytes_per_s = bw;
+    snprintf(m->calibrated_gpu, sizeof(m->calibrated_gpu), "%s", sc->gpu.id);
     sc->measured_flop_per_s = g && g->flop_per_s > 0 ? g->flop_per_s : 0;
     report_bandwidth(bw, a, sizeof(a));
     if (sc->measured_flop_per_s > 0)
@@ -237,6 +239,19 @@ bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenari
     else
         snprintf(m->note, sizeof(m->note),
                  _("calibrated: %s (%s) replaces the data-sheet bandwidth"), a, test);
+    return true;
+}
+
+/* Drop a calibration the pane made for another GPU than the scenario's. */
+bool tui_measure_recheck_calibration(struct tui_measure *m, struct engine_scenario *sc) {
+    if (!m->calibrated_gpu[0] || strcmp(m->calibrated_gpu, sc->gpu.id) == 0)
+        return false;
+    m->calibrated_gpu[0] = '\0';
+    if (!(sc->measured_bytes_per_s > 0 || sc->measured_flop_per_s > 0))
+        return false;
+    sc->measured_bytes_per_s = sc->measured_flop_per_s = 0;
+    snprintf(m->note, sizeof(m->note), "%s",
+             _("another GPU: the measured figures no longer apply (data sheet; a applies them)"));
     return true;
 }
 

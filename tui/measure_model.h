@@ -72,6 +72,11 @@ void tui_measure_redo(const struct engine_scenario *sc, double measured_bytes_pe
  * note says what happened. */
 bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenario *sc);
 
+/* After the scenario's GPU changed: a calibration the pane made for the
+ * previous GPU is dropped (the note says so). Returns true when the
+ * scenario changed. A calibration from the command line stays. */
+bool tui_measure_recheck_calibration(struct tui_measure *m, struct engine_scenario *sc);
+
 /* An error-lab row, or NULL. */
 const struct tui_measure_lab *tui_measure_lab_find(const struct tui_measure *m, unsigned bits,
                                                    unsigned group, bool outliers);

@@ -123,6 +123,10 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
 /* Start, cancel and read the probe as st->measure asks. */
 unsigned tui_mpane_poll(struct tui_mpane *mp, struct tui_state *st) {
     struct tui_measure *m = &st->measure;
+    if (tui_measure_recheck_calibration(m, &st->opt.sc)) {
+        snprintf(st->message, sizeof(st->message), "%s", m->note);
+        return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+    }
     if (m->start_request && !mp->running) {
         mpane_start(mp, st, "cuda");
         return TUI_DIRTY_REPAINT;

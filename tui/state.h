@@ -168,6 +168,7 @@ struct tui_measure {
     bool lab_view;      /* v: the error lab instead of the rates */
     bool confirm_save;  /* w found the file: y overwrites */
     char note[TUI_MSG_MAX]; /* the last save, calibration or fallback */
+    char calibrated_gpu[ENGINE_ID_MAX]; /* a: the scenario GPU it calibrated, or "" */
 };
 
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by
