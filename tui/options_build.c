@@ -1,0 +1,530 @@
+/*
+ * options_build.c: the second pass of option parsing. From the last value of
+ * each option (struct opt_seen, filled by tui/options.c) it builds the
+ * scenario in a fixed order: model, overrides, formats, GPU, layout,
+ * workload. Every value parser names its flag on error. Defaults are those
+ * documented at the top of tui/options.c and in the man page.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "tui/i18n.h"
+#include "tui/options_internal.h"
+
+/* ---- value parsers: each names the flag on error ------------------------ */
+
+/* A positive (or, with allow_zero, non-negative) integer up to max. */
+int opt_uint(const char *flag, const char *s, bool allow_zero, unsigned long max,
+                    uint32_t *out) {
+    char *end;
+    unsigned long v;
+
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        goto bad;
+    v = strtoul(s, &end, 10);
+    if (*end || v > max || (!allow_zero && v == 0))
+        goto bad;
+    *out = (uint32_t)v;
+    return 0;
+bad:
+    if (allow_zero)
+        opt_error("--%s: expected a non-negative integer up to %lu, found '%s'", flag, max,
+                  s ? s : "");
+    else
+        opt_error("--%s: expected a positive integer up to %lu, found '%s'", flag, max,
+                  s ? s : "");
+    return -1;
+}
+
+/* A fraction in (0, 1], written 0.4 or 40%. */
+static int opt_fraction(const char *flag, const char *s, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+
+    if (end != s && *end == '%' && end[1] == '\0') {
+        v /= 100;
+        end++;
+    }
+    if (end == s || *end || !(v > 0 && v <= 1)) {
+        opt_error("--%s: expected a fraction in (0, 1] like 0.4 or 40%%, found '%s'", flag, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A yes/no value of an optional-argument flag ("" = yes). */
+static int opt_bool(const char *flag, const char *s, bool *out) {
+    if (!*s || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcmp(s, "1")) {
+        *out = true;
+        return 0;
+    }
+    if (!strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcmp(s, "0")) {
+        *out = false;
+        return 0;
+    }
+    opt_error("--%s: expected yes or no, found '%s'", flag, s);
+    return -1;
+}
+
+/* Apply one of catalog.h's strict unit parsers, naming the flag on error. */
+static int opt_unit(const char *flag, const char *s,
+                    int (*parse)(const char *, double *, char *, size_t), double *out) {
+    char err[160];
+
+    if (parse(s, out, err, sizeof(err)) != 0) {
+        opt_error("--%s: %s", flag, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A strictly positive rate in units (a calibration flag). */
+static int opt_rate(const char *flag, const char *s,
+                    int (*parse)(const char *, double *, char *, size_t), double *out) {
+    if (opt_unit(flag, s, parse, out) != 0)
+        return -1;
+    if (!(*out > 0)) {
+        opt_error(_("--%s: expected a rate above zero, found '%s'"), flag, s);
+        return -1;
+    }
+    return 0;
+}
+
+/* A price: "$2.49/h" or a plain number of dollars per GPU-hour. */
+static int opt_price(const char *s, double *out) {
+    char err[160];
+    char *end;
+    double v = strtod(s, &end);
+
+    if (end != s && !*end && v >= 0) {
+        *out = v;
+        return 0;
+    }
+    if (catalog_parse_price(s, out, err, sizeof(err)) != 0) {
+        opt_error("--price: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Print an unknown-id error for a catalog kind with the closest ids. */
+static void opt_unknown_id(const struct catalog *cat, enum catalog_kind kind, const char *flag,
+                           const char *id) {
+    static const char *const what[] = {N_("GPU"), N_("model"), N_("format")};
+    const char *close[4];
+    size_t n = catalog_suggest(cat, kind, id, close, 4);
+
+    fprintf(stderr, _("vramlab: --%s: unknown %s '%s'"), flag, _(what[kind]), id);
+    if (n > 0) {
+        fputs(_("; closest:"), stderr);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, "%s %s", i ? "," : "", close[i]);
+    }
+    fprintf(stderr, _(" (see 'vramlab catalog %s')\n"),
+            kind == CATALOG_GPU     ? "gpus"
+            : kind == CATALOG_MODEL ? "models"
+                                    : "formats");
+}
+
+/* ---- second pass: build the scenario ------------------------------------- */
+
+/* Whether any custom-architecture flag was given. */
+static bool opt_any_arch(const struct opt_seen *s) {
+    for (int i = OPT_LAYERS; i <= OPT_SHARED_EXPERTS; i++) {
+        if (s->set[i])
+            return true;
+    }
+    return false;
+}
+
+/* Apply the architecture flags to m (a catalog model or a blank one). */
+static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
+    static const struct {
+        enum opt_id id;
+        size_t offset;
+        bool allow_zero;
+    } ints[] = {
+        {OPT_LAYERS, offsetof(struct engine_model, layers), false},
+        {OPT_HIDDEN, offsetof(struct engine_model, hidden), false},
+        {OPT_HEADS, offsetof(struct engine_model, heads), false},
+        {OPT_KV_HEADS, offsetof(struct engine_model, kv_heads), false},
+        {OPT_HEAD_DIM, offsetof(struct engine_model, head_dim), false},
+        {OPT_FFN, offsetof(struct engine_model, ffn), false},
+        {OPT_VOCAB, offsetof(struct engine_model, vocab), false},
+        {OPT_POS_EMBEDDINGS, offsetof(struct engine_model, pos_embeddings), true},
+        {OPT_EXPERTS, offsetof(struct engine_model, experts), true},
+        {OPT_ACTIVE_EXPERTS, offsetof(struct engine_model, active_experts), false},
+        {OPT_SHARED_EXPERTS, offsetof(struct engine_model, shared_experts), true},
+    };
+
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+        if (!s->set[ints[i].id])
+            continue;
+        if (opt_uint(opt_name(ints[i].id), s->val[ints[i].id], ints[i].allow_zero, 1u << 30,
+                     (uint32_t *)((char *)m + ints[i].offset)) != 0)
+            return -1;
+    }
+    if (s->set[OPT_TIED] && opt_bool("tied", s->val[OPT_TIED], &m->tied) != 0)
+        return -1;
+    if (s->set[OPT_GATED] && opt_bool("gated", s->val[OPT_GATED], &m->gated) != 0)
+        return -1;
+    if (s->set[OPT_BIAS]) {
+        const char *v = s->val[OPT_BIAS];
+        if (!*v || !strcmp(v, "all"))
+            m->bias = ENGINE_BIAS_ALL;
+        else if (!strcmp(v, "qkv"))
+            m->bias = ENGINE_BIAS_QKV;
+        else if (!strcmp(v, "none"))
+            m->bias = ENGINE_BIAS_NONE;
+        else {
+            opt_error("--bias: expected none, qkv or all, found '%s'", v);
+            return -1;
+        }
+    }
+    if (s->set[OPT_NORM]) {
+        const char *v = s->val[OPT_NORM];
+        if (!strcmp(v, "rms"))
+            m->norm = ENGINE_NORM_RMS;
+        else if (!strcmp(v, "layer"))
+            m->norm = ENGINE_NORM_LAYER;
+        else {
+            opt_error("--norm: expected rms or layer, found '%s'", v);
+            return -1;
+        }
+    }
+    /* A changed head count changes the default head size. */
+    if ((s->set[OPT_HIDDEN] || s->set[OPT_HEADS]) && !s->set[OPT_HEAD_DIM] && m->heads > 0) {
+        if (m->hidden % m->heads != 0) {
+            opt_error("--heads %u does not divide --hidden %u: give --head-dim", m->heads,
+                      m->hidden);
+            return -1;
+        }
+        m->head_dim = m->hidden / m->heads;
+    }
+    if (s->set[OPT_HEADS] && !s->set[OPT_KV_HEADS] && m->kv_heads > m->heads)
+        m->kv_heads = m->heads;
+    if (m->experts > 0 && m->active_experts == 0)
+        m->active_experts = m->experts < 2 ? m->experts : 2;
+    if (m->experts > 0 && m->active_experts > m->experts) {
+        opt_error("--active-experts %u exceeds --experts %u", m->active_experts, m->experts);
+        return -1;
+    }
+    if (m->heads > 0 && m->kv_heads > 0 && m->heads % m->kv_heads != 0) {
+        opt_error("--kv-heads %u does not divide --heads %u", m->kv_heads, m->heads);
+        return -1;
+    }
+    m->params_published = 0; /* the shape changed: the count is ours now */
+    return 0;
+}
+
+/* A custom model from the architecture flags alone. */
+static int opt_custom_model(const struct opt_seen *s, struct engine_model *m) {
+    static const enum opt_id required[] = {OPT_LAYERS, OPT_HIDDEN, OPT_HEADS, OPT_VOCAB};
+
+    for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+        if (!s->set[required[i]]) {
+            opt_error("a custom model needs --layers, --hidden, --heads and --vocab "
+                      "(missing --%s), or --model ID / --params N",
+                      opt_name(required[i]));
+            return -1;
+        }
+    }
+    memset(m, 0, sizeof(*m));
+    m->has_arch = true;
+    m->norm = ENGINE_NORM_RMS;
+    m->bias = ENGINE_BIAS_NONE;
+    if (opt_apply_arch(s, m) != 0)
+        return -1;
+    if (!s->set[OPT_KV_HEADS])
+        m->kv_heads = m->heads;
+    if (!s->set[OPT_HEAD_DIM])
+        m->head_dim = m->hidden / m->heads;
+    if (!s->set[OPT_FFN])
+        m->ffn = 4 * m->hidden;
+    m->max_context = 0;
+    snprintf(m->id, sizeof(m->id), "custom");
+    snprintf(m->name, sizeof(m->name), "custom %uL h%u", m->layers, m->hidden);
+    snprintf(m->family, sizeof(m->family), "custom");
+    m->source = "command-line architecture";
+    return 0;
+}
+
+/* A config.json path: a directory stands for DIR/config.json. */
+void options_config_path(const char *arg, char *buf, size_t len) {
+    struct stat st;
+
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(buf, len, "%s/config.json", arg);
+    else
+        snprintf(buf, len, "%s", arg);
+}
+
+/* Choose the model: --model-config, --model, --params, an architecture, or
+ * the default; then apply single-field overrides. Returns 0, 2 or 3. */
+int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+    struct engine_model *m = &o->sc.model;
+    int sources = s->set[OPT_MODEL] + s->set[OPT_PARAMS] + s->set[OPT_MODEL_CONFIG];
+
+    if (sources > 1) {
+        opt_error("--model, --params and --model-config are exclusive: give one");
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (s->set[OPT_PARAMS] && opt_any_arch(s)) {
+        opt_error("--params gives a bare size; an architecture (--layers, --hidden, ...) "
+                  "gives its own count: use one or the other");
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (s->set[OPT_MODEL_CONFIG]) {
+        struct catalog_diag d = {0};
+        char path[4096];
+        options_config_path(s->val[OPT_MODEL_CONFIG], path, sizeof(path));
+        if (catalog_import_hf_config(path, m, &d) != 0) {
+            fprintf(stderr, "%s", d.text ? d.text : _("vramlab: cannot read --model-config\n"));
+            if (d.text && d.len > 0 && d.text[d.len - 1] != '\n')
+                fputc('\n', stderr);
+            catalog_diag_free(&d);
+            return VRAMLAB_EXIT_CATALOG;
+        }
+        catalog_diag_free(&d);
+        o->model_custom = true;
+    } else if (s->set[OPT_PARAMS]) {
+        double n;
+        if (opt_unit("params", s->val[OPT_PARAMS], catalog_parse_count, &n) != 0)
+            return VRAMLAB_EXIT_USAGE;
+        if (!(n >= 1)) {
+            opt_error("--params: expected a positive size like 70B, found '%s'",
+                      s->val[OPT_PARAMS]);
+            return VRAMLAB_EXIT_USAGE;
+        }
+        engine_model_from_size(m, n);
+        snprintf(m->id, sizeof(m->id), "params-%s", s->val[OPT_PARAMS]);
+        snprintf(m->name, sizeof(m->name), "%s-parameter model", s->val[OPT_PARAMS]);
+        m->source = "bare size (--params): shape derived";
+        o->model_custom = true;
+        return 0;
+    } else if (!s->set[OPT_MODEL] && opt_any_arch(s)) {
+        o->model_custom = true;
+        return opt_custom_model(s, m) == 0 ? 0 : VRAMLAB_EXIT_USAGE;
+    } else {
+        const char *id = s->set[OPT_MODEL] ? s->val[OPT_MODEL] : "llama-3.1-8b";
+        const struct engine_model *cm = catalog_find_model(cat, id);
+        if (!cm) {
+            opt_unknown_id(cat, CATALOG_MODEL, "model", id);
+            return s->set[OPT_MODEL] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
+        }
+        *m = *cm;
+    }
+    if (opt_any_arch(s)) {
+        if (opt_apply_arch(s, m) != 0)
+            return VRAMLAB_EXIT_USAGE;
+        o->model_custom = true;
+        size_t n = strlen(m->name);
+        if (n + 11 < sizeof(m->name))
+            memcpy(m->name + n, " (modified)", 12);
+    }
+    return 0;
+}
+
+/* Look up a format by id, with suggestions on failure. */
+int opt_format(const struct catalog *cat, const char *flag, const char *id, bool given,
+                      struct engine_format *out) {
+    const struct engine_format *f = catalog_find_format(cat, id);
+
+    if (!f) {
+        opt_unknown_id(cat, CATALOG_FORMAT, flag, id);
+        return given ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
+    }
+    *out = *f;
+    return 0;
+}
+
+/* Choose the GPU (catalog or custom) and apply --gpu-* overrides. */
+int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+    struct engine_gpu *g = &o->sc.gpu;
+    bool custom = s->set[OPT_GPU_MEMORY] || s->set[OPT_GPU_BANDWIDTH] || s->set[OPT_GPU_FLOPS];
+
+    if (!s->set[OPT_GPU] && custom) {
+        if (!s->set[OPT_GPU_MEMORY] || !s->set[OPT_GPU_BANDWIDTH] || !s->set[OPT_GPU_FLOPS]) {
+            opt_error("a custom GPU needs --gpu-memory, --gpu-bandwidth and --gpu-flops "
+                      "(or --gpu ID to override single fields)");
+            return VRAMLAB_EXIT_USAGE;
+        }
+        memset(g, 0, sizeof(*g));
+        snprintf(g->id, sizeof(g->id), "custom");
+        snprintf(g->name, sizeof(g->name), "custom GPU");
+        g->source = "command line";
+        g->gpus_per_node = 1;
+    } else {
+        const char *id = s->set[OPT_GPU] ? s->val[OPT_GPU] : "h100-sxm";
+        const struct engine_gpu *cg = catalog_find_gpu(cat, id);
+        if (!cg) {
+            opt_unknown_id(cat, CATALOG_GPU, "gpu", id);
+            return s->set[OPT_GPU] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
+        }
+        *g = *cg;
+    }
+    if (s->set[OPT_GPU_MEMORY] &&
+        opt_unit("gpu-memory", s->val[OPT_GPU_MEMORY], catalog_parse_bytes, &g->memory_bytes))
+        return VRAMLAB_EXIT_USAGE;
+    if (s->set[OPT_GPU_BANDWIDTH] && opt_unit("gpu-bandwidth", s->val[OPT_GPU_BANDWIDTH],
+                                              catalog_parse_bandwidth, &g->bandwidth_bytes_per_s))
+        return VRAMLAB_EXIT_USAGE;
+    if (s->set[OPT_GPU_FLOPS]) {
+        double f;
+        if (opt_unit("gpu-flops", s->val[OPT_GPU_FLOPS], catalog_parse_flops, &f))
+            return VRAMLAB_EXIT_USAGE;
+        /* The 16-bit figure, and the column the weight format computes in. */
+        g->flops[ENGINE_COMPUTE_FP16] = f;
+        g->flops[ENGINE_COMPUTE_BF16] = f;
+        g->flops[o->sc.weight_format.compute] = f;
+    }
+    if (custom)
+        o->gpu_custom = true;
+    return 0;
+}
+
+/* Largest t dividing gpus, at most per_node, dividing heads (when known). */
+static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads) {
+    for (uint32_t t = gpus < per_node ? gpus : per_node; t > 1; t--) {
+        if (gpus % t == 0 && (heads == 0 || heads % t == 0))
+            return t;
+    }
+    return 1;
+}
+
+/* Work out G, t, p, d from what was given; check the combination. */
+int opt_layout(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    uint32_t g = 1, t = 1, p = 1, d = 1;
+    uint32_t per_node = sc->gpus_per_node ? sc->gpus_per_node : sc->gpu.gpus_per_node;
+
+    if (per_node == 0)
+        per_node = 1;
+    if (s->set[OPT_GPUS] && opt_uint("gpus", s->val[OPT_GPUS], false, 1u << 24, &g))
+        return -1;
+    if (s->set[OPT_TP] && opt_uint("tp", s->val[OPT_TP], false, 1u << 20, &t))
+        return -1;
+    if (s->set[OPT_PP] && opt_uint("pp", s->val[OPT_PP], false, 1u << 20, &p))
+        return -1;
+    if (s->set[OPT_DP] && opt_uint("dp", s->val[OPT_DP], false, 1u << 24, &d))
+        return -1;
+
+    if (!s->set[OPT_GPUS]) {
+        g = t * p * d;
+    } else if (!s->set[OPT_TP] && !s->set[OPT_PP] && !s->set[OPT_DP]) {
+        t = opt_default_tp(g, per_node, sc->model.heads);
+        d = g / t;
+    } else if (!s->set[OPT_DP]) {
+        if (g % (t * p) != 0) {
+            opt_error("--gpus %u is not a multiple of --tp %u x --pp %u", g, t, p);
+            return -1;
+        }
+        d = g / (t * p);
+    } else if (!s->set[OPT_TP] && g % (p * d) == 0) {
+        t = g / (p * d);
+    } else if (!s->set[OPT_PP] && g % (t * d) == 0) {
+        p = g / (t * d);
+    }
+    if ((uint64_t)t * p * d != g) {
+        opt_error("--tp %u x --pp %u x --dp %u = %llu, but --gpus is %u", t, p, d,
+                  (unsigned long long)t * p * d, g);
+        return -1;
+    }
+    if (sc->model.heads > 0 && sc->model.heads % t != 0) {
+        opt_error("--tp %u does not divide the model's %u attention heads", t, sc->model.heads);
+        return -1;
+    }
+    /* Uneven stages are allowed (the most loaded one is reported), as
+     * Llama 3.1 405B's 126 layers on 16 stages; more stages than layers not. */
+    if (sc->model.layers > 0 && p > sc->model.layers) {
+        opt_error("--pp %u exceeds the model's %u layers", p, sc->model.layers);
+        return -1;
+    }
+    sc->gpus = g;
+    sc->tp = t;
+    sc->pp = p;
+    sc->dp = d;
+    return 0;
+}
+
+/* Workload, training and communication options. */
+int opt_workload(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+
+    if (s->set[OPT_ZERO] && opt_uint("zero", s->val[OPT_ZERO], true, 3, &sc->zero))
+        return -1;
+    if (s->set[OPT_BATCH] && opt_uint("batch", s->val[OPT_BATCH], false, 1u << 24, &sc->batch))
+        return -1;
+    if (s->set[OPT_CONTEXT] &&
+        opt_uint("context", s->val[OPT_CONTEXT], false, 1u << 30, &sc->context))
+        return -1;
+    if (s->set[OPT_PROMPT] && opt_uint("prompt", s->val[OPT_PROMPT], true, 1u << 30, &sc->prompt))
+        return -1;
+    if (s->set[OPT_MICRO_BATCHES] &&
+        opt_uint("micro-batches", s->val[OPT_MICRO_BATCHES], false, 1u << 24, &sc->micro_batches))
+        return -1;
+    if (s->set[OPT_INTERLEAVE] &&
+        opt_uint("interleave", s->val[OPT_INTERLEAVE], false, 1024, &sc->interleave))
+        return -1;
+    if (s->set[OPT_LORA_RANK] &&
+        opt_uint("lora-rank", s->val[OPT_LORA_RANK], false, 1u << 20, &sc->lora_rank))
+        return -1;
+    if (s->set[OPT_RECOMPUTE] && engine_recompute_parse(s->val[OPT_RECOMPUTE], &sc->recompute)) {
+        opt_error("--recompute: expected none, selective or full, found '%s'",
+                  s->val[OPT_RECOMPUTE]);
+        return -1;
+    }
+    if (s->set[OPT_OPTIMIZER] && engine_recipe_parse(s->val[OPT_OPTIMIZER], &sc->recipe)) {
+        fprintf(stderr, _("vramlab: --optimizer: unknown recipe '%s'; one of:"),
+                s->val[OPT_OPTIMIZER]);
+        for (int r = 0; r < ENGINE_RECIPE_COUNT; r++)
+            fprintf(stderr, "%s %s", r ? "," : "", engine_recipe_info((enum engine_recipe)r)->id);
+        fputc('\n', stderr);
+        return -1;
+    }
+    if (s->set[OPT_MFU] && opt_fraction("mfu", s->val[OPT_MFU], &sc->mfu))
+        return -1;
+    if (s->set[OPT_BW_EFFICIENCY] &&
+        opt_fraction("bw-efficiency", s->val[OPT_BW_EFFICIENCY], &sc->bw_efficiency))
+        return -1;
+    if (s->set[OPT_FLOPS_EFFICIENCY] &&
+        opt_fraction("flops-efficiency", s->val[OPT_FLOPS_EFFICIENCY], &sc->flops_efficiency))
+        return -1;
+    if (s->set[OPT_TOKENS] &&
+        opt_unit("tokens", s->val[OPT_TOKENS], catalog_parse_count, &sc->training_tokens))
+        return -1;
+    if (s->set[OPT_RESERVE] &&
+        opt_unit("reserve", s->val[OPT_RESERVE], catalog_parse_bytes, &sc->reserve_bytes))
+        return -1;
+    if (s->set[OPT_INTRA_BW] && opt_unit("intra-node-bw", s->val[OPT_INTRA_BW],
+                                         catalog_parse_bandwidth, &sc->intra_node_bytes_per_s))
+        return -1;
+    if (s->set[OPT_INTER_BW] && opt_unit("inter-node-bw", s->val[OPT_INTER_BW],
+                                         catalog_parse_bandwidth, &sc->inter_node_bytes_per_s))
+        return -1;
+    if (s->set[OPT_ALLREDUCE_LATENCY] &&
+        opt_unit("allreduce-latency", s->val[OPT_ALLREDUCE_LATENCY], catalog_parse_seconds,
+                 &sc->allreduce_latency_s))
+        return -1;
+    if (s->set[OPT_PRICE] && opt_price(s->val[OPT_PRICE], &sc->price_per_hour))
+        return -1;
+    /* Calibration (vramlab measure, or the explorer's Measure pane): a rate
+     * of zero would silently mean "the data sheet", so it is refused. */
+    if (s->set[OPT_MEASURED_BW] &&
+        opt_rate("measured-bw", s->val[OPT_MEASURED_BW], catalog_parse_bandwidth,
+                 &sc->measured_bytes_per_s))
+        return -1;
+    if (s->set[OPT_MEASURED_FLOPS] &&
+        opt_rate("measured-flops", s->val[OPT_MEASURED_FLOPS], catalog_parse_flops,
+                 &sc->measured_flop_per_s))
+        return -1;
+    sc->sequence_parallel = sc->sequence_parallel || s->set[OPT_SEQUENCE_PARALLEL];
+    return 0;
+}
+

@@ -1,0 +1,121 @@
+/*
+ * options_internal.h: what tui/options.c (the table, the first pass, help)
+ * and tui/options_build.c (value parsers, the second pass that builds the
+ * scenario) share. Not for other modules: they use tui/commands.h.
+ */
+#ifndef VRAMLAB_OPTIONS_INTERNAL_H
+#define VRAMLAB_OPTIONS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tui/commands.h"
+
+enum opt_arg { ARG_NONE = 0, ARG_REQUIRED, ARG_OPTIONAL };
+
+enum opt_id {
+    OPT_MODEL = 0,
+    OPT_PARAMS,
+    OPT_MODEL_CONFIG,
+    OPT_FORMAT,
+    OPT_KV_FORMAT,
+    OPT_GPU,
+    OPT_GPUS,
+    OPT_TP,
+    OPT_PP,
+    OPT_DP,
+    OPT_ZERO,
+    OPT_MODE,
+    OPT_BATCH,
+    OPT_CONTEXT,
+    OPT_PROMPT,
+    OPT_MICRO_BATCHES,
+    OPT_RECOMPUTE,
+    OPT_OPTIMIZER,
+    OPT_MFU,
+    OPT_TOKENS,
+    OPT_UNITS,
+    OPT_RESERVE,
+    OPT_CATALOG,
+    OPT_SEQUENCE_PARALLEL,
+    OPT_INTERLEAVE,
+    OPT_GPUS_PER_NODE,
+    OPT_INTRA_BW,
+    OPT_INTER_BW,
+    OPT_ALLREDUCE_LATENCY,
+    OPT_BW_EFFICIENCY,
+    OPT_FLOPS_EFFICIENCY,
+    OPT_LORA_RANK,
+    OPT_PRICE,
+    OPT_MEASURED_BW,
+    OPT_MEASURED_FLOPS,
+    /* custom architecture (first to last: keep together) */
+    OPT_LAYERS,
+    OPT_HIDDEN,
+    OPT_HEADS,
+    OPT_KV_HEADS,
+    OPT_HEAD_DIM,
+    OPT_FFN,
+    OPT_VOCAB,
+    OPT_TIED,
+    OPT_GATED,
+    OPT_BIAS,
+    OPT_NORM,
+    OPT_POS_EMBEDDINGS,
+    OPT_EXPERTS,
+    OPT_ACTIVE_EXPERTS,
+    OPT_SHARED_EXPERTS,
+    /* custom GPU */
+    OPT_GPU_MEMORY,
+    OPT_GPU_BANDWIDTH,
+    OPT_GPU_FLOPS,
+    /* output and front ends */
+    OPT_JSON,
+    OPT_EXPLAIN,
+    OPT_NO_COLOR,
+    OPT_NO_MOUSE,
+    OPT_ASCII,
+    OPT_THEME,
+    OPT_SCENARIO,
+    OPT_LESSON,
+    OPT_FRESH,
+    OPT_PRESENT,
+    OPT_HELP,
+    OPT_COUNT
+};
+
+struct opt_def {
+    enum opt_id id;
+    const char *name;
+    enum opt_arg arg;
+    const char *metavar;
+    const char *help;
+};
+
+/* What the first pass saw: the last value of each option. */
+struct opt_seen {
+    bool set[OPT_COUNT];
+    const char *val[OPT_COUNT];
+};
+
+/* The name (without dashes) of an option. */
+const char *opt_name(enum opt_id id);
+
+/* Print "vramlab: " and a formatted message to stderr. */
+void opt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A positive (or, with allow_zero, non-negative) integer up to max. */
+int opt_uint(const char *flag, const char *s, bool allow_zero, unsigned long max, uint32_t *out);
+/* Choose the model: --model-config, --model, --params or an architecture. */
+int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o);
+/* Look up a format by id, with suggestions on failure. */
+int opt_format(const struct catalog *cat, const char *flag, const char *id, bool given,
+               struct engine_format *out);
+/* Choose the GPU (catalog or custom) and apply --gpu-* overrides. */
+int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o);
+/* Work out G, t, p, d from what was given; check the combination. */
+int opt_layout(const struct opt_seen *s, struct options *o);
+/* Workload, training and communication options. */
+int opt_workload(const struct opt_seen *s, struct options *o);
+
+#endif
