@@ -12,30 +12,10 @@ set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
-VRAMLAB=$top_builddir/vramlab
-[ -x "$VRAMLAB" ] || { echo "FAIL: $VRAMLAB not built"; exit 1; }
-VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
 FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
 
-SOCK=vramlab-measure-$$
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-mpane.XXXXXX")
-export XDG_STATE_HOME="$TMP/state"
-fails=0
-cleanup() {
-    tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-export LC_ALL=${LC_ALL:-C.UTF-8}
-case "$LC_ALL" in *UTF-8* | *utf8*) ;; *) export LC_ALL=C.UTF-8 ;; esac
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-ok() {
-    echo "ok: $*"
-}
+. "$top_srcdir/tests/tui_lib.sh"
+tui_setup mpane
 
 # --- the calibration flag through plan (no terminal needed) ----------------
 SCEN="--model llama-3.1-8b --gpu h100-sxm --fresh"
@@ -87,22 +67,9 @@ start() {
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" \
         "cd '$TMP/$name' && env TERM=screen-256color VRAMLAB_PROBE='$probe' $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; sleep 60"
 }
-capture() {
-    tmux -L "$SOCK" capture-pane -p -t "$1"
-}
 keys() {
     tmux -L "$SOCK" send-keys -t "$@"
     sleep 0.3
-}
-# wait_for NAME TEXT [TENTHS]: poll the screen until TEXT shows (5 s).
-wait_for() {
-    i=0
-    while [ $i -lt "${3:-50}" ]; do
-        capture "$1" | grep -qF -- "$2" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
 }
 wait_exit() {
     i=0

@@ -12,37 +12,10 @@
 set -u
 
 top_builddir=${top_builddir:-.}
-VRAMLAB=$top_builddir/vramlab
-[ -x "$VRAMLAB" ] || { echo "FAIL: $VRAMLAB not built"; exit 1; }
-VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
-
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "SKIP: tmux not found; the explorer's end-to-end tests need it"
-    exit 77
-fi
-
-SOCK=vramlab-test-$$
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-tui.XXXXXX")
-# The explorer restores and saves its last scenario: keep that private.
-export XDG_STATE_HOME="$TMP/state"
-fails=0
-cleanup() {
-    tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-export LC_ALL=${LC_ALL:-C.UTF-8}
-# tmux needs a UTF-8 client locale to show UTF-8 (the app's own locale is
-# set per case).
-case "$LC_ALL" in *UTF-8* | *utf8*) ;; *) export LC_ALL=C.UTF-8 ;; esac
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-ok() {
-    echo "ok: $*"
-}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top_srcdir/tests/tui_lib.sh"
+tui_need_tmux "the explorer's end-to-end tests"
+tui_setup tui
 
 # start NAME W H ENV...: run vramlab (args after --) in a new session; the
 # shell records its exit status and the terminal settings afterwards.
@@ -58,24 +31,6 @@ start() {
     rm -f "$TMP/$name.rc" "$TMP/$name.stty"
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" \
         "env TERM=screen-256color $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; stty -a > '$TMP/$name.stty' 2>&1; sleep 60"
-}
-
-# capture NAME [-e]: the screen as text (with escapes given -e).
-capture() {
-    tmux -L "$SOCK" capture-pane -p ${2:-} -t "$1"
-}
-
-# wait_for NAME TEXT: poll the screen until TEXT shows (5 s).
-wait_for() {
-    i=0
-    while [ $i -lt 50 ]; do
-        if capture "$1" | grep -qF -- "$2"; then
-            return 0
-        fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
 }
 
 # wait_exit NAME: wait for the recorded exit status (5 s); print it.

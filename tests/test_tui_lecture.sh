@@ -13,36 +13,13 @@ set -u
 
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
-VRAMLAB=$top_builddir/vramlab
-[ -x "$VRAMLAB" ] || { echo "FAIL: $VRAMLAB not built"; exit 1; }
-VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
+. "$top_srcdir/tests/tui_lib.sh"
 LESSON_EN=$(cd "$top_srcdir" && pwd)/share/lessons/seed-000.en.yaml
-
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "SKIP: tmux not found; the lecture kit's end-to-end tests need it"
-    exit 77
-fi
-
-SOCK=vramlab-lecture-$$
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-lecture.XXXXXX")
-fails=0
-cleanup() {
-    tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-# tmux itself needs a UTF-8 locale; each case sets the app's own.
+tui_need_tmux "the lecture kit's end-to-end tests"
+tui_setup lecture
+# Each case sets the app's own locale; tmux itself runs in C.UTF-8.
 export LC_ALL=C.UTF-8
-export XDG_STATE_HOME="$TMP/state"
 mkdir -p "$TMP/work"
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-ok() {
-    echo "ok: $*"
-}
 
 # start NAME W H ENV... -- ARGS: run vramlab in a new session from
 # $TMP/work, LC_ALL unset and LANG=C.UTF-8 unless ENV says otherwise.
@@ -59,33 +36,10 @@ start() {
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" -c "$TMP/work" \
         "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; sleep 60"
 }
-capture() {
-    tmux -L "$SOCK" capture-pane -p -t "$1"
-}
 keys() {
     _session=$1
     shift
     tmux -L "$SOCK" send-keys -t "$_session" "$@"
-}
-# wait_for NAME TEXT: poll the screen until TEXT shows (5 s).
-wait_for() {
-    i=0
-    while [ $i -lt 50 ]; do
-        capture "$1" | grep -qF -- "$2" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-# wait_gone NAME TEXT: poll until TEXT is no longer on the screen (5 s).
-wait_gone() {
-    i=0
-    while [ $i -lt 50 ]; do
-        capture "$1" | grep -qF -- "$2" || return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
 }
 # quit NAME: q (twice if an overlay was open), then wait for the exit
 # status; print it.

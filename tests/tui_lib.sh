@@ -1,0 +1,70 @@
+# tui_lib.sh: what the explorer's end-to-end scripts (tmux) share. Sourced
+# after top_srcdir and top_builddir are set. tui_setup NAME prepares a
+# private tmux socket and a scratch directory $TMP (removed on exit, with the
+# tmux server), keeps the explorer's restored scenario inside it
+# (XDG_STATE_HOME), and exports a UTF-8 locale for tmux itself (each case
+# sets the app's own). Then: fail/ok count and print results; capture,
+# wait_for and wait_gone read the screen.
+
+# tui_setup NAME: locate ./vramlab (absolute), make $SOCK and $TMP.
+tui_setup() {
+    VRAMLAB=$top_builddir/vramlab
+    [ -x "$VRAMLAB" ] || { echo "FAIL: $VRAMLAB not built"; exit 1; }
+    VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
+    SOCK=vramlab-$1-$$
+    TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-$1.XXXXXX")
+    export XDG_STATE_HOME="$TMP/state"
+    fails=0
+    trap tui_cleanup EXIT INT TERM
+    export LC_ALL=${LC_ALL:-C.UTF-8}
+    case "$LC_ALL" in *UTF-8* | *utf8*) ;; *) export LC_ALL=C.UTF-8 ;; esac
+}
+
+# tui_need_tmux WHAT: skip (77) visibly when tmux is missing.
+tui_need_tmux() {
+    if ! command -v tmux >/dev/null 2>&1; then
+        echo "SKIP: tmux not found; $1 need it"
+        exit 77
+    fi
+}
+
+# Kill the private tmux server and remove the scratch directory.
+tui_cleanup() {
+    tmux -L "$SOCK" kill-server >/dev/null 2>&1
+    rm -rf "$TMP"
+}
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+ok() {
+    echo "ok: $*"
+}
+
+# capture NAME [-e]: the screen as text (with escapes given -e).
+capture() {
+    tmux -L "$SOCK" capture-pane -p ${2:-} -t "$1"
+}
+
+# wait_for NAME TEXT [TENTHS]: poll the screen until TEXT shows (5 s).
+wait_for() {
+    i=0
+    while [ $i -lt "${3:-50}" ]; do
+        capture "$1" | grep -qF -- "$2" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# wait_gone NAME TEXT: poll until TEXT is no longer on the screen (5 s).
+wait_gone() {
+    i=0
+    while [ $i -lt 50 ]; do
+        capture "$1" | grep -qF -- "$2" || return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
