@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "tui/commands.h"
@@ -34,9 +35,21 @@ int cli_finish(struct cli_run *run);
 /* Print the reasons a scenario is invalid to stderr. */
 void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid);
 
-/* Shared by plan and search (cli_plan.c). */
+/* The inverse questions of a scenario (cli_plan.c). */
+struct plan_limits {
+    uint32_t max_batch, max_context; /* 0: not even 1 fits */
+    uint32_t min_gpus, tp, pp, dp;   /* 0: none up to the search bound */
+    bool has_family;                 /* the model belongs to a catalog family */
+    const struct engine_model *largest; /* largest of the family that fits, or NULL */
+};
+void plan_limits_compute(const struct catalog *cat, const struct engine_scenario *sc,
+                         struct plan_limits *l);
+
+/* Shared by plan and search (cli_plan.c); limits may be NULL. */
 void plan_write_header(FILE *f, const struct options *o, bool with_layout);
-void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est);
-void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est);
+void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est,
+                     const struct plan_limits *limits);
+void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est,
+                     const struct plan_limits *limits);
 
 #endif
