@@ -15,9 +15,11 @@
  *    = 209 tokens/s), compute ceiling peak / FLOP per token, ridge peak/BW
  *    (seed 000: 989e12 / 3.35e12 = 295 FLOP/byte);
  *  - training 6 N FLOP per token (8 N with full recompute; Korthikanti §5),
- *    time = FLOP / (G * peak * MFU), GPipe bubble (p-1)/(m+p-1) (Huang et
- *    al. 2019), interleaved (p-1)/(v m + p-1) (Narayanan et al. 2021 §2.2);
- *    ring all-reduce 2 (n-1)/n * bytes / BW.
+ *    compute = FLOP / (G * peak * MFU), stretched by the GPipe bubble
+ *    (p-1)/(m+p-1) (Huang et al. 2019; interleaved (p-1)/(v m + p-1),
+ *    Narayanan et al. 2021 §2.2), plus the TP all-reduces and the part of
+ *    the DP all-reduce the backward pass cannot hide; ring all-reduce
+ *    2 (n-1)/n * bytes / BW.
  * The function never allocates and never fails: invalid input sets bits in
  * est->invalid and leaves the figures NaN.
  */
@@ -44,9 +46,8 @@ static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const compute_names[ENGINE_COMPUTE_COUNT] = {"fp16", "bf16", "fp32",
                                                                 "fp8",  "int8", "fp4"};
 
-/* Bits of the QLoRA base: NF4 with double quantisation (Dettmers et al. 2023):
- * 4 + 8/64 + 32/(64*256). */
-#define QLORA_BASE_BITS (4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0))
+/* Default fine-tuning set of LoRA and QLoRA runs, in tokens. */
+#define LORA_DEFAULT_TOKENS 1e8
 
 /* Look a name up in a table; returns the index or -1. */
 static int table_index(const char *const *names, int n, const char *s) {
@@ -163,11 +164,11 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
         (m->has_arch && m->vocab == 0))
         bad |= ENGINE_INVALID_SIZE;
     if (sc->gpus == 0 || sc->batch == 0 || sc->context == 0 || sc->tp == 0 || sc->pp == 0 ||
-        sc->dp == 0 || sc->micro_batches == 0 || sc->interleave == 0 || !isfinite(sc->reserve_bytes) ||
-        sc->reserve_bytes < 0 || sc->training_tokens < 0 || !isfinite(sc->training_tokens))
+        sc->dp == 0 || sc->micro_batches == 0 || sc->interleave == 0 ||
+        !isfinite(sc->reserve_bytes) || sc->reserve_bytes < 0 || sc->training_tokens < 0 ||
+        !isfinite(sc->training_tokens))
         bad |= ENGINE_INVALID_WORKLOAD;
-    if (sc->tp && sc->pp && sc->dp &&
-        (uint64_t)sc->tp * sc->pp * sc->dp != (uint64_t)sc->gpus)
+    if (sc->tp && sc->pp && sc->dp && (uint64_t)sc->tp * sc->pp * sc->dp != (uint64_t)sc->gpus)
         bad |= ENGINE_INVALID_LAYOUT;
     if (sc->tp && m->heads && m->heads % sc->tp != 0)
         bad |= ENGINE_INVALID_TP_HEADS;
@@ -361,7 +362,8 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
 }
 
 /* Peak FLOP/s for the format's compute column (FP16 where the GPU lacks it). */
-static double peak_flops(const struct engine_scenario *sc, enum engine_compute col, bool *fallback) {
+static double peak_flops(const struct engine_scenario *sc, enum engine_compute col,
+                         bool *fallback) {
     double f = sc->gpu.flops[col];
     *fallback = false;
     if (!pos(f)) {
@@ -375,19 +377,48 @@ static double peak_flops(const struct engine_scenario *sc, enum engine_compute c
 /* Fill every figure with NaN (what does not apply or cannot be computed). */
 static void fill_nan(struct engine_estimate *e) {
     double *fields[] = {
-        &e->params_total, &e->params_active, &e->params_trainable, &e->bits_per_weight,
-        &e->memory.weights, &e->memory.kv_cache, &e->memory.activations, &e->memory.gradients,
-        &e->memory.master_weights, &e->memory.optimizer, &e->memory.reserve, &e->memory.total,
-        &e->capacity, &e->spare_bytes, &e->memory_ratio, &e->decode_tokens_per_s,
-        &e->decode_tokens_per_s_memory_bound, &e->decode_tokens_per_s_compute_bound,
-        &e->decode_tokens_per_s_per_sequence, &e->decode_bytes_per_step,
-        &e->decode_flops_per_token, &e->ridge_flop_per_byte, &e->arithmetic_intensity,
-        &e->compute_bound_batch, &e->bandwidth_bytes_per_s, &e->peak_flop_per_s,
-        &e->kv_bytes_per_token, &e->prefill_seconds, &e->act_per_layer_bytes,
-        &e->act_layers_held, &e->act_logits_bytes, &e->train_flops_per_token,
-        &e->train_tokens_per_step, &e->train_step_seconds, &e->train_bubble_fraction,
-        &e->train_tp_comm_seconds, &e->train_dp_comm_seconds, &e->train_days,
-        &e->train_gpu_hours, &e->train_cost_usd,
+        &e->params_total,
+        &e->params_active,
+        &e->params_trainable,
+        &e->bits_per_weight,
+        &e->memory.weights,
+        &e->memory.kv_cache,
+        &e->memory.activations,
+        &e->memory.gradients,
+        &e->memory.master_weights,
+        &e->memory.optimizer,
+        &e->memory.reserve,
+        &e->memory.total,
+        &e->capacity,
+        &e->spare_bytes,
+        &e->memory_ratio,
+        &e->decode_tokens_per_s,
+        &e->decode_tokens_per_s_memory_bound,
+        &e->decode_tokens_per_s_compute_bound,
+        &e->decode_tokens_per_s_per_sequence,
+        &e->decode_bytes_per_step,
+        &e->decode_flops_per_token,
+        &e->ridge_flop_per_byte,
+        &e->arithmetic_intensity,
+        &e->compute_bound_batch,
+        &e->bandwidth_bytes_per_s,
+        &e->peak_flop_per_s,
+        &e->kv_bytes_per_token,
+        &e->prefill_seconds,
+        &e->act_per_layer_bytes,
+        &e->act_layers_held,
+        &e->act_logits_bytes,
+        &e->train_flops_per_token,
+        &e->train_tokens_per_step,
+        &e->train_tokens,
+        &e->train_compute_seconds,
+        &e->train_step_seconds,
+        &e->train_bubble_fraction,
+        &e->train_tp_comm_seconds,
+        &e->train_dp_comm_seconds,
+        &e->train_days,
+        &e->train_gpu_hours,
+        &e->train_cost_usd,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -440,20 +471,20 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     e->train_flops_per_token = k * n;
     e->train_tokens_per_step = (double)sc->batch * sc->micro_batches * c->d * c->ctx;
     double g = c->t * c->p * c->d;
-    e->train_step_seconds =
+    e->train_compute_seconds =
         e->train_flops_per_token * e->train_tokens_per_step / (g * e->peak_flop_per_s * sc->mfu);
     double m = sc->micro_batches, v = sc->interleave;
     e->train_bubble_fraction = (c->p - 1.0) / (v * m + c->p - 1.0);
-    double intra = pos(sc->intra_node_bytes_per_s) ? sc->intra_node_bytes_per_s
-                                                   : sc->gpu.link_bytes_per_s;
+    double intra =
+        pos(sc->intra_node_bytes_per_s) ? sc->intra_node_bytes_per_s : sc->gpu.link_bytes_per_s;
     if (!pos(intra))
         intra = sc->inter_node_bytes_per_s;
     /* TP: 2 all-reduces of s b h 16-bit activations per layer forward, 2 backward. */
     double act_bytes = c->ctx * c->b * c->s.hidden * 2.0;
     double lat = sc->allreduce_latency_s;
     double tp_bw = c->t <= c->gpn ? intra : sc->inter_node_bytes_per_s;
-    e->train_tp_comm_seconds = c->t > 1 ? 4.0 * c->lps * m * allreduce_s(act_bytes, c->t, tp_bw, lat)
-                                        : 0;
+    e->train_tp_comm_seconds =
+        c->t > 1 ? 4.0 * c->lps * m * allreduce_s(act_bytes, c->t, tp_bw, lat) : 0;
     /* DP: one all-reduce of the gradients of the most loaded GPU per step. */
     double grad_bytes;
     if (sc->mode == ENGINE_MODE_TRAIN)
@@ -465,8 +496,19 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     if (sc->zero >= 3)
         dp *= 1.5; /* ZeRO-3 adds a parameter all-gather (ZeRO §7.2.2: 1.5x traffic) */
     e->train_dp_comm_seconds = dp;
-    double tokens = pos(sc->training_tokens) ? sc->training_tokens : 20.0 * e->params_total;
-    double seconds = e->train_flops_per_token * tokens / (g * e->peak_flop_per_s * sc->mfu);
+    /* The step: compute at MFU stretched by the pipeline bubble, plus the TP
+     * all-reduces (on the critical path) and whatever of the DP all-reduce
+     * the backward pass (2/3 of the compute) cannot hide. */
+    double compute = e->train_compute_seconds;
+    e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) + e->train_tp_comm_seconds +
+                            fmax(0.0, dp - compute * 2.0 / 3.0);
+    /* Default tokens: Chinchilla's 20 per parameter for pre-training
+     * (Hoffmann et al. 2022); a 100M-token fine-tuning set for LoRA. */
+    double tokens = pos(sc->training_tokens)        ? sc->training_tokens
+                    : sc->mode == ENGINE_MODE_TRAIN ? 20.0 * e->params_total
+                                                    : LORA_DEFAULT_TOKENS;
+    e->train_tokens = tokens;
+    double seconds = tokens / e->train_tokens_per_step * e->train_step_seconds;
     e->train_days = seconds / 86400.0;
     e->train_gpu_hours = seconds / 3600.0 * g;
     double price = pos(sc->price_per_hour) ? sc->price_per_hour : sc->gpu.price_per_hour;
@@ -500,9 +542,9 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
     c.lps = ceil(c.L / c.p);
     c.training = sc->mode != ENGINE_MODE_INFER;
     c.lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
-    c.gpn = sc->gpus_per_node ? sc->gpus_per_node
-                              : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
-    c.bits_w = sc->mode == ENGINE_MODE_QLORA ? QLORA_BASE_BITS : engine_format_bits(&sc->weight_format);
+    c.gpn =
+        sc->gpus_per_node ? sc->gpus_per_node : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
+    c.bits_w = engine_format_bits(&sc->weight_format); /* QLoRA: the caller picks NF4 */
     c.bytes_kv = engine_format_bits(&sc->kv_format) / 8.0;
     const struct engine_model *m = &sc->model;
     double win = m->sliding_window, sl = m->sliding_layers ? m->sliding_layers : m->layers;
@@ -546,8 +588,9 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
     e->ridge_flop_per_byte = e->peak_flop_per_s / e->bandwidth_bytes_per_s;
     if (!c.training)
         e->compute_bound_batch = e->ridge_flop_per_byte * c.bits_w / 8.0 / 2.0;
-    e->kv_bytes_per_token = c.L * (c.s.mla ? c.s.kv_elems_per_token_layer
-                                           : 2.0 * c.s.kv_heads * c.s.head_dim) * c.bytes_kv;
+    e->kv_bytes_per_token =
+        c.L * (c.s.mla ? c.s.kv_elems_per_token_layer : 2.0 * c.s.kv_heads * c.s.head_dim) *
+        c.bytes_kv;
 
     if (c.training)
         estimate_training(&c, best_stage, e);

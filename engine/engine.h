@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ENGINE_ID_MAX 48
+#define ENGINE_ID_MAX   48
 #define ENGINE_NAME_MAX 64
 
 /* ---- catalog entities (filled by catalog/ or by hand) ----------------- */
@@ -59,13 +59,13 @@ struct engine_model {
     bool derived;            /* shape derived from a bare size */
 
     uint32_t layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
-    bool tied;               /* input embedding shared with the output head */
-    bool gated;              /* SwiGLU/GeGLU MLP: 3*h*f instead of 2*h*f */
+    bool tied;  /* input embedding shared with the output head */
+    bool gated; /* SwiGLU/GeGLU MLP: 3*h*f instead of 2*h*f */
     enum engine_bias bias;
     enum engine_norm norm;
     uint32_t norms_per_layer; /* 0 means the usual 2 */
-    bool qk_norm;            /* per-head norms on q and k (Qwen3, Gemma 3) */
-    uint32_t pos_embeddings; /* learned absolute positions (GPT-3, OPT); 0 = rotary */
+    bool qk_norm;             /* per-head norms on q and k (Qwen3, Gemma 3) */
+    uint32_t pos_embeddings;  /* learned absolute positions (GPT-3, OPT); 0 = rotary */
     uint32_t max_context;
     uint32_t sliding_window; /* 0 = none */
     uint32_t sliding_layers; /* layers using the window (0 with a window = all) */
@@ -147,8 +147,8 @@ struct engine_scenario {
     struct engine_format kv_format;
     struct engine_gpu gpu;
 
-    uint32_t gpus;          /* G; must equal tp*pp*dp */
-    uint32_t gpus_per_node; /* 0 = the GPU's own */
+    uint32_t gpus;                 /* G; must equal tp*pp*dp */
+    uint32_t gpus_per_node;        /* 0 = the GPU's own */
     double intra_node_bytes_per_s; /* 0 = the GPU's link bandwidth */
     double inter_node_bytes_per_s; /* per GPU, across nodes */
     double allreduce_latency_s;    /* per all-reduce */
@@ -165,7 +165,7 @@ struct engine_scenario {
     enum engine_recompute recompute;
     enum engine_recipe recipe;
     uint32_t lora_rank;
-    double mfu;              /* model FLOP utilisation for training time */
+    double mfu; /* FLOP utilisation while computing (bubble and comm added) */
     double training_tokens;
     double price_per_hour;   /* 0 = the GPU's on-demand price */
     double reserve_bytes;    /* CUDA context, fragmentation */
@@ -180,30 +180,30 @@ struct engine_scenario {
 
 enum engine_invalid {
     ENGINE_INVALID_NONE = 0,
-    ENGINE_INVALID_LAYOUT = 1u << 0,      /* tp*pp*dp != gpus */
-    ENGINE_INVALID_TP_HEADS = 1u << 1,    /* tp does not divide heads */
-    ENGINE_INVALID_PP_LAYERS = 1u << 2,   /* pp exceeds the layers */
-    ENGINE_INVALID_ZERO = 1u << 3,        /* ZeRO stage above 3 */
-    ENGINE_INVALID_SIZE = 1u << 4,        /* no parameters or zero/negative shape */
-    ENGINE_INVALID_GPU = 1u << 5,         /* zero memory or bandwidth or FLOP/s */
-    ENGINE_INVALID_WORKLOAD = 1u << 6,    /* zero batch/context/gpus */
-    ENGINE_INVALID_FORMAT = 1u << 7,      /* zero bits */
-    ENGINE_INVALID_EFFICIENCY = 1u << 8,  /* efficiency or MFU outside (0,1] */
+    ENGINE_INVALID_LAYOUT = 1u << 0,     /* tp*pp*dp != gpus */
+    ENGINE_INVALID_TP_HEADS = 1u << 1,   /* tp does not divide heads */
+    ENGINE_INVALID_PP_LAYERS = 1u << 2,  /* pp exceeds the layers */
+    ENGINE_INVALID_ZERO = 1u << 3,       /* ZeRO stage above 3 */
+    ENGINE_INVALID_SIZE = 1u << 4,       /* no parameters or zero/negative shape */
+    ENGINE_INVALID_GPU = 1u << 5,        /* zero memory or bandwidth or FLOP/s */
+    ENGINE_INVALID_WORKLOAD = 1u << 6,   /* zero batch/context/gpus */
+    ENGINE_INVALID_FORMAT = 1u << 7,     /* zero bits */
+    ENGINE_INVALID_EFFICIENCY = 1u << 8, /* efficiency or MFU outside (0,1] */
 };
 
 enum engine_warning {
     ENGINE_WARN_TP_ACROSS_NODES = 1u << 0,
-    ENGINE_WARN_BUBBLE = 1u << 1,        /* m < 4p */
+    ENGINE_WARN_BUBBLE = 1u << 1, /* m < 4p */
     ENGINE_WARN_CONTEXT_OVER_MAX = 1u << 2,
     ENGINE_WARN_DERIVED_SHAPE = 1u << 3,
     ENGINE_WARN_KV_REPLICATED = 1u << 4, /* tp > kv heads */
     ENGINE_WARN_NO_FORMAT_FLOPS = 1u << 5,
     ENGINE_WARN_DOES_NOT_FIT = 1u << 6,
     ENGINE_WARN_ZERO_WITHOUT_DP = 1u << 7,
-    ENGINE_WARN_COMM_BOUND = 1u << 8,    /* TP or DP communication > compute */
+    ENGINE_WARN_COMM_BOUND = 1u << 8, /* TP or DP communication > compute */
     ENGINE_WARN_NO_PRICE = 1u << 9,
     ENGINE_WARN_CALIBRATED = 1u << 10,
-    ENGINE_WARN_MOE_ROUTING = 1u << 11,  /* decode reads more experts at batch > 1 */
+    ENGINE_WARN_MOE_ROUTING = 1u << 11,   /* decode reads more experts at batch > 1 */
     ENGINE_WARN_UNEVEN_STAGES = 1u << 12, /* p does not divide the layers */
 };
 #define ENGINE_WARNING_COUNT 13
@@ -217,14 +217,14 @@ struct engine_estimate {
     uint32_t warnings; /* enum engine_warning bits */
 
     double params_total, params_active;
-    double params_trainable;           /* LoRA adapters, or all in training */
-    double bits_per_weight;            /* effective, with scales */
+    double params_trainable; /* LoRA adapters, or all in training */
+    double bits_per_weight;  /* effective, with scales */
 
-    struct engine_memory memory;       /* per GPU, most loaded GPU */
-    double capacity;                   /* bytes per GPU */
+    struct engine_memory memory; /* per GPU, most loaded GPU */
+    double capacity;             /* bytes per GPU */
     bool fits;
-    double spare_bytes;                /* capacity - total (negative: short) */
-    double memory_ratio;               /* total / capacity */
+    double spare_bytes;  /* capacity - total (negative: short) */
+    double memory_ratio; /* total / capacity */
 
     uint32_t tp, pp, dp, gpus;
 
@@ -233,14 +233,14 @@ struct engine_estimate {
     double decode_tokens_per_s_memory_bound;
     double decode_tokens_per_s_compute_bound;
     double decode_tokens_per_s_per_sequence;
-    double decode_bytes_per_step;      /* bytes each GPU reads per step */
+    double decode_bytes_per_step; /* bytes each GPU reads per step */
     double decode_flops_per_token;
-    double ridge_flop_per_byte;        /* peak / bandwidth */
-    double arithmetic_intensity;       /* FLOP per byte of this scenario's decode step */
-    double compute_bound_batch;        /* B* where weights alone turn compute bound */
-    double bandwidth_bytes_per_s;      /* data sheet, or measured */
-    double peak_flop_per_s;            /* data sheet for the format, or measured */
-    double kv_bytes_per_token;         /* whole model, one sequence */
+    double ridge_flop_per_byte;   /* peak / bandwidth */
+    double arithmetic_intensity;  /* FLOP per byte of this scenario's decode step */
+    double compute_bound_batch;   /* B* where weights alone turn compute bound */
+    double bandwidth_bytes_per_s; /* data sheet, or measured */
+    double peak_flop_per_s;       /* data sheet for the format, or measured */
+    double kv_bytes_per_token;    /* whole model, one sequence */
     double prefill_seconds;
 
     /* Activations (training). */
@@ -251,10 +251,12 @@ struct engine_estimate {
     /* Training (NaN where not applicable: inference mode). */
     double train_flops_per_token;
     double train_tokens_per_step;
-    double train_step_seconds;
+    double train_tokens;          /* tokens of the whole run (default filled in) */
+    double train_compute_seconds; /* per step, at MFU, before bubble and comm */
+    double train_step_seconds;    /* compute / (1 - bubble) + TP + exposed DP comm */
     double train_bubble_fraction;
-    double train_tp_comm_seconds;      /* per step */
-    double train_dp_comm_seconds;      /* per step */
+    double train_tp_comm_seconds; /* per step */
+    double train_dp_comm_seconds; /* per step */
     double train_days;
     double train_gpu_hours;
     double train_cost_usd;
@@ -294,6 +296,9 @@ enum engine_key {
     ENGINE_KEY_TRAIN_DAYS,
     ENGINE_KEY_TRAIN_GPU_HOURS,
     ENGINE_KEY_TRAIN_COST,
+    ENGINE_KEY_DECODE_FLOPS_PER_TOKEN,
+    ENGINE_KEY_ARITHMETIC_INTENSITY,
+    ENGINE_KEY_TRAIN_TOKENS_PER_STEP,
     ENGINE_KEY_COUNT
 };
 
@@ -373,21 +378,21 @@ int engine_largest_fitting(const struct engine_scenario *sc, const struct engine
 /* Layout search: one candidate (t,p,d) with its verdict. */
 enum engine_reject {
     ENGINE_REJECT_NONE = 0,
-    ENGINE_REJECT_TP_HEADS,     /* t does not divide attention heads */
-    ENGINE_REJECT_TP_NODE,      /* t exceeds GPUs per node */
-    ENGINE_REJECT_PP_LAYERS,    /* p exceeds the layers */
-    ENGINE_REJECT_MEMORY,       /* does not fit */
+    ENGINE_REJECT_TP_HEADS,  /* t does not divide attention heads */
+    ENGINE_REJECT_TP_NODE,   /* t exceeds GPUs per node */
+    ENGINE_REJECT_PP_LAYERS, /* p exceeds the layers */
+    ENGINE_REJECT_MEMORY,    /* does not fit */
 };
 
 struct engine_layout {
     uint32_t tp, pp, dp;
     enum engine_reject reject;
     bool fits;
-    double memory_total;      /* per GPU */
-    double throughput;        /* tokens/s: decode (inference) or trained (training),
-                                 bubble and exposed communication included */
-    double step_seconds;      /* training; NaN in inference */
-    double bubble_fraction;   /* training; NaN in inference */
+    double memory_total;    /* per GPU */
+    double throughput;      /* tokens/s: decode (inference) or trained (training),
+                               bubble and exposed communication included */
+    double step_seconds;    /* training; NaN in inference */
+    double bubble_fraction; /* training; NaN in inference */
 };
 
 /* Enumerate (t,p,d) for G GPUs, fill up to cap layouts ranked (fitting first,

@@ -20,97 +20,132 @@ struct key_info {
 };
 
 static const struct key_info keys[ENGINE_KEY_COUNT] = {
-    [ENGINE_KEY_PARAMS_TOTAL] = {"params.total", "parameters",
-        "embedding V*h + L * (attention + MLP + norms) + head V*h (unless tied)",
-        "engine.md Parameters; HF config.json of the model", false, true},
-    [ENGINE_KEY_PARAMS_ACTIVE] = {"params.active", "active parameters",
-        "as params.total with only the k routed (+ shared) experts of each MoE layer",
-        "engine.md Parameters (MoE)", false, true},
-    [ENGINE_KEY_MEM_WEIGHTS] = {"memory.weights", "weights",
-        "params on the GPU * bits per weight / 8 (training: recipe bytes; / d under ZeRO-3)",
-        "seed 000: M = N * b; INT4 = 4 + 16/32 = 4.5 bits", false, true},
-    [ENGINE_KEY_MEM_KV_CACHE] = {"memory.kv_cache", "KV cache",
-        "2 * layers * kv_heads * head_dim * context * batch * bytes (per GPU: layers/p, kv/t)",
-        "engine.md KV cache; GQA (Ainslie et al. 2023)", false, true},
-    [ENGINE_KEY_MEM_ACTIVATIONS] = {"memory.activations", "activations",
-        "per-layer activations * layers held + logits 4*s*b*V/t (inference: one step's logits)",
-        "Korthikanti et al. 2022 §4", false, true},
+    [ENGINE_KEY_PARAMS_TOTAL] =
+        {"params.total", "parameters",
+         "embedding V*h + L * (attention + MLP + norms) + head V*h (unless tied)",
+         "engine.md Parameters; HF config.json of the model", false, true},
+    [ENGINE_KEY_PARAMS_ACTIVE] =
+        {"params.active", "active parameters",
+         "as params.total with only the k routed (+ shared) experts of each MoE layer",
+         "engine.md Parameters (MoE)", false, true},
+    [ENGINE_KEY_MEM_WEIGHTS] =
+        {"memory.weights", "weights",
+         "params on the GPU * bits per weight / 8 (training: recipe bytes; / d under ZeRO-3)",
+         "seed 000: M = N * b; INT4 = 4 + 16/32 = 4.5 bits", false, true},
+    [ENGINE_KEY_MEM_KV_CACHE] =
+        {"memory.kv_cache", "KV cache",
+         "2 * layers * kv_heads * head_dim * context * batch * bytes (per GPU: layers/p, kv/t)",
+         "engine.md KV cache; GQA (Ainslie et al. 2023)", false, true},
+    [ENGINE_KEY_MEM_ACTIVATIONS] =
+        {"memory.activations", "activations",
+         "per-layer activations * layers held + logits 4*s*b*V/t (inference: one step's logits)",
+         "Korthikanti et al. 2022 §4", false, true},
     [ENGINE_KEY_MEM_GRADIENTS] = {"memory.gradients", "gradients",
-        "params on the GPU * gradient bytes (/ d under ZeRO-2 and 3)",
-        "ZeRO (Rajbhandari et al. 2020) §3.1, §5", false, true},
+                                  "params on the GPU * gradient bytes (/ d under ZeRO-2 and 3)",
+                                  "ZeRO (Rajbhandari et al. 2020) §3.1, §5", false, true},
     [ENGINE_KEY_MEM_MASTER] = {"memory.master_weights", "master weights",
-        "params on the GPU * master-copy bytes (/ d under ZeRO-1, 2, 3)",
-        "Micikevicius et al. 2018; ZeRO §3.1", false, true},
-    [ENGINE_KEY_MEM_OPTIMIZER] = {"memory.optimizer", "optimizer",
-        "params on the GPU * optimizer bytes (Adam: 2 x 4) (/ d under ZeRO-1, 2, 3)",
-        "Kingma and Ba 2015; ZeRO §3.1 (K = 12 with the master copy)", false, true},
+                               "params on the GPU * master-copy bytes (/ d under ZeRO-1, 2, 3)",
+                               "Micikevicius et al. 2018; ZeRO §3.1", false, true},
+    [ENGINE_KEY_MEM_OPTIMIZER] =
+        {"memory.optimizer", "optimizer",
+         "params on the GPU * optimizer bytes (Adam: 2 x 4) (/ d under ZeRO-1, 2, 3)",
+         "Kingma and Ba 2015; ZeRO §3.1 (K = 12 with the master copy)", false, true},
     [ENGINE_KEY_MEM_RESERVE] = {"memory.reserve", "reserve",
-        "fixed reserve for the CUDA context and allocator slack", "vramlab default (--reserve)",
-        false, true},
-    [ENGINE_KEY_MEM_TOTAL] = {"memory.total", "total per GPU",
-        "weights + KV cache + activations + gradients + master + optimizer + reserve",
-        "engine.md", false, true},
+                                "fixed reserve for the CUDA context and allocator slack",
+                                "vramlab default (--reserve)", false, true},
+    [ENGINE_KEY_MEM_TOTAL] =
+        {"memory.total", "total per GPU",
+         "weights + KV cache + activations + gradients + master + optimizer + reserve", "engine.md",
+         false, true},
     [ENGINE_KEY_CAPACITY] = {"capacity", "capacity", "GPU memory from the catalog (bytes)",
-        "GPU data sheet; seed 000: \"80 GB\" = 80 * 2^30 bytes", false, true},
+                             "GPU data sheet; seed 000: \"80 GB\" = 80 * 2^30 bytes", false, true},
     [ENGINE_KEY_FITS] = {"fits", "fits", "memory.total <= capacity", "engine.md", false, true},
-    [ENGINE_KEY_DECODE_TOKENS] = {"decode.tokens_per_s", "decode tokens/s",
-        "min(memory-bound * bw efficiency, compute-bound * FLOP/s efficiency)",
-        "engine.md Speed ceilings", false, false},
-    [ENGINE_KEY_DECODE_MEMORY_BOUND] = {"decode.tokens_per_s_memory_bound", "memory-bound ceiling",
-        "dp * batch / (p * bytes read per GPU per step / bandwidth + 2 * L * latency if t > 1)",
-        "seed 000: 3350 GB/s / 16 GB = 209 tokens/s", false, false},
-    [ENGINE_KEY_DECODE_COMPUTE_BOUND] = {"decode.tokens_per_s_compute_bound",
-        "compute-bound ceiling", "G * peak FLOP/s / (2 * N_active + 2 * L * ctx * a * (d_qk + d_v))",
-        "engine.md Speed ceilings", false, false},
+    [ENGINE_KEY_DECODE_TOKENS] =
+        {"decode.tokens_per_s", "decode tokens/s",
+         "min(memory-bound * bw efficiency, compute-bound * FLOP/s efficiency)",
+         "engine.md Speed ceilings", false, false},
+    [ENGINE_KEY_DECODE_MEMORY_BOUND] =
+        {"decode.tokens_per_s_memory_bound", "memory-bound ceiling",
+         "dp * batch / (p * bytes read per GPU per step / bandwidth + 2 * L * latency if t > 1)",
+         "seed 000: 3350 GB/s / 16 GB = 209 tokens/s", false, false},
+    [ENGINE_KEY_DECODE_COMPUTE_BOUND] =
+        {"decode.tokens_per_s_compute_bound", "compute-bound ceiling",
+         "G * peak FLOP/s / (2 * N_active + 2 * L * ctx * a * (d_qk + d_v))",
+         "engine.md Speed ceilings", false, false},
     [ENGINE_KEY_DECODE_PER_SEQUENCE] = {"decode.tokens_per_s_per_sequence", "per sequence",
-        "decode.tokens_per_s / (dp * batch)", "engine.md Speed ceilings", false, false},
-    [ENGINE_KEY_DECODE_BYTES_PER_STEP] = {"decode.bytes_per_step", "bytes per step",
-        "weights read per GPU (MoE: experts the batch touches) + KV cache per GPU",
-        "seed 000: each step reads all the weights", false, false},
-    [ENGINE_KEY_RIDGE] = {"decode.ridge_flop_per_byte", "ridge point",
-        "peak FLOP/s / bandwidth", "seed 000: 989e12 / 3.35e12 = 295 FLOP/byte (Williams et al. 2009)",
-        false, true},
-    [ENGINE_KEY_COMPUTE_BOUND_BATCH] = {"decode.compute_bound_batch", "compute-bound batch",
-        "ridge * bytes per weight / 2 (a matrix-vector product does 2 FLOP per weight)",
-        "seed 000: ~590 FLOP per 2-byte parameter, 2 used", false, false},
-    [ENGINE_KEY_KV_PER_TOKEN] = {"kv_cache.bytes_per_token", "KV per token",
-        "2 * layers * kv_heads * head_dim * bytes (MLA: layers * (kv_lora + rope) * bytes)",
-        "engine.md KV cache; DeepSeek-V2 §2.1", false, true},
-    [ENGINE_KEY_ACT_PER_LAYER] = {"activations.per_layer_bytes", "activations per layer",
-        "s*b*h*(10 + (4 + 4*kv/a + c*f/h)/t + 5*a*s/(h*t)), c = 4 plain or 6 gated; "
-        "selective drops 5as/h, full keeps 2sbh; SP divides all by t",
-        "Korthikanti et al. 2022 §4 (34 = 10 + 24 for GPT shapes)", true, false},
-    [ENGINE_KEY_ACT_LAYERS_HELD] = {"activations.layers_held", "layers held",
-        "layers of the stage * in-flight micro-batches min(m, p - stage) (1F1B)",
-        "Narayanan et al. 2021 §2.2; Korthikanti §4.2.3", true, false},
+                                        "decode.tokens_per_s / (dp * batch)",
+                                        "engine.md Speed ceilings", false, false},
+    [ENGINE_KEY_DECODE_BYTES_PER_STEP] =
+        {"decode.bytes_per_step", "bytes per step",
+         "weights read per GPU (MoE: experts the batch touches) + KV cache per GPU",
+         "seed 000: each step reads all the weights", false, false},
+    [ENGINE_KEY_RIDGE] = {"decode.ridge_flop_per_byte", "ridge point", "peak FLOP/s / bandwidth",
+                          "seed 000: 989e12 / 3.35e12 = 295 FLOP/byte (Williams et al. 2009)",
+                          false, true},
+    [ENGINE_KEY_COMPUTE_BOUND_BATCH] =
+        {"decode.compute_bound_batch", "compute-bound batch",
+         "ridge * bytes per weight / 2 (a matrix-vector product does 2 FLOP per weight)",
+         "seed 000: ~590 FLOP per 2-byte parameter, 2 used", false, false},
+    [ENGINE_KEY_KV_PER_TOKEN] =
+        {"kv_cache.bytes_per_token", "KV per token",
+         "2 * layers * kv_heads * head_dim * bytes (MLA: layers * (kv_lora + rope) * bytes)",
+         "engine.md KV cache; DeepSeek-V2 §2.1", false, true},
+    [ENGINE_KEY_ACT_PER_LAYER] =
+        {"activations.per_layer_bytes", "activations per layer",
+         "s*b*h*(10 + (4 + 4*kv/a + c*f/h)/t + 5*a*s/(h*t)), c = 4 plain or 6 gated; "
+         "selective drops 5as/h, full keeps 2sbh; SP divides all by t",
+         "Korthikanti et al. 2022 §4 (34 = 10 + 24 for GPT shapes)", true, false},
+    [ENGINE_KEY_ACT_LAYERS_HELD] =
+        {"activations.layers_held", "layers held",
+         "layers of the stage * in-flight micro-batches min(m, p - stage) (1F1B)",
+         "Narayanan et al. 2021 §2.2; Korthikanti §4.2.3", true, false},
     [ENGINE_KEY_ACT_LOGITS] = {"activations.logits_bytes", "logits",
-        "4 * s * b * V / t (FP32 logits on the last stage)", "Korthikanti et al. 2022 §4.3",
-        false, true},
-    [ENGINE_KEY_PREFILL] = {"prefill.seconds", "prefill",
-        "(2 * N_active * prompt + L * prompt^2 * a * (d_qk + d_v)) / (t * peak * efficiency)",
-        "engine.md Speed ceilings (prefill is compute bound)", false, false},
+                               "4 * s * b * V / t (FP32 logits on the last stage)",
+                               "Korthikanti et al. 2022 §4.3", false, true},
+    [ENGINE_KEY_PREFILL] =
+        {"prefill.seconds", "prefill",
+         "(2 * N_active * prompt + L * prompt^2 * a * (d_qk + d_v)) / (t * peak * efficiency)",
+         "engine.md Speed ceilings (prefill is compute bound)", false, false},
     [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] = {"training.flops_per_token", "FLOP per token",
-        "6 * N (8 * N with full recompute; LoRA 4 * N)",
-        "Kaplan et al. 2020; Korthikanti et al. 2022 §5", true, false},
-    [ENGINE_KEY_TRAIN_STEP] = {"training.step_seconds", "step time",
-        "FLOP per token * batch * m * d * s / (G * peak * MFU)", "engine.md Parallelism", true,
-        false},
+                                          "6 * N (8 * N with full recompute; LoRA 4 * N)",
+                                          "Kaplan et al. 2020; Korthikanti et al. 2022 §5", true,
+                                          false},
+    [ENGINE_KEY_TRAIN_STEP] =
+        {"training.step_seconds", "step time",
+         "FLOP per token * tokens per step / (G * peak * MFU) / (1 - bubble) + TP comm "
+         "+ the DP comm the backward pass cannot hide",
+         "engine.md Parallelism; GPipe bubble; Megatron-LM", true, false},
     [ENGINE_KEY_TRAIN_BUBBLE] = {"training.bubble_fraction", "pipeline bubble",
-        "(p - 1) / (v * m + p - 1)", "GPipe (Huang et al. 2019); Narayanan et al. 2021 §2.2", true,
-        false},
-    [ENGINE_KEY_TRAIN_TP_COMM] = {"training.tp_comm_seconds", "TP communication",
-        "4 all-reduces per layer per micro-batch * (2 (t-1)/t * 2 s b h / link BW + latency)",
-        "Megatron-LM (Shoeybi et al. 2019) §3", true, false},
-    [ENGINE_KEY_TRAIN_DP_COMM] = {"training.dp_comm_seconds", "DP communication",
-        "2 (d-1)/d * gradient bytes per GPU / inter-node BW (x1.5 under ZeRO-3)",
-        "ring all-reduce; ZeRO §7", true, false},
+                                 "(p - 1) / (v * m + p - 1)",
+                                 "GPipe (Huang et al. 2019); Narayanan et al. 2021 §2.2", true,
+                                 false},
+    [ENGINE_KEY_TRAIN_TP_COMM] =
+        {"training.tp_comm_seconds", "TP communication",
+         "4 all-reduces per layer per micro-batch * (2 (t-1)/t * 2 s b h / link BW + latency)",
+         "Megatron-LM (Shoeybi et al. 2019) §3", true, false},
+    [ENGINE_KEY_TRAIN_DP_COMM] =
+        {"training.dp_comm_seconds", "DP communication",
+         "2 (d-1)/d * gradient bytes per GPU / inter-node BW (x1.5 under ZeRO-3)",
+         "ring all-reduce; ZeRO §7", true, false},
     [ENGINE_KEY_TRAIN_DAYS] = {"training.days", "training days",
-        "FLOP per token * tokens / (G * peak * MFU) / 86400",
-        "engine.md; Llama 3.1 405B: 16,384 H100 at 38-43% MFU", true, false},
+                               "tokens / tokens per step * step time / 86400",
+                               "engine.md; Llama 3.1 405B: 16,384 H100 at 38-43% MFU", true, false},
     [ENGINE_KEY_TRAIN_GPU_HOURS] = {"training.gpu_hours", "GPU-hours",
-        "training seconds / 3600 * G", "engine.md", true, false},
-    [ENGINE_KEY_TRAIN_COST] = {"training.cost_usd", "cost",
-        "GPU-hours * price per GPU-hour", "catalog price (on-demand) or --price", true, false},
+                                    "training seconds / 3600 * G", "engine.md", true, false},
+    [ENGINE_KEY_DECODE_FLOPS_PER_TOKEN] =
+        {"decode.flops_per_token", "FLOP per token",
+         "2 * N_active (a multiply and an add per weight) + 2 * L * ctx * a * (d_qk + d_v) "
+         "(attention)",
+         "seed 000: a matrix-vector product uses each weight in 2 operations", false, false},
+    [ENGINE_KEY_ARITHMETIC_INTENSITY] =
+        {"decode.arithmetic_intensity", "arithmetic intensity",
+         "batch * FLOP per token / (t * p) / bytes read per GPU per step",
+         "roofline model (Williams et al. 2009); compare with the ridge point", false, false},
+    [ENGINE_KEY_TRAIN_TOKENS_PER_STEP] = {"training.tokens_per_step", "tokens per step",
+                                          "batch * micro-batches * d * context",
+                                          "engine.md Parallelism", true, false},
+    [ENGINE_KEY_TRAIN_COST] = {"training.cost_usd", "cost", "GPU-hours * price per GPU-hour",
+                               "catalog price (on-demand) or --price", true, false},
 };
 
 /* JSON path of a key. */
@@ -141,39 +176,78 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
 /* Value of a key (NaN when not applicable). */
 double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
     switch (k) {
-    case ENGINE_KEY_PARAMS_TOTAL: return e->params_total;
-    case ENGINE_KEY_PARAMS_ACTIVE: return e->params_active;
-    case ENGINE_KEY_MEM_WEIGHTS: return e->memory.weights;
-    case ENGINE_KEY_MEM_KV_CACHE: return e->memory.kv_cache;
-    case ENGINE_KEY_MEM_ACTIVATIONS: return e->memory.activations;
-    case ENGINE_KEY_MEM_GRADIENTS: return e->memory.gradients;
-    case ENGINE_KEY_MEM_MASTER: return e->memory.master_weights;
-    case ENGINE_KEY_MEM_OPTIMIZER: return e->memory.optimizer;
-    case ENGINE_KEY_MEM_RESERVE: return e->memory.reserve;
-    case ENGINE_KEY_MEM_TOTAL: return e->memory.total;
-    case ENGINE_KEY_CAPACITY: return e->capacity;
-    case ENGINE_KEY_FITS: return e->invalid ? NAN : (e->fits ? 1.0 : 0.0);
-    case ENGINE_KEY_DECODE_TOKENS: return e->decode_tokens_per_s;
-    case ENGINE_KEY_DECODE_MEMORY_BOUND: return e->decode_tokens_per_s_memory_bound;
-    case ENGINE_KEY_DECODE_COMPUTE_BOUND: return e->decode_tokens_per_s_compute_bound;
-    case ENGINE_KEY_DECODE_PER_SEQUENCE: return e->decode_tokens_per_s_per_sequence;
-    case ENGINE_KEY_DECODE_BYTES_PER_STEP: return e->decode_bytes_per_step;
-    case ENGINE_KEY_RIDGE: return e->ridge_flop_per_byte;
-    case ENGINE_KEY_COMPUTE_BOUND_BATCH: return e->compute_bound_batch;
-    case ENGINE_KEY_KV_PER_TOKEN: return e->kv_bytes_per_token;
-    case ENGINE_KEY_ACT_PER_LAYER: return e->act_per_layer_bytes;
-    case ENGINE_KEY_ACT_LAYERS_HELD: return e->act_layers_held;
-    case ENGINE_KEY_ACT_LOGITS: return e->act_logits_bytes;
-    case ENGINE_KEY_PREFILL: return e->prefill_seconds;
-    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN: return e->train_flops_per_token;
-    case ENGINE_KEY_TRAIN_STEP: return e->train_step_seconds;
-    case ENGINE_KEY_TRAIN_BUBBLE: return e->train_bubble_fraction;
-    case ENGINE_KEY_TRAIN_TP_COMM: return e->train_tp_comm_seconds;
-    case ENGINE_KEY_TRAIN_DP_COMM: return e->train_dp_comm_seconds;
-    case ENGINE_KEY_TRAIN_DAYS: return e->train_days;
-    case ENGINE_KEY_TRAIN_GPU_HOURS: return e->train_gpu_hours;
-    case ENGINE_KEY_TRAIN_COST: return e->train_cost_usd;
-    case ENGINE_KEY_COUNT: break;
+    case ENGINE_KEY_PARAMS_TOTAL:
+        return e->params_total;
+    case ENGINE_KEY_PARAMS_ACTIVE:
+        return e->params_active;
+    case ENGINE_KEY_MEM_WEIGHTS:
+        return e->memory.weights;
+    case ENGINE_KEY_MEM_KV_CACHE:
+        return e->memory.kv_cache;
+    case ENGINE_KEY_MEM_ACTIVATIONS:
+        return e->memory.activations;
+    case ENGINE_KEY_MEM_GRADIENTS:
+        return e->memory.gradients;
+    case ENGINE_KEY_MEM_MASTER:
+        return e->memory.master_weights;
+    case ENGINE_KEY_MEM_OPTIMIZER:
+        return e->memory.optimizer;
+    case ENGINE_KEY_MEM_RESERVE:
+        return e->memory.reserve;
+    case ENGINE_KEY_MEM_TOTAL:
+        return e->memory.total;
+    case ENGINE_KEY_CAPACITY:
+        return e->capacity;
+    case ENGINE_KEY_FITS:
+        return e->invalid ? NAN : (e->fits ? 1.0 : 0.0);
+    case ENGINE_KEY_DECODE_TOKENS:
+        return e->decode_tokens_per_s;
+    case ENGINE_KEY_DECODE_MEMORY_BOUND:
+        return e->decode_tokens_per_s_memory_bound;
+    case ENGINE_KEY_DECODE_COMPUTE_BOUND:
+        return e->decode_tokens_per_s_compute_bound;
+    case ENGINE_KEY_DECODE_PER_SEQUENCE:
+        return e->decode_tokens_per_s_per_sequence;
+    case ENGINE_KEY_DECODE_BYTES_PER_STEP:
+        return e->decode_bytes_per_step;
+    case ENGINE_KEY_RIDGE:
+        return e->ridge_flop_per_byte;
+    case ENGINE_KEY_COMPUTE_BOUND_BATCH:
+        return e->compute_bound_batch;
+    case ENGINE_KEY_KV_PER_TOKEN:
+        return e->kv_bytes_per_token;
+    case ENGINE_KEY_ACT_PER_LAYER:
+        return e->act_per_layer_bytes;
+    case ENGINE_KEY_ACT_LAYERS_HELD:
+        return e->act_layers_held;
+    case ENGINE_KEY_ACT_LOGITS:
+        return e->act_logits_bytes;
+    case ENGINE_KEY_PREFILL:
+        return e->prefill_seconds;
+    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN:
+        return e->train_flops_per_token;
+    case ENGINE_KEY_TRAIN_STEP:
+        return e->train_step_seconds;
+    case ENGINE_KEY_TRAIN_BUBBLE:
+        return e->train_bubble_fraction;
+    case ENGINE_KEY_TRAIN_TP_COMM:
+        return e->train_tp_comm_seconds;
+    case ENGINE_KEY_TRAIN_DP_COMM:
+        return e->train_dp_comm_seconds;
+    case ENGINE_KEY_TRAIN_DAYS:
+        return e->train_days;
+    case ENGINE_KEY_TRAIN_GPU_HOURS:
+        return e->train_gpu_hours;
+    case ENGINE_KEY_TRAIN_COST:
+        return e->train_cost_usd;
+    case ENGINE_KEY_DECODE_FLOPS_PER_TOKEN:
+        return e->decode_flops_per_token;
+    case ENGINE_KEY_ARITHMETIC_INTENSITY:
+        return e->arithmetic_intensity;
+    case ENGINE_KEY_TRAIN_TOKENS_PER_STEP:
+        return e->train_tokens_per_step;
+    case ENGINE_KEY_COUNT:
+        break;
     }
     return NAN;
 }
@@ -203,21 +277,49 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         else
             snprintf(v, n, "dense model: all %.4g parameters are active", e->params_total);
         break;
-    case ENGINE_KEY_MEM_WEIGHTS:
-        if (sc->mode == ENGINE_MODE_TRAIN)
-            snprintf(v, n, "%.4g params / (t=%u * p=%u) * %.0f B%s = %.4g GB", e->params_total,
-                     sc->tp, sc->pp, r->weights, sc->zero >= 3 ? " / d" : "",
+    case ENGINE_KEY_MEM_WEIGHTS: {
+        /* Parameters on the fullest GPU, back from its bytes. */
+        bool train = sc->mode == ENGINE_MODE_TRAIN;
+        double per = train ? r->weights : bits / 8;
+        double on_gpu = e->memory.weights / per * (train && sc->zero >= 3 ? sc->dp : 1);
+        if (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA) {
+            snprintf(v, n,
+                     "frozen base %.4g params / (t=%u * p=%u) * %.4g bits / 8 + adapters "
+                     "%.4g params * %.0f B = %.4g GB",
+                     e->params_total, sc->tp, sc->pp, bits, e->params_trainable, r->weights,
                      e->memory.weights / G);
+            break;
+        }
+        snprintf(v, n,
+                 "%.4g params on the fullest GPU (%.4g in all, t=%u x p=%u%s) * %.4g B%s = %.4g GB",
+                 on_gpu, e->params_total, sc->tp, sc->pp,
+                 sc->pp > 1 ? "; stage 0 adds the embedding, the last stage the head" : "", per,
+                 train && sc->zero >= 3 ? " / d" : "", e->memory.weights / G);
+        break;
+    }
+    case ENGINE_KEY_MEM_KV_CACHE: {
+        double kvb = engine_format_bits(&sc->kv_format) / 8;
+        unsigned kvh = m->kv_heads ? m->kv_heads : m->heads;
+        char window[112] = "";
+        if (m->sliding_window && m->sliding_window < sc->context)
+            snprintf(window, sizeof window, "; %u of %u layers keep only the last %u tokens",
+                     m->sliding_layers ? m->sliding_layers : m->layers, m->layers,
+                     m->sliding_window);
+        if (m->kv_lora_rank)
+            snprintf(v, n,
+                     "MLA latent: %u layers * (%u + %u) * %u tokens * batch %u * %.3g B / p=%u "
+                     "(each TP rank keeps the whole latent) = %.4g GB",
+                     m->layers, m->kv_lora_rank, m->rope_dim, sc->context, sc->batch, kvb, sc->pp,
+                     e->memory.kv_cache / G);
         else
-            snprintf(v, n, "%.4g params / (t=%u * p=%u) * %.4g bits / 8 = %.4g GB", e->params_total,
-                     sc->tp, sc->pp, bits, e->memory.weights / G);
+            snprintf(v, n,
+                     "2 * %u layers * %u KV heads * %u * %u tokens * batch %u * %.3g B, "
+                     "%u KV heads per GPU (t=%u), layers / p=%u%s = %.4g GB",
+                     m->layers, kvh, m->head_dim ? m->head_dim : m->hidden / m->heads, sc->context,
+                     sc->batch, kvb, (kvh + sc->tp - 1) / sc->tp, sc->tp, sc->pp, window,
+                     e->memory.kv_cache / G);
         break;
-    case ENGINE_KEY_MEM_KV_CACHE:
-        snprintf(v, n, "2 * %u * %u * %u * %u tokens * batch %u * %.3g B / (t=%u, p=%u) = %.4g GB",
-                 m->layers, m->kv_heads ? m->kv_heads : m->heads, m->head_dim, sc->context,
-                 sc->batch, engine_format_bits(&sc->kv_format) / 8, sc->tp, sc->pp,
-                 e->memory.kv_cache / G);
-        break;
+    }
     case ENGINE_KEY_MEM_ACTIVATIONS:
         snprintf(v, n, "%.4g GB/layer * %.4g layers + logits %.4g GB = %.4g GB",
                  (isnan(e->act_per_layer_bytes) ? 0 : e->act_per_layer_bytes) / G,
@@ -269,21 +371,27 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
     case ENGINE_KEY_DECODE_TOKENS:
         snprintf(v, n, "min(%.4g * %.2g, %.4g * %.2g) = %.4g tokens/s",
                  e->decode_tokens_per_s_memory_bound, sc->bw_efficiency,
-                 e->decode_tokens_per_s_compute_bound, sc->flops_efficiency, e->decode_tokens_per_s);
+                 e->decode_tokens_per_s_compute_bound, sc->flops_efficiency,
+                 e->decode_tokens_per_s);
         break;
-    case ENGINE_KEY_DECODE_MEMORY_BOUND:
+    case ENGINE_KEY_DECODE_MEMORY_BOUND: {
+        char lat[80] = "";
+        if (sc->tp > 1)
+            snprintf(lat, sizeof lat, " + 2 * %u layers * %.3g us", m->layers,
+                     sc->allreduce_latency_s * 1e6);
         snprintf(v, n, "%u * %u / (%u * %.4g GB / %.4g GB/s%s) = %.4g tokens/s", sc->dp, sc->batch,
-                 sc->pp, e->decode_bytes_per_step / G, e->bandwidth_bytes_per_s / G,
-                 sc->tp > 1 ? " + all-reduce latency" : "", e->decode_tokens_per_s_memory_bound);
+                 sc->pp, e->decode_bytes_per_step / G, e->bandwidth_bytes_per_s / G, lat,
+                 e->decode_tokens_per_s_memory_bound);
         break;
+    }
     case ENGINE_KEY_DECODE_COMPUTE_BOUND:
         snprintf(v, n, "%u * %.4g TFLOP/s / %.4g GFLOP = %.4g tokens/s", sc->gpus,
                  e->peak_flop_per_s / 1e12, e->decode_flops_per_token / G,
                  e->decode_tokens_per_s_compute_bound);
         break;
     case ENGINE_KEY_DECODE_PER_SEQUENCE:
-        snprintf(v, n, "%.4g / (%u * %u) = %.4g tokens/s", e->decode_tokens_per_s, sc->dp, sc->batch,
-                 e->decode_tokens_per_s_per_sequence);
+        snprintf(v, n, "%.4g / (%u * %u) = %.4g tokens/s", e->decode_tokens_per_s, sc->dp,
+                 sc->batch, e->decode_tokens_per_s_per_sequence);
         break;
     case ENGINE_KEY_DECODE_BYTES_PER_STEP:
         snprintf(v, n, "weights read %.4g GB + KV %.4g GB = %.4g GB",
@@ -312,8 +420,11 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  sc->micro_batches, e->act_layers_held);
         break;
     case ENGINE_KEY_ACT_LOGITS:
-        snprintf(v, n, "4 * %u * %u * %u / %u = %.4g GB", sc->mode == ENGINE_MODE_INFER ? 1 : sc->context,
-                 sc->batch, m->vocab, sc->tp, e->act_logits_bytes / G);
+        snprintf(v, n, "4 * %u * %u * %u / t=%u on the last stage%s = %.4g GB",
+                 sc->mode == ENGINE_MODE_INFER ? 1 : sc->context, sc->batch, m->vocab, sc->tp,
+                 sc->pp > 1 && e->act_logits_bytes == 0 ? " (the fullest GPU is an earlier stage)"
+                                                        : "",
+                 e->act_logits_bytes / G);
         break;
     case ENGINE_KEY_PREFILL:
         snprintf(v, n, "prompt %u tokens over t=%u at %.4g TFLOP/s = %.4g s",
@@ -324,11 +435,17 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "%.4g * %.4g = %.4g FLOP", e->train_flops_per_token / e->params_active,
                  e->params_active, e->train_flops_per_token);
         break;
-    case ENGINE_KEY_TRAIN_STEP:
-        snprintf(v, n, "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.2g) = %.4g s",
+    case ENGINE_KEY_TRAIN_STEP: {
+        snprintf(v, n,
+                 "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.2g) = %.4g s; / (1 - %.3g) "
+                 "+ TP %.3g s + DP not hidden %.3g s = %.4g s",
                  e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
-                 e->peak_flop_per_s / 1e12, sc->mfu, e->train_step_seconds);
+                 e->peak_flop_per_s / 1e12, sc->mfu, e->train_compute_seconds,
+                 e->train_bubble_fraction, e->train_tp_comm_seconds,
+                 fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0),
+                 e->train_step_seconds);
         break;
+    }
     case ENGINE_KEY_TRAIN_BUBBLE:
         snprintf(v, n, "(%u - 1) / (%u * %u + %u - 1) = %.4g", sc->pp, sc->interleave,
                  sc->micro_batches, sc->pp, e->train_bubble_fraction);
@@ -340,10 +457,11 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
         break;
     case ENGINE_KEY_TRAIN_DAYS:
-        snprintf(v, n, "%.4g tokens%s -> %.4g days",
-                 sc->training_tokens > 0 ? sc->training_tokens : 20 * e->params_total,
-                 sc->training_tokens > 0 ? "" : " (20 per parameter, Hoffmann et al. 2022)",
-                 e->train_days);
+        snprintf(v, n, "%.4g tokens%s / %.4g per step * %.4g s = %.4g days", e->train_tokens,
+                 sc->training_tokens > 0         ? ""
+                 : sc->mode == ENGINE_MODE_TRAIN ? " (20 per parameter, Hoffmann et al. 2022)"
+                                                 : " (a 100M-token fine-tuning set)",
+                 e->train_tokens_per_step, e->train_step_seconds, e->train_days);
         break;
     case ENGINE_KEY_TRAIN_GPU_HOURS:
         snprintf(v, n, "%.4g days * 24 * %u GPUs = %.4g GPU-hours", e->train_days, sc->gpus,
@@ -353,6 +471,19 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "%.4g GPU-hours * $%.4g/h = $%.4g", e->train_gpu_hours,
                  sc->price_per_hour > 0 ? sc->price_per_hour : sc->gpu.price_per_hour,
                  e->train_cost_usd);
+        break;
+    case ENGINE_KEY_DECODE_FLOPS_PER_TOKEN:
+        snprintf(v, n, "2 * %.4g + attention at %u tokens = %.4g GFLOP", e->params_active,
+                 sc->context, e->decode_flops_per_token / G);
+        break;
+    case ENGINE_KEY_ARITHMETIC_INTENSITY:
+        snprintf(v, n, "%u * %.4g GFLOP / %u GPUs / %.4g GB = %.4g FLOP/byte (ridge %.4g)",
+                 sc->batch, e->decode_flops_per_token / G, sc->tp * sc->pp,
+                 e->decode_bytes_per_step / G, e->arithmetic_intensity, e->ridge_flop_per_byte);
+        break;
+    case ENGINE_KEY_TRAIN_TOKENS_PER_STEP:
+        snprintf(v, n, "%u * %u * %u * %u = %.4g tokens", sc->batch, sc->micro_batches, sc->dp,
+                 sc->context, e->train_tokens_per_step);
         break;
     case ENGINE_KEY_COUNT:
         v[0] = '\0';
@@ -382,11 +513,13 @@ void engine_explain(const struct engine_scenario *sc, const struct engine_estima
 /* Text of one warning. */
 void engine_warning_text(const struct engine_scenario *sc, const struct engine_estimate *e,
                          enum engine_warning w, char *buf, size_t n) {
-    uint32_t gpn = sc->gpus_per_node ? sc->gpus_per_node
-                                     : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
+    uint32_t gpn =
+        sc->gpus_per_node ? sc->gpus_per_node : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
     switch (w) {
     case ENGINE_WARN_TP_ACROSS_NODES:
-        snprintf(buf, n, "TP=%u spans nodes of %u GPUs: its all-reduces leave NVLink", sc->tp, gpn);
+        snprintf(buf, n,
+                 "TP=%u spans nodes of %u GPUs: its all-reduces leave the node's fast links",
+                 sc->tp, gpn);
         break;
     case ENGINE_WARN_BUBBLE:
         snprintf(buf, n, "pipeline bubble %.0f%%: use at least 4 x p = %u micro-batches (GPipe)",
@@ -397,8 +530,10 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  sc->model.max_context);
         break;
     case ENGINE_WARN_DERIVED_SHAPE:
-        snprintf(buf, n, "shape derived from the size: h=%u, L=%u, %u heads (KV and activations approximate)",
-                 sc->model.hidden, sc->model.layers, sc->model.heads);
+        snprintf(
+            buf, n,
+            "shape derived from the size: h=%u, L=%u, %u heads (KV and activations approximate)",
+            sc->model.hidden, sc->model.layers, sc->model.heads);
         break;
     case ENGINE_WARN_KV_REPLICATED:
         snprintf(buf, n, "TP=%u exceeds the %u KV heads: each GPU keeps a full KV head", sc->tp,
@@ -425,7 +560,8 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
     case ENGINE_WARN_CALIBRATED:
         /* name only what was measured: the other figure is the data sheet's */
         if (sc->measured_bytes_per_s > 0 && sc->measured_flop_per_s > 0)
-            snprintf(buf, n, "calibrated: measured %.4g GB/s and %.4g TFLOP/s replace the data sheet",
+            snprintf(buf, n,
+                     "calibrated: measured %.4g GB/s and %.4g TFLOP/s replace the data sheet",
                      e->bandwidth_bytes_per_s / 1e9, e->peak_flop_per_s / 1e12);
         else if (sc->measured_bytes_per_s > 0)
             snprintf(buf, n, "calibrated: measured %.4g GB/s replaces the data-sheet bandwidth",
@@ -435,12 +571,15 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                      e->peak_flop_per_s / 1e12);
         break;
     case ENGINE_WARN_MOE_ROUTING:
-        snprintf(buf, n, "MoE at batch %u: a step reads the experts any sequence routes to, "
-                         "not just %u", sc->batch, sc->model.active_experts);
+        snprintf(buf, n,
+                 "MoE at batch %u: a step reads the experts any sequence routes to, "
+                 "not just %u",
+                 sc->batch, sc->model.active_experts);
         break;
     case ENGINE_WARN_UNEVEN_STAGES:
-        snprintf(buf, n, "pp=%u does not divide the %u layers: the fullest stage holds %u "
-                         "(Llama 3.1 405B ran 126 layers on 16 stages)",
+        snprintf(buf, n,
+                 "pp=%u does not divide the %u layers: the fullest stage holds %u "
+                 "(Llama 3.1 405B ran 126 layers on 16 stages)",
                  sc->pp, sc->model.layers, (sc->model.layers + sc->pp - 1) / sc->pp);
         break;
     default:

@@ -10,13 +10,13 @@
 struct engine_shape {
     double layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
     double params_total, params_active;
-    double params_embed_in;  /* token (+ position) embedding */
-    double params_head;      /* output head (0 when tied) + final norm */
-    double params_dense_layer, params_moe_layer;          /* totals per layer */
+    double params_embed_in;                      /* token (+ position) embedding */
+    double params_head;                          /* output head (0 when tied) + final norm */
+    double params_dense_layer, params_moe_layer; /* totals per layer */
     double params_moe_layer_active, params_experts_layer; /* routed experts only */
-    double dense_layers;     /* layers with a dense MLP */
-    double mlp_width;        /* intermediate width a token flows through */
-    double qk_dim, v_dim;    /* per-head dims of scores and values (MLA differs) */
+    double dense_layers;                                  /* layers with a dense MLP */
+    double mlp_width;                /* intermediate width a token flows through */
+    double qk_dim, v_dim;            /* per-head dims of scores and values (MLA differs) */
     double kv_elems_per_token_layer; /* stored KV elements per token per layer */
     bool gated, moe, mla;
 };

@@ -94,8 +94,8 @@ double engine_params_embedding(const struct engine_model *m) {
 static double params_sum(const struct engine_model *m, bool active_only) {
     if (!m->has_arch)
         return m->params_size;
-    double dense_n = m->experts ? (m->dense_layers < m->layers ? m->dense_layers : m->layers)
-                                : m->layers;
+    double dense_n =
+        m->experts ? (m->dense_layers < m->layers ? m->dense_layers : m->layers) : m->layers;
     double moe_n = m->layers - dense_n;
     double p = engine_params_embedding(m) + dense_n * engine_params_layer(m, 0, active_only);
     if (moe_n > 0)
@@ -162,8 +162,8 @@ void engine_shape_of(const struct engine_model *m, struct engine_shape *s) {
     s->params_active = engine_params_active(m);
     s->qk_dim = s->mla ? (double)m->nope_dim + m->rope_dim : s->head_dim;
     s->v_dim = s->mla ? m->v_head_dim : s->head_dim;
-    s->kv_elems_per_token_layer = s->mla ? (double)m->kv_lora_rank + m->rope_dim
-                                         : 2.0 * s->kv_heads * s->head_dim;
+    s->kv_elems_per_token_layer =
+        s->mla ? (double)m->kv_lora_rank + m->rope_dim : 2.0 * s->kv_heads * s->head_dim;
     if (!m->has_arch) {
         s->params_dense_layer = m->layers ? m->params_size / m->layers : 0;
         s->dense_layers = m->layers;

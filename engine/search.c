@@ -6,11 +6,10 @@
  * The layout search enumerates the divisors of G: t divides the attention
  * heads and stays inside a node (Megatron-LM keeps TP on NVLink), p is at
  * most the layer count (uneven stages are allowed, as Llama 3.1 405B ran 126
- * layers on 16 stages, and ranked by their fullest stage), d = G / (t p) (seed 000: G = T * P * D). Fitting layouts rank
- * first, then by throughput: decode tokens/s in inference; in training,
- * tokens per second of a step whose compute is stretched by the pipeline
- * bubble and to which the TP and DP communication is added (a pessimistic
- * ranking score: the headline step time assumes MFU already covers both).
+ * layers on 16 stages, and ranked by their fullest stage), d = G / (t p) (seed 000: G = T * P * D).
+ * Fitting layouts rank first, then by throughput: decode tokens/s in inference; in training, tokens
+ * per second of the engine's step (compute stretched by the pipeline bubble, plus the communication
+ * the step cannot hide): the figure plan shows.
  */
 #include <math.h>
 #include <string.h>
@@ -57,9 +56,7 @@ uint32_t engine_max_context(const struct engine_scenario *sc) {
 static double layout_throughput(const struct engine_scenario *sc, const struct engine_estimate *e) {
     if (sc->mode == ENGINE_MODE_INFER)
         return e->decode_tokens_per_s;
-    double step = e->train_step_seconds / (1.0 - e->train_bubble_fraction) +
-                  e->train_tp_comm_seconds + e->train_dp_comm_seconds;
-    return e->train_tokens_per_step / step;
+    return e->train_tokens_per_step / e->train_step_seconds;
 }
 
 /* Order: fitting before not, then higher throughput, then smaller t, p. */
@@ -104,8 +101,8 @@ size_t engine_search_layouts(const struct engine_scenario *sc, uint32_t gpus,
         return 0;
     struct engine_scenario s = *sc;
     s.gpus = gpus;
-    uint32_t gpn = sc->gpus_per_node ? sc->gpus_per_node
-                                     : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
+    uint32_t gpn =
+        sc->gpus_per_node ? sc->gpus_per_node : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
     for (uint32_t t = 1; t <= gpus; t++) {
         if (gpus % t)
             continue;
@@ -145,11 +142,16 @@ size_t engine_search_layouts(const struct engine_scenario *sc, uint32_t gpus,
 /* Reason text of a rejection. */
 const char *engine_reject_text(enum engine_reject r) {
     switch (r) {
-    case ENGINE_REJECT_NONE: return "ok";
-    case ENGINE_REJECT_TP_HEADS: return "t does not divide the attention heads";
-    case ENGINE_REJECT_TP_NODE: return "t exceeds the GPUs of one node";
-    case ENGINE_REJECT_PP_LAYERS: return "p exceeds the layers";
-    case ENGINE_REJECT_MEMORY: return "does not fit in memory";
+    case ENGINE_REJECT_NONE:
+        return "ok";
+    case ENGINE_REJECT_TP_HEADS:
+        return "t does not divide the attention heads";
+    case ENGINE_REJECT_TP_NODE:
+        return "t exceeds the GPUs of one node";
+    case ENGINE_REJECT_PP_LAYERS:
+        return "p exceeds the layers";
+    case ENGINE_REJECT_MEMORY:
+        return "does not fit in memory";
     }
     return "?";
 }

@@ -67,10 +67,16 @@ check_near "bubble 15/79" "$(json_get "$TMP/out" training.bubble_fraction)" 0.18
 N=$(json_get "$TMP/out" params.total)
 check_near "training FLOP per token = 6N" "$(json_get "$TMP/out" training.flops_per_token)" \
     "$(awk -v n="$N" 'BEGIN { printf "%.17g", 6 * n }')" 1e-9
-run plan --model llama-3.1-405b --mode train --tp 8 --pp 16 --dp 128 --tokens 15.6T --mfu 0.4 --json
-check_near "405B on 16,384 H100, 15.6T tokens, MFU 0.4: days" \
+run plan --model llama-3.1-405b --mode train --tp 8 --pp 16 --dp 128 --micro-batches 64 \
+    --tokens 15.6T --mfu 0.4 --json
+# The step: compute at MFU stretched by the bubble (15/79), plus communication.
+TPS=$(json_get "$TMP/out" training.tokens_per_step)
+STEP=$(json_get "$TMP/out" training.step_seconds)
+check_near "405B on 16,384 H100, 15.6T tokens: days = tokens / tokens per step * step" \
     "$(json_get "$TMP/out" training.days)" \
-    "$(awk -v n="$N" 'BEGIN { printf "%.17g", 6 * n * 15.6e12 / (16384 * 989e12 * 0.4) / 86400 }')" 1e-6
+    "$(awk -v s="$STEP" -v t="$TPS" 'BEGIN { printf "%.17g", 15.6e12 / t * s / 86400 }')" 1e-9
+check_near "405B step >= 6N * tokens per step / (G * peak * MFU) / (1 - 15/79)" \
+    "$(awk -v s="$STEP" -v n="$N" -v t="$TPS" 'BEGIN { c = 6 * n * t / (16384 * 989e12 * 0.4) / (64 / 79); printf "%d", ((s >= c) && (s < 1.1 * c)) }')" 1 0
 
 # Inference figures are null in JSON in training keys, and vice versa.
 run plan --json

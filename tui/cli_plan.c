@@ -59,7 +59,8 @@ static const struct plan_field plan_fields[] = {
       N_("active per token")),
     F("params", "trainable", -1, params_trainable, K_COUNT, S_PARAMS, N_("trainable")),
     F("params", "bits_per_weight", -1, bits_per_weight, K_BITS, S_PARAMS, N_("bits per weight")),
-    F("memory", "weights", ENGINE_KEY_MEM_WEIGHTS, memory.weights, K_BYTES, S_MEMORY, N_("weights")),
+    F("memory", "weights", ENGINE_KEY_MEM_WEIGHTS, memory.weights, K_BYTES, S_MEMORY,
+      N_("weights")),
     F("memory", "kv_cache", ENGINE_KEY_MEM_KV_CACHE, memory.kv_cache, K_BYTES, S_MEMORY,
       N_("KV cache")),
     F("memory", "activations", ENGINE_KEY_MEM_ACTIVATIONS, memory.activations, K_BYTES, S_MEMORY,
@@ -70,7 +71,8 @@ static const struct plan_field plan_fields[] = {
       N_("master weights")),
     F("memory", "optimizer", ENGINE_KEY_MEM_OPTIMIZER, memory.optimizer, K_BYTES, S_MEMORY,
       N_("optimizer states")),
-    F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY, N_("reserve")),
+    F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY,
+      N_("reserve")),
     F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, N_("total")),
     F("memory", "spare_bytes", -1, spare_bytes, K_BYTES, S_NONE, NULL),
     F("memory", "ratio", -1, memory_ratio, K_FRACTION, S_NONE, NULL),
@@ -85,11 +87,12 @@ static const struct plan_field plan_fields[] = {
       decode_tokens_per_s_per_sequence, K_TOKS, S_DECODE, N_("per sequence")),
     F("decode", "bytes_per_step", ENGINE_KEY_DECODE_BYTES_PER_STEP, decode_bytes_per_step, K_BYTES,
       S_DECODE, N_("bytes read per step")),
-    F("decode", "flops_per_token", -1, decode_flops_per_token, K_FLOP, S_DECODE, N_("FLOP per token")),
+    F("decode", "flops_per_token", ENGINE_KEY_DECODE_FLOPS_PER_TOKEN, decode_flops_per_token,
+      K_FLOP, S_DECODE, N_("FLOP per token")),
     F("decode", "ridge_flop_per_byte", ENGINE_KEY_RIDGE, ridge_flop_per_byte, K_FLOP_PER_BYTE,
       S_DECODE, N_("ridge point")),
-    F("decode", "arithmetic_intensity", -1, arithmetic_intensity, K_FLOP_PER_BYTE, S_DECODE,
-      N_("arithmetic intensity")),
+    F("decode", "arithmetic_intensity", ENGINE_KEY_ARITHMETIC_INTENSITY, arithmetic_intensity,
+      K_FLOP_PER_BYTE, S_DECODE, N_("arithmetic intensity")),
     F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch, K_BATCH,
       S_DECODE, N_("compute bound from batch")),
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
@@ -107,8 +110,11 @@ static const struct plan_field plan_fields[] = {
       N_("logits")),
     F("training", "flops_per_token", ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, train_flops_per_token,
       K_FLOP, S_TRAINING, N_("FLOP per token")),
-    F("training", "tokens_per_step", -1, train_tokens_per_step, K_COUNT, S_TRAINING,
-      N_("tokens per step")),
+    F("training", "tokens_per_step", ENGINE_KEY_TRAIN_TOKENS_PER_STEP, train_tokens_per_step,
+      K_COUNT, S_TRAINING, N_("tokens per step")),
+    F("training", "tokens", -1, train_tokens, K_COUNT, S_TRAINING, N_("tokens in all")),
+    F("training", "compute_seconds", -1, train_compute_seconds, K_SECONDS, S_TRAINING,
+      N_("compute per step at MFU")),
     F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS, S_TRAINING,
       N_("step time")),
     F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
@@ -117,10 +123,12 @@ static const struct plan_field plan_fields[] = {
       S_TRAINING, N_("TP all-reduce per step")),
     F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
       S_TRAINING, N_("DP all-reduce per step")),
-    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING, N_("training time")),
+    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
+      N_("training time")),
     F("training", "gpu_hours", ENGINE_KEY_TRAIN_GPU_HOURS, train_gpu_hours, K_HOURS, S_TRAINING,
       N_("GPU-hours")),
-    F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING, N_("cost")),
+    F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING,
+      N_("cost")),
 };
 #undef F
 #define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
@@ -466,8 +474,8 @@ static void plan_limits_text(FILE *f, const struct options *o, const struct plan
         plan_line(f, _("fewest GPUs of this kind"), v, NULL);
     }
     if (l->has_family)
-        plan_line(f, _("largest of its family that fits"),
-                  l->largest ? l->largest->id : _("none"), NULL);
+        plan_line(f, _("largest of its family that fits"), l->largest ? l->largest->id : _("none"),
+                  NULL);
     (void)o;
 }
 
@@ -509,8 +517,8 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     if (est->fits)
         fprintf(f, _("\nFITS: %s of %s per GPU (%s), %s spare\n"), total, cap, pct, spare);
     else
-        fprintf(f, _("\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n"), total, cap,
-                pct, spare);
+        fprintf(f, _("\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n"), total,
+                cap, pct, spare);
 
     fputs(_("\nMemory per GPU\n"), f);
     plan_text_section(f, o, est, S_MEMORY);

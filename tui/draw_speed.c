@@ -208,7 +208,7 @@ void tui_draw_speed(struct tui_pen *p) {
     readout(p, 0, TUI_F_TRAIN_STEP, _("step"), vx, a);
     report_percent(e->train_bubble_fraction, a, sizeof(a));
     readout(p, 1, TUI_F_TRAIN_BUBBLE, _("bubble"), vx, a);
-    report_count(st->opt.sc.training_tokens, b, sizeof(b));
+    report_count(e->train_tokens, b, sizeof(b));
     snprintf(a, sizeof(a), "%.1f", e->train_days);
     i18n_number(a, sizeof(a));
     snprintf(buf, sizeof(buf), _("%s for %s tokens"), a, b);
