@@ -286,3 +286,27 @@ Test(catalog_data, device_names_match) {
             cr_expect_str_eq(g->id, want[i].id, "%s", want[i].device);
     }
 }
+
+/* A workstation of 2-4 GeForce/RTX cards is one node: TP across them is a
+ * node-local layout (gpus_per_node 4), over PCIe x16 (64 GB/s both ways,
+ * 128 on PCIe 5.0; the 4060 Ti is x8) or the NVLink bridge of the RTX 3090
+ * and RTX A6000 (112.5 GB/s both ways). */
+Test(catalog_data, workstation_cards_are_one_node) {
+    static const struct {
+        const char *id;
+        double link;
+    } want[] = {
+        {"rtx-3060", 64e9},  {"rtx-3070", 64e9},          {"rtx-3080", 64e9},
+        {"rtx-3090", 112.5e9}, {"rtx-4060-ti-16gb", 32e9}, {"rtx-4070", 64e9},
+        {"rtx-4080", 64e9},  {"rtx-4090", 64e9},          {"rtx-5080", 128e9},
+        {"rtx-5090", 128e9}, {"rtx-a6000", 112.5e9},      {"rtx-6000-ada", 64e9},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct engine_gpu *g = gpu(want[i].id);
+        cr_expect_eq(g->gpus_per_node, 4, "%s gpus_per_node %u", want[i].id, g->gpus_per_node);
+        cr_expect(close_rel(g->link_bytes_per_s, want[i].link, EXACT), "%s link %.17g",
+                  want[i].id, g->link_bytes_per_s);
+    }
+    cr_expect_eq(gpu("l40s")->gpus_per_node, 8);
+    cr_expect_eq(gpu("rtx-pro-6000")->gpus_per_node, 8);
+}

@@ -196,4 +196,16 @@ cp "$TMP/extra.yaml" "$XDG_CONFIG_HOME/vramlab/extra.yaml"
 run plan --gpu lab-gpu --json
 check_eq "user catalog GPU" "$(json_get "$TMP/out" capacity)" 51539607552
 rm -f "$XDG_CONFIG_HOME/vramlab/extra.yaml"
+# A workstation of 2-4 GeForce cards is one node: --gpus 2 is TP 2 and a
+# 70B model at INT4 fits two 24 GB cards; search takes TP 2 as well.
+run plan --model llama-3.1-70b --format int4-g32 --gpu rtx-4090 --gpus 2 --json
+check_eq "2 x RTX 4090 tp" "$(json_get "$TMP/out" layout.tp)" 2
+check_eq "2 x RTX 4090 70B int4 fits" "$(json_get "$TMP/out" fits)" true
+run search --model llama-3.1-70b --format int4-g32 --gpu rtx-3090 --gpus 2
+check_eq "search 2 x RTX 3090 exit" "$rc" 0
+if grep -q "exceeds the GPUs of one node" "$TMP/out"; then
+    fail "search 2 x RTX 3090 refuses TP 2"
+else
+    pass
+fi
 finish
