@@ -208,4 +208,19 @@ if grep -q "exceeds the GPUs of one node" "$TMP/out"; then
 else
     pass
 fi
+# Full training stores the weights as the --optimizer recipe says: the
+# header shows the recipe, and an explicit --format is a warning, not a change.
+run plan --params 10B --mode train --format fp32
+check_contains "train header shows the recipe" "$TMP/out" "adam-mixed (2 B weights)"
+check_contains "train --format warning" "$TMP/out" \
+    "--format has no effect in full training: the --optimizer recipe sets the bytes"
+run plan --params 10B --mode train --format fp32 --json
+check_contains "train --format warning (JSON)" "$TMP/out" \
+    '"--format has no effect in full training: the --optimizer recipe sets the bytes"'
+w32=$(json_get "$TMP/out" memory.weights)
+run plan --params 10B --mode train --json
+check_eq "train weights ignore --format" "$(json_get "$TMP/out" memory.weights)" "$w32"
+if grep -q "has no effect" "$TMP/out"; then fail "train warning without --format"; else pass; fi
+run plan --params 10B --mode train --optimizer adam-fp32
+check_contains "train header adam-fp32" "$TMP/out" "adam-fp32 (4 B weights)"
 finish

@@ -12,14 +12,26 @@
 
 #include "tui/commands.h"
 
+/* Notes of the front end about the options (not the engine's warnings):
+ * shown first among the warnings, in text and JSON. */
+#define CLI_MAX_NOTES 4
+struct cli_notes {
+    const char *text[CLI_MAX_NOTES]; /* translated, static strings */
+    size_t n;
+};
+
 /* One command run: catalog, options and the in-memory output. */
 struct cli_run {
     struct catalog cat;
     struct options o;
+    struct cli_notes notes;
     FILE *out; /* an open_memstream; written to stdout by cli_finish */
     char *buf;
     size_t len;
 };
+
+/* Whether the option --name was given (before "--"; either form). */
+bool options_flag_given(int argc, char **argv, const char *name);
 
 /* Whether argv (after the command name) asks for --help / -h. */
 bool cli_wants_help(int argc, char **argv);
@@ -44,12 +56,19 @@ struct plan_limits {
 };
 void plan_limits_compute(const struct catalog *cat, const struct engine_scenario *sc,
                          struct plan_limits *l);
+/* The limits as the text section and the JSON object "limits" (cli_limits.c). */
+void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits *l);
+struct json_writer;
+void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
+                      const struct plan_limits *l);
+/* One aligned line of the text table: label, value, optional note. */
+void plan_line(FILE *f, const char *label, const char *value, const char *note);
 
 /* Shared by plan and search (cli_plan.c); limits may be NULL. */
 void plan_write_header(FILE *f, const struct options *o, bool with_layout);
 void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est,
-                     const struct plan_limits *limits);
+                     const struct plan_limits *limits, const struct cli_notes *notes);
 void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est,
-                     const struct plan_limits *limits);
+                     const struct plan_limits *limits, const struct cli_notes *notes);
 
 #endif

@@ -40,6 +40,19 @@ int cli_begin_catalog(struct cli_run *run, int argc, char **argv) {
     return 0;
 }
 
+/* Add a note for the output's warnings (at most CLI_MAX_NOTES). */
+static void cli_note(struct cli_run *run, const char *text) {
+    if (run->notes.n < CLI_MAX_NOTES)
+        run->notes.text[run->notes.n++] = text;
+}
+
+/* Notes about options given but without effect in this scenario. */
+static void cli_notes_add_options(struct cli_run *run, int argc, char **argv) {
+    if (run->o.sc.mode == ENGINE_MODE_TRAIN && options_flag_given(argc, argv, "format"))
+        cli_note(run, _("--format has no effect in full training: the --optimizer recipe sets "
+                        "the bytes"));
+}
+
 /* Load the catalog, parse the scenario, open the output buffer. */
 int cli_begin(struct cli_run *run, int argc, char **argv) {
     int rc = cli_begin_catalog(run, argc, argv);
@@ -53,6 +66,7 @@ int cli_begin(struct cli_run *run, int argc, char **argv) {
         cli_end(run);
         return rc;
     }
+    cli_notes_add_options(run, argc, argv);
     return 0;
 }
 

@@ -138,6 +138,10 @@ static double plan_value(const struct engine_scenario *sc, const struct engine_e
                          const struct plan_field *f) {
     double v = *(const double *)((const char *)est + f->offset);
 
+    /* Full training keeps the weights as the recipe says, whatever --format. */
+    if (f->offset == offsetof(struct engine_estimate, bits_per_weight) &&
+        sc->mode == ENGINE_MODE_TRAIN)
+        return engine_recipe_info(sc->recipe)->weights * 8.0;
     if (f->key >= 0 && !engine_key_applies(sc, (enum engine_key)f->key))
         return NAN;
     return v;
@@ -249,75 +253,10 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_end_object(w);
 }
 
-/* The inverse questions (engine.md): largest batch and longest context that
- * fit, fewest GPUs of this kind (searched up to PLAN_MAX_GPUS), and the
- * largest model of the same catalog family that fits this layout. */
-#define PLAN_MAX_GPUS 1024
-void plan_limits_compute(const struct catalog *cat, const struct engine_scenario *sc,
-                         struct plan_limits *l) {
-    struct engine_scenario best;
-
-    memset(l, 0, sizeof(*l));
-    l->max_batch = engine_max_batch(sc);
-    l->max_context = engine_max_context(sc);
-    l->min_gpus = engine_min_gpus(sc, PLAN_MAX_GPUS, &best);
-    if (l->min_gpus) {
-        l->tp = best.tp;
-        l->pp = best.pp;
-        l->dp = best.dp;
-    }
-    if (!cat || !sc->model.family[0] || !strcmp(sc->model.family, "custom"))
-        return;
-    struct engine_model *fam = malloc(cat->n_models * sizeof(*fam) + 1);
-    const struct engine_model **src = malloc(cat->n_models * sizeof(*src) + 1);
-    size_t n = 0;
-    if (fam && src)
-        for (size_t i = 0; i < cat->n_models; i++)
-            if (!strcmp(cat->models[i].family, sc->model.family)) {
-                src[n] = &cat->models[i];
-                fam[n++] = cat->models[i];
-            }
-    l->has_family = n > 0;
-    int k = n ? engine_largest_fitting(sc, fam, n) : -1;
-    l->largest = k >= 0 ? src[k] : NULL;
-    free(fam);
-    free(src);
-}
-
-/* The limits as the JSON object "limits" (null where nothing fits). */
-static void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
-                             const struct plan_limits *l) {
-    json_key(w, "limits");
-    json_begin_object(w);
-    json_key(w, "max_batch");
-    l->max_batch ? json_number(w, l->max_batch) : json_null(w);
-    json_key(w, "max_context");
-    l->max_context ? json_number(w, l->max_context) : json_null(w);
-    json_key(w, "min_gpus");
-    l->min_gpus ? json_number(w, l->min_gpus) : json_null(w);
-    json_key(w, "min_gpus_layout");
-    if (l->min_gpus) {
-        json_begin_object(w);
-        json_key(w, "tp");
-        json_number(w, l->tp);
-        json_key(w, "pp");
-        json_number(w, l->pp);
-        json_key(w, "dp");
-        json_number(w, l->dp);
-        json_end_object(w);
-    } else {
-        json_null(w);
-    }
-    json_key(w, "family");
-    l->has_family ? json_string(w, sc->model.family) : json_null(w);
-    json_key(w, "largest_in_family");
-    l->largest ? json_string(w, l->largest->id) : json_null(w);
-    json_end_object(w);
-}
 
 /* Write the whole plan as one JSON object. */
 void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est,
-                     const struct plan_limits *limits) {
+                     const struct plan_limits *limits, const struct cli_notes *notes) {
     const struct engine_scenario *sc = &o->sc;
     struct json_writer w;
     const char *open_group = NULL;
@@ -390,6 +329,8 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
 
     json_key(&w, "warnings");
     json_begin_array(&w);
+    for (size_t i = 0; notes && i < notes->n; i++)
+        json_string(&w, notes->text[i]);
     for (int b = 0; b < ENGINE_WARNING_COUNT; b++) {
         char text[512];
         if (!(est->warnings & (1u << b)))
@@ -402,7 +343,7 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
 }
 
 /* One aligned line of the text table. */
-static void plan_line(FILE *f, const char *label, const char *value, const char *note) {
+void plan_line(FILE *f, const char *label, const char *value, const char *note) {
     /* Pad by characters, not bytes: a translated label may hold "ñ". */
     int pad = 26;
     for (const char *c = label; *c; c++)
@@ -449,36 +390,6 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
     }
 }
 
-/* The limits section of the text breakdown. */
-static void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits *l) {
-    char v[64];
-
-    fputs(_("\nLimits on this hardware\n"), f);
-    if (l->max_batch)
-        snprintf(v, sizeof(v), "%u", l->max_batch);
-    else
-        snprintf(v, sizeof(v), "%s", _("none"));
-    plan_line(f, _("largest batch that fits"), v, NULL);
-    if (l->max_context)
-        report_number(l->max_context, v, sizeof(v));
-    else
-        snprintf(v, sizeof(v), "%s", _("none"));
-    plan_line(f, _("longest context that fits"), v, NULL);
-    if (l->min_gpus) {
-        char note[64];
-        snprintf(v, sizeof(v), "%u", l->min_gpus);
-        snprintf(note, sizeof(note), "TP %u x PP %u x DP %u", l->tp, l->pp, l->dp);
-        plan_line(f, _("fewest GPUs of this kind"), v, note);
-    } else {
-        snprintf(v, sizeof(v), _("over %u"), PLAN_MAX_GPUS);
-        plan_line(f, _("fewest GPUs of this kind"), v, NULL);
-    }
-    if (l->has_family)
-        plan_line(f, _("largest of its family that fits"), l->largest ? l->largest->id : _("none"),
-                  NULL);
-    (void)o;
-}
-
 /* Write the scenario header shared by plan and search (search leaves the
  * layout out: it is what is being searched). */
 void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
@@ -487,9 +398,15 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
 
     report_count(sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size,
                  count, sizeof(count));
-    fprintf(f, _("%s (%s params) | %s weights, %s KV cache | %u x %s | "),
-            sc->model.name[0] ? sc->model.name : sc->model.id, count, sc->weight_format.name,
-            sc->kv_format.name, sc->gpus, sc->gpu.name);
+    fprintf(f, "%s (%s params) | ", sc->model.name[0] ? sc->model.name : sc->model.id, count);
+    /* Full training stores the weights as the recipe says (--format has no
+     * effect there); the KV cache is an inference figure. */
+    if (sc->mode == ENGINE_MODE_TRAIN)
+        fprintf(f, _("%s (%g B weights)"), engine_recipe_info(sc->recipe)->id,
+                engine_recipe_info(sc->recipe)->weights);
+    else
+        fprintf(f, _("%s weights, %s KV cache"), sc->weight_format.name, sc->kv_format.name);
+    fprintf(f, " | %u x %s | ", sc->gpus, sc->gpu.name);
     if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
     fprintf(f, "%s\n", engine_mode_name(sc->mode));
@@ -505,7 +422,7 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
 
 /* Write the readable breakdown: verdict, memory, speed, training, warnings. */
 void plan_write_text(FILE *f, const struct options *o, const struct engine_estimate *est,
-                     const struct plan_limits *limits) {
+                     const struct plan_limits *limits, const struct cli_notes *notes) {
     char total[48], cap[48], spare[48], pct[48];
     bool any = false;
 
@@ -532,6 +449,12 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     }
     if (limits)
         plan_limits_text(f, o, limits);
+    for (size_t i = 0; notes && i < notes->n; i++) {
+        if (!any)
+            fputs(_("\nWarnings\n"), f);
+        any = true;
+        fprintf(f, "  - %s\n", notes->text[i]);
+    }
     for (int b = 0; b < ENGINE_WARNING_COUNT; b++) {
         char text[512];
         if (!(est->warnings & (1u << b)))
@@ -582,8 +505,8 @@ int cmd_plan(int argc, char **argv) {
     struct plan_limits limits;
     plan_limits_compute(&run.cat, &run.o.sc, &limits);
     if (run.o.json)
-        plan_write_json(run.out, &run.o, &est, &limits);
+        plan_write_json(run.out, &run.o, &est, &limits, &run.notes);
     else
-        plan_write_text(run.out, &run.o, &est, &limits);
+        plan_write_text(run.out, &run.o, &est, &limits, &run.notes);
     return cli_finish(&run);
 }

@@ -29,6 +29,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "tui/cli.h"
 #include "tui/commands.h"
 #include "tui/i18n.h"
 #include "tui/options_internal.h"
@@ -347,6 +348,17 @@ static int opt_scan(int argc, char **argv, bool allow_unknown, struct opt_seen *
         }
     }
     return 0;
+}
+
+/* Whether the option --name was given (before "--"; either form). */
+bool options_flag_given(int argc, char **argv, const char *name) {
+    struct opt_seen s;
+    const struct opt_def *d = opt_find(name, strlen(name));
+
+    memset(&s, 0, sizeof(s));
+    if (!d || opt_scan(argc, argv, true, &s) != 0)
+        return false;
+    return s.set[d->id];
 }
 
 /* Parse the scenario options into o (see commands.h). */
