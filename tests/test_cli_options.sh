@@ -223,4 +223,15 @@ check_eq "train weights ignore --format" "$(json_get "$TMP/out" memory.weights)"
 if grep -q "has no effect" "$TMP/out"; then fail "train warning without --format"; else pass; fi
 run plan --params 10B --mode train --optimizer adam-fp32
 check_contains "train header adam-fp32" "$TMP/out" "adam-fp32 (4 B weights)"
+# LoRA and QLoRA default to full recompute (gradient checkpointing, as the
+# QLoRA paper): a 70B QLoRA fits one H100; --recompute still overrides.
+run plan --model llama-3.1-70b --mode qlora --gpu h100-sxm --json
+check_eq "qlora default recompute" "$(json_get "$TMP/out" scenario.recompute)" '"full"'
+check_eq "70B qlora fits one H100" "$(json_get "$TMP/out" fits)" true
+run plan --mode lora --json
+check_eq "lora default recompute" "$(json_get "$TMP/out" scenario.recompute)" '"full"'
+run plan --mode qlora --recompute selective --json
+check_eq "qlora --recompute selective" "$(json_get "$TMP/out" scenario.recompute)" '"selective"'
+run plan --mode train --json
+check_eq "train default recompute" "$(json_get "$TMP/out" scenario.recompute)" '"selective"'
 finish

@@ -12,7 +12,8 @@
  *
  * Defaults (documented in the man page): model llama-3.1-8b; weight format
  * fp16 for inference, bf16 for training and LoRA, nf4 for QLoRA; KV cache
- * fp16; GPU h100-sxm; one GPU. With only --gpus N, TP is the largest divisor
+ * fp16; GPU h100-sxm; one GPU; recompute selective, but full (gradient
+ * checkpointing, as the QLoRA paper) for LoRA and QLoRA. With only --gpus N, TP is the largest divisor
  * of N that fits in a node (--gpus-per-node, else the GPU's) and divides
  * the attention heads; PP is 1; the rest is DP.
  *
@@ -52,7 +53,8 @@ static const struct opt_def opt_table[] = {
     {OPT_CONTEXT, "context", ARG_REQUIRED, "N", N_("tokens per sequence (default 4096)")},
     {OPT_PROMPT, "prompt", ARG_REQUIRED, "N", N_("prefill tokens (default: the context)")},
     {OPT_MICRO_BATCHES, "micro-batches", ARG_REQUIRED, "N", N_("micro-batches per step")},
-    {OPT_RECOMPUTE, "recompute", ARG_REQUIRED, "R", N_("none | selective | full")},
+    {OPT_RECOMPUTE, "recompute", ARG_REQUIRED, "R",
+     N_("none | selective | full (default selective; full for LoRA/QLoRA)")},
     {OPT_OPTIMIZER, "optimizer", ARG_REQUIRED, "RECIPE", N_("training recipe (default adam-mixed)")},
     {OPT_MFU, "mfu", ARG_REQUIRED, "X", N_("model FLOP utilisation (0.4 or 40%)")},
     {OPT_TOKENS, "tokens", ARG_REQUIRED, "N", N_("training tokens: 15.6T")},

@@ -475,6 +475,12 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
     if (s->set[OPT_LORA_RANK] &&
         opt_uint("lora-rank", s->val[OPT_LORA_RANK], false, 1u << 20, &sc->lora_rank))
         return -1;
+    /* LoRA and QLoRA fine-tune with gradient checkpointing unless told
+     * otherwise (the QLoRA paper, Dettmers et al. 2023, and the PEFT/TRL
+     * recipes): full recompute by default. */
+    if (!s->set[OPT_RECOMPUTE] &&
+        (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA))
+        sc->recompute = ENGINE_RECOMPUTE_FULL;
     if (s->set[OPT_RECOMPUTE] && engine_recompute_parse(s->val[OPT_RECOMPUTE], &sc->recompute)) {
         opt_error("--recompute: expected none, selective or full, found '%s'",
                   s->val[OPT_RECOMPUTE]);
