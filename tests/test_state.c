@@ -9,12 +9,13 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui/state.h"
 
 static struct engine_model models[3];
-static struct engine_format formats[3];
+static struct engine_format formats[7];
 static struct engine_gpu gpus[2];
 static struct catalog cat;
 static struct tui_state st;
@@ -74,12 +75,17 @@ static void setup(void) {
     format(&formats[0], "fp16", "FP16", 16, 0, 0);
     format(&formats[1], "int8", "INT8", 8, 0, 0);
     format(&formats[2], "int4", "INT4", 4, 32, 16);
+    format(&formats[3], "nf4", "NF4", 4, 64, 8);
+    format(&formats[4], "int4-kv", "INT4 (KV cache, g32)", 4, 32, 16);
+    format(&formats[5], "fp8-e4m3", "FP8 E4M3", 8, 0, 0);
+    formats[5].compute = ENGINE_COMPUTE_FP8;
+    format(&formats[6], "q8-0", "GGUF Q8_0", 8, 32, 16);
     gpu(&gpus[0], "h100-sxm", "H100 SXM", 80, 3.35e12, 989e12);
     gpu(&gpus[1], "a100-40", "A100 40GB", 40, 1.555e12, 312e12);
     cat.models = models;
     cat.n_models = 3;
     cat.formats = formats;
-    cat.n_formats = 3;
+    cat.n_formats = 7;
     cat.gpus = gpus;
     cat.n_gpus = 2;
 
@@ -176,7 +182,7 @@ Test(state, tp_walks_divisors_of_the_heads_and_says_why) {
     st.model_index = 2;
     tui_state_recompute(&st);
     focus_field(TUI_F_TP);
-    uint32_t want[] = {2, 3, 4, 6, 8, 12, 24, 24};
+    uint32_t want[] = {2, 3, 4, 6, 8, 8}; /* 12 and 24: more than a node's 8 GPUs */
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         press(TUI_KEY_RIGHT);
         cr_assert_eq(st.opt.sc.tp, want[i], "step %zu: tp %u", i, st.opt.sc.tp);
@@ -184,7 +190,8 @@ Test(state, tp_walks_divisors_of_the_heads_and_says_why) {
         if (want[i] == 6)
             cr_assert(strstr(st.message, "TP 5 skipped") != NULL, "%s", st.message);
     }
-    cr_assert(strstr(st.message, "most") != NULL, "%s", st.message);
+    cr_assert(strstr(st.message, "TP 12 skipped: more than the 8 GPUs of one node") != NULL, "%s",
+              st.message);
     cr_assert_eq(st.est.invalid, 0);
 }
 
@@ -204,20 +211,128 @@ Test(state, pp_may_split_the_layers_unevenly_and_says_so) {
     cr_assert_eq(st.opt.sc.pp, 80, "never more stages than layers");
 }
 
-Test(state, gpu_count_moves_in_steps_of_tp_times_pp) {
-    focus_field(TUI_F_TP);
-    press(TUI_KEY_RIGHT); /* TP 2 */
+Test(state, the_gpu_count_takes_the_best_layout_for_it) {
+    st.opt.sc.model = models[1]; /* 70B, 64 heads: 141 GB in FP16 */
+    st.model_index = 1;
+    tui_state_recompute(&st);
+    cr_assert(!st.est.fits);
     focus_field(TUI_F_GPUS);
     press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.gpus, 2);
+    cr_assert_eq(st.opt.sc.gpus, st.opt.sc.tp * st.opt.sc.pp * st.opt.sc.dp);
+    cr_assert_eq(st.opt.sc.dp, 1, "not DP2: %u %u %u", st.opt.sc.tp, st.opt.sc.pp, st.opt.sc.dp);
+    press(TUI_KEY_RIGHT);
+    press(TUI_KEY_RIGHT);
     cr_assert_eq(st.opt.sc.gpus, 4);
-    cr_assert_eq(st.opt.sc.dp, 2);
+    cr_assert(st.est.fits, "%s", st.verdict);
+    cr_assert_eq(st.opt.sc.gpus, st.opt.sc.tp * st.opt.sc.pp * st.opt.sc.dp);
+    cr_assert_leq(st.opt.sc.tp, 8);
+    /* The user's layout edits stay reachable. */
+    uint32_t dp = st.opt.sc.dp;
+    focus_field(TUI_F_DP);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.dp, dp + 1);
+    cr_assert_eq(st.opt.sc.gpus, st.opt.sc.tp * st.opt.sc.pp * st.opt.sc.dp);
+    press(TUI_KEY_PGDN);
+    focus_field(TUI_F_GPUS);
+    for (int i = 0; i < 10; i++)
+        press(TUI_KEY_LEFT);
+    cr_assert_eq(st.opt.sc.gpus, 1, "down to one GPU");
+    cr_assert_eq(st.opt.sc.tp * st.opt.sc.pp * st.opt.sc.dp, 1);
+}
+
+/* The GPU counts a verdict suggests ("try N GPUs"): all above min. */
+static void assert_no_count_at_or_below(const char *v, uint32_t min) {
+    for (const char *s = v; (s = strstr(s, " GPUs")) != NULL; s++) {
+        const char *d = s;
+        while (d > v && d[-1] >= '0' && d[-1] <= '9')
+            d--;
+        if (d < s)
+            cr_assert_gt((uint32_t)atoi(d), min, "%s", v);
+    }
+}
+
+Test(state, advice_never_suggests_the_gpus_already_on_screen) {
+    st.opt.sc.model = models[1];
+    st.model_index = 1;
+    st.opt.sc.dp = 4; /* DP4: each GPU holds all 141 GB */
+    st.opt.sc.gpus = 4;
+    tui_state_recompute(&st);
+    cr_assert(!st.est.fits);
+    assert_no_count_at_or_below(st.verdict, 4);
+    cr_assert(strstr(st.verdict, "TP=") != NULL, "%s", st.verdict);
+    st.opt.sc.dp = 1;
+    st.opt.sc.gpus = 1;
+    st.opt.sc.context = 131072;
+    st.opt.sc.batch = 64;
+    tui_state_recompute(&st);
+    assert_no_count_at_or_below(st.verdict, 1);
+}
+
+Test(state, tp_stops_at_the_gpus_of_one_node) {
+    focus_field(TUI_F_TP); /* 8B: 32 heads, 8 GPUs per node */
+    for (int i = 0; i < 6; i++)
+        press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.tp, 8);
+    cr_assert(strstr(st.message, "node") != NULL, "%s", st.message);
     press(TUI_KEY_PGUP);
-    cr_assert_eq(st.opt.sc.gpus, 8);
+    cr_assert_eq(st.opt.sc.tp, 8);
+}
+
+Test(state, advice_prefers_the_gpus_native_fp8_to_gguf) {
+    st.opt.sc.model = models[1];
+    st.model_index = 1;
+    tui_state_recompute(&st);
+    cr_assert(!st.est.fits);
+    cr_assert(strstr(st.verdict, "try FP8 E4M3") != NULL, "%s", st.verdict);
+    for (int c = 0; c < ENGINE_COMPUTE_COUNT; c++)
+        if (c != ENGINE_COMPUTE_FP16)
+            st.opt.sc.gpu.flops[c] = 0; /* no FP8, no INT8 */
+    tui_state_recompute(&st);
+    cr_assert(strstr(st.verdict, "GGUF") == NULL, "%s", st.verdict);
+}
+
+Test(state, qlora_switches_to_nf4_and_back) {
+    focus_field(TUI_F_MODE);
+    press(TUI_KEY_RIGHT);
+    press(TUI_KEY_RIGHT);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.mode, ENGINE_MODE_QLORA);
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "nf4");
     press(TUI_KEY_LEFT);
-    press(TUI_KEY_LEFT);
-    press(TUI_KEY_LEFT);
-    press(TUI_KEY_LEFT);
-    cr_assert_eq(st.opt.sc.gpus, 2, "never below TP x PP");
+    cr_assert_eq(st.opt.sc.mode, ENGINE_MODE_LORA);
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "fp16");
+    press('t');
+    cr_assert_eq(st.opt.sc.mode, ENGINE_MODE_QLORA);
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "nf4");
+    press('t');
+    cr_assert_eq(st.opt.sc.mode, ENGINE_MODE_INFER);
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "fp16");
+}
+
+Test(state, format_pickers_list_what_applies) {
+    bool cur;
+    focus_field(TUI_F_WFORMAT);
+    press(TUI_KEY_ENTER);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_PICKER);
+    for (size_t i = 0; i < tui_picker_count(&st); i++)
+        cr_assert(strstr(tui_picker_label(&st, i, &cur), "KV") == NULL);
+    cr_assert_eq(tui_picker_count(&st), 6);
+    press(TUI_KEY_ESC);
+    focus_field(TUI_F_KVFORMAT);
+    press(TUI_KEY_ENTER);
+    size_t n = tui_picker_count(&st);
+    cr_assert_eq(n, 4, "fp16, int8, the KV INT4, FP8");
+    for (size_t i = 0; i < n; i++) {
+        const char *l = tui_picker_label(&st, i, &cur);
+        cr_assert(strstr(l, "GGUF") == NULL && strstr(l, "NF4") == NULL, "%s", l);
+    }
+    press(TUI_KEY_ESC);
+    for (int i = 0; i < 10; i++) {
+        press(TUI_KEY_RIGHT);
+        cr_assert(strcmp(st.opt.sc.kv_format.id, "nf4") != 0);
+        cr_assert(strcmp(st.opt.sc.kv_format.id, "int4") != 0, "the weight INT4 g32");
+    }
 }
 
 Test(state, batch_and_context_walk_a_nice_ladder) {
@@ -368,8 +483,7 @@ Test(state, a_scenario_that_does_not_fit_gets_advice) {
     cr_assert(strncmp(st.verdict, "needs ", 6) == 0, "%s", st.verdict);
     cr_assert(strstr(st.verdict, "GB short") != NULL, "%s", st.verdict);
     cr_assert(strstr(st.verdict, "try ") != NULL, "%s", st.verdict);
-    cr_assert(strstr(st.verdict, "INT8") != NULL || strstr(st.verdict, "INT4") != NULL,
-              "%s", st.verdict);
+    cr_assert(strstr(st.verdict, "FP8") != NULL, "the GPU computes FP8: %s", st.verdict);
 }
 
 Test(state, m_asks_for_a_measure_and_esc_cancels_it_without_quitting) {

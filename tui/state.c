@@ -290,6 +290,10 @@ static bool pick_match(const struct tui_state *st, size_t i) {
     const char *id, *label;
     bool cur;
     const char *flt = st->picker.filter;
+    if (st->picker.kind == TUI_PICK_WFORMAT && !tui_format_for_weights(&st->cat->formats[i]))
+        return false;
+    if (st->picker.kind == TUI_PICK_KVFORMAT && !tui_format_for_kv(&st->cat->formats[i]))
+        return false;
     if (flt[0] == '\0')
         return true;
     label = pick_raw(st, i, &id, &cur);
@@ -409,9 +413,10 @@ unsigned tui_picker_choose(struct tui_state *st, size_t i) {
         st->gpu_index = (int)raw;
         sc->gpu = c->gpus[raw];
         st->opt.gpu_custom = false;
+        tui_state_fix_layout(st);
         break;
     case TUI_PICK_MODE:
-        sc->mode = (enum engine_mode)raw;
+        tui_state_set_mode(st, (enum engine_mode)raw);
         fix_focus(st);
         break;
     case TUI_PICK_RECOMPUTE:
@@ -527,7 +532,7 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         /* The verdict carries a size. */
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     case 't':
-        st->opt.sc.mode = (enum engine_mode)(((int)st->opt.sc.mode + 1) % 4);
+        tui_state_set_mode(st, (enum engine_mode)(((int)st->opt.sc.mode + 1) % 4));
         fix_focus(st);
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     case 'm':

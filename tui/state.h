@@ -214,6 +214,10 @@ struct tui_state {
     struct tui_measure measure;
     int explain_key;       /* the key a lesson step explains, or -1: the focused field's */
     struct tui_lecture_view lx;
+    /* QLoRA switched the weights to NF4: the format to restore on leaving. */
+    bool qlora_switched;
+    int qlora_saved_index;
+    struct engine_format qlora_saved_format;
     bool quit;
     bool compact; /* the app's layout hides Roofline and Measure */
     unsigned recomputes; /* for tests and the benchmark */
@@ -274,5 +278,14 @@ double tui_measure_rate(const struct tui_measure *m, const char *test);
  * and make TP/PP valid for the model after a model change. */
 unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool big);
 void tui_state_fix_layout(struct tui_state *st);
+/* Internal (state_advice.c): the verdict line; the GPU count with the best
+ * layout for it (false: no valid layout); the mode, with QLoRA's NF4 switch;
+ * which formats each picker lists; GPUs per node. */
+void tui_state_verdict(struct tui_state *st);
+bool tui_state_set_gpus(struct tui_state *st, uint32_t gpus);
+void tui_state_set_mode(struct tui_state *st, enum engine_mode mode);
+bool tui_format_for_weights(const struct engine_format *f);
+bool tui_format_for_kv(const struct engine_format *f);
+uint32_t tui_gpus_per_node(const struct engine_scenario *sc);
 
 #endif

@@ -3,9 +3,9 @@
  * steps, and the recomputation (estimate, verdict, tokens/s-vs-batch curve).
  *
  * Stepping only reaches valid scenarios: TP walks the divisors of the
- * attention heads, PP any stage count up to the layers (uneven stages are
- * named), and the GPU count is
- * always tp x pp x dp (changing the count changes dp). A refused or skipped
+ * attention heads up to the GPUs of one node, PP any stage count up to the
+ * layers (uneven stages are named), and the GPU count is always tp x pp x dp
+ * (changing the count takes the best layout for it; DP steps alone). A refused or skipped
  * value leaves a message naming the reason. Lists (models, formats, GPUs)
  * clamp at their ends; numbers walk a "nice" ladder (1..16 by one, then
  * eight steps per octave) and PgUp/PgDn double or halve them.
@@ -223,6 +223,25 @@ static int list_move(int i, int delta, size_t n) {
     return (int)v;
 }
 
+/* Move a format index by delta entries among those the field lists (the KV
+ * cache's or the weights'); clamps at the ends. */
+static int format_move(const struct catalog *cat, int i, int delta, bool kv) {
+    int step = delta > 0 ? 1 : -1, left = delta > 0 ? delta : -delta, at = i;
+    if (i < 0) {
+        at = -1;
+        step = 1;
+        left = 1;
+    }
+    for (int c = at + step; left > 0 && c >= 0 && c < (int)cat->n_formats; c += step) {
+        const struct engine_format *f = &cat->formats[c];
+        if (kv ? tui_format_for_kv(f) : tui_format_for_weights(f)) {
+            i = c;
+            left--;
+        }
+    }
+    return i;
+}
+
 /* Rebuild the bare-size model of the slider position. */
 static void set_size_model(struct tui_state *st) {
     struct engine_model *m = &st->opt.sc.model;
@@ -268,19 +287,21 @@ void tui_state_fix_layout(struct tui_state *st) {
         sc->pp = 1;
     if (sc->dp == 0)
         sc->dp = 1;
-    while (sc->tp > 1 && sc->model.heads > 0 && sc->model.heads % sc->tp != 0)
+    uint32_t node = tui_gpus_per_node(sc);
+    while (sc->tp > 1 && ((sc->model.heads > 0 && sc->model.heads % sc->tp != 0) || sc->tp > node))
         sc->tp--;
     if (sc->model.layers > 0 && sc->pp > sc->model.layers)
         sc->pp = sc->model.layers;
     sc->gpus = sc->tp * sc->pp * sc->dp;
 }
 
-/* Step TP or PP to the next divisor of n in direction dir; say why values
- * were skipped. Returns the new value (old when none). */
+/* Step TP to the next divisor of n in direction dir, at most node (the GPUs
+ * of one node); say why values were skipped. Returns the new value (old
+ * when none). */
 static uint32_t step_divisor(struct tui_state *st, const char *what, uint32_t cur, uint32_t n,
-                             const char *of, int dir, bool big) {
+                             const char *of, uint32_t node, int dir, bool big) {
     uint32_t limit = n > 0 ? n : 1024;
-    uint32_t v = cur, first_skip = 0;
+    uint32_t v = cur, first_skip = 0, over_node = 0;
     int moves = big ? 3 : 1;
     while (moves-- > 0) {
         uint32_t c = v;
@@ -290,8 +311,13 @@ static uint32_t step_divisor(struct tui_state *st, const char *what, uint32_t cu
                 c = 0;
                 break;
             }
-            if (n == 0 ? (c & (c - 1)) == 0 : n % c == 0)
+            if (n == 0 ? (c & (c - 1)) == 0 : n % c == 0) {
+                if (c <= node)
+                    break;
+                over_node = c;
+                c = 0;
                 break;
+            }
             if (!first_skip)
                 first_skip = c;
         }
@@ -299,7 +325,10 @@ static uint32_t step_divisor(struct tui_state *st, const char *what, uint32_t cu
             break;
         v = c;
     }
-    if (v == cur) {
+    if (over_node) {
+        snprintf(st->message, sizeof(st->message),
+                 _("%s %u skipped: more than the %u GPUs of one node"), what, over_node, node);
+    } else if (v == cur) {
         if (dir > 0)
             snprintf(st->message, sizeof(st->message), _("%s %u is the most: %u %s"), what, cur,
                      limit, of);
@@ -353,7 +382,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         int *idx = f == TUI_F_WFORMAT ? &st->wfmt_index : &st->kvfmt_index;
         if (!cat || cat->n_formats == 0)
             return TUI_DIRTY_REPAINT;
-        int i = *idx < 0 ? 0 : list_move(*idx, delta, cat->n_formats);
+        int i = format_move(cat, *idx, delta, f == TUI_F_KVFORMAT);
         if (i == *idx)
             return TUI_DIRTY_REPAINT;
         *idx = i;
@@ -380,18 +409,23 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         st->gpu_index = i;
         sc->gpu = cat->gpus[i];
         st->opt.gpu_custom = false;
+        tui_state_fix_layout(st);
         break;
     }
-    case TUI_F_GPUS:
+    case TUI_F_GPUS: {
+        uint32_t g = ladder(sc->gpus, dir, big, 1, TUI_MAX_GPUS);
+        if (g == sc->gpus || !tui_state_set_gpus(st, g))
+            return TUI_DIRTY_REPAINT;
+        snprintf(st->message, sizeof(st->message), _("%u GPUs: best layout TP=%u PP=%u DP=%u"),
+                 g, sc->tp, sc->pp, sc->dp);
+        break;
+    }
     case TUI_F_DP:
         sc->dp = ladder(sc->dp, dir, big, 1, TUI_MAX_GPUS / (sc->tp * sc->pp));
         sc->gpus = sc->tp * sc->pp * sc->dp;
-        if (f == TUI_F_GPUS && sc->tp * sc->pp > 1)
-            snprintf(st->message, sizeof(st->message), _("GPUs come in steps of TP x PP = %u"),
-                     sc->tp * sc->pp);
         break;
     case TUI_F_MODE:
-        sc->mode = (enum engine_mode)list_move((int)sc->mode, dir, 4);
+        tui_state_set_mode(st, (enum engine_mode)list_move((int)sc->mode, dir, 4));
         break;
     case TUI_F_BATCH:
         sc->batch = ladder(sc->batch, dir, big, 1, 1u << 20);
@@ -406,7 +440,8 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
          * but not exceed them. */
         bool tp = f == TUI_F_TP;
         uint32_t *v = tp ? &sc->tp : &sc->pp;
-        uint32_t nv = tp ? step_divisor(st, "TP", *v, sc->model.heads, _("heads"), dir, big)
+        uint32_t nv = tp ? step_divisor(st, "TP", *v, sc->model.heads, _("heads"),
+                                      tui_gpus_per_node(sc), dir, big)
                          : ladder(*v, dir, big, 1, sc->model.layers ? sc->model.layers : 1024);
         if (!tp && nv == *v)
             snprintf(st->message, sizeof(st->message),
@@ -444,104 +479,6 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
     return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
 }
 
-/* Short name of a format for the verdict ("INT4"). */
-static const char *format_short(const struct engine_format *f) {
-    return f->name[0] ? f->name : f->id;
-}
-
-/* Advice for a scenario that does not fit: a narrower format that fits on
- * the same layout, and the fewest GPUs that fit. */
-static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
-    const struct engine_scenario *sc = &st->opt.sc;
-    const struct engine_format *best_fmt = NULL;
-    struct engine_scenario trial, best;
-    struct engine_estimate e;
-    size_t used = 0;
-
-    buf[0] = '\0';
-    /* Training: the cheap knobs first (ZeRO over the replicas, full
-     * recomputation), each tried alone. */
-    if (sc->mode != ENGINE_MODE_INFER) {
-        trial = *sc;
-        for (uint32_t z = sc->zero + 1; z <= 3 && sc->dp > 1 && !used; z++) {
-            trial.zero = z;
-            engine_estimate(&trial, &e);
-            if (e.invalid == 0 && e.fits)
-                used += (size_t)snprintf(buf, len, _("try ZeRO-%u"), z);
-        }
-        trial = *sc;
-        trial.recompute = ENGINE_RECOMPUTE_FULL;
-        if (!used && sc->recompute != ENGINE_RECOMPUTE_FULL) {
-            engine_estimate(&trial, &e);
-            if (e.invalid == 0 && e.fits)
-                used += (size_t)snprintf(buf, len, "%s", _("try full recompute"));
-        }
-    }
-    if (st->cat && !used) {
-        double cur_bits = engine_format_bits(&sc->weight_format);
-        double best_bits = 0;
-        for (size_t i = 0; i < st->cat->n_formats; i++) {
-            const struct engine_format *f = &st->cat->formats[i];
-            double b = engine_format_bits(f);
-            if (!(b < cur_bits) || b <= best_bits)
-                continue;
-            trial = *sc;
-            trial.weight_format = *f;
-            engine_estimate(&trial, &e);
-            if (e.invalid == 0 && e.fits) {
-                best_fmt = f;
-                best_bits = b;
-            }
-        }
-    }
-    if (best_fmt)
-        used += (size_t)snprintf(buf, len, _("try %s"), format_short(best_fmt));
-    if (used >= len)
-        return;
-    uint32_t g = engine_min_gpus(sc, 4096, &best);
-    if (g > 0 && used < len) {
-        if (best.tp > 1 && best.pp == 1)
-            snprintf(buf + used, len - used, _("%s%u GPUs (TP=%u)"), used ? _(" or ") : _("try "), g,
-                     best.tp);
-        else if (best.pp > 1)
-            snprintf(buf + used, len - used, _("%s%u GPUs (TP=%u PP=%u)"), used ? _(" or ") : _("try "),
-                     g, best.tp, best.pp);
-        else
-            snprintf(buf + used, len - used, _("%s%u GPUs"), used ? _(" or ") : _("try "), g);
-    }
-}
-
-/* One line saying whether and how the scenario fits. */
-static void make_verdict(struct tui_state *st) {
-    const struct engine_estimate *e = &st->est;
-    const struct engine_scenario *sc = &st->opt.sc;
-    char a[32], advice[96];
-
-    if (e->invalid) {
-        for (unsigned bit = 1; bit; bit <<= 1) {
-            if (e->invalid & bit) {
-                char why[120];
-                engine_invalid_text(sc, bit, why, sizeof(why));
-                snprintf(st->verdict, sizeof(st->verdict), _("invalid: %s"), why);
-                return;
-            }
-        }
-    }
-    if (e->fits) {
-        report_bytes(e->spare_bytes, st->opt.units, a, sizeof(a));
-        snprintf(st->verdict, sizeof(st->verdict), _("fits on %u x %s with %s spare"), e->gpus,
-                 sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, a);
-        return;
-    }
-    verdict_advice(st, advice, sizeof(advice));
-    report_bytes(-e->spare_bytes, st->opt.units, a, sizeof(a));
-    char ratio[24];
-    snprintf(ratio, sizeof(ratio), "%.1f", e->memory_ratio);
-    i18n_number(ratio, sizeof(ratio));
-    snprintf(st->verdict, sizeof(st->verdict), _("needs %sx the memory (%s short)%s%s"), ratio, a,
-             advice[0] ? ": " : "", advice);
-}
-
 /* Recompute the estimate, the verdict and the tokens/s-vs-batch curve. */
 void tui_state_recompute(struct tui_state *st) {
     struct engine_scenario trial;
@@ -549,7 +486,7 @@ void tui_state_recompute(struct tui_state *st) {
 
     engine_estimate(&st->opt.sc, &st->est);
     st->recomputes++;
-    make_verdict(st);
+    tui_state_verdict(st);
     if (st->opt.sc.mode != ENGINE_MODE_INFER)
         return;
     trial = st->opt.sc;
