@@ -234,4 +234,20 @@ run plan --mode qlora --recompute selective --json
 check_eq "qlora --recompute selective" "$(json_get "$TMP/out" scenario.recompute)" '"selective"'
 run plan --mode train --json
 check_eq "train default recompute" "$(json_get "$TMP/out" scenario.recompute)" '"selective"'
+# import prints a complete catalog file: saved as a file of its own in the
+# user's directory it adds the model, named after the config's directory.
+mkdir -p "$TMP/My_Model 8B"
+cp "$TMP/config.json" "$TMP/My_Model 8B/config.json"
+run import "$TMP/My_Model 8B/config.json"
+check_eq "import DIR/config.json exit" "$rc" 0
+check_contains "import prints a models: header" "$TMP/out" "models:"
+check_contains "import id from the directory" "$TMP/out" "- id: my-model-8b"
+mkdir -p "$XDG_CONFIG_HOME/vramlab"
+cp "$TMP/out" "$XDG_CONFIG_HOME/vramlab/my-model.yaml"
+run plan --model my-model-8b --json
+check_eq "imported file loads" "$rc" 0
+check_eq "imported model count" "$(json_get "$TMP/out" params.total)" 8030261248
+rm -f "$XDG_CONFIG_HOME/vramlab/my-model.yaml"
+(cd "$TMP/My_Model 8B" && "$VRAMLAB" import config.json) > "$TMP/out" 2> "$TMP/err"
+check_contains "import ./config.json id" "$TMP/out" "- id: my-model-8b"
 finish

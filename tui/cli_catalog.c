@@ -28,8 +28,10 @@ static void catalog_usage(FILE *f) {
 static void import_usage(FILE *f) {
     fputs(_("usage: vramlab import CONFIG.json | MODEL-DIR\n"
           "\n"
-          "Read a Hugging Face config.json and print a ready models.yaml entry (with\n"
-          "the exact parameter count) to add to ~/.config/vramlab/models.yaml.\n"
+          "Read a Hugging Face config.json and print a complete catalog file (a\n"
+          "models: header and one entry with the exact parameter count). For\n"
+          "DIR/config.json the id is DIR's name, lower-cased, in [a-z0-9.-]:\n"
+          "  vramlab import DIR/config.json > ~/.config/vramlab/my-model.yaml\n"
           "The same file can be used directly: vramlab plan --model-config CONFIG.json\n"),
           f);
 }
@@ -245,7 +247,79 @@ int cmd_catalog(int argc, char **argv) {
     return cli_finish(&run);
 }
 
-/* `vramlab import config.json`: print a models.yaml entry. */
+/* Lower-case a name into an id of [a-z0-9.-] (other runs become one '-'). */
+static void import_make_id(const char *in, char *out, size_t len) {
+    size_t n = 0;
+    bool dash = false;
+
+    for (; *in && n + 2 < len; in++) {
+        char ch = *in;
+        if (ch >= 'A' && ch <= 'Z')
+            ch = (char)(ch - 'A' + 'a');
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.') {
+            if (dash && n > 0)
+                out[n++] = '-';
+            out[n++] = ch;
+            dash = false;
+        } else {
+            dash = true;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* The last component of a path (into buf, trailing slashes dropped). */
+static const char *import_base(const char *path, char *buf, size_t len) {
+    size_t n;
+    const char *slash;
+
+    snprintf(buf, len, "%s", path);
+    n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = '\0';
+    slash = strrchr(buf, '/');
+    return slash ? slash + 1 : buf;
+}
+
+/* For DIR/config.json, name the model after DIR (its real path, so that
+ * "./config.json" works); a Hugging Face cache snapshot
+ * (models--org--Name/snapshots/HASH) is named after Name. */
+static void import_name_from_dir(const char *file, struct engine_model *m) {
+    char real[4096], tmp[4096], dir[4096], last[256], *slash;
+    const char *base;
+    char id[sizeof(m->id)];
+
+    if (!realpath(file, real) || strcmp(import_base(real, tmp, sizeof(tmp)), "config.json"))
+        return;
+    snprintf(dir, sizeof(dir), "%s", real);
+    slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return;
+    *slash = '\0';
+    base = import_base(dir, tmp, sizeof(tmp));
+    snprintf(last, sizeof(last), "%s", base);
+    slash = strrchr(dir, '/');
+    if (slash && slash - dir >= 10 && !strncmp(slash - 10, "/snapshots", 10)) {
+        const char *repo, *sep;
+        slash[-10] = '\0';
+        repo = import_base(dir, tmp, sizeof(tmp));
+        sep = strstr(repo, "--");
+        while (sep && strstr(sep + 2, "--"))
+            sep = strstr(sep + 2, "--");
+        base = sep && !strncmp(repo, "models--", 8) ? sep + 2 : repo;
+    }
+    import_make_id(base, id, sizeof(id));
+    if (!id[0])
+        return;
+    memcpy(m->id, id, sizeof(id));
+    /* A config without _name_or_path got its name from the path we were given. */
+    if (!m->name[0] || !strcmp(m->name, ".") || !strcmp(m->name, "config.json") ||
+        !strcmp(m->name, last))
+        snprintf(m->name, sizeof(m->name), "%s", base);
+}
+
+/* `vramlab import config.json`: print a complete catalog file (a models:
+ * header and the entry), ready for ~/.config/vramlab/ID.yaml. */
 int cmd_import(int argc, char **argv) {
     const char *path = NULL;
     char file[4096];
@@ -285,6 +359,7 @@ int cmd_import(int argc, char **argv) {
         return VRAMLAB_EXIT_CATALOG;
     }
     catalog_diag_free(&d);
+    import_name_from_dir(path, &m);
     buf = malloc(cap);
     if (!buf)
         return 1;
@@ -292,6 +367,8 @@ int cmd_import(int argc, char **argv) {
         fputs(_("vramlab: import: the entry does not fit the output buffer\n"), stderr);
         rc = 1;
     } else {
+        printf(_("# vramlab import %s: save as ~/.config/vramlab/%s.yaml\n"), path, m.id);
+        fputs("models:\n", stdout);
         fputs(buf, stdout);
         if (fflush(stdout) != 0) {
             perror("vramlab: stdout");
