@@ -526,3 +526,14 @@ Test(state, a_random_key_storm_never_reaches_an_invalid_layout) {
         cr_assert(f < TUI_F_COUNT && tui_field_applies(&st, f), "focus on a field that applies");
     }
 }
+
+Test(state, full_training_keeps_the_recipes_weights) {
+    press('t');
+    cr_assert_eq(st.opt.sc.mode, ENGINE_MODE_TRAIN);
+    focus_field(TUI_F_WFORMAT);
+    press(TUI_KEY_RIGHT);
+    cr_assert_str_eq(st.opt.sc.weight_format.id, "fp16");
+    cr_assert(strstr(st.message, "adam-mixed recipe") != NULL, "%s", st.message);
+    press(TUI_KEY_ENTER);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE, "no format picker in full training");
+}

@@ -269,9 +269,14 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
         n += snprintf(lay + n, sizeof(lay) - (size_t)n, "DP%u ", sc->dp);
     if (n > 0 && n < (int)sizeof(lay))
         snprintf(lay + n, sizeof(lay) - (size_t)n, "%s ", g->dot);
+    /* Full training stores the weights as the recipe says (2 bytes: BF16). */
+    const char *wf = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
+    if (sc->mode == ENGINE_MODE_TRAIN) {
+        double wb = engine_recipe_info(sc->recipe)->weights;
+        wf = wb == 2 ? "BF16" : wb == 4 ? "FP32" : engine_recipe_info(sc->recipe)->id;
+    }
     snprintf(buf, sizeof(buf), " vramlab   %s %s %s %s %u %s %s %s %s%s",
-             sc->model.name[0] ? sc->model.name : sc->model.id, g->dot,
-             sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id, g->dot,
+             sc->model.name[0] ? sc->model.name : sc->model.id, g->dot, wf, g->dot,
              sc->gpus, g->times, sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, g->dot, lay,
              _(tui_mode_label(sc->mode)));
     if (st->lx.pinned)

@@ -73,6 +73,25 @@ void tui_draw_model(struct tui_pen *p) {
         tui_pen_text(p, 3, 0, TUI_ROLE_DIM, _("shape derived from the size"));
 }
 
+/* Full training: the engine takes the weight bytes from the optimizer
+ * recipe, not the weight format; say so ("BF16 via adam-mixed"). */
+static void draw_format_recipe(struct tui_pen *p, int x) {
+    const struct engine_recipe_info *r = engine_recipe_info(p->st->opt.sc.recipe);
+    const char *w = r->weights == 2 ? "BF16" : r->weights == 4 ? "FP32" : NULL;
+    char buf[96], num[16];
+    if (!w) {
+        snprintf(num, sizeof(num), "%g B", r->weights);
+        w = num;
+    }
+    if (snprintf(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x)
+        snprintf(buf, sizeof(buf), _("%s (recipe)"), w);
+    tui_pen_field(p, 0, x, TUI_F_WFORMAT, buf);
+    snprintf(buf, sizeof(buf), _("%g b/w, set by the"), r->weights * 8);
+    tui_pen_text(p, 1, 0, TUI_ROLE_VALUE, buf);
+    tui_pen_text(p, 2, 0, TUI_ROLE_DIM, _("optimizer recipe"));
+    tui_pen_text(p, 3, 0, TUI_ROLE_DIM, _("KV: inference only"));
+}
+
 /* The Format pane: weights (with group), bits per weight spelled out, KV. */
 void tui_draw_format(struct tui_pen *p) {
     const struct engine_scenario *sc = &p->st->opt.sc;
@@ -82,6 +101,10 @@ void tui_draw_format(struct tui_pen *p) {
     show_focus(p, line_of, 3, TUI_F_WFORMAT);
 
     int x = tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, _("weights "));
+    if (sc->mode == ENGINE_MODE_TRAIN) {
+        draw_format_recipe(p, x);
+        return;
+    }
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, f->name[0] ? f->name : f->id);
 
     x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, _("group   "));

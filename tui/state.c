@@ -348,6 +348,10 @@ static unsigned picker_open(struct tui_state *st, enum tui_field f) {
         break;
     case TUI_F_WFORMAT:
     case TUI_F_GROUP:
+        if (st->opt.sc.mode == ENGINE_MODE_TRAIN) {
+            tui_state_recipe_note(st);
+            return TUI_DIRTY_REPAINT;
+        }
         k = TUI_PICK_WFORMAT;
         break;
     case TUI_F_KVFORMAT:

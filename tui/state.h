@@ -287,5 +287,7 @@ void tui_state_set_mode(struct tui_state *st, enum engine_mode mode);
 bool tui_format_for_weights(const struct engine_format *f);
 bool tui_format_for_kv(const struct engine_format *f);
 uint32_t tui_gpus_per_node(const struct engine_scenario *sc);
+/* The message saying the recipe sets the weights in full training. */
+void tui_state_recipe_note(struct tui_state *st);
 
 #endif

@@ -125,6 +125,13 @@ void tui_state_set_mode(struct tui_state *st, enum engine_mode mode) {
     }
 }
 
+/* Why the weight format cannot change in full training. */
+void tui_state_recipe_note(struct tui_state *st) {
+    snprintf(st->message, sizeof(st->message),
+             _("full training keeps the weights as the %s recipe says (Layout: recipe)"),
+             engine_recipe_info(st->opt.sc.recipe)->id);
+}
+
 /* Short name of a format for the verdict ("INT4 g32"). */
 static const char *format_short(const struct engine_format *f) {
     return f->name[0] ? f->name : f->id;

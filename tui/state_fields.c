@@ -78,7 +78,7 @@ bool tui_field_applies(const struct tui_state *st, enum tui_field f) {
     const struct engine_format *wf = &st->opt.sc.weight_format;
     switch (f) {
     case TUI_F_GROUP:
-        return wf->block > 0;
+        return wf->block > 0 && st->opt.sc.mode != ENGINE_MODE_TRAIN;
     case TUI_F_KVFORMAT:
     case TUI_F_MEM_KV:
     case TUI_F_DECODE:
@@ -351,6 +351,10 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         snprintf(st->message, sizeof(st->message), _("%s applies to %s only"),
                  _(tui_fields[f].label),
                  sc->mode == ENGINE_MODE_INFER ? _("training") : _("inference"));
+        return TUI_DIRTY_REPAINT;
+    }
+    if (f == TUI_F_WFORMAT && sc->mode == ENGINE_MODE_TRAIN) {
+        tui_state_recipe_note(st);
         return TUI_DIRTY_REPAINT;
     }
     switch (f) {
