@@ -98,4 +98,10 @@ VRAMLAB_PROBE=/nonexistent/probe "$VRAMLAB" measure >"$t/out" 2>"$t/err"
 check "missing probe exits 4" [ $? -eq 4 ]
 "$VRAMLAB" measure --bogus >"$t/out" 2>"$t/err"
 check "unknown option exits 2" [ $? -eq 2 ]
+# The probe refusing its arguments is a usage error (exit 2), not a device one.
+if [ -x "$top_builddir/vramlab-probe" ]; then
+    "$VRAMLAB" measure --device tpu >"$t/out" 2>"$t/err"
+    check "measure --device tpu exits 2" [ $? -eq 2 ]
+    check "measure --device tpu names the device" grep -q "tpu" "$t/err"
+fi
 exit $fail

@@ -55,6 +55,9 @@ write("bad-dtype.safetensors", [("odd.weight", "Q4_K", [2, 2], b"\0" * 4)], head
 write("bad-shape.safetensors", [], header_override={
     "huge.weight": {"dtype": "F16", "shape": [2**40, 2**40], "data_offsets": [0, 8]}},
     tail=b"\0" * 8)
+write("only-1d.safetensors", [
+    ("ln.weight", "F32", [256], struct.pack("<256f", *([1.0] * 256))),
+])
 open(f"{d}/bad-length.safetensors", "wb").write(struct.pack("<Q", 10**6) + b"{}")
 PY
 
@@ -111,11 +114,17 @@ for f in bad-offsets:evil.weight bad-dtype:odd.weight bad-shape:huge.weight; do
     tensor=${f#*:}
     "$VRAMLAB" quantize "$t/$file.safetensors" >"$t/out" 2>"$t/err"
     rc=$?
-    check "$file rejected (exit 1)" [ $rc -eq 1 ]
+    check "$file rejected as bad input (exit 2)" [ $rc -eq 2 ]
     check "$file message names '$tensor'" grep -q "'$tensor'" "$t/err"
 done
 "$VRAMLAB" quantize "$t/bad-length.safetensors" >"$t/out" 2>"$t/err"
 check "header length past the end rejected" grep -q "past the end" "$t/err"
+"$VRAMLAB" quantize "$t/nonexistent.safetensors" >"$t/out" 2>"$t/err"
+check "a missing file is bad input (exit 2)" [ $? -eq 2 ]
+"$VRAMLAB" quantize "$t/only-1d.safetensors" >"$t/out" 2>"$t/err"
+check "nothing to quantize exits 0" [ $? -eq 0 ]
+check "nothing to quantize says so" grep -q "no 2-D tensors quantized" "$t/out"
+check "nothing to quantize: no overall row" sh -c "! grep -q '^overall' '$t/out'"
 "$VRAMLAB" quantize "$t/good.safetensors" --bits 9 >"$t/out" 2>"$t/err"
 check "--bits 9 is a usage error" [ $? -eq 2 ]
 "$VRAMLAB" quantize "$t/good.safetensors" --group 12 >"$t/out" 2>"$t/err"

@@ -14,8 +14,10 @@
  * theoretical_bytes_per_s, catalog_id}, "results" [{test, bytes, seconds,
  * bytes_per_s, best_bytes_per_s, flop_per_s, spread, samples, verified, ...}],
  * "error_lab", "skipped", "error", "complete" (these names are a contract).
- * Exit status: 0, 2 usage, 3 catalog, 4 device error (an error event, a
- * truncated stream, a probe that could not start or died).
+ * Exit status: 0, 2 usage (our options, or the probe's "usage" error: an
+ * unknown --device, --tests or --threads value), 3 catalog, 4 device error
+ * (any other error event, a truncated stream, a probe that could not start
+ * or died).
  */
 #include "config.h"
 
@@ -285,7 +287,9 @@ int cmd_measure(int argc, char **argv) {
             fprintf(stderr, "vramlab measure: %s [%s]\n", msg, m->error_code);
         else
             fprintf(stderr, "vramlab measure: %s\n", msg);
-        rc = VRAMLAB_EXIT_DEVICE;
+        /* The probe refused its arguments (an unknown --device, --tests or
+         * --threads value): a usage error, not a device error. */
+        rc = strcmp(m->error_code, "usage") ? VRAMLAB_EXIT_DEVICE : VRAMLAB_EXIT_USAGE;
     }
     measure_run_free(m);
     free(m);

@@ -14,7 +14,9 @@
  * note. `--json` prints one object: "tensors" [{name, dtype, shape, bits,
  * group, relative_error, zero_fraction, outlier_ratio, bytes_before,
  * bytes_after}], "skipped", "overall" (a contract).
- * Exit status: 0, 1 a corrupt or unreadable file, 2 usage.
+ * Exit status (vramlab(1)): 0; 2 usage, and a file that cannot be read or
+ * is not a valid safetensors file (bad input, like a bad value); 1 out of
+ * memory or a failed write.
  */
 #include "config.h"
 
@@ -112,12 +114,14 @@ static void print_text(const char *file, const struct qtensor *q, size_t n, unsi
                100 * kern_qstats_zero_fraction(&q[i].st), kern_qstats_outlier_ratio(&q[i].st),
                q[i].bytes_before / 1e6, q[i].bytes_after / 1e6);
     }
+    if (!(after > 0)) {
+        printf("no 2-D tensors quantized (F32, F16 or BF16 matrices)\n");
+        return;
+    }
     printf("%-44s %-5s %-16s %9.4f %6.1f%% %8.1f %9.3fM %9.3fM", "overall", "", "",
            kern_qstats_rel_error(all), 100 * kern_qstats_zero_fraction(all),
            kern_qstats_outlier_ratio(all), before / 1e6, after / 1e6);
-    if (after > 0)
-        printf("  (%.2fx smaller)", before / after);
-    printf("\n");
+    printf("  (%.2fx smaller)\n", before / after);
 }
 
 /* Write the statistics members shared by tensors and overall. */
@@ -278,7 +282,7 @@ int cmd_quantize(int argc, char **argv) {
     struct kern_st_file f;
     if (kern_st_open(file, &f, err, sizeof err) != 0) {
         fprintf(stderr, "vramlab quantize: %s\n", err);
-        return 1;
+        return VRAMLAB_EXIT_USAGE;
     }
     struct qtensor *q = calloc(f.n ? f.n : 1, sizeof *q);
     float *buf = malloc(QUANT_CHUNK_ELEMENTS * sizeof *buf);
@@ -308,7 +312,7 @@ int cmd_quantize(int argc, char **argv) {
         if (quantize_tensor(&q[i], bits, group, buf, codes, scales) != 0) {
             fprintf(stderr, "vramlab quantize: %s: tensor '%s': cannot read its data\n", file,
                     t->name);
-            rc = 1;
+            rc = VRAMLAB_EXIT_USAGE;
             goto out;
         }
         kern_qstats_merge(&all, &q[i].st);
