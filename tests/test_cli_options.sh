@@ -248,6 +248,27 @@ run plan --model my-model-8b --json
 check_eq "imported file loads" "$rc" 0
 check_eq "imported model count" "$(json_get "$TMP/out" params.total)" 8030261248
 rm -f "$XDG_CONFIG_HOME/vramlab/my-model.yaml"
-(cd "$TMP/My_Model 8B" && "$VRAMLAB" import config.json) > "$TMP/out" 2> "$TMP/err"
+vr="$(cd "$(dirname "$VRAMLAB")" && pwd)/$(basename "$VRAMLAB")"
+(cd "$TMP/My_Model 8B" && "$vr" import config.json) > "$TMP/out" 2> "$TMP/err"
 check_contains "import ./config.json id" "$TMP/out" "- id: my-model-8b"
+# search --tp/--pp/--dp restrict the layouts and say so; counts are singular
+# where one.
+run search --gpus 8 --tp 2
+check_eq "search --tp 2 exit" "$rc" 0
+check_contains "search --tp 2 header" "$TMP/out" "only layouts with TP 2 (as given), of 10 in all"
+if awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $2 != 2 { bad = 1 } END { exit !bad }' "$TMP/out"; then
+    fail "search --tp 2 lists another TP"
+else
+    pass
+fi
+run search --gpus 8 --tp 2 --json
+check_eq "search --tp 2 candidates" "$(json_get "$TMP/out" candidates)" 3
+check_eq "search --tp 2 all_candidates" "$(json_get "$TMP/out" all_candidates)" 10
+check_eq "search --tp 2 only.tp" "$(json_get "$TMP/out" only.tp)" 2
+check_eq "search --tp 2 only.pp" "$(json_get "$TMP/out" only.pp)" null
+run search --gpus 1
+check_contains "search singular" "$TMP/out" "1 layout of 1 GPU, 1 fits"
+run plan --mode train
+check_contains "plan singular micro-batch" "$TMP/out" ", 1 micro-batch"
+if grep -q "1 micro-batches" "$TMP/out"; then fail "1 micro-batches"; else pass; fi
 finish

@@ -413,6 +413,9 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     fprintf(f, _("batch %u, context %u tokens"), sc->batch, sc->context);
     if (sc->mode == ENGINE_MODE_INFER)
         fprintf(f, _(", prompt %u"), sc->prompt ? sc->prompt : sc->context);
+    else if (sc->micro_batches == 1)
+        fprintf(f, _(", %s recompute, %s, ZeRO %u, 1 micro-batch"),
+                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero);
     else
         fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,

@@ -20,7 +20,8 @@ static void search_usage(FILE *f) {
           "for the scenario: layouts that fit first, then by throughput (decode\n"
           "tokens/s in inference, trained tokens/s in training). Rejected layouts\n"
           "say why (t does not divide the heads, t exceeds a node, p exceeds\n"
-          "the layers, does not fit). Do not give --tp, --pp or --dp.\n"
+          "the layers, does not fit). --tp, --pp or --dp restrict the search to the\n"
+          "layouts with that degree (e.g. --gpus 8 --tp 2: TP 2 with any PP x DP).\n"
           "\n"
           "Scenario options:\n"),
           f);
@@ -50,8 +51,46 @@ static struct engine_layout *search_run(const struct engine_scenario *sc, uint32
     return v;
 }
 
+/* The degrees --tp, --pp, --dp restrict the search to (0: any). */
+struct search_only {
+    uint32_t tp, pp, dp;
+    size_t all; /* layouts before the restriction */
+};
+
+/* Read which of --tp, --pp, --dp were given (their values are o's). */
+static void search_only_read(int argc, char **argv, const struct options *o,
+                             struct search_only *only) {
+    only->tp = options_flag_given(argc, argv, "tp") ? o->sc.tp : 0;
+    only->pp = options_flag_given(argc, argv, "pp") ? o->sc.pp : 0;
+    only->dp = options_flag_given(argc, argv, "dp") ? o->sc.dp : 0;
+}
+
+/* Keep the layouts that have the given degrees; returns how many. */
+static size_t search_only_filter(const struct search_only *only, struct engine_layout *v,
+                                 size_t n) {
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if ((only->tp && v[i].tp != only->tp) || (only->pp && v[i].pp != only->pp) ||
+            (only->dp && v[i].dp != only->dp))
+            continue;
+        v[k++] = v[i];
+    }
+    return k;
+}
+
+/* One restricted degree as JSON: its value, or null when free. */
+static void search_only_json(struct json_writer *w, const char *key, uint32_t v) {
+    json_key(w, key);
+    if (v)
+        json_number(w, v);
+    else
+        json_null(w);
+}
+
 /* Write the ranked layouts as JSON. */
-static void search_json(FILE *f, const struct options *o, const struct engine_layout *v, size_t n) {
+static void search_json(FILE *f, const struct options *o, const struct search_only *only,
+                        const struct engine_layout *v, size_t n) {
     struct json_writer w;
 
     json_init(&w, f);
@@ -66,6 +105,14 @@ static void search_json(FILE *f, const struct options *o, const struct engine_la
     json_number(&w, o->sc.gpus);
     json_key(&w, "candidates");
     json_number(&w, (double)n);
+    json_key(&w, "all_candidates");
+    json_number(&w, (double)only->all);
+    json_key(&w, "only");
+    json_begin_object(&w);
+    search_only_json(&w, "tp", only->tp);
+    search_only_json(&w, "pp", only->pp);
+    search_only_json(&w, "dp", only->dp);
+    json_end_object(&w);
     json_key(&w, "layouts");
     json_begin_array(&w);
     for (size_t i = 0; i < n; i++) {
@@ -99,15 +146,47 @@ static void search_json(FILE *f, const struct options *o, const struct engine_la
     json_end_object(&w);
 }
 
+/* The count line: "3 layouts of 8 GPUs, 2 fit", singular where one. */
+static void search_counts(FILE *f, const struct options *o, const struct search_only *only,
+                          size_t n, size_t fitting) {
+    char layouts[48], gpus[48], fit[48];
+
+    if (n == 1)
+        snprintf(layouts, sizeof(layouts), "%s", _("1 layout"));
+    else
+        snprintf(layouts, sizeof(layouts), _("%zu layouts"), n);
+    if (o->sc.gpus == 1)
+        snprintf(gpus, sizeof(gpus), "%s", _("1 GPU"));
+    else
+        snprintf(gpus, sizeof(gpus), _("%u GPUs"), o->sc.gpus);
+    if (fitting == 1)
+        snprintf(fit, sizeof(fit), "%s", _("1 fits"));
+    else
+        snprintf(fit, sizeof(fit), _("%zu fit"), fitting);
+    fprintf(f, _("\n%s of %s, %s (ranked: fitting first, then throughput)\n"), layouts, gpus, fit);
+    if (only->tp || only->pp || only->dp) {
+        char what[64] = "";
+        size_t k = 0;
+        if (only->tp)
+            k += (size_t)snprintf(what + k, sizeof(what) - k, " TP %u", only->tp);
+        if (only->pp && k < sizeof(what))
+            k += (size_t)snprintf(what + k, sizeof(what) - k, " PP %u", only->pp);
+        if (only->dp && k < sizeof(what))
+            snprintf(what + k, sizeof(what) - k, " DP %u", only->dp);
+        fprintf(f, _("only layouts with%s (as given), of %zu in all\n"), what, only->all);
+    }
+    fputc('\n', f);
+}
+
 /* Write the ranked layouts as an aligned table. */
-static void search_text(FILE *f, const struct options *o, const struct engine_layout *v, size_t n) {
+static void search_text(FILE *f, const struct options *o, const struct search_only *only,
+                        const struct engine_layout *v, size_t n) {
     size_t fitting = 0;
 
     for (size_t i = 0; i < n; i++)
         fitting += v[i].fits && v[i].reject == ENGINE_REJECT_NONE;
     plan_write_header(f, o, false);
-    fprintf(f, _("\n%zu layouts of %u GPUs, %zu fit (ranked: fitting first, then throughput)\n\n"), n,
-            o->sc.gpus, fitting);
+    search_counts(f, o, only, n, fitting);
     fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", _("rank"), "TP", "PP", "DP", _("memory/GPU"),
             _("tokens/s"), _("step"), _("verdict"));
     for (size_t i = 0; i < n; i++) {
@@ -132,21 +211,11 @@ static void search_text(FILE *f, const struct options *o, const struct engine_la
     }
 }
 
-/* Whether --gpus was given explicitly. */
-static bool search_has_gpus(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--gpus") || !strncmp(argv[i], "--gpus=", 7))
-            return true;
-    }
-    return false;
-}
-
 /* `vramlab search`: rank the layouts of --gpus N. */
 int cmd_search(int argc, char **argv) {
     struct cli_run run;
     struct engine_layout *v;
+    struct search_only only;
     size_t n = 0;
     int rc;
 
@@ -154,7 +223,7 @@ int cmd_search(int argc, char **argv) {
         search_usage(stdout);
         return 0;
     }
-    if (!search_has_gpus(argc, argv)) {
+    if (!options_flag_given(argc, argv, "gpus")) {
         fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
         return VRAMLAB_EXIT_USAGE;
     }
@@ -167,10 +236,13 @@ int cmd_search(int argc, char **argv) {
         cli_end(&run);
         return 1;
     }
+    search_only_read(argc, argv, &run.o, &only);
+    only.all = n;
+    n = search_only_filter(&only, v, n);
     if (run.o.json)
-        search_json(run.out, &run.o, v, n);
+        search_json(run.out, &run.o, &only, v, n);
     else
-        search_text(run.out, &run.o, v, n);
+        search_text(run.out, &run.o, &only, v, n);
     free(v);
     return cli_finish(&run);
 }
