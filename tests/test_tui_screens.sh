@@ -66,6 +66,16 @@ start train80 80 24 --model llama-3.1-70b --gpu h100-sxm --mode train --gpus 102
 wait_for train80 "Roofline" || fail "train80: no screen"
 has train80 "GPU-h    7" "80x24: the GPU-hours value stands apart from its label"
 
+# --- the Format pane's evidence is labelled at every width -------------------
+for size in "120 40" "100 30" "80 24"; do
+    set -- $size
+    start "ev$1" "$1" "$2" --model llama-3.1-70b --gpu h100-sxm --format int4-g32
+    wait_for "ev$1" "Roofline" || fail "ev$1: no screen"
+    capture "ev$1" | grep -qE "g32 ?[0-9.]+ ?\| ?(m|mat|matrix) ?[0-9.]+|[0-9.]+ g32 ?\| ?[0-9.]+ (mat|matrix)" ||
+        { fail "$1x$2: the evidence line is unlabelled"; capture "ev$1"; }
+    ok "$1x$2: the evidence line says which loss is per group and which per matrix"
+done
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer screen checks passed"
 exit 0

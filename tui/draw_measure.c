@@ -321,20 +321,31 @@ void tui_draw_format_evidence(struct tui_pen *p, int line) {
     const struct tui_state *st = p->st;
     const struct engine_format *f = &st->opt.sc.weight_format;
     double at, pg, pm, base;
-    char c[3][96], buf[96];
+    char c[8][96], buf[96];
     if (!tui_measure_seed_loss(st->cat, f->bits, &at, &pg, &pm, &base))
         return;
+    /* The seed's measured Pythia-1.4B loss: one scale per group of 32
+     * against one per matrix; labelled at every width (the bits are on
+     * the line above, so the narrow forms drop them). */
+    size_t n = 8;
     if (at >= 16) {
         snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %.4g (FP16)"), base);
-        snprintf(c[1], sizeof(c[1]), _("loss %.4g (FP16)"), base);
-        snprintf(c[2], sizeof(c[2]), "%.4g", base);
+        snprintf(c[1], sizeof(c[1]), _("Pythia loss %.4g (FP16)"), base);
+        snprintf(c[2], sizeof(c[2]), _("loss %.4g (FP16)"), base);
+        snprintf(c[3], sizeof(c[3]), _("loss %.4g"), base);
+        n = 4;
     } else {
-        snprintf(c[0], sizeof(c[0]), _("Pythia loss %gb: g32 %.3g, matrix %.3g"), at, pg, pm);
-        snprintf(c[1], sizeof(c[1]), _("loss %gb g32 %.3g mat %.3g"), at, pg, pm);
-        snprintf(c[2], sizeof(c[2]), "%gb %.3g|%.3g", at, pg, pm);
+        snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %gb: %.3g g32 | %.3g matrix"), at, pg, pm);
+        snprintf(c[1], sizeof(c[1]), _("Pythia loss %gb: %.3g g32 | %.3g mat"), at, pg, pm);
+        snprintf(c[2], sizeof(c[2]), _("Pythia %gb: %.3g g32|%.3g mat"), at, pg, pm);
+        snprintf(c[3], sizeof(c[3]), _("loss %gb: %.3g g32|%.3g mat"), at, pg, pm);
+        snprintf(c[4], sizeof(c[4]), _("loss g32 %.3g|mat %.3g"), pg, pm);
+        snprintf(c[5], sizeof(c[5]), _("loss g32 %.3g|m %.3g"), pg, pm);
+        snprintf(c[6], sizeof(c[6]), _("g32 %.3g|mat %.3g"), pg, pm);
+        snprintf(c[7], sizeof(c[7]), _("g32 %.3g|m %.3g"), pg, pm);
     }
-    const char *cand[] = {c[0], c[1], c[2]};
-    mfit(buf, sizeof(buf), p->iw, cand, 3);
+    const char *cand[] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+    mfit(buf, sizeof(buf), p->iw, cand, n);
     int x = tui_pen_text(p, line, 0, TUI_ROLE_DIM, buf);
     /* The kernels' figure for the same width (weights with outliers): on
      * the next line, or after the loss when there is no next line. */
