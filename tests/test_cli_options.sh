@@ -271,4 +271,16 @@ check_contains "search singular" "$TMP/out" "1 layout of 1 GPU, 1 fits"
 run plan --mode train
 check_contains "plan singular micro-batch" "$TMP/out" ", 1 micro-batch"
 if grep -q "1 micro-batches" "$TMP/out"; then fail "1 micro-batches"; else pass; fi
+# Tables line up whatever the longest name; counts round up a suffix
+# ("1.00B", not "1000M") and absurd ones print in e-notation.
+for kind in gpus models formats; do
+    run catalog $kind
+    widths=$(awk '{ print length($0) }' "$TMP/out" | sort -u | wc -l)
+    check_eq "catalog $kind columns line up" "$widths" 1
+done
+run plan --model gemma-3-1b
+check_contains "gemma-3-1b count" "$TMP/out" "Gemma 3 1B (1.00B params)"
+run plan --params 1e30
+check_contains "absurd count in e-notation" "$TMP/out" "(1.00e+30 params)"
+if grep -v "^  - " "$TMP/out" | grep -q "000000000000"; then fail "absurd size printed in full"; else pass; fi
 finish

@@ -36,10 +36,43 @@ static void import_usage(FILE *f) {
           f);
 }
 
-/* The GPU table. */
+/* Display width of a UTF-8 string (its code points). */
+static int catalog_width(const char *s) {
+    int n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Print s left-aligned in a column w characters wide, then a space. */
+static void catalog_cell(FILE *f, const char *s, int w) {
+    fputs(s, f);
+    for (int k = catalog_width(s); k < w; k++)
+        fputc(' ', f);
+    fputc(' ', f);
+}
+
+/* Widen *w to hold s. */
+static void catalog_fit(int *w, const char *s) {
+    int n = catalog_width(s);
+
+    if (n > *w)
+        *w = n;
+}
+
+/* The GPU table (id and name columns as wide as the longest entry). */
 static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
-    fprintf(f, "%-20s %-28s %11s %11s %14s %9s\n", "id", _("name"), _("memory"), _("bandwidth"),
-            _("16-bit dense"), _("price/h"));
+    int wid = 2, wname = catalog_width(_("name"));
+
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        catalog_fit(&wid, c->gpus[i].id);
+        catalog_fit(&wname, c->gpus[i].name);
+    }
+    catalog_cell(f, "id", wid);
+    catalog_cell(f, _("name"), wname);
+    fprintf(f, "%11s %11s %14s %9s\n", _("memory"), _("bandwidth"), _("16-bit dense"),
+            _("price/h"));
     for (size_t i = 0; i < c->n_gpus; i++) {
         const struct engine_gpu *g = &c->gpus[i];
         char mem[32], bw[32], fl[32], price[32];
@@ -52,35 +85,55 @@ static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
             report_money(g->price_per_hour, price, sizeof(price));
         else
             snprintf(price, sizeof(price), "-");
-        fprintf(f, "%-20s %-28s %11s %11s %14s %9s\n", g->id, g->name, mem, bw, fl, price);
+        catalog_cell(f, g->id, wid);
+        catalog_cell(f, g->name, wname);
+        fprintf(f, "%11s %11s %14s %9s\n", mem, bw, fl, price);
     }
 }
 
-/* The model table. */
+/* The model table (id and name columns as wide as the longest entry). */
 static void catalog_models_text(FILE *f, const struct catalog *c) {
-    fprintf(f, "%-24s %-30s %8s %8s %6s %7s %9s %8s\n", "id", _("name"), _("params"), _("active"),
-            _("layers"), _("hidden"), _("heads/kv"), _("context"));
+    int wid = 2, wname = catalog_width(_("name"));
+
+    for (size_t i = 0; i < c->n_models; i++) {
+        catalog_fit(&wid, c->models[i].id);
+        catalog_fit(&wname, c->models[i].name);
+    }
+    catalog_cell(f, "id", wid);
+    catalog_cell(f, _("name"), wname);
+    fprintf(f, "%8s %8s %6s %7s %9s %8s\n", _("params"), _("active"), _("layers"), _("hidden"),
+            _("heads/kv"), _("context"));
     for (size_t i = 0; i < c->n_models; i++) {
         const struct engine_model *m = &c->models[i];
         char total[32], active[32], heads[32];
         report_count(engine_params_total(m), total, sizeof(total));
         report_count(engine_params_active(m), active, sizeof(active));
         snprintf(heads, sizeof(heads), "%u/%u", m->heads, m->kv_heads);
-        fprintf(f, "%-24s %-30s %8s %8s %6u %7u %9s %8u\n", m->id, m->name, total, active,
-                m->layers, m->hidden, heads, m->max_context);
+        catalog_cell(f, m->id, wid);
+        catalog_cell(f, m->name, wname);
+        fprintf(f, "%8s %8s %6u %7u %9s %8u\n", total, active, m->layers, m->hidden, heads,
+                m->max_context);
     }
 }
 
-/* The format table. */
+/* The format table (id and name columns as wide as the longest entry). */
 static void catalog_formats_text(FILE *f, const struct catalog *c) {
-    fprintf(f, "%-12s %-16s %6s %10s %6s %8s\n", "id", _("name"), _("kind"), _("bits/wt"), _("block"),
-            _("compute"));
+    int wid = 2, wname = catalog_width(_("name"));
+
+    for (size_t i = 0; i < c->n_formats; i++) {
+        catalog_fit(&wid, c->formats[i].id);
+        catalog_fit(&wname, c->formats[i].name);
+    }
+    catalog_cell(f, "id", wid);
+    catalog_cell(f, _("name"), wname);
+    fprintf(f, "%6s %10s %6s %8s\n", _("kind"), _("bits/wt"), _("block"), _("compute"));
     for (size_t i = 0; i < c->n_formats; i++) {
         const struct engine_format *fm = &c->formats[i];
         static const char *const kinds[] = {"float", "int", "block"};
-        fprintf(f, "%-12s %-16s %6s %10.4g %6u %8s\n", fm->id, fm->name,
-                fm->kind <= ENGINE_FMT_BLOCK ? kinds[fm->kind] : "?", engine_format_bits(fm),
-                fm->block, engine_compute_name(fm->compute));
+        catalog_cell(f, fm->id, wid);
+        catalog_cell(f, fm->name, wname);
+        fprintf(f, "%6s %10.4g %6u %8s\n", fm->kind <= ENGINE_FMT_BLOCK ? kinds[fm->kind] : "?",
+                engine_format_bits(fm), fm->block, engine_compute_name(fm->compute));
     }
 }
 

@@ -6,6 +6,7 @@
  * so the seed figures read as in the course text: 280.0, 140.0, 39.4 GB.
  * Memory stays in GB up to 100,000 GB (never "1.12 TB" for the seed's
  * 1120 GB).
+ * Counts and bare numbers of 1e15 and more print in e-notation (1.00e+18).
  * Non-finite values print "n/a".
  */
 #include "tui/report.h"
@@ -16,6 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Bare numbers from here on print in e-notation (1.00e+18): a thousand
+ * trillion is past anything a scenario means. */
+#define REPORT_E_NOTATION 1e15
+
 /* Write "n/a" for values that are not numbers; returns whether it did. */
 static int report_not_finite(double v, char *buf, size_t len) {
     if (isfinite(v))
@@ -24,9 +29,10 @@ static int report_not_finite(double v, char *buf, size_t len) {
     return 1;
 }
 
-/* A scaled value with one or two decimals and its unit. */
+/* A scaled value with one or two decimals and its unit (9.996 is "10.0",
+ * not "10.00"). */
 static void report_scaled(double v, const char *unit, char *buf, size_t len) {
-    if (fabs(v) >= 10 || v == 0)
+    if (fabs(v) >= 9.995 || v == 0)
         snprintf(buf, len, "%.1f %s", v, unit);
     else
         snprintf(buf, len, "%.2f %s", v, unit);
@@ -47,9 +53,14 @@ static void report_bytes_c(double bytes, enum units u, char *buf, size_t len) {
         snprintf(buf, len, "0 B");
         return;
     }
+    if (fabs(bytes) >= 1e23) { /* past 100,000 EB: no unit says more */
+        snprintf(buf, len, "%.2e B", bytes);
+        return;
+    }
     /* Memory stays in GB up to 100,000 GB, as the seeds write it
      * (1120 GB); only absurd sizes climb further. */
-    while (i < 3 && fabs(v) >= step) {
+    /* Climb when the shown value would round up to a whole step. */
+    while (i < 3 && fabs(v) >= step - 0.05) {
         v /= step;
         i++;
     }
@@ -86,11 +97,13 @@ static void report_number_c(double v, char *buf, size_t len) {
 
     if (report_not_finite(v, buf, len))
         return;
-    if (a >= 1000 || a == 0)
+    if (a >= REPORT_E_NOTATION) {
+        snprintf(buf, len, "%.2e", v);
+        return;
+    }
+    if (a >= 99.95 || a == 0)
         snprintf(tmp, sizeof(tmp), "%.0f", v);
-    else if (a >= 100)
-        snprintf(tmp, sizeof(tmp), "%.0f", v);
-    else if (a >= 10)
+    else if (a >= 9.995)
         snprintf(tmp, sizeof(tmp), "%.1f", v);
     else if (a >= 1)
         snprintf(tmp, sizeof(tmp), "%.2f", v);
@@ -99,7 +112,9 @@ static void report_number_c(double v, char *buf, size_t len) {
     report_group(tmp, buf, len);
 }
 
-/* A count with K/M/B/T suffixes. */
+/* A count with K/M/B/T suffixes; past 1e15 (1000T) in e-notation. The
+ * suffix climbs when the shown value would round to 1000 (999.9M is
+ * "1.00B", never "1000M"). */
 static void report_count_c(double n, char *buf, size_t len) {
     static const char *const suffix[] = {"", "K", "M", "B", "T"};
     double v = n;
@@ -107,15 +122,19 @@ static void report_count_c(double n, char *buf, size_t len) {
 
     if (report_not_finite(n, buf, len))
         return;
-    while (i < 4 && fabs(v) >= 1000) {
+    if (fabs(n) >= 999.5e12) {
+        snprintf(buf, len, "%.2e", n);
+        return;
+    }
+    while (i < 4 && fabs(v) >= 999.5) {
         v /= 1000;
         i++;
     }
     if (i == 0)
         snprintf(buf, len, "%.0f", v);
-    else if (fabs(v) >= 100)
+    else if (fabs(v) >= 99.95)
         snprintf(buf, len, "%.0f%s", v, suffix[i]);
-    else if (fabs(v) >= 10)
+    else if (fabs(v) >= 9.995)
         snprintf(buf, len, "%.1f%s", v, suffix[i]);
     else
         snprintf(buf, len, "%.2f%s", v, suffix[i]);
@@ -158,13 +177,13 @@ static void report_si(double v, const char *unit, char *buf, size_t len) {
 
     if (report_not_finite(v, buf, len))
         return;
-    while (i < 6 && fabs(x) >= 1000) {
+    while (i < 6 && fabs(x) >= 999.5) {
         x /= 1000;
         i++;
     }
-    if (fabs(x) >= 100 || x == 0)
+    if (fabs(x) >= 99.95 || x == 0)
         snprintf(buf, len, "%.0f %s%s", x, prefix[i], unit);
-    else if (fabs(x) >= 10)
+    else if (fabs(x) >= 9.995)
         snprintf(buf, len, "%.1f %s%s", x, prefix[i], unit);
     else
         snprintf(buf, len, "%.2f %s%s", x, prefix[i], unit);
@@ -198,7 +217,10 @@ static void report_money_c(double usd, char *buf, size_t len) {
 static void report_percent_c(double fraction, char *buf, size_t len) {
     if (report_not_finite(fraction, buf, len))
         return;
-    snprintf(buf, len, "%.1f%%", fraction * 100);
+    if (fabs(fraction * 100) >= REPORT_E_NOTATION)
+        snprintf(buf, len, "%.2e%%", fraction * 100);
+    else
+        snprintf(buf, len, "%.1f%%", fraction * 100);
 }
 
 /* report_bytes, with the locale's decimal point and separators. */
