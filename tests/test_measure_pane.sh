@@ -191,7 +191,7 @@ keys run q
 
 # --- the Format pane: the seed's loss, then the kernels' error ----------------
 start fmt 140 40 "$FIX/fake-pane.sh" -- $SCEN --format int4-g32
-if wait_for fmt "loss 4b g32 2.66 mat 10.7"; then
+if wait_for fmt "2.66 g32|10.7 mat"; then
     ok "Format pane: the seed's Pythia-1.4B loss at 4 bits"
     keys fmt m
     wait_for fmt "err g32 0.10 mat 0.53" && ok "Format pane: the error lab's error at 4 bits" ||
