@@ -76,6 +76,12 @@ for size in "120 40" "100 30" "80 24"; do
     ok "$1x$2: the evidence line says which loss is per group and which per matrix"
 done
 
+# --- the size slider shows the model's size ---------------------------------
+start size 100 30 --params 70B --gpu h100-sxm
+has size "▸ 70.0B" "--params 70B: the slider shows 70.0B"
+lacks size "75.0B" "--params 70B: not the notch's 75.0B"
+has size "shape from the size" "the derived-shape note fits the pane"
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer screen checks passed"
 exit 0

@@ -56,8 +56,8 @@ void tui_draw_model(struct tui_pen *p) {
 
     /* The log slider: 100M .. 2T, knob at the current size. */
     int x = tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, _("size "));
-    report_count(st->model_index < 0 ? tui_size_of_step(st->size_step) : st->est.params_total, n,
-                 sizeof(n));
+    /* The model's own size; the knob sits at the nearest notch. */
+    report_count(st->est.params_total, n, sizeof(n));
     int track = p->iw - x - tui_width(n) - 3;
     x += tui_pen_field(p, 2, x, TUI_F_SIZE, g->left);
     if (track >= 4) {
@@ -69,8 +69,12 @@ void tui_draw_model(struct tui_pen *p) {
     }
     x += tui_pen_field(p, 2, x, TUI_F_SIZE, g->right);
     tui_pen_text(p, 2, x + 1, st->model_index < 0 ? TUI_ROLE_VALUE : TUI_ROLE_DIM, n);
-    if (m->derived)
-        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, _("shape derived from the size"));
+    if (m->derived) {
+        const char *d = _("shape derived from the size");
+        if (tui_width(d) > p->iw)
+            d = _("shape from the size");
+        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, d);
+    }
 }
 
 /* Full training: the engine takes the weight bytes from the optimizer
