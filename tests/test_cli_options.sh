@@ -283,4 +283,24 @@ check_contains "gemma-3-1b count" "$TMP/out" "Gemma 3 1B (1.00B params)"
 run plan --params 1e30
 check_contains "absurd count in e-notation" "$TMP/out" "(1.00e+30 params)"
 if grep -v "^  - " "$TMP/out" | grep -q "000000000000"; then fail "absurd size printed in full"; else pass; fi
+# Token counts take k = 1024 as model cards mean it; a Hugging Face name
+# finds its catalog id; an unknown lesson lists the lessons.
+run plan --context 128K --prompt 8k --json
+check_eq "--context 128K" "$(json_get "$TMP/out" scenario.context)" 131072
+check_eq "--prompt 8k" "$(json_get "$TMP/out" scenario.prompt)" 8192
+run plan --context 1.5k --json
+check_eq "--context 1.5k" "$(json_get "$TMP/out" scenario.context)" 1536
+run plan --context 0.3k
+check_eq "--context 0.3k exit" "$rc" 2
+check_contains "--context 0.3k message" "$TMP/err" "k = 1024"
+run plan --model meta-llama/Llama-3.1-8B --json
+check_eq "--model org/Name exit" "$rc" 0
+check_eq "--model org/Name id" "$(json_get "$TMP/out" scenario.model)" '"llama-3.1-8b"'
+check_contains "--model org/Name note" "$TMP/err" "llama-3.1-8b"
+run plan --model meta-llama/Llama-3.1-8B-Instruct
+check_eq "--model org/Name-Instruct exit" "$rc" 2
+check_contains "--model org/Name-Instruct suggests" "$TMP/err" "closest: llama-3.1-8b"
+run --lesson seed-001
+check_eq "--lesson unknown exit" "$rc" 2
+check_contains "--lesson unknown lists lessons" "$TMP/err" "lessons: seed-000"
 finish

@@ -165,3 +165,39 @@ Test(options, closest_names_rank_by_distance) {
     n = options_closest("zzzzzzzz", names, 4, out, 3);
     cr_expect_eq(n, 0);
 }
+
+/* Token counts take k = 1024 and M = 1024k, as model cards mean them. */
+Test(options, token_suffixes_are_binary) {
+    struct options o;
+    cr_assert_eq(parse(&o, "--context", "128K", "--prompt", "8k", NULL), 0);
+    cr_expect_eq(o.sc.context, 131072);
+    cr_expect_eq(o.sc.prompt, 8192);
+    cr_assert_eq(parse(&o, "--context=1M", NULL), 0);
+    cr_expect_eq(o.sc.context, 1048576);
+    cr_expect_eq(parse(&o, "--context", "1e4", NULL), VRAMLAB_EXIT_USAGE);
+    cr_expect_eq(parse(&o, "--context", "0.3k", NULL), VRAMLAB_EXIT_USAGE);
+    cr_expect_eq(parse(&o, "--context", "2048k", NULL), 0);
+    cr_expect_eq(parse(&o, "--context", "2048M", NULL), VRAMLAB_EXIT_USAGE); /* over 2^30 */
+}
+
+/* LoRA and QLoRA default to full recompute; training to selective. */
+Test(options, lora_defaults_to_full_recompute) {
+    struct options o;
+    cr_assert_eq(parse(&o, "--mode", "qlora", NULL), 0);
+    cr_expect_eq(o.sc.recompute, ENGINE_RECOMPUTE_FULL);
+    cr_assert_eq(parse(&o, "--mode", "lora", NULL), 0);
+    cr_expect_eq(o.sc.recompute, ENGINE_RECOMPUTE_FULL);
+    cr_assert_eq(parse(&o, "--mode", "lora", "--recompute", "none", NULL), 0);
+    cr_expect_eq(o.sc.recompute, ENGINE_RECOMPUTE_NONE);
+    cr_assert_eq(parse(&o, "--mode", "train", NULL), 0);
+    cr_expect_eq(o.sc.recompute, ENGINE_RECOMPUTE_SELECTIVE);
+}
+
+/* A Hugging Face name finds the catalog id of its name part. */
+Test(options, hugging_face_names_find_their_id) {
+    struct options o;
+    cr_assert_eq(parse(&o, "--model", "meta-llama/Llama-3.1-70B", NULL), 0);
+    cr_expect_str_eq(o.sc.model.id, "llama-3.1-70b");
+    cr_expect_eq(parse(&o, "--model", "meta-llama/Llama-3.1-70B-Instruct", NULL),
+                 VRAMLAB_EXIT_USAGE);
+}

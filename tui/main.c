@@ -6,11 +6,15 @@
  */
 #include "config.h"
 
+#include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui/commands.h"
 #include "tui/i18n.h"
+#include "tui/lesson.h"
 
 /* A headless command: its name, entry point and one line of help. */
 struct command {
@@ -61,6 +65,73 @@ static void main_unknown(const char *name) {
     fputs(_(" (see vramlab --help)\n"), stderr);
 }
 
+/* Add the lesson names of one directory (NAME.yaml, NAME.LANG.yaml) to
+ * names[], without repeats; returns the new count. */
+static size_t main_lesson_names(const char *dir, char names[][64], size_t n, size_t max) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    if (!d)
+        return n;
+    while ((e = readdir(d)) && n < max) {
+        char name[64];
+        size_t len = strlen(e->d_name);
+        char *dot;
+        if (e->d_name[0] == '.' || len < 6 || len >= sizeof(name) ||
+            strcmp(e->d_name + len - 5, ".yaml"))
+            continue;
+        memcpy(name, e->d_name, len - 5);
+        name[len - 5] = '\0';
+        dot = strrchr(name, '.'); /* a language: seed-000.es */
+        if (dot && strlen(dot + 1) == 2)
+            *dot = '\0';
+        size_t k = 0;
+        while (k < n && strcmp(names[k], name))
+            k++;
+        if (k == n)
+            memcpy(names[n++], name, strlen(name) + 1);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Whether --lesson NAME names a lesson; if not, say which ones exist. */
+static bool main_lesson_ok(int argc, char **argv) {
+    const char *name = NULL;
+    char lang[16], path[4096], names[32][64];
+    size_t n = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--lesson") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strncmp(argv[i], "--lesson=", 9))
+            name = argv[i] + 9;
+    }
+    if (!name)
+        return true;
+    i18n_language(lang, sizeof(lang));
+    if (lesson_resolve(name, lang, path, sizeof(path)) == 0)
+        return true;
+    if (getenv("VRAMLAB_LESSONS") && *getenv("VRAMLAB_LESSONS"))
+        n = main_lesson_names(getenv("VRAMLAB_LESSONS"), names, n, 32);
+#ifdef VRAMLAB_PKGDATADIR
+    n = main_lesson_names(VRAMLAB_PKGDATADIR "/lessons", names, n, 32);
+#endif
+#ifdef VRAMLAB_ABS_SRCDIR
+    n = main_lesson_names(VRAMLAB_ABS_SRCDIR "/share/lessons", names, n, 32);
+#endif
+    fprintf(stderr, _("vramlab: --lesson: no lesson file or name '%s'"), name);
+    if (n > 0) {
+        fputs(_("; lessons:"), stderr);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, "%s %s", i ? "," : "", names[i]);
+    }
+    fputs(_(" (or a lesson file's path; see docs/lessons.md)\n"), stderr);
+    return false;
+}
+
 /* Run the explorer or a command; 0 for help and version. */
 static int main_dispatch(int argc, char **argv) {
     const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -74,6 +145,8 @@ static int main_dispatch(int argc, char **argv) {
             printf("vramlab %s\n", PACKAGE_VERSION);
             return 0;
         }
+        if (!main_lesson_ok(argc, argv))
+            return VRAMLAB_EXIT_USAGE;
         return tui_main(argc, argv);
     }
     if (!strcmp(cmd, "help")) {

@@ -22,6 +22,7 @@
  * positions, FFN 4*hidden, as many KV heads as heads, head_dim
  * hidden/heads; the flags add what the model has.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -50,8 +51,9 @@ static const struct opt_def opt_table[] = {
     {OPT_ZERO, "zero", ARG_REQUIRED, "0..3", N_("ZeRO stage")},
     {OPT_MODE, "mode", ARG_REQUIRED, "MODE", N_("infer | train | lora | qlora")},
     {OPT_BATCH, "batch", ARG_REQUIRED, "N", N_("sequences per replica (default 1)")},
-    {OPT_CONTEXT, "context", ARG_REQUIRED, "N", N_("tokens per sequence (default 4096)")},
-    {OPT_PROMPT, "prompt", ARG_REQUIRED, "N", N_("prefill tokens (default: the context)")},
+    {OPT_CONTEXT, "context", ARG_REQUIRED, "N",
+     N_("tokens per sequence (default 4096; 8k, 128K: k = 1024)")},
+    {OPT_PROMPT, "prompt", ARG_REQUIRED, "N", N_("prefill tokens (default: the context; 8k)")},
     {OPT_MICRO_BATCHES, "micro-batches", ARG_REQUIRED, "N", N_("micro-batches per step")},
     {OPT_RECOMPUTE, "recompute", ARG_REQUIRED, "R",
      N_("none | selective | full (default selective; full for LoRA/QLoRA)")},
@@ -180,6 +182,62 @@ size_t options_closest(const char *word, const char *const *names, size_t n_name
         }
     }
     return count;
+}
+
+/* The catalog id a Hugging Face model name would have: the part after the
+ * last '/', lower-cased, other characters than [a-z0-9.] turned into '-'. */
+void opt_model_id_of(const char *name, char *out, size_t len) {
+    const char *slash = strrchr(name, '/');
+    size_t n = 0;
+    bool dash = false;
+
+    if (slash && slash[1])
+        name = slash + 1;
+    for (; *name && n + 2 < len; name++) {
+        char ch = *name;
+        if (ch >= 'A' && ch <= 'Z')
+            ch = (char)(ch - 'A' + 'a');
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.') {
+            if (dash && n > 0)
+                out[n++] = '-';
+            out[n++] = ch;
+            dash = false;
+        } else {
+            dash = true;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* A token count: an integer, or with k (x1024) or M (x1024^2) as model
+ * cards mean it ("128K context" is 131,072 tokens): 8k, 128K, 1.5k, 1M. */
+int opt_tokens(const char *flag, const char *s, bool allow_zero, uint32_t *out) {
+    char *end;
+    double v, scale = 1;
+
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        goto bad;
+    v = strtod(s, &end);
+    if (end == s)
+        goto bad;
+    if (*end == 'k' || *end == 'K')
+        scale = 1024;
+    else if (*end == 'm' || *end == 'M')
+        scale = 1024.0 * 1024.0;
+    if (scale > 1)
+        end++;
+    else if (strpbrk(s, ".eExX"))
+        goto bad; /* a bare count is a whole number */
+    v *= scale;
+    if (*end || !(v >= (allow_zero ? 0 : 1)) || v > (double)(1u << 30) || v != floor(v))
+        goto bad;
+    *out = (uint32_t)v;
+    return 0;
+bad:
+    opt_error("--%s: expected a whole number of tokens like 4096, 8k or 128K (k = 1024, "
+              "M = 1024k) up to 2^30, found '%s'",
+              flag, s ? s : "");
+    return -1;
 }
 
 /* The option named name (without dashes), or NULL. */

@@ -113,12 +113,13 @@ static int opt_price(const char *s, double *out) {
     return 0;
 }
 
-/* Print an unknown-id error for a catalog kind with the closest ids. */
+/* Print an unknown-id error for a catalog kind with the ids closest to
+ * `near` (the id as given, or its normalised form). */
 static void opt_unknown_id(const struct catalog *cat, enum catalog_kind kind, const char *flag,
-                           const char *id) {
+                           const char *id, const char *near) {
     static const char *const what[] = {N_("GPU"), N_("model"), N_("format")};
     const char *close[4];
-    size_t n = catalog_suggest(cat, kind, id, close, 4);
+    size_t n = catalog_suggest(cat, kind, near, close, 4);
 
     fprintf(stderr, _("vramlab: --%s: unknown %s '%s'"), flag, _(what[kind]), id);
     if (n > 0) {
@@ -314,8 +315,18 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
     } else {
         const char *id = s->set[OPT_MODEL] ? s->val[OPT_MODEL] : "llama-3.1-8b";
         const struct engine_model *cm = catalog_find_model(cat, id);
+        char norm[sizeof(m->id)];
         if (!cm) {
-            opt_unknown_id(cat, CATALOG_MODEL, "model", id);
+            /* A Hugging Face name (meta-llama/Llama-3.1-8B): the part after
+             * the organisation, lower-cased, is tried as a catalog id. */
+            opt_model_id_of(id, norm, sizeof(norm));
+            cm = catalog_find_model(cat, norm);
+            if (cm)
+                fprintf(stderr, _("vramlab: --model: taking '%s' as the catalog's %s\n"), id,
+                        cm->id);
+        }
+        if (!cm) {
+            opt_unknown_id(cat, CATALOG_MODEL, "model", id, norm[0] ? norm : id);
             return s->set[OPT_MODEL] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
         }
         *m = *cm;
@@ -337,7 +348,7 @@ int opt_format(const struct catalog *cat, const char *flag, const char *id, bool
     const struct engine_format *f = catalog_find_format(cat, id);
 
     if (!f) {
-        opt_unknown_id(cat, CATALOG_FORMAT, flag, id);
+        opt_unknown_id(cat, CATALOG_FORMAT, flag, id, id);
         return given ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
     }
     *out = *f;
@@ -364,7 +375,7 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
         const char *id = s->set[OPT_GPU] ? s->val[OPT_GPU] : "h100-sxm";
         const struct engine_gpu *cg = catalog_find_gpu(cat, id);
         if (!cg) {
-            opt_unknown_id(cat, CATALOG_GPU, "gpu", id);
+            opt_unknown_id(cat, CATALOG_GPU, "gpu", id, id);
             return s->set[OPT_GPU] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
         }
         *g = *cg;
@@ -461,10 +472,9 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         return -1;
     if (s->set[OPT_BATCH] && opt_uint("batch", s->val[OPT_BATCH], false, 1u << 24, &sc->batch))
         return -1;
-    if (s->set[OPT_CONTEXT] &&
-        opt_uint("context", s->val[OPT_CONTEXT], false, 1u << 30, &sc->context))
+    if (s->set[OPT_CONTEXT] && opt_tokens("context", s->val[OPT_CONTEXT], false, &sc->context))
         return -1;
-    if (s->set[OPT_PROMPT] && opt_uint("prompt", s->val[OPT_PROMPT], true, 1u << 30, &sc->prompt))
+    if (s->set[OPT_PROMPT] && opt_tokens("prompt", s->val[OPT_PROMPT], true, &sc->prompt))
         return -1;
     if (s->set[OPT_MICRO_BATCHES] &&
         opt_uint("micro-batches", s->val[OPT_MICRO_BATCHES], false, 1u << 24, &sc->micro_batches))
