@@ -54,6 +54,15 @@ expect 2 "--model needs a value" plan --model
 expect 2 "--params" plan --params 70Q
 expect 2 "--reserve" plan --reserve 1XB
 expect 2 "--gpu-bandwidth" plan --gpu h100-sxm --gpu-bandwidth fast
+# A forgotten unit: bytes, B/s and FLOP/s below any real GPU are refused.
+expect 2 "did you mean 80GiB?" plan --gpu-memory 80 --gpu-bandwidth 3.35TB/s --gpu-flops 989T
+expect 2 "did you mean 3.35TB/s?" plan --gpu h100-sxm --gpu-bandwidth 3.35
+expect 2 "did you mean 989T?" plan --gpu h100-sxm --gpu-flops 989
+expect 2 "did you mean 900GB/s?" plan --measured-bw 900
+# A bad unit is named before the missing companion flags.
+expect 2 "'80 GX'" plan --gpu-memory "80 GX"
+# An unknown lesson name lists the lessons there are.
+expect 2 "no lesson file or name 'seed-001'" --lesson seed-001
 expect 2 "--bias" plan --layers 2 --hidden 64 --heads 4 --vocab 100 --bias=some
 expect 2 "unexpected argument" plan llama
 expect 2 "needs --gpus" search

@@ -355,11 +355,53 @@ int opt_format(const struct catalog *cat, const char *flag, const char *id, bool
     return 0;
 }
 
-/* Choose the GPU (catalog or custom) and apply --gpu-* overrides. */
+/* Refuse a figure below a sane minimum (a unit forgotten: "--gpu-memory
+ * 80" is 80 bytes), suggesting the value with the usual unit. */
+static int opt_at_least(const char *flag, const char *raw, double v, double min,
+                        const char *what, const char *unit) {
+    if (v >= min)
+        return 0;
+    opt_error("--%s: %s is below %s, surely not meant; did you mean %s%s?", flag, raw, what, raw,
+              unit);
+    return -1;
+}
+
+/* The unit a bare bandwidth most likely meant: 3.35 is TB/s, 900 GB/s. */
+static const char *opt_bw_unit(double v) {
+    return v < 100 ? "TB/s" : "GB/s";
+}
+
+/* Parse --gpu-memory, --gpu-bandwidth, --gpu-flops that were given, each
+ * with its sane minimum (1 MiB, 1 MB/s, 1 GFLOP/s). */
+static int opt_gpu_values(const struct opt_seen *s, double *mem, double *bw, double *fl) {
+    const char *v;
+
+    v = s->val[OPT_GPU_MEMORY];
+    if (s->set[OPT_GPU_MEMORY] && (opt_unit("gpu-memory", v, catalog_parse_bytes, mem) ||
+                                   opt_at_least("gpu-memory", v, *mem, 1048576.0, "1 MiB", "GiB")))
+        return -1;
+    v = s->val[OPT_GPU_BANDWIDTH];
+    if (s->set[OPT_GPU_BANDWIDTH] &&
+        (opt_unit("gpu-bandwidth", v, catalog_parse_bandwidth, bw) ||
+         opt_at_least("gpu-bandwidth", v, *bw, 1e6, "1 MB/s", opt_bw_unit(*bw))))
+        return -1;
+    v = s->val[OPT_GPU_FLOPS];
+    if (s->set[OPT_GPU_FLOPS] && (opt_unit("gpu-flops", v, catalog_parse_flops, fl) ||
+                                  opt_at_least("gpu-flops", v, *fl, 1e9, "1 GFLOP/s", "T")))
+        return -1;
+    return 0;
+}
+
+/* Choose the GPU (catalog or custom) and apply --gpu-* overrides. The
+ * values are checked first, so a bad unit is reported before a missing
+ * companion flag. */
 int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
     struct engine_gpu *g = &o->sc.gpu;
     bool custom = s->set[OPT_GPU_MEMORY] || s->set[OPT_GPU_BANDWIDTH] || s->set[OPT_GPU_FLOPS];
+    double mem = 0, bw = 0, fl = 0;
 
+    if (opt_gpu_values(s, &mem, &bw, &fl) != 0)
+        return VRAMLAB_EXIT_USAGE;
     if (!s->set[OPT_GPU] && custom) {
         if (!s->set[OPT_GPU_MEMORY] || !s->set[OPT_GPU_BANDWIDTH] || !s->set[OPT_GPU_FLOPS]) {
             opt_error("a custom GPU needs --gpu-memory, --gpu-bandwidth and --gpu-flops "
@@ -380,20 +422,15 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
         }
         *g = *cg;
     }
-    if (s->set[OPT_GPU_MEMORY] &&
-        opt_unit("gpu-memory", s->val[OPT_GPU_MEMORY], catalog_parse_bytes, &g->memory_bytes))
-        return VRAMLAB_EXIT_USAGE;
-    if (s->set[OPT_GPU_BANDWIDTH] && opt_unit("gpu-bandwidth", s->val[OPT_GPU_BANDWIDTH],
-                                              catalog_parse_bandwidth, &g->bandwidth_bytes_per_s))
-        return VRAMLAB_EXIT_USAGE;
+    if (s->set[OPT_GPU_MEMORY])
+        g->memory_bytes = mem;
+    if (s->set[OPT_GPU_BANDWIDTH])
+        g->bandwidth_bytes_per_s = bw;
     if (s->set[OPT_GPU_FLOPS]) {
-        double f;
-        if (opt_unit("gpu-flops", s->val[OPT_GPU_FLOPS], catalog_parse_flops, &f))
-            return VRAMLAB_EXIT_USAGE;
         /* The 16-bit figure, and the column the weight format computes in. */
-        g->flops[ENGINE_COMPUTE_FP16] = f;
-        g->flops[ENGINE_COMPUTE_BF16] = f;
-        g->flops[o->sc.weight_format.compute] = f;
+        g->flops[ENGINE_COMPUTE_FP16] = fl;
+        g->flops[ENGINE_COMPUTE_BF16] = fl;
+        g->flops[o->sc.weight_format.compute] = fl;
     }
     if (custom)
         o->gpu_custom = true;
@@ -533,12 +570,16 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
     /* Calibration (vramlab measure, or the explorer's Measure pane): a rate
      * of zero would silently mean "the data sheet", so it is refused. */
     if (s->set[OPT_MEASURED_BW] &&
-        opt_rate("measured-bw", s->val[OPT_MEASURED_BW], catalog_parse_bandwidth,
-                 &sc->measured_bytes_per_s))
+        (opt_rate("measured-bw", s->val[OPT_MEASURED_BW], catalog_parse_bandwidth,
+                  &sc->measured_bytes_per_s) ||
+         opt_at_least("measured-bw", s->val[OPT_MEASURED_BW], sc->measured_bytes_per_s, 1e6,
+                      "1 MB/s", opt_bw_unit(sc->measured_bytes_per_s))))
         return -1;
     if (s->set[OPT_MEASURED_FLOPS] &&
-        opt_rate("measured-flops", s->val[OPT_MEASURED_FLOPS], catalog_parse_flops,
-                 &sc->measured_flop_per_s))
+        (opt_rate("measured-flops", s->val[OPT_MEASURED_FLOPS], catalog_parse_flops,
+                  &sc->measured_flop_per_s) ||
+         opt_at_least("measured-flops", s->val[OPT_MEASURED_FLOPS], sc->measured_flop_per_s, 1e9,
+                      "1 GFLOP/s", "T")))
         return -1;
     sc->sequence_parallel = sc->sequence_parallel || s->set[OPT_SEQUENCE_PARALLEL];
     return 0;
