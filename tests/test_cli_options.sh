@@ -303,4 +303,6 @@ check_contains "--model org/Name-Instruct suggests" "$TMP/err" "closest: llama-3
 run --lesson seed-001
 check_eq "--lesson unknown exit" "$rc" 2
 check_contains "--lesson unknown lists lessons" "$TMP/err" "lessons: seed-000"
+run search --gpus 8 --mode train --format fp32 --json
+check_contains "search train --format warning" "$TMP/out" '"--format has no effect in full training'
 finish

@@ -90,7 +90,7 @@ static void search_only_json(struct json_writer *w, const char *key, uint32_t v)
 
 /* Write the ranked layouts as JSON. */
 static void search_json(FILE *f, const struct options *o, const struct search_only *only,
-                        const struct engine_layout *v, size_t n) {
+                        const struct cli_notes *notes, const struct engine_layout *v, size_t n) {
     struct json_writer w;
 
     json_init(&w, f);
@@ -113,6 +113,11 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
     search_only_json(&w, "pp", only->pp);
     search_only_json(&w, "dp", only->dp);
     json_end_object(&w);
+    json_key(&w, "warnings");
+    json_begin_array(&w);
+    for (size_t i = 0; i < notes->n; i++)
+        json_string(&w, notes->text[i]);
+    json_end_array(&w);
     json_key(&w, "layouts");
     json_begin_array(&w);
     for (size_t i = 0; i < n; i++) {
@@ -180,7 +185,7 @@ static void search_counts(FILE *f, const struct options *o, const struct search_
 
 /* Write the ranked layouts as an aligned table. */
 static void search_text(FILE *f, const struct options *o, const struct search_only *only,
-                        const struct engine_layout *v, size_t n) {
+                        const struct cli_notes *notes, const struct engine_layout *v, size_t n) {
     size_t fitting = 0;
 
     for (size_t i = 0; i < n; i++)
@@ -209,6 +214,10 @@ static void search_text(FILE *f, const struct options *o, const struct search_on
         fprintf(f, "  %4zu %5u %5u %6u %14s %16s %12s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp, mem,
                 toks, step, verdict);
     }
+    if (notes->n > 0)
+        fputs(_("\nWarnings\n"), f);
+    for (size_t i = 0; i < notes->n; i++)
+        fprintf(f, "  - %s\n", notes->text[i]);
 }
 
 /* `vramlab search`: rank the layouts of --gpus N. */
@@ -240,9 +249,9 @@ int cmd_search(int argc, char **argv) {
     only.all = n;
     n = search_only_filter(&only, v, n);
     if (run.o.json)
-        search_json(run.out, &run.o, &only, v, n);
+        search_json(run.out, &run.o, &only, &run.notes, v, n);
     else
-        search_text(run.out, &run.o, &only, v, n);
+        search_text(run.out, &run.o, &only, &run.notes, v, n);
     free(v);
     return cli_finish(&run);
 }
