@@ -537,3 +537,28 @@ Test(state, full_training_keeps_the_recipes_weights) {
     press(TUI_KEY_ENTER);
     cr_assert_eq(st.overlay, TUI_OVERLAY_NONE, "no format picker in full training");
 }
+
+Test(state, help_and_explain_scroll_within_what_the_frame_allows) {
+    press('?');
+    st.overlay_scroll_max = 5; /* the app copies these from the frame */
+    st.overlay_page = 4;
+    cr_assert(press(TUI_KEY_DOWN) & TUI_DIRTY_REPAINT);
+    cr_assert_eq(st.overlay_scroll, 1);
+    press(TUI_KEY_PGDN);
+    cr_assert_eq(st.overlay_scroll, 4);
+    press(TUI_KEY_PGDN);
+    cr_assert_eq(st.overlay_scroll, 5, "never past the end");
+    cr_assert_eq(press(TUI_KEY_DOWN), 0);
+    press(TUI_KEY_HOME);
+    cr_assert_eq(st.overlay_scroll, 0);
+    cr_assert_eq(press(TUI_KEY_UP), 0);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_HELP, "scrolling keeps it open");
+    press('q');
+    press('e');
+    cr_assert_eq(st.overlay_scroll, 0, "a new overlay starts at the top");
+    press('j');
+    cr_assert_eq(st.overlay_scroll, 1);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.overlay_scroll, 0, "the next number starts at the top");
+    cr_assert_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
+}

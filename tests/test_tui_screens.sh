@@ -82,6 +82,20 @@ has size "▸ 70.0B" "--params 70B: the slider shows 70.0B"
 lacks size "75.0B" "--params 70B: not the notch's 75.0B"
 has size "shape from the size" "the derived-shape note fits the pane"
 
+# --- help and explain scroll at 40x12 ----------------------------------------
+start help 40 12
+wait_for help "Memory per GPU" || fail "help: no screen"
+keys help '?'
+has help "more" "40x12 help: says there is more"
+keys help PgDn PgDn PgDn PgDn PgDn PgDn PgDn PgDn PgDn PgDn
+has help "best layout for it" "40x12 help: PgDn reaches the notes at the end"
+has help "(--no-mouse)" "40x12 help: the mouse key wraps instead of being cut"
+keys help q e
+has help "explain:" "40x12 explain opens"
+keys help PgDn PgDn PgDn PgDn PgDn
+has help "source" "40x12 explain: the source can be reached"
+has help "8030261248" "40x12 explain: the result can be reached"
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer screen checks passed"
 exit 0

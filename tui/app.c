@@ -165,8 +165,11 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         }
         if (dirty & TUI_DIRTY_RECOMPUTE)
             tui_state_recompute(st);
-        if (dirty)
+        if (dirty) {
             tui_draw_frame(&ui, st);
+            st->overlay_scroll_max = ui.overlay_max;
+            st->overlay_page = ui.overlay_page;
+        }
         dirty = 0;
 
         /* Poll the keyboard briefly while the probe runs. */

@@ -43,6 +43,9 @@ struct tui_ui {
     /* The open picker's list on screen: first row, columns, rows, first entry. */
     int pick_y, pick_x, pick_w, pick_rows;
     size_t pick_first;
+    /* Help and explain: the most they can scroll and a page's lines (the
+     * app copies them into the state after each frame). */
+    unsigned overlay_max, overlay_page;
 };
 
 /* A pane being drawn: its window, inner size, scroll offset for the

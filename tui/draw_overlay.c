@@ -19,7 +19,7 @@
 
 static const char *const tui_help_lines[] = {
     N_("Tab / Shift-Tab    next / previous pane"),
-    N_("Up Down  (k j)     field within the pane"),
+    N_("Up Down (k j)      field within the pane"),
     N_("Left Right (h l)   change the field (mouse wheel too)"),
     N_("PgUp PgDn          big steps (x2, /2); in a lesson: step"),
     N_("Enter              pick from a list (or explain a read-out)"),
@@ -34,12 +34,13 @@ static const char *const tui_help_lines[] = {
     N_("F                  presentation mode: the headline, large"),
     N_("c                  compare: pin this scenario (c again unpins)"),
     N_("s o                save / open a scenario file (YAML)"),
-    N_("? F1               this help"),
+    N_("? F1               this help (Up Down PgUp PgDn scroll it)"),
     N_("q Esc              close an overlay, or quit"),
     N_("mouse              click focuses and picks (--no-mouse)"),
     "",
-    N_("Only valid layouts are reachable: TP divides the heads,"),
-    N_("PP <= layers, GPUs = TP x PP x DP. Same flags as plan."),
+    N_("Only valid layouts are reachable: TP divides the heads and fits one node, "
+       "PP <= layers, GPUs = TP x PP x DP; a new GPU count takes the best layout for it. "
+       "Same flags as plan."),
 };
 
 /* A centred overlay window of about h x w, clipped to the screen. */
@@ -85,71 +86,143 @@ static void overlay_close(WINDOW *win) {
     delwin(win);
 }
 
-/* Write text wrapped at word boundaries from row y (count only when win is
- * NULL); returns the next row. */
-static int put_wrapped(struct tui_ui *ui, WINDOW *win, int y, int x, int width, int max_y,
-                       enum tui_role role, const char *text) {
-    char line[512];
+/* Bytes of s to put on one line of width columns: whole words when they
+ * fit, else as many characters as fit. */
+static size_t wrap_take(const char *s, int width) {
+    if (tui_width(s) <= width)
+        return strlen(s);
+    size_t take = 0, last_space = 0;
+    int cols = 0;
+    for (size_t i = 0; s[i] && cols < width; i++) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80)
+            cols++;
+        if (s[i] == ' ')
+            last_space = i;
+        take = i + 1;
+    }
+    while (((unsigned char)s[take] & 0xc0) == 0x80) /* finish a UTF-8 character */
+        take++;
+    if (last_space > 0 && s[take] != ' ' && s[take] != '\0')
+        take = last_space;
+    return take;
+}
+
+/* The text of a scrolling overlay, wrapped to its width. */
+#define OV_LINES 192
+struct ov_text {
+    int n;
+    struct {
+        enum tui_role role;
+        int x;
+        char text[256];
+    } l[OV_LINES];
+};
+
+/* Add text wrapped at word boundaries: the first line at column x, the
+ * rest at x + hang; width is the columns from the box's inner edge. */
+static void ov_add(struct ov_text *t, int x, int hang, int width, enum tui_role role,
+                   const char *text) {
     const char *s = text;
-    while (*s && y < max_y) {
-        /* Take as many whole words as fit (bytes ~ columns for ASCII text). */
-        size_t n = strlen(s), take = n;
-        if (tui_width(s) > width) {
-            take = 0;
-            size_t last_space = 0;
-            int cols = 0;
-            for (size_t i = 0; s[i] && cols < width; i++) {
-                if (((unsigned char)s[i] & 0xc0) != 0x80)
-                    cols++;
-                if (s[i] == ' ')
-                    last_space = i;
-                take = i + 1;
-            }
-            if (last_space > 0 && s[take] != ' ' && s[take] != '\0')
-                take = last_space;
+    int cx = x;
+    do {
+        int room = width - cx > 4 ? width - cx : 4;
+        size_t take = wrap_take(s, room);
+        if (take >= sizeof(t->l[0].text))
+            take = sizeof(t->l[0].text) - 1;
+        if (t->n < OV_LINES) {
+            t->l[t->n].role = role;
+            t->l[t->n].x = cx;
+            memcpy(t->l[t->n].text, s, take);
+            t->l[t->n].text[take] = '\0';
+            t->n++;
         }
-        if (take >= sizeof(line))
-            take = sizeof(line) - 1;
-        memcpy(line, s, take);
-        line[take] = '\0';
-        if (win) /* NULL: only count the lines */
-            tui_put(ui, win, y, x, width, role, line);
-        y++;
         s += take;
         while (*s == ' ')
             s++;
-    }
-    return y;
+        cx = x + hang;
+    } while (*s);
 }
 
-/* Help: every key. */
-static void draw_help(struct tui_ui *ui) {
+/* Draw the lines of t from st's scroll in win, with "more" marks on the
+ * borders and the footer; tell the app how far it can scroll. */
+static void ov_show(struct tui_ui *ui, WINDOW *win, const struct ov_text *t,
+                    const struct tui_state *st, const char *footer) {
+    int h = getmaxy(win), w = getmaxx(win), rows = h - 2;
+    unsigned max = t->n > rows ? (unsigned)(t->n - rows) : 0;
+    unsigned first = st->overlay_scroll < max ? st->overlay_scroll : max;
+    for (int r = 0; r < rows && (int)first + r < t->n; r++) {
+        int i = (int)first + r;
+        tui_put(ui, win, 1 + r, 1 + t->l[i].x, w - 2 - t->l[i].x, t->l[i].role, t->l[i].text);
+    }
+    char mark[64];
+    int fw = footer ? tui_width(footer) : 0, mw = 0;
+    if (first + (unsigned)rows < (unsigned)t->n) { /* the mark before the footer */
+        snprintf(mark, sizeof(mark), _(" %s more "), ui->g->utf8 ? "↓" : "v");
+        mw = tui_width(mark);
+        tui_put(ui, win, h - 1, w - mw - 2, mw, TUI_ROLE_WARN, mark);
+    }
+    if (footer && fw <= w - 4 - (mw ? mw + 1 : 0))
+        tui_put(ui, win, h - 1, 2, fw, TUI_ROLE_DIM, footer);
+    if (first > 0) {
+        snprintf(mark, sizeof(mark), _(" %s more "), ui->g->utf8 ? "↑" : "^");
+        mw = tui_width(mark);
+        tui_put(ui, win, 0, w - mw - 2, mw, TUI_ROLE_WARN, mark);
+    }
+    ui->overlay_max = max;
+    ui->overlay_page = (unsigned)(rows > 0 ? rows : 1);
+}
+
+/* The width of the help's key column ("Tab / Shift-Tab    "). */
+#define HELP_KEYS 19
+
+/* Help: every key, wrapped under its description; scrolls. */
+static void draw_help(struct tui_ui *ui, const struct tui_state *st) {
+    static struct ov_text t;
     int n = (int)(sizeof(tui_help_lines) / sizeof(tui_help_lines[0]));
     int oy, ox, width = 62, notes = n;
     /* As wide as the longest line in the user's language; the keys come
      * before the first empty line, the notes (dim) after it. */
     for (int i = 0; i < n; i++) {
         int lw = tui_help_lines[i][0] ? tui_width(_(tui_help_lines[i])) : 0;
-        if (lw + 4 > width)
-            width = lw + 4;
         if (!tui_help_lines[i][0] && notes == n)
             notes = i;
+        if (lw + 4 > width && i < notes) /* the notes wrap to the keys' width */
+            width = lw + 4;
     }
-    WINDOW *win = overlay_open(ui, n + 3, width, _("keys (q, Esc or ? closes)"), &oy, &ox);
+    int cols = ui->layout.cols - 2 < width ? ui->layout.cols - 2 : width;
+    t.n = 0;
+    bool split = cols - 4 < HELP_KEYS + 30; /* narrow: keys above their text */
+    for (int i = 0; i < n; i++) {
+        const char *line = tui_help_lines[i][0] ? _(tui_help_lines[i]) : "";
+        const char *gap = i < notes ? strstr(line, "  ") : NULL;
+        if (split && gap) {
+            char keys[64];
+            size_t k = (size_t)(gap - line) < sizeof(keys) ? (size_t)(gap - line) : sizeof(keys) - 1;
+            memcpy(keys, line, k);
+            keys[k] = '\0';
+            while (*gap == ' ')
+                gap++;
+            ov_add(&t, 1, 0, cols - 2, TUI_ROLE_LABEL, keys);
+            ov_add(&t, 3, 0, cols - 2, TUI_ROLE_OVERLAY, gap);
+        } else {
+            ov_add(&t, 1, i < notes ? HELP_KEYS : 0, cols - 2,
+                   i < notes ? TUI_ROLE_OVERLAY : TUI_ROLE_DIM, line);
+        }
+    }
+    WINDOW *win = overlay_open(ui, t.n + 2, width, _("keys (q, Esc or ? closes)"), &oy, &ox);
     if (!win)
         return;
-    int h = getmaxy(win), w = getmaxx(win);
-    for (int i = 0; i < n && i + 1 < h - 1; i++)
-        tui_put(ui, win, i + 1, 2, w - 4, i < notes ? TUI_ROLE_OVERLAY : TUI_ROLE_DIM,
-                tui_help_lines[i][0] ? _(tui_help_lines[i]) : "");
+    ov_show(ui, win, &t, st, t.n + 2 > getmaxy(win) ? _(" arrows, PgUp PgDn: scroll ") : NULL);
     overlay_close(win);
 }
 
-/* Explain: formula, values, source of the focused field's number. */
+/* Explain: formula, values, source of the focused field's number; wraps
+ * and scrolls so the result and the source can always be reached. */
 static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
+    static struct ov_text t;
     enum tui_field f = st->focus[st->focus_pane];
     struct engine_explanation ex;
-    char title[96];
+    char title[96], buf[64];
     int oy, ox;
     memset(&ex, 0, sizeof(ex));
     int key = st->explain_key >= 0   ? st->explain_key
@@ -157,35 +230,30 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
                                 : ENGINE_KEY_MEM_TOTAL;
     engine_explain(&st->opt.sc, &st->est, (enum engine_key)key, &ex);
     snprintf(title, sizeof(title), _("explain: %s"), ex.label ? ex.label : engine_key_name(key));
-    /* Size the box to the text: key, three headings, the wrapped parts. */
-    int w0 = ui->layout.cols - 2 < 76 ? ui->layout.cols - 2 : 76, big = 1000;
+    int w = ui->layout.cols - 2 < 76 ? ui->layout.cols - 2 : 76, inner = w - 2;
     bool applies = engine_key_applies(&st->opt.sc, (enum engine_key)key);
-    int need = 2 + 4 + (applies ? 0 : 1) +
-               put_wrapped(ui, NULL, 0, 4, w0 - 6, big, TUI_ROLE_VALUE,
-                           ex.formula ? ex.formula : "") +
-               put_wrapped(ui, NULL, 0, 4, w0 - 6, big, TUI_ROLE_VALUE, ex.values) +
-               put_wrapped(ui, NULL, 0, 4, w0 - 6, big, TUI_ROLE_DIM, ex.source ? ex.source : "-");
-    WINDOW *win = overlay_open(ui, need, 76, title, &oy, &ox);
+    t.n = 0;
+    snprintf(buf, sizeof(buf), _("key  %s"), ex.key ? ex.key : engine_key_name(key));
+    ov_add(&t, 1, 2, inner, TUI_ROLE_DIM, buf);
+    if (!applies)
+        ov_add(&t, 1, 0, inner, TUI_ROLE_WARN,
+               _("does not apply to this scenario (switch the mode with t)"));
+    ov_add(&t, 1, 0, inner, TUI_ROLE_LABEL, _("formula"));
+    ov_add(&t, 3, 0, inner, TUI_ROLE_VALUE, ex.formula ? ex.formula : "");
+    ov_add(&t, 1, 0, inner, TUI_ROLE_LABEL, _("with this scenario's values"));
+    ov_add(&t, 3, 0, inner, TUI_ROLE_VALUE, ex.values);
+    ov_add(&t, 1, 0, inner, TUI_ROLE_LABEL, _("source"));
+    ov_add(&t, 3, 0, inner, TUI_ROLE_DIM, ex.source ? ex.source : "-");
+    WINDOW *win = overlay_open(ui, t.n + 2, 76, title, &oy, &ox);
     if (!win)
         return;
-    int h = getmaxy(win), w = getmaxx(win), y = 1, max_y = h - 1;
-    char buf[64];
-    snprintf(buf, sizeof(buf), _("key  %s"), ex.key ? ex.key : engine_key_name(key));
-    tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_DIM, buf);
-    if (!applies) {
-        y = put_wrapped(ui, win, y, 2, w - 4, max_y, TUI_ROLE_WARN,
-                        _("does not apply to this scenario (switch the mode with t)"));
-    }
-    if (y < max_y)
-        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, _("formula"));
-    y = put_wrapped(ui, win, y, 4, w - 6, max_y, TUI_ROLE_VALUE, ex.formula ? ex.formula : "");
-    if (y < max_y)
-        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, _("with this scenario's values"));
-    y = put_wrapped(ui, win, y, 4, w - 6, max_y, TUI_ROLE_VALUE, ex.values);
-    if (y < max_y)
-        tui_put(ui, win, y++, 2, w - 4, TUI_ROLE_LABEL, _("source"));
-    put_wrapped(ui, win, y, 4, w - 6, max_y, TUI_ROLE_DIM, ex.source ? ex.source : "-");
-    tui_put(ui, win, h - 1, 2, w - 4, TUI_ROLE_DIM, _(" left/right: next number  q: close "));
+    bool scrolls = t.n + 2 > getmaxy(win);
+    const char *foot = _(" left/right: next number  q: close ");
+    if (scrolls)
+        foot = tui_width(_(" up/down scroll  left/right: next  q ")) <= getmaxx(win) - 14
+                   ? _(" up/down scroll  left/right: next  q ")
+                   : _(" up/down: scroll ");
+    ov_show(ui, win, &t, st, foot);
     overlay_close(win);
 }
 
@@ -232,9 +300,11 @@ static void draw_picker(struct tui_ui *ui, const struct tui_state *st) {
 
 /* Draw the open overlay over the panes. */
 void tui_draw_overlay(struct tui_ui *ui, const struct tui_state *st) {
+    ui->overlay_max = 0;
+    ui->overlay_page = 1;
     switch (st->overlay) {
     case TUI_OVERLAY_HELP:
-        draw_help(ui);
+        draw_help(ui, st);
         break;
     case TUI_OVERLAY_EXPLAIN:
         draw_explain(ui, st);

@@ -99,7 +99,7 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
             }
         }
         st->explain_key = (int)s->explain;
-        st->explain_scroll = 0;
+        st->overlay_scroll = 0;
         if (!st->lx.present)
             st->overlay = TUI_OVERLAY_EXPLAIN;
     }

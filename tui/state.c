@@ -434,6 +434,42 @@ unsigned tui_picker_choose(struct tui_state *st, size_t i) {
     return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
 }
 
+/* Scroll help or explain: arrows (j k) by a line, PgUp PgDn (Space) by a
+ * page, Home End; the app tells the most it can scroll after each frame. */
+static unsigned overlay_scroll_key(struct tui_state *st, int key) {
+    unsigned s = st->overlay_scroll, max = st->overlay_scroll_max;
+    unsigned page = st->overlay_page > 1 ? st->overlay_page - 1 : 1;
+    switch (key) {
+    case TUI_KEY_DOWN:
+    case 'j':
+        s = s < max ? s + 1 : max;
+        break;
+    case TUI_KEY_UP:
+    case 'k':
+        s = s > 0 ? s - 1 : 0;
+        break;
+    case TUI_KEY_PGDN:
+    case ' ':
+        s = s + page < max ? s + page : max;
+        break;
+    case TUI_KEY_PGUP:
+        s = s > page ? s - page : 0;
+        break;
+    case TUI_KEY_HOME:
+        s = 0;
+        break;
+    case TUI_KEY_END:
+        s = max;
+        break;
+    default:
+        return 0;
+    }
+    if (s == st->overlay_scroll)
+        return 0;
+    st->overlay_scroll = s;
+    return TUI_DIRTY_REPAINT;
+}
+
 /* Keys while a picker is open: typing filters, arrows move, Enter picks. */
 static unsigned picker_key(struct tui_state *st, int key) {
     struct tui_picker *pk = &st->picker;
@@ -503,9 +539,10 @@ unsigned tui_state_key(struct tui_state *st, int key) {
             /* Walk the fields of the pane while explaining. */
             st->explain_key = -1;
             field_move(st, key == TUI_KEY_LEFT || key == 'h' ? -1 : 1);
+            st->overlay_scroll = 0;
             return TUI_DIRTY_REPAINT;
         }
-        return 0;
+        return overlay_scroll_key(st, key);
     }
     st->message[0] = '\0';
     switch (key) {
@@ -526,10 +563,11 @@ unsigned tui_state_key(struct tui_state *st, int key) {
     case '?':
     case TUI_KEY_F1:
         st->overlay = TUI_OVERLAY_HELP;
+        st->overlay_scroll = 0;
         return TUI_DIRTY_REPAINT;
     case 'e':
         st->overlay = TUI_OVERLAY_EXPLAIN;
-        st->explain_scroll = 0;
+        st->overlay_scroll = 0;
         return TUI_DIRTY_REPAINT;
     case 'u':
         st->opt.units = st->opt.units == UNITS_GB ? UNITS_GIB : UNITS_GB;

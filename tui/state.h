@@ -204,7 +204,9 @@ struct tui_state {
 
     enum tui_overlay overlay;
     struct tui_picker picker;
-    unsigned explain_scroll;
+    /* Help and explain scroll: the first line shown, and (set by the app
+     * after each frame) the most it can scroll and the lines of a page. */
+    unsigned overlay_scroll, overlay_scroll_max, overlay_page;
 
     char message[TUI_MSG_MAX]; /* last refusal or note; "" when none */
     char verdict[TUI_VERDICT_MAX];
