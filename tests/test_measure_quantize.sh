@@ -125,6 +125,7 @@ check "a missing file is bad input (exit 2)" [ $? -eq 2 ]
 check "nothing to quantize exits 0" [ $? -eq 0 ]
 check "nothing to quantize says so" grep -q "no 2-D tensors quantized" "$t/out"
 check "nothing to quantize: no overall row" sh -c "! grep -q '^overall' '$t/out'"
+check "one tensor is singular" grep -q ": 1 tensor, 4 bits" "$t/out"
 "$VRAMLAB" quantize "$t/good.safetensors" --bits 9 >"$t/out" 2>"$t/err"
 check "--bits 9 is a usage error" [ $? -eq 2 ]
 "$VRAMLAB" quantize "$t/good.safetensors" --group 12 >"$t/out" 2>"$t/err"

@@ -99,7 +99,7 @@ static void print_text(const char *file, const struct qtensor *q, size_t n, unsi
         snprintf(grp, sizeof grp, "%zu", group);
     else
         snprintf(grp, sizeof grp, "matrix");
-    printf("%s: %zu tensors, %u bits, group %s\n", file, n, bits, grp);
+    printf("%s: %zu tensor%s, %u bits, group %s\n", file, n, n == 1 ? "" : "s", bits, grp);
     printf("%-44s %-5s %-16s %9s %7s %8s %10s %10s\n", "tensor", "dtype", "shape", "rel.err",
            "zeros", "max/std", "before", "after");
     for (size_t i = 0; i < n; i++) {
