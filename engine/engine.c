@@ -475,10 +475,13 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         e->train_flops_per_token * e->train_tokens_per_step / (g * e->peak_flop_per_s * sc->mfu);
     double m = sc->micro_batches, v = sc->interleave;
     e->train_bubble_fraction = (c->p - 1.0) / (v * m + c->p - 1.0);
-    double intra =
-        pos(sc->intra_node_bytes_per_s) ? sc->intra_node_bytes_per_s : sc->gpu.link_bytes_per_s;
-    if (!pos(intra))
-        intra = sc->inter_node_bytes_per_s;
+    /* Intra-node links are quoted as vendors do, both directions together
+     * (H100 NVLink 900 GB/s = 450 each way); a ring all-reduce moves data
+     * one way at a time, so it gets half. Inter-node figures are per
+     * direction already (400 Gb/s NDR = 50 GB/s). */
+    double intra = pos(sc->intra_node_bytes_per_s) ? sc->intra_node_bytes_per_s / 2.0
+                   : pos(sc->gpu.link_bytes_per_s) ? sc->gpu.link_bytes_per_s / 2.0
+                                                   : sc->inter_node_bytes_per_s;
     /* TP: 2 all-reduces of s b h 16-bit activations per layer forward, 2 backward. */
     double act_bytes = c->ctx * c->b * c->s.hidden * 2.0;
     double lat = sc->allreduce_latency_s;
@@ -552,7 +555,8 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
         c.kv_frac_ctx = ((c.L - sl) * c.ctx + sl * win) / c.L;
     else
         c.kv_frac_ctx = c.ctx;
-    e->bits_per_weight = c.bits_w;
+    e->bits_per_weight =
+        sc->mode == ENGINE_MODE_TRAIN ? recipes[sc->recipe].weights * 8.0 : c.bits_w;
     e->params_trainable = sc->mode == ENGINE_MODE_TRAIN ? e->params_total : 0;
     if (sc->mode == ENGINE_MODE_INFER)
         e->params_trainable = NAN;

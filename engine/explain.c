@@ -119,13 +119,14 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
                                  "(p - 1) / (v * m + p - 1)",
                                  "GPipe (Huang et al. 2019); Narayanan et al. 2021 §2.2", true,
                                  false},
-    [ENGINE_KEY_TRAIN_TP_COMM] =
-        {"training.tp_comm_seconds", "TP communication",
-         "4 all-reduces per layer per micro-batch * (2 (t-1)/t * 2 s b h / link BW + latency)",
-         "Megatron-LM (Shoeybi et al. 2019) §3", true, false},
+    [ENGINE_KEY_TRAIN_TP_COMM] = {"training.tp_comm_seconds", "TP communication",
+                                  "4 all-reduces per layer per micro-batch * (2 (t-1)/t * 2 s b h "
+                                  "/ (link BW / 2) + latency)",
+                                  "Megatron-LM (Shoeybi et al. 2019) §3", true, false},
     [ENGINE_KEY_TRAIN_DP_COMM] =
         {"training.dp_comm_seconds", "DP communication",
-         "2 (d-1)/d * gradient bytes per GPU / inter-node BW (x1.5 under ZeRO-3)",
+         "2 (d-1)/d * gradient bytes per GPU / one-way link BW (inter-node, or half the NVLink "
+         "figure inside a node; x1.5 under ZeRO-3)",
          "ring all-reduce; ZeRO §7", true, false},
     [ENGINE_KEY_TRAIN_DAYS] = {"training.days", "training days",
                                "tokens / tokens per step * step time / 86400",
@@ -544,7 +545,7 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  engine_compute_name(sc->weight_format.compute));
         break;
     case ENGINE_WARN_DOES_NOT_FIT:
-        snprintf(buf, n, "needs %.2fx the memory of one GPU (%.1f GB short)", e->memory_ratio,
+        snprintf(buf, n, "needs %.3gx the memory of one GPU (%.4g GB short)", e->memory_ratio,
                  -e->spare_bytes / 1e9);
         break;
     case ENGINE_WARN_ZERO_WITHOUT_DP:
