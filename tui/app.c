@@ -169,6 +169,9 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
             tui_draw_frame(&ui, st);
             st->overlay_scroll_max = ui.overlay_max;
             st->overlay_page = ui.overlay_page;
+            st->lx.caption_pages = ui.caption_pages;
+            if (st->lx.caption_page >= ui.caption_pages) /* a resize made it shorter */
+                st->lx.caption_page = ui.caption_pages ? ui.caption_pages - 1 : 0;
         }
         dirty = 0;
 

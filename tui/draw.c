@@ -371,6 +371,9 @@ static const tui_pane_fn tui_pane_draw[TUI_PANE_COUNT] = {
 void tui_draw_frame(struct tui_ui *ui, const struct tui_state *st) {
     ui->n_hits = 0;
     ui->pick_rows = 0;
+    ui->caption_pages = 1; /* the caption bar, when drawn, says how many */
+    ui->overlay_max = 0;
+    ui->overlay_page = 1;
     if (ui->layout.kind == TUI_LAYOUT_TOO_SMALL) {
         draw_too_small(ui);
         doupdate();

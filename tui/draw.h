@@ -46,6 +46,7 @@ struct tui_ui {
     /* Help and explain: the most they can scroll and a page's lines (the
      * app copies them into the state after each frame). */
     unsigned overlay_max, overlay_page;
+    size_t caption_pages; /* pages the lesson caption takes at this size */
 };
 
 /* A pane being drawn: its window, inner size, scroll offset for the

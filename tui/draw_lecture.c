@@ -67,7 +67,7 @@ int tui_caption_rows(const struct tui_state *st, int rows, int cols) {
     if (!st->lx.lesson || !st->lx.caption || cols < TUI_MIN_COLS)
         return 0;
     int lines = wrap_text(st->lx.caption, cols - 2, starts, bytes, WRAP_MAX);
-    int most = rows >= 40 ? 6 : rows >= 30 ? 4 : 3;
+    int most = rows >= 40 ? 8 : rows >= 30 ? 5 : 3; /* longer captions page */
     int k = 1 + (lines < most ? lines : most);
     if (rows - k < TUI_MIN_ROWS)
         k = rows - TUI_MIN_ROWS;
@@ -95,16 +95,18 @@ void tui_draw_caption(struct tui_ui *ui, const struct tui_state *st) {
     snprintf(head, sizeof(head), " %zu/%zu ", st->lx.step + 1, st->lx.n_steps);
 
     if (ui->caption_inline) {
-        /* One line: "3/24 caption..." over the title row. */
+        /* One line: "3/24 caption..." over the title row; n pages it. */
         WINDOW *w = ui->title;
         int wd = getmaxx(w);
         werase(w);
         int x = tui_put(ui, w, 0, 0, wd, TUI_ROLE_KEY, head);
-        int n = wrap_text(cap, wd - x - 4, starts, bytes, 1);
-        if (n > 0) {
-            x += put_bytes(ui, w, 0, x, wd - x, TUI_ROLE_TITLE, starts[0], bytes[0]);
-            if (n > 1)
-                tui_put(ui, w, 0, x, wd - x, TUI_ROLE_TITLE, ell);
+        int n = wrap_text(cap, wd - x - 4, starts, bytes, WRAP_MAX);
+        size_t pg = st->lx.caption_page < (size_t)n ? st->lx.caption_page : 0;
+        ui->caption_pages = n > 0 ? (size_t)n : 1;
+        if (n > 0 && pg < WRAP_MAX) {
+            x += put_bytes(ui, w, 0, x, wd - x, TUI_ROLE_TITLE, starts[pg], bytes[pg]);
+            if ((int)pg + 1 < n)
+                tui_put(ui, w, 0, x + 1, wd - x - 1, TUI_ROLE_DIM, ell);
         }
         return;
     }
@@ -113,24 +115,38 @@ void tui_draw_caption(struct tui_ui *ui, const struct tui_state *st) {
     getmaxyx(w, h, wd);
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_NORMAL));
     werase(w);
-    /* Heading: step number, step title, and what r or n does now. */
+    int n = wrap_text(cap, wd - 2, starts, bytes, WRAP_MAX);
+    int per = h - 1 > 0 ? h - 1 : 1;
+    if (n > WRAP_MAX)
+        n = WRAP_MAX;
+    size_t pages = n > 0 ? (size_t)((n + per - 1) / per) : 1;
+    size_t pg = st->lx.caption_page < pages ? st->lx.caption_page : pages - 1;
+    ui->caption_pages = pages;
+    /* Heading: step number (and caption page), step title, what n does. */
+    if (pages > 1)
+        snprintf(head, sizeof(head), " %zu/%zu (%zu/%zu) ", st->lx.step + 1, st->lx.n_steps,
+                 pg + 1, pages);
     int x = tui_put(ui, w, 0, 0, wd, TUI_ROLE_KEY, head);
     x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_NORMAL, " ");
     if (st->lx.step_title && *st->lx.step_title)
         x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_PANE_TITLE, st->lx.step_title);
     const char *hint = st->lx.off_step                     ? _("changed: r returns to the step")
+                       : pg + 1 < pages                    ? _("n: more of the caption")
                        : st->lx.step + 1 >= st->lx.n_steps ? _("last step; p goes back")
                                                            : _("n next, p back");
     int hw = tui_width(hint);
     if (x + hw + 3 <= wd)
-        tui_put(ui, w, 0, wd - hw - 1, hw, st->lx.off_step ? TUI_ROLE_WARN : TUI_ROLE_DIM, hint);
-    int n = wrap_text(cap, wd - 2, starts, bytes, WRAP_MAX);
-    for (int i = 0; i < n && i < h - 1 && i < WRAP_MAX; i++) {
-        int cx = put_bytes(ui, w, 1 + i, 1, wd - 2, TUI_ROLE_VALUE, starts[i], bytes[i]);
-        if (i == h - 2 && n > h - 1) {
-            /* The caption goes on past the bar: mark the cut. */
+        tui_put(ui, w, 0, wd - hw - 1, hw,
+                st->lx.off_step || pg + 1 < pages ? TUI_ROLE_WARN : TUI_ROLE_DIM, hint);
+    for (int r = 0; r < per; r++) {
+        int i = (int)pg * per + r;
+        if (i >= n)
+            break;
+        int cx = put_bytes(ui, w, 1 + r, 1, wd - 2, TUI_ROLE_VALUE, starts[i], bytes[i]);
+        if (r == per - 1 && i + 1 < n) {
+            /* The caption goes on: the next page (n) shows the rest. */
             int ex = cx + 1 < wd - 3 ? cx + 1 : wd - 4;
-            tui_put(ui, w, 1 + i, ex, 3, TUI_ROLE_DIM, ell);
+            tui_put(ui, w, 1 + r, ex, 3, TUI_ROLE_WARN, ell);
         }
     }
 }

@@ -78,6 +78,8 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
     st->lx.n_steps = n;
     st->lx.step_title = s->title;
     st->lx.caption = s->caption;
+    st->lx.caption_page = 0;
+    st->lx.caption_pages = 1;
     st->lx.off_step = false;
     st->overlay = TUI_OVERLAY_NONE;
     if (s->pane != LESSON_PANE_NONE) {
@@ -267,6 +269,17 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
         /* Stepping works over help and explain too: a clicker only clicks. */
         size_t i = st->lx.step;
         st->message[0] = '\0';
+        /* A long caption first pages, so its end is always read. */
+        if (dir > 0 && st->lx.caption_page + 1 < st->lx.caption_pages) {
+            st->lx.caption_page++;
+            *dirty |= TUI_DIRTY_REPAINT;
+            return true;
+        }
+        if (dir < 0 && st->lx.caption_page > 0) {
+            st->lx.caption_page--;
+            *dirty |= TUI_DIRTY_REPAINT;
+            return true;
+        }
         if (dir > 0 && i + 1 >= st->lx.n_steps) {
             snprintf(st->message, sizeof(st->message), _("last step (%zu/%zu); p goes back"), i + 1,
                      st->lx.n_steps);

@@ -180,6 +180,9 @@ struct tui_lecture_view {
     bool lesson;          /* a lesson is loaded */
     size_t step, n_steps; /* the step shown (0-based) and how many */
     const char *step_title, *caption; /* owned by the lesson */
+    /* The caption's page shown, and (set by the app after each frame) how
+     * many pages it takes at this size: n and p page before they step. */
+    size_t caption_page, caption_pages;
     bool off_step;        /* changed since the step was shown (r returns) */
     bool present;         /* presentation mode */
     bool pinned;          /* c: the comparison's pinned scenario */
