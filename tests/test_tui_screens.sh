@@ -110,6 +110,23 @@ keys cap n p
 has cap "1/24 (1/2)" "p pages back within the caption"
 lacks cap "first step" "p paged rather than stepped"
 
+# --- the memory legend keeps every part; labels shortened, not cut ------------
+for w in 60 80; do
+    start "leg$w" "$w" 24 --model llama-3.1-70b --gpu h100-sxm --gpus 2 --format int8
+    wait_for "leg$w" "Memory per GPU" || fail "leg$w: no screen"
+    capture "leg$w" | grep -qE "(reserve|res) 1.00" && ok "${w} columns: the legend shows the reserve" ||
+        { fail "${w} columns: no reserve in the legend"; capture "leg$w"; }
+    if capture "leg$w" | grep -E "INT8 \(per-chan($|[^n])" >/dev/null; then
+        fail "${w} columns: the format name is cut mid-word"
+    else
+        ok "${w} columns: the format name is shortened at a word"
+    fi
+done
+start train60 80 24 --model llama-3.1-70b --gpu h100-sxm --gpus 8 --mode train
+wait_for train60 "Roofline" || fail "train60: no screen"
+lacks train60 "KV: inference onl" "80x24 training: the KV note is not cut"
+lacks train60 "training is comput" "80x24 training: the roofline note is not cut"
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer screen checks passed"
 exit 0

@@ -271,6 +271,12 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
         snprintf(lay + n, sizeof(lay) - (size_t)n, "%s ", g->dot);
     /* Full training stores the weights as the recipe says (2 bytes: BF16). */
     const char *wf = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
+    char wshort[ENGINE_NAME_MAX];
+    const char *par = strstr(wf, " (");
+    if (par && wd < 100) { /* "INT8 (per-channel)" -> "INT8" on narrow screens */
+        snprintf(wshort, sizeof(wshort), "%.*s", (int)(par - wf), wf);
+        wf = wshort;
+    }
     if (sc->mode == ENGINE_MODE_TRAIN) {
         double wb = engine_recipe_info(sc->recipe)->weights;
         wf = wb == 2 ? "BF16" : wb == 4 ? "FP32" : engine_recipe_info(sc->recipe)->id;

@@ -377,9 +377,26 @@ void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
         tui_draw_bar(&pen, y - 1, 1, wd - 4, e);
         y++;
     }
-    if (y < h)
-        tui_put(ui, w, y++, 2, wd - 4, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, st->verdict);
-    if (airy)
+    bool two = false;
+    if (y < h) {
+        /* A verdict wider than the screen takes two lines (when free). */
+        const char *v = st->verdict;
+        enum tui_role vr = ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD;
+        int n = (int)strlen(v), cut = n;
+        if (tui_width(v) > wd - 4 && y + 2 < h) {
+            for (int i = 0; i < n && i <= wd - 4; i++)
+                if (v[i] == ' ')
+                    cut = i;
+        }
+        if (cut < n) {
+            put_bytes(ui, w, y++, 2, wd - 4, vr, v, cut);
+            tui_put(ui, w, y++, 4, wd - 6, vr, v + cut + 1);
+            two = true;
+        } else {
+            tui_put(ui, w, y++, 2, wd - 4, vr, v);
+        }
+    }
+    if (airy && !two)
         y++;
     if (y + 1 >= h)
         return;

@@ -97,11 +97,11 @@ static void mscenario(struct tui_pen *p, int line) {
     const char *model = sc->model.name[0] ? sc->model.name : sc->model.id;
     const char *wfmt = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
     snprintf(f[0], sizeof(f[0]),
-             _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s"), model, wfmt,
+             _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s tok/s"), model, wfmt,
              m->match ? _("this GPU") : _("this machine"), g->le, a, mlabel(test), c, g->le, b);
-    snprintf(f[1], sizeof(f[1]), _("%s %s: predicted %s %s tok/s, measured %s %s gives %s %s"),
+    snprintf(f[1], sizeof(f[1]), _("%s %s: predicted %s %s tok/s, measured %s %s gives %s %s tok/s"),
              model, wfmt, g->le, a, mlabel(test), c, g->le, b);
-    snprintf(f[2], sizeof(f[2]), _("predicted %s %s tok/s, measured %s %s gives %s %s"), g->le, a,
+    snprintf(f[2], sizeof(f[2]), _("predicted %s %s tok/s, measured %s %s gives %s %s tok/s"), g->le, a,
              mlabel(test), c, g->le, b);
     snprintf(f[3], sizeof(f[3]), _("%s %s tok/s predicted, %s %s measured"), g->le, a, g->le, b);
     const char *cand[] = {f[0], f[1], f[2], f[3]};
@@ -321,13 +321,13 @@ void tui_draw_format_evidence(struct tui_pen *p, int line) {
     const struct tui_state *st = p->st;
     const struct engine_format *f = &st->opt.sc.weight_format;
     double at, pg, pm, base;
-    char c[8][96], buf[96];
+    char c[9][96], buf[96];
     if (!tui_measure_seed_loss(st->cat, f->bits, &at, &pg, &pm, &base))
         return;
     /* The seed's measured Pythia-1.4B loss: one scale per group of 32
      * against one per matrix; labelled at every width (the bits are on
      * the line above, so the narrow forms drop them). */
-    size_t n = 8;
+    size_t n = 9;
     if (at >= 16) {
         snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %.4g (FP16)"), base);
         snprintf(c[1], sizeof(c[1]), _("Pythia loss %.4g (FP16)"), base);
@@ -343,8 +343,9 @@ void tui_draw_format_evidence(struct tui_pen *p, int line) {
         snprintf(c[5], sizeof(c[5]), _("loss g32 %.3g|m %.3g"), pg, pm);
         snprintf(c[6], sizeof(c[6]), _("g32 %.3g|mat %.3g"), pg, pm);
         snprintf(c[7], sizeof(c[7]), _("g32 %.3g|m %.3g"), pg, pm);
+        snprintf(c[8], sizeof(c[8]), _("g32 %.2g|m %.2g"), pg, pm);
     }
-    const char *cand[] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+    const char *cand[] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]};
     mfit(buf, sizeof(buf), p->iw, cand, n);
     int x = tui_pen_text(p, line, 0, TUI_ROLE_DIM, buf);
     /* The kernels' figure for the same width (weights with outliers): on

@@ -49,6 +49,8 @@ void tui_draw_model(struct tui_pen *p) {
     if (len > p->iw) /* narrow pane: the short form */
         len = snprintf(buf, sizeof(buf), _("%uL %uh %u/%u heads"), m->layers, m->hidden, m->heads,
                        m->kv_heads);
+    if (len > p->iw) /* narrower: layers and heads (q/kv) */
+        len = snprintf(buf, sizeof(buf), _("%uL %u/%u heads"), m->layers, m->heads, m->kv_heads);
     if (m->experts > 0 && len > 0 && (size_t)len < sizeof(buf))
         snprintf(buf + len, sizeof(buf) - (size_t)len, _(" %s %u/%u experts"), g->dot,
                  m->active_experts, m->experts);
@@ -77,6 +79,27 @@ void tui_draw_model(struct tui_pen *p) {
     }
 }
 
+/* "KV: inference only", shortened to the pane. */
+static const char *kv_note(const struct tui_pen *p) {
+    const char *n = _("KV: inference only");
+    return tui_width(n) <= p->iw ? n : _("KV: infer. only");
+}
+
+/* A format's name for a field of room columns: the catalog name, without
+ * its parenthesised note when that does not fit ("INT8"), else the id. */
+static const char *format_label(const struct engine_format *f, int room, char *buf, size_t len) {
+    const char *name = f->name[0] ? f->name : f->id;
+    if (tui_width(name) <= room)
+        return name;
+    const char *par = strstr(name, " (");
+    if (par && par > name) {
+        snprintf(buf, len, "%.*s", (int)(par - name), name);
+        if (tui_width(buf) <= room)
+            return buf;
+    }
+    return tui_width(f->id) < tui_width(name) ? f->id : name;
+}
+
 /* Full training: the engine takes the weight bytes from the optimizer
  * recipe, not the weight format; say so ("BF16 via adam-mixed"). */
 static void draw_format_recipe(struct tui_pen *p, int x) {
@@ -87,13 +110,17 @@ static void draw_format_recipe(struct tui_pen *p, int x) {
         snprintf(num, sizeof(num), "%g B", r->weights);
         w = num;
     }
-    if (snprintf(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x)
-        snprintf(buf, sizeof(buf), _("%s (recipe)"), w);
+    if (snprintf(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x &&
+        snprintf(buf, sizeof(buf), _("%s (recipe)"), w) > p->iw - x)
+        snprintf(buf, sizeof(buf), "%s", w);
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, buf);
-    snprintf(buf, sizeof(buf), _("%g b/w, set by the"), r->weights * 8);
+    snprintf(buf, sizeof(buf), "%g b/w", r->weights * 8);
     tui_pen_text(p, 1, 0, TUI_ROLE_VALUE, buf);
-    tui_pen_text(p, 2, 0, TUI_ROLE_DIM, _("optimizer recipe"));
-    tui_pen_text(p, 3, 0, TUI_ROLE_DIM, _("KV: inference only"));
+    const char *why = _("set by the optimizer recipe");
+    if (tui_width(why) > p->iw)
+        why = _("set by the recipe");
+    tui_pen_text(p, 2, 0, TUI_ROLE_DIM, why);
+    tui_pen_text(p, 3, 0, TUI_ROLE_DIM, kv_note(p));
 }
 
 /* The Format pane: weights (with group), bits per weight spelled out, KV. */
@@ -109,7 +136,8 @@ void tui_draw_format(struct tui_pen *p) {
         draw_format_recipe(p, x);
         return;
     }
-    tui_pen_field(p, 0, x, TUI_F_WFORMAT, f->name[0] ? f->name : f->id);
+    char nm[64];
+    tui_pen_field(p, 0, x, TUI_F_WFORMAT, format_label(f, p->iw - x, nm, sizeof(nm)));
 
     x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, _("group   "));
     if (f->block > 0)
@@ -134,15 +162,31 @@ void tui_draw_format(struct tui_pen *p) {
     else
         len = snprintf(buf, sizeof(buf), "%g b/w", eff);
     if (len > p->iw && f->block > 0) /* tight pane: drop the spaces */
-        snprintf(buf, sizeof(buf), "%g+%g/%u=%sb/w", f->bits, f->scale_bits, f->block, effs);
+        len = snprintf(buf, sizeof(buf), "%g+%g/%u=%sb/w", f->bits, f->scale_bits, f->block, effs);
+    if (len > p->iw) /* tighter still: the result alone */
+        snprintf(buf, sizeof(buf), "%s b/w", effs);
     tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
 
     x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, _("KV      "));
     const struct engine_format *kv = &sc->kv_format;
-    tui_pen_field(p, 3, x, TUI_F_KVFORMAT, kv->name[0] ? kv->name : kv->id);
+    tui_pen_field(p, 3, x, TUI_F_KVFORMAT, format_label(kv, p->iw - x, nm, sizeof(nm)));
     if (sc->mode != ENGINE_MODE_INFER)
-        tui_pen_text(p, 4, 0, TUI_ROLE_DIM, _("KV: inference only"));
+        tui_pen_text(p, 4, 0, TUI_ROLE_DIM, kv_note(p));
     tui_draw_format_evidence(p, sc->mode != ENGINE_MODE_INFER ? 5 : 4);
+}
+
+/* "85.9GB 3.35TB/s": two figures without the spaces before their units. */
+static void tight_pair(char *buf, size_t len, const char *a, const char *b) {
+    size_t n = 0;
+    for (const char *s = a; *s && n + 1 < len; s++)
+        if (*s != ' ')
+            buf[n++] = *s;
+    if (n + 1 < len)
+        buf[n++] = ' ';
+    for (const char *s = b; *s && n + 1 < len; s++)
+        if (*s != ' ')
+            buf[n++] = *s;
+    buf[n] = '\0';
 }
 
 /* The GPU pane: the pick and count, memory, bandwidth, FLOP/s. */
@@ -159,41 +203,55 @@ void tui_draw_gpu(struct tui_pen *p) {
     tui_pen_field(p, 0, 0, TUI_F_GPU, gpu->name[0] ? gpu->name : gpu->id);
     tui_pen_field(p, 0, p->iw - cw > 10 ? p->iw - cw : 10, TUI_F_GPUS, buf);
 
+    /* Calibrated (Measure pane: a, or --measured-bw/--measured-flops): the
+     * measured figures are the ones used; the data sheet's become a note. */
+    double mbw = st->opt.sc.measured_bytes_per_s, mfl = st->opt.sc.measured_flop_per_s;
     report_bytes(gpu->memory_bytes, st->opt.units, a, sizeof(a));
-    report_bandwidth(gpu->bandwidth_bytes_per_s, b, sizeof(b));
-    if (snprintf(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw)
-        snprintf(buf, sizeof(buf), "%s, %s", a, b);
+    report_bandwidth(mbw > 0 ? mbw : gpu->bandwidth_bytes_per_s, b, sizeof(b));
+    if (snprintf(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw &&
+        snprintf(buf, sizeof(buf), "%s, %s", a, b) > p->iw)
+        tight_pair(buf, sizeof(buf), a, b);
     tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, buf);
+    if (mbw > 0) /* the measured rate in the calibrated colour */
+        tui_pen_text(p, 1, tui_width(buf) - tui_width(strrchr(buf, ' ') + 1), TUI_ROLE_WARN,
+                     strrchr(buf, ' ') + 1);
 
     enum engine_compute c = st->opt.sc.weight_format.compute;
     double fl = (unsigned)c < ENGINE_COMPUTE_COUNT ? gpu->flops[c] : 0;
-    if (fl > 0) {
-        report_flops(fl, a, sizeof(a));
-        snprintf(buf, sizeof(buf), "%s %s", a, engine_compute_name(c));
-    } else {
-        report_flops(gpu->flops[ENGINE_COMPUTE_FP16], a, sizeof(a));
-        snprintf(buf, sizeof(buf), _("%s FP16 (no %s)"), a, engine_compute_name(c));
-    }
-    tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
-    /* Calibrated (Measure pane: a, or --measured-bw/--measured-flops): the
-     * measured figures the engine uses, under the data sheet's. */
-    if (st->opt.sc.measured_flop_per_s > 0) {
-        report_flops(st->opt.sc.measured_flop_per_s, a, sizeof(a));
+    if (mfl > 0) {
+        report_flops(mfl, a, sizeof(a));
         if (snprintf(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
             snprintf(buf, sizeof(buf), _("%s meas."), a);
         tui_pen_text(p, 2, 0, TUI_ROLE_WARN, buf);
+    } else if (fl > 0) {
+        report_flops(fl, a, sizeof(a));
+        snprintf(buf, sizeof(buf), "%s %s", a, engine_compute_name(c));
+        tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
+    } else {
+        report_flops(gpu->flops[ENGINE_COMPUTE_FP16], a, sizeof(a));
+        snprintf(buf, sizeof(buf), _("%s FP16 (no %s)"), a, engine_compute_name(c));
+        tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
     }
-    if (st->opt.sc.measured_bytes_per_s > 0) {
-        report_bandwidth(st->opt.sc.measured_bytes_per_s, a, sizeof(a));
-        if (snprintf(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
-            snprintf(buf, sizeof(buf), _("meas. %s"), a);
-        tui_pen_text(p, 4, 0, TUI_ROLE_WARN, buf);
-        return; /* in the price's place */
+    if (mbw > 0 || mfl > 0) { /* the data sheet's figures become a note */
+        report_bandwidth(gpu->bandwidth_bytes_per_s, a, sizeof(a));
+        report_flops(fl > 0 ? fl : gpu->flops[ENGINE_COMPUTE_FP16], b, sizeof(b));
+        const char *sheet = mbw > 0 ? a : b;
+        if (snprintf(buf, sizeof(buf), _("measured; data sheet %s"), sheet) > p->iw &&
+            snprintf(buf, sizeof(buf), _("meas.; sheet %s"), sheet) > p->iw)
+            snprintf(buf, sizeof(buf), _("sheet %s"), sheet);
+        tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
+        if (mbw > 0 && mfl > 0) {
+            snprintf(buf, sizeof(buf), _("sheet %s"), b);
+            tui_pen_text(p, 4, 0, TUI_ROLE_DIM, buf);
+        }
+        return;
     }
 
     if (gpu->link_bytes_per_s > 0) {
         report_bandwidth(gpu->link_bytes_per_s, a, sizeof(a));
-        snprintf(buf, sizeof(buf), _("link %s %s %u/node"), a, g->dot, gpu->gpus_per_node);
+        if (snprintf(buf, sizeof(buf), _("link %s %s %u/node"), a, g->dot, gpu->gpus_per_node) >
+            p->iw)
+            snprintf(buf, sizeof(buf), _("link %s"), a);
         tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
     }
     if (gpu->price_per_hour > 0) {
@@ -359,6 +417,54 @@ static void draw_memory_compare(struct tui_pen *p) {
     }
 }
 
+/* Short legend labels, in segment order. */
+static const char *const tui_segments_short[TUI_SEGMENTS] = {
+    N_("w"), N_("KV"), N_("act"), N_("grad"), N_("mstr"), N_("opt"), N_("res")};
+
+/* The legend text of segment s ("reserve 1.00", or "res 1.00"); false
+ * when the segment is not shown. */
+static bool legend_item(const struct tui_state *st, const double *seg, int s, bool brief,
+                        char *buf, size_t len) {
+    char a[32];
+    if (!(seg[s] > 0) && !(st->focus[TUI_PANE_MEMORY] == tui_segments[s].field &&
+                           tui_field_applies(st, tui_segments[s].field)))
+        return false;
+    report_bytes(seg[s], st->opt.units, a, sizeof(a));
+    /* "19.9 GB" -> "19.9" to keep the legend short; units on the total. */
+    char *sp = strchr(a, ' ');
+    if (sp && strcmp(sp + 1, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
+        *sp = '\0';
+    snprintf(buf, len, "%s %s", brief ? _(tui_segments_short[s]) : _(tui_segments[s].label), a);
+    return true;
+}
+
+/* Columns the legend takes (each item: fill, space, text, two spaces). */
+static int legend_width(const struct tui_state *st, const double *seg, bool brief) {
+    char buf[64];
+    int w = 0;
+    for (int s = 0; s < TUI_SEGMENTS; s++)
+        if (legend_item(st, seg, s, brief, buf, sizeof(buf)))
+            w += tui_width(buf) + (brief ? 3 : 4);
+    return w;
+}
+
+/* Draw the legend on a content line; returns the columns used. */
+static int draw_legend(struct tui_pen *p, int line, const double *seg, bool brief) {
+    char buf[64];
+    int x = 0;
+    for (int s = 0; s < TUI_SEGMENTS; s++) {
+        if (!legend_item(p->st, seg, s, brief, buf, sizeof(buf)))
+            continue;
+        if (x + tui_width(buf) + 2 > p->iw)
+            break;
+        x += tui_pen_text(p, line, x, tui_segments[s].role, segment_fill(p->ui, s));
+        x += 1;
+        x += tui_pen_field(p, line, x, tui_segments[s].field, buf);
+        x += brief ? 1 : 2;
+    }
+    return x;
+}
+
 /* The Memory pane: bar, labelled segments, verdict, first warning. */
 void tui_draw_memory(struct tui_pen *p) {
     const struct tui_state *st = p->st;
@@ -385,24 +491,15 @@ void tui_draw_memory(struct tui_pen *p) {
         lv = 1;
     }
     segment_bytes(&e->memory, seg);
-    int x = 0;
-    for (int s = 0; s < TUI_SEGMENTS; s++) {
-        if (!(seg[s] > 0) && !(st->focus[TUI_PANE_MEMORY] == tui_segments[s].field &&
-                               tui_field_applies(st, tui_segments[s].field)))
-            continue;
-        report_bytes(seg[s], st->opt.units, a, sizeof(a));
-        /* "19.9 GB" -> "19.9" to keep the legend short; units on the total. */
-        char *sp = strchr(a, ' ');
-        if (sp && strcmp(sp + 1, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
-            *sp = '\0';
-        snprintf(buf, sizeof(buf), "%s %s", _(tui_segments[s].label), a);
-        if (x + tui_width(buf) + 2 > p->iw)
-            break;
-        x += tui_pen_text(p, ll, x, tui_segments[s].role, segment_fill(p->ui, s));
-        x += 1;
-        x += tui_pen_field(p, ll, x, tui_segments[s].field, buf);
-        x += 2;
-    }
+    /* Every part is shown so they add up to the total: long labels when
+     * they fit with the total, short ones ("res") when not, and the total
+     * moves after the verdict before a part is dropped. */
+    report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
+    snprintf(buf, sizeof(buf), _("total %s"), a);
+    int tw = tui_width(buf) + 1, form = 0;
+    while (form < 3 && legend_width(st, seg, form > 0) + (form < 2 ? tw : 0) > p->iw)
+        form++;
+    int x = draw_legend(p, ll, seg, form > 0);
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), _("total %s"), a);
     bool total_shown = x + tui_width(buf) <= p->iw;

@@ -314,7 +314,14 @@ void tui_draw_roof(struct tui_pen *p) {
     bool infer = st->opt.sc.mode == ENGINE_MODE_INFER;
     if (!infer) {
         /* Training multiplies big matrices: compute-bound, far right. */
-        tui_pen_text(p, tl, x, TUI_ROLE_DIM, _(" (decode roofline; training is compute-bound)"));
+        const char *why[] = {_(" (decode roofline; training is compute-bound)"),
+                             _(" (decode; training: compute-bound)"), _(" (training: compute)")};
+        for (int i = 0; i < 3; i++) {
+            if (tui_width(why[i]) <= p->iw - x) {
+                tui_pen_text(p, tl, x, TUI_ROLE_DIM, why[i]);
+                break;
+            }
+        }
         ai = 0;
     }
     if (infer) {
