@@ -1,5 +1,6 @@
 /*
- * state.c: focus, overlays, pickers and key dispatch of the explorer.
+ * state.c: focus, overlays and key dispatch of the explorer (the pickers
+ * are in state_picker.c).
  *
  * Keys go first to the open overlay (picker, explain, help), then to the
  * global bindings (q, Tab, u, t, e, ?, /, m), then to the focused field:
@@ -17,11 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-/* Fixed pickers: modes, recompute policies, recipes. */
-static const char *const tui_mode_labels[] = {N_("inference"), N_("training"), N_("LoRA"),
-                                              N_("QLoRA")};
-static const char *const tui_recompute_labels[] = {N_("none"), N_("selective"), N_("full")};
 
 /* Index of an entry with this id in an array of n structs, or -1. */
 #define FIND_ID(arr, n, want)                                                                  \
@@ -125,7 +121,7 @@ static enum tui_field first_field(const struct tui_state *st, enum tui_pane p) {
 }
 
 /* Keep every pane's focused field on one that applies (after a mode change). */
-static void fix_focus(struct tui_state *st) {
+void tui_state_fix_focus(struct tui_state *st) {
     for (int p = 0; p < TUI_PANE_COUNT; p++) {
         enum tui_field f = st->focus[p];
         if (f >= TUI_F_COUNT || tui_field_info(f)->pane != (enum tui_pane)p ||
@@ -147,7 +143,7 @@ void tui_state_init(struct tui_state *st, const struct options *o, const struct 
     st->size_step = tui_step_of_size(engine_params_total(&st->opt.sc.model));
     for (int p = 0; p < TUI_PANE_COUNT; p++)
         st->focus[p] = TUI_F_COUNT;
-    fix_focus(st);
+    tui_state_fix_focus(st);
     st->focus_pane = TUI_PANE_MODEL;
     st->last_input = TUI_PANE_MODEL;
     st->explain_key = -1;
@@ -222,216 +218,8 @@ unsigned tui_state_change(struct tui_state *st, int delta) {
         return field_move(st, delta > 0 ? 1 : -1) ? TUI_DIRTY_REPAINT : 0;
     for (int n = delta > 0 ? delta : -delta; n > 0; n--)
         dirty |= tui_field_step(st, f, delta > 0 ? 1 : -1, false);
-    fix_focus(st);
+    tui_state_fix_focus(st);
     return dirty;
-}
-
-/* ---- pickers ------------------------------------------------------------ */
-
-/* Number of entries of a picker kind before filtering. */
-static size_t pick_total(const struct tui_state *st, enum tui_pick k) {
-    const struct catalog *c = st->cat;
-    switch (k) {
-    case TUI_PICK_MODEL:
-        return c ? c->n_models : 0;
-    case TUI_PICK_WFORMAT:
-    case TUI_PICK_KVFORMAT:
-        return c ? c->n_formats : 0;
-    case TUI_PICK_GPU:
-        return c ? c->n_gpus : 0;
-    case TUI_PICK_MODE:
-        return 4;
-    case TUI_PICK_RECOMPUTE:
-        return 3;
-    case TUI_PICK_RECIPE:
-        return ENGINE_RECIPE_COUNT;
-    }
-    return 0;
-}
-
-/* Label and id of raw entry i; whether it is the current pick. */
-static const char *pick_raw(const struct tui_state *st, size_t i, const char **id, bool *cur) {
-    const struct catalog *c = st->cat;
-    const struct engine_scenario *sc = &st->opt.sc;
-    *cur = false;
-    switch (st->picker.kind) {
-    case TUI_PICK_MODEL:
-        *id = c->models[i].id;
-        *cur = (int)i == st->model_index;
-        return c->models[i].name[0] ? c->models[i].name : c->models[i].id;
-    case TUI_PICK_WFORMAT:
-    case TUI_PICK_KVFORMAT:
-        *id = c->formats[i].id;
-        *cur = (int)i == (st->picker.kind == TUI_PICK_WFORMAT ? st->wfmt_index : st->kvfmt_index);
-        return c->formats[i].name[0] ? c->formats[i].name : c->formats[i].id;
-    case TUI_PICK_GPU:
-        *id = c->gpus[i].id;
-        *cur = (int)i == st->gpu_index;
-        return c->gpus[i].name[0] ? c->gpus[i].name : c->gpus[i].id;
-    case TUI_PICK_MODE:
-        *cur = (size_t)sc->mode == i;
-        *id = engine_mode_name((enum engine_mode)i);
-        return _(tui_mode_labels[i]);
-    case TUI_PICK_RECOMPUTE:
-        *cur = (size_t)sc->recompute == i;
-        *id = tui_recompute_labels[i];
-        return _(tui_recompute_labels[i]);
-    case TUI_PICK_RECIPE:
-        *cur = (size_t)sc->recipe == i;
-        *id = engine_recipe_info((enum engine_recipe)i)->id;
-        return *id;
-    }
-    *id = "";
-    return "";
-}
-
-/* Whether raw entry i matches the filter (case-insensitive, name or id). */
-static bool pick_match(const struct tui_state *st, size_t i) {
-    const char *id, *label;
-    bool cur;
-    const char *flt = st->picker.filter;
-    if (st->picker.kind == TUI_PICK_WFORMAT && !tui_format_for_weights(&st->cat->formats[i]))
-        return false;
-    if (st->picker.kind == TUI_PICK_KVFORMAT && !tui_format_for_kv(&st->cat->formats[i]))
-        return false;
-    if (flt[0] == '\0')
-        return true;
-    label = pick_raw(st, i, &id, &cur);
-    size_t n = strlen(flt);
-    for (const char *s = label; *s; s++)
-        if (strncasecmp(s, flt, n) == 0)
-            return true;
-    for (const char *s = id ? id : ""; *s; s++)
-        if (strncasecmp(s, flt, n) == 0)
-            return true;
-    return false;
-}
-
-/* Raw index of the i-th filtered entry, or (size_t)-1. */
-static size_t pick_nth(const struct tui_state *st, size_t want) {
-    size_t total = pick_total(st, st->picker.kind), seen = 0;
-    for (size_t i = 0; i < total; i++) {
-        if (pick_match(st, i)) {
-            if (seen == want)
-                return i;
-            seen++;
-        }
-    }
-    return (size_t)-1;
-}
-
-/* Number of entries matching the filter. */
-size_t tui_picker_count(const struct tui_state *st) {
-    size_t total = pick_total(st, st->picker.kind), n = 0;
-    for (size_t i = 0; i < total; i++)
-        n += pick_match(st, i);
-    return n;
-}
-
-/* Label of the i-th filtered entry. */
-const char *tui_picker_label(const struct tui_state *st, size_t i, bool *current) {
-    const char *id;
-    size_t raw = pick_nth(st, i);
-    *current = false;
-    if (raw == (size_t)-1)
-        return "";
-    return pick_raw(st, raw, &id, current);
-}
-
-/* Open the picker of a field, if it has one; returns flags. */
-static unsigned picker_open(struct tui_state *st, enum tui_field f) {
-    enum tui_pick k;
-    switch (f) {
-    case TUI_F_MODEL:
-    case TUI_F_SIZE:
-        k = TUI_PICK_MODEL;
-        break;
-    case TUI_F_WFORMAT:
-    case TUI_F_GROUP:
-        if (st->opt.sc.mode == ENGINE_MODE_TRAIN) {
-            tui_state_recipe_note(st);
-            return TUI_DIRTY_REPAINT;
-        }
-        k = TUI_PICK_WFORMAT;
-        break;
-    case TUI_F_KVFORMAT:
-        k = TUI_PICK_KVFORMAT;
-        break;
-    case TUI_F_GPU:
-    case TUI_F_GPUS:
-        k = TUI_PICK_GPU;
-        break;
-    case TUI_F_MODE:
-        k = TUI_PICK_MODE;
-        break;
-    case TUI_F_RECOMPUTE:
-        k = TUI_PICK_RECOMPUTE;
-        break;
-    case TUI_F_RECIPE:
-        k = TUI_PICK_RECIPE;
-        break;
-    default:
-        snprintf(st->message, sizeof(st->message), _("%s: use %s to change it"),
-                 _(tui_field_info(f)->label), _("left/right, PgUp/PgDn"));
-        return TUI_DIRTY_REPAINT;
-    }
-    memset(&st->picker, 0, sizeof(st->picker));
-    st->picker.kind = k;
-    st->overlay = TUI_OVERLAY_PICKER;
-    /* Start on the current pick. */
-    size_t n = tui_picker_count(st);
-    for (size_t i = 0; i < n; i++) {
-        bool cur;
-        tui_picker_label(st, i, &cur);
-        if (cur)
-            st->picker.cursor = i;
-    }
-    return TUI_DIRTY_REPAINT;
-}
-
-/* Choose the i-th filtered entry of the open picker. */
-unsigned tui_picker_choose(struct tui_state *st, size_t i) {
-    struct engine_scenario *sc = &st->opt.sc;
-    const struct catalog *c = st->cat;
-    size_t raw = pick_nth(st, i);
-    st->overlay = TUI_OVERLAY_NONE;
-    if (raw == (size_t)-1)
-        return TUI_DIRTY_REPAINT;
-    switch (st->picker.kind) {
-    case TUI_PICK_MODEL:
-        st->model_index = (int)raw;
-        sc->model = c->models[raw];
-        st->opt.model_custom = false;
-        st->size_step = tui_step_of_size(engine_params_total(&sc->model));
-        tui_state_fix_layout(st);
-        break;
-    case TUI_PICK_WFORMAT:
-        st->wfmt_index = (int)raw;
-        sc->weight_format = c->formats[raw];
-        break;
-    case TUI_PICK_KVFORMAT:
-        st->kvfmt_index = (int)raw;
-        sc->kv_format = c->formats[raw];
-        break;
-    case TUI_PICK_GPU:
-        st->gpu_index = (int)raw;
-        sc->gpu = c->gpus[raw];
-        st->opt.gpu_custom = false;
-        tui_state_fix_layout(st);
-        break;
-    case TUI_PICK_MODE:
-        tui_state_set_mode(st, (enum engine_mode)raw);
-        fix_focus(st);
-        break;
-    case TUI_PICK_RECOMPUTE:
-        sc->recompute = (enum engine_recompute)raw;
-        break;
-    case TUI_PICK_RECIPE:
-        sc->recipe = (enum engine_recipe)raw;
-        break;
-    }
-    fix_focus(st);
-    return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
 }
 
 /* Scroll help or explain: arrows (j k) by a line, PgUp PgDn (Space) by a
@@ -470,51 +258,6 @@ static unsigned overlay_scroll_key(struct tui_state *st, int key) {
     return TUI_DIRTY_REPAINT;
 }
 
-/* Keys while a picker is open: typing filters, arrows move, Enter picks. */
-static unsigned picker_key(struct tui_state *st, int key) {
-    struct tui_picker *pk = &st->picker;
-    size_t n = tui_picker_count(st);
-    size_t len = strlen(pk->filter);
-    switch (key) {
-    case TUI_KEY_ESC:
-        st->overlay = TUI_OVERLAY_NONE;
-        return TUI_DIRTY_REPAINT;
-    case TUI_KEY_ENTER:
-        return n > 0 ? tui_picker_choose(st, pk->cursor) : TUI_DIRTY_REPAINT;
-    case TUI_KEY_UP:
-        pk->cursor = pk->cursor > 0 ? pk->cursor - 1 : 0;
-        return TUI_DIRTY_REPAINT;
-    case TUI_KEY_DOWN:
-        pk->cursor = pk->cursor + 1 < n ? pk->cursor + 1 : pk->cursor;
-        return TUI_DIRTY_REPAINT;
-    case TUI_KEY_PGUP:
-        pk->cursor = pk->cursor > 10 ? pk->cursor - 10 : 0;
-        return TUI_DIRTY_REPAINT;
-    case TUI_KEY_PGDN:
-        pk->cursor = n == 0 ? 0 : (pk->cursor + 10 < n ? pk->cursor + 10 : n - 1);
-        return TUI_DIRTY_REPAINT;
-    case TUI_KEY_HOME:
-        pk->cursor = 0;
-        return TUI_DIRTY_REPAINT;
-    case TUI_KEY_END:
-        pk->cursor = n ? n - 1 : 0;
-        return TUI_DIRTY_REPAINT;
-    case TUI_KEY_BACKSPACE:
-    case 8:
-        if (len > 0)
-            pk->filter[len - 1] = '\0';
-        pk->cursor = 0;
-        return TUI_DIRTY_REPAINT;
-    default:
-        if (key >= 32 && key < 127 && len + 1 < sizeof(pk->filter)) {
-            pk->filter[len] = (char)key;
-            pk->filter[len + 1] = '\0';
-            pk->cursor = 0;
-        }
-        return TUI_DIRTY_REPAINT;
-    }
-}
-
 /* ---- the key dispatcher -------------------------------------------------- */
 
 /* Handle one key; returns the dirty flags. */
@@ -525,7 +268,7 @@ unsigned tui_state_key(struct tui_state *st, int key) {
     if (key == TUI_KEY_RESIZE)
         return TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
     if (st->overlay == TUI_OVERLAY_PICKER)
-        return picker_key(st, key);
+        return tui_picker_key(st, key);
     if (st->overlay != TUI_OVERLAY_NONE) {
         /* Help and explain: the keys that opened them, q and Esc close. */
         if (key == TUI_KEY_ESC || key == 'q' || key == 'e' || key == '?' || key == TUI_KEY_F1 ||
@@ -575,7 +318,7 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     case 't':
         tui_state_set_mode(st, (enum engine_mode)(((int)st->opt.sc.mode + 1) % 4));
-        fix_focus(st);
+        tui_state_fix_focus(st);
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     case 'm':
         if (st->measure.status == TUI_MEASURE_RUNNING) {
@@ -598,7 +341,7 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         }
         if (key == '/' && st->focus_pane == TUI_PANE_LAYOUT)
             f = TUI_F_MODE;
-        return picker_open(st, f);
+        return tui_picker_open(st, f);
     case TUI_KEY_UP:
     case 'k':
         return field_move(st, -1) ? TUI_DIRTY_REPAINT : 0;
@@ -616,7 +359,7 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         if (f >= TUI_F_COUNT || pane_readout(st->focus_pane))
             return 0;
         dirty = tui_field_step(st, f, key == TUI_KEY_PGUP ? 1 : -1, true);
-        fix_focus(st);
+        tui_state_fix_focus(st);
         return dirty;
     default:
         return 0;
