@@ -127,6 +127,23 @@ wait_for train60 "Roofline" || fail "train60: no screen"
 lacks train60 "KV: inference onl" "80x24 training: the KV note is not cut"
 lacks train60 "training is comput" "80x24 training: the roofline note is not cut"
 
+# --- batches that no longer fit are marked on the curve ------------------------
+start curve 120 40 --model llama-3.1-70b --gpu h100-sxm --gpus 2 --context 32768
+has curve "! from 4: no fit" "the tok/s curve names the first batch that does not fit"
+
+# --- TERM=vt100 (no alternate screen): the shell writes below the frame -----
+tmux -L "$SOCK" -f /dev/null new-session -d -s vt -x 80 -y 24 \
+    "env TERM=vt100 '$VRAMLAB'; echo SHELL-SAYS-HI; sleep 60"
+wait_for vt "Memory per GPU" || fail "vt100: no screen"
+keys vt q
+if wait_for vt "SHELL-SAYS-HI"; then
+    line=$(capture vt | grep -F "SHELL-SAYS-HI")
+    [ "$line" = "SHELL-SAYS-HI" ] && ok "vt100: after q the footer is cleared for the shell" ||
+        fail "vt100: the shell's output is mixed with the footer: '$line'"
+else
+    fail "vt100: no shell output after q"
+fi
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer screen checks passed"
 exit 0

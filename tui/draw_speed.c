@@ -46,7 +46,25 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
     if (!(max > 0) || rows < 2)
         return;
     report_number(max, n, sizeof(n));
+    /* Batches that no longer fit: named in the heading, and their columns
+     * drawn in the alarm colour over a "!" (seen without colour too). */
+    int nofit = -1;
+    for (int i = 0; i < TUI_CURVE_POINTS && nofit < 0; i++)
+        if (!st->curve_fits[i])
+            nofit = i;
     snprintf(buf, sizeof(buf), _("tok/s vs batch 1..4096 (top %s)"), n);
+    if (nofit >= 0) {
+        char c[2][96];
+        snprintf(c[0], sizeof(c[0]), _("tok/s vs batch 1..4096 (top %s; ! from %.0f: no fit)"), n,
+                 st->curve_batch[nofit]);
+        snprintf(c[1], sizeof(c[1]), _("tok/s vs batch (! from %.0f: no fit)"),
+                 st->curve_batch[nofit]);
+        for (int k = 0; k < 2; k++)
+            if (tui_width(c[k]) <= p->iw) {
+                snprintf(buf, sizeof(buf), "%s", c[k]);
+                break;
+            }
+    }
     tui_pen_text(p, top, 0, TUI_ROLE_DIM, buf);
     int h = rows - 1, colw = p->iw / TUI_CURVE_POINTS;
     if (colw < 1)
@@ -67,8 +85,8 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
             int level = eighths - (h - 1 - r) * 8;
             level = level < 0 ? 0 : level > 8 ? 8 : level;
             const char *c = g->spark[level];
-            if (!st->curve_fits[i] && level == 0 && r == h - 1)
-                c = g->free;
+            if (!st->curve_fits[i] && r == h - 1)
+                c = g->over;
             tui_pen_repeat(p, top + 1 + r, i * colw, colw - (colw > 1), role, c);
         }
     }

@@ -149,6 +149,12 @@ void tui_term_stop(void) {
     if (!isendwin()) {
         mousemask(0, NULL);
         curs_set(1);
+        /* Without an alternate screen (TERM=vt100) the frame stays: clear
+         * the last line and leave the cursor there, so the shell's output
+         * does not land on top of the footer. */
+        move(LINES - 1, 0);
+        clrtoeol();
+        refresh();
         endwin();
     }
     fflush(stdout);
