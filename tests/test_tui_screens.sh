@@ -144,6 +144,17 @@ else
     fail "vt100: no shell output after q"
 fi
 
+# --- a broken user catalog file is reported on the screen, then on stderr ----
+mkdir -p "$TMP/cfg/vramlab"
+printf 'gpus:\n  - id: broken\n    memory: [\n' >"$TMP/cfg/vramlab/bad.yaml"
+tmux -L "$SOCK" -f /dev/null new-session -d -s badcat -x 100 -y 30 \
+    "env TERM=screen-256color XDG_CONFIG_HOME='$TMP/cfg' '$VRAMLAB' 2>'$TMP/badcat.err'; sleep 60"
+has badcat "catalog: bad.yaml:4" "a broken user catalog file shows on the status line"
+keys badcat q
+sleep 0.5
+grep -qF "bad.yaml:4:1" "$TMP/badcat.err" && ok "and is printed after quitting" ||
+    fail "the catalog message was not printed after quitting"
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer screen checks passed"
 exit 0

@@ -248,6 +248,67 @@ static void save_last(const struct tui_state *st) {
         fprintf(stderr, _("vramlab: the last scenario was not saved: %s"), err);
 }
 
+/* Load the catalog as options_load_catalog does (the default, the user's
+ * files, then --catalog FILE), but keep the messages about broken files in
+ * *diag: the explorer shows them on its status line at start and prints
+ * them after quitting, when the screen no longer hides them. */
+static int load_catalog(int argc, char **argv, struct catalog *cat, struct catalog_diag *diag) {
+    const char *file = NULL;
+    int rc = 0;
+    catalog_init(cat);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--catalog") && i + 1 < argc)
+            file = argv[++i];
+        else if (!strncmp(argv[i], "--catalog=", 10))
+            file = argv[i] + 10;
+    }
+    if (catalog_load_default(cat, diag) != 0)
+        rc = VRAMLAB_EXIT_CATALOG;
+    if (rc == 0)
+        catalog_load_user(cat, diag);
+    if (rc == 0 && file && catalog_load_file(cat, file, diag) != 0)
+        rc = VRAMLAB_EXIT_CATALOG;
+    return rc;
+}
+
+/* Print the catalog's messages to stderr (each ending in a newline). */
+static void print_diag(const struct catalog_diag *d) {
+    if (!d->text || !*d->text)
+        return;
+    fputs(d->text, stderr);
+    if (d->text[strlen(d->text) - 1] != '\n')
+        fputc('\n', stderr);
+}
+
+/* The status-line form of the catalog's messages: the first line, and how
+ * many more there are. */
+static void diag_message(const struct catalog_diag *d, char *msg, size_t len) {
+    const char *t = d->text, *y = strstr(t, ".yaml:");
+    size_t first = strcspn(t, "\n"), lines = 0;
+    if (y && (size_t)(y - t) < first) { /* the file's name without its directory */
+        for (const char *s = t; s < y; s++)
+            if (*s == '/')
+                t = s + 1;
+        first -= (size_t)(t - d->text);
+    }
+    for (const char *s = d->text; *s; s++)
+        lines += *s == '\n' && s[1] != '\0';
+    if (lines > 0)
+        snprintf(msg, len, _("catalog: %.*s (+%zu more after quitting)"), (int)first, t, lines);
+    else
+        snprintf(msg, len, _("catalog: %.*s"), (int)first, t);
+}
+
+/* Leave before the screen starts: the catalog's messages go to stderr. */
+static int early_exit(struct catalog *cat, struct catalog_diag *diag, int rc) {
+    print_diag(diag);
+    catalog_diag_free(diag);
+    catalog_free(cat);
+    return rc;
+}
+
 /* The interactive explorer: vramlab [scenario options]. */
 int tui_main(int argc, char **argv) {
     struct catalog cat;
@@ -261,20 +322,17 @@ int tui_main(int argc, char **argv) {
     bool keep_state = false;
     int rc;
 
-    catalog_init(&cat);
-    rc = options_load_catalog(argc, argv, &cat);
-    if (rc != 0) {
-        catalog_free(&cat);
-        return rc;
-    }
+    struct catalog_diag diag = {0};
+    rc = load_catalog(argc, argv, &cat, &diag);
+    if (rc != 0)
+        return early_exit(&cat, &diag, rc);
     rc = options_parse(argc, argv, &cat, &o, false);
     if (rc == 0 && !o.help)
         rc = options_apply_scenario_file(&o, argc, argv, &cat);
     if (rc != 0 || o.help) {
         if (o.help)
             usage(stdout);
-        catalog_free(&cat);
-        return rc;
+        return early_exit(&cat, &diag, rc);
     }
     memset(&to, 0, sizeof(to));
     to.no_color = o.no_color;
@@ -284,8 +342,7 @@ int tui_main(int argc, char **argv) {
     if (o.theme && tui_scheme_parse(o.theme, &to.scheme) != 0) {
         fprintf(stderr, _("vramlab: --theme: expected dark, light, high-contrast or mono, found '%s'\n"),
                 o.theme);
-        catalog_free(&cat);
-        return VRAMLAB_EXIT_USAGE;
+        return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
     }
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
@@ -296,8 +353,7 @@ int tui_main(int argc, char **argv) {
     if (o.lesson && tui_lecture_open(&ss.lecture, &st, o.lesson, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: --lesson: %s", err);
         tui_lecture_free(&ss.lecture);
-        catalog_free(&cat);
-        return VRAMLAB_EXIT_USAGE;
+        return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
     }
     if (!tui_term_is_tty()) {
         fputs(_("vramlab: the explorer needs a terminal on stdin and stdout.\n"
@@ -305,23 +361,25 @@ int tui_main(int argc, char **argv) {
                 "  vramlab plan --model llama-3.1-70b --gpu h100-sxm --gpus 2\n"),
               stderr);
         tui_lecture_free(&ss.lecture);
-        catalog_free(&cat);
-        return VRAMLAB_EXIT_USAGE;
+        return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
     }
     st.lx.present = o.present;
     if (msg[0])
         snprintf(st.message, sizeof(st.message), "%s", msg);
+    else if (diag.text && *diag.text)
+        diag_message(&diag, st.message, sizeof(st.message));
     if (tui_term_start(&to, &ti, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: %s\n", err);
         tui_lecture_free(&ss.lecture);
-        catalog_free(&cat);
-        return VRAMLAB_EXIT_USAGE;
+        return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
     }
     ss.ti = &ti;
     ss.scheme = to.scheme;
     ss.theme_given = o.theme != NULL;
     rc = run_loop(&st, &ss);
     tui_term_stop();
+    print_diag(&diag);
+    catalog_diag_free(&diag);
     /* Only a normal quit saves: a signal may come from a crash or a kill. */
     if (rc == VRAMLAB_EXIT_OK && !keep_state)
         save_last(&st);
