@@ -281,14 +281,20 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
         double wb = engine_recipe_info(sc->recipe)->weights;
         wf = wb == 2 ? "BF16" : wb == 4 ? "FP32" : engine_recipe_info(sc->recipe)->id;
     }
-    snprintf(buf, sizeof(buf), " vramlab   %s %s %s %s %u %s %s %s %s%s",
-             sc->model.name[0] ? sc->model.name : sc->model.id, g->dot, wf, g->dot,
-             sc->gpus, g->times, sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, g->dot, lay,
-             _(tui_mode_label(sc->mode)));
-    if (st->lx.pinned)
-        tui_compare_title(ui, st, buf, sizeof(buf));
     snprintf(right, sizeof(right), _("%s  ? help "), st->opt.units == UNITS_GIB ? "GiB" : "GB");
     int rw = tui_width(right);
+    /* Narrow screens drop the program's name, then use the GPU's id. */
+    for (int form = 0; form < 3; form++) {
+        const char *gpu = form < 2 && sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id;
+        snprintf(buf, sizeof(buf), "%s%s %s %s %s %u %s %s %s %s%s",
+                 form == 0 ? " vramlab   " : " ", sc->model.name[0] ? sc->model.name : sc->model.id,
+                 g->dot, wf, g->dot, sc->gpus, g->times, gpu, g->dot, lay,
+                 _(tui_mode_label(sc->mode)));
+        if (tui_width(buf) <= wd - rw - 1)
+            break;
+    }
+    if (st->lx.pinned)
+        tui_compare_title(ui, st, buf, sizeof(buf));
     tui_put(ui, w, 0, 0, wd - rw - 1, TUI_ROLE_TITLE, buf);
     if (wd > rw + 20)
         tui_put(ui, w, 0, wd - rw, rw, TUI_ROLE_TITLE, right);
