@@ -248,40 +248,6 @@ static void save_last(const struct tui_state *st) {
         fprintf(stderr, _("vramlab: the last scenario was not saved: %s"), err);
 }
 
-/* Load the catalog as options_load_catalog does (the default, the user's
- * files, then --catalog FILE), but keep the messages about broken files in
- * *diag: the explorer shows them on its status line at start and prints
- * them after quitting, when the screen no longer hides them. */
-static int load_catalog(int argc, char **argv, struct catalog *cat, struct catalog_diag *diag) {
-    const char *file = NULL;
-    int rc = 0;
-    catalog_init(cat);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--catalog") && i + 1 < argc)
-            file = argv[++i];
-        else if (!strncmp(argv[i], "--catalog=", 10))
-            file = argv[i] + 10;
-    }
-    if (catalog_load_default(cat, diag) != 0)
-        rc = VRAMLAB_EXIT_CATALOG;
-    if (rc == 0)
-        catalog_load_user(cat, diag);
-    if (rc == 0 && file && catalog_load_file(cat, file, diag) != 0)
-        rc = VRAMLAB_EXIT_CATALOG;
-    return rc;
-}
-
-/* Print the catalog's messages to stderr (each ending in a newline). */
-static void print_diag(const struct catalog_diag *d) {
-    if (!d->text || !*d->text)
-        return;
-    fputs(d->text, stderr);
-    if (d->text[strlen(d->text) - 1] != '\n')
-        fputc('\n', stderr);
-}
-
 /* The status-line form of the catalog's messages: the first line, and how
  * many more there are. */
 static void diag_message(const struct catalog_diag *d, char *msg, size_t len) {
@@ -303,7 +269,7 @@ static void diag_message(const struct catalog_diag *d, char *msg, size_t len) {
 
 /* Leave before the screen starts: the catalog's messages go to stderr. */
 static int early_exit(struct catalog *cat, struct catalog_diag *diag, int rc) {
-    print_diag(diag);
+    options_print_diag(diag);
     catalog_diag_free(diag);
     catalog_free(cat);
     return rc;
@@ -323,7 +289,7 @@ int tui_main(int argc, char **argv) {
     int rc;
 
     struct catalog_diag diag = {0};
-    rc = load_catalog(argc, argv, &cat, &diag);
+    rc = options_load_catalog_diag(argc, argv, &cat, &diag);
     if (rc != 0)
         return early_exit(&cat, &diag, rc);
     rc = options_parse(argc, argv, &cat, &o, false);
@@ -378,7 +344,7 @@ int tui_main(int argc, char **argv) {
     ss.theme_given = o.theme != NULL;
     rc = run_loop(&st, &ss);
     tui_term_stop();
-    print_diag(&diag);
+    options_print_diag(&diag);
     catalog_diag_free(&diag);
     /* Only a normal quit saves: a signal may come from a crash or a kill. */
     if (rc == VRAMLAB_EXIT_OK && !keep_state)

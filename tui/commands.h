@@ -42,6 +42,11 @@ struct options {
  * diagnostics to stderr. Returns 0, or VRAMLAB_EXIT_CATALOG when --catalog
  * FILE itself is bad. */
 int options_load_catalog(int argc, char **argv, struct catalog *cat);
+/* The same, keeping the messages in *diag instead of printing them (the
+ * explorer shows them on its status line); options_print_diag prints them. */
+int options_load_catalog_diag(int argc, char **argv, struct catalog *cat,
+                              struct catalog_diag *diag);
+void options_print_diag(const struct catalog_diag *d);
 
 /* Parse scenario options (product.md "Scenario options") starting from the
  * defaults; unknown options are an error unless allow_unknown is set (then

@@ -491,9 +491,10 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     return 0;
 }
 
-/* Load the default catalog, the user's files, then --catalog FILE. */
-int options_load_catalog(int argc, char **argv, struct catalog *cat) {
-    struct catalog_diag d = {0};
+/* Load the default catalog, the user's files, then --catalog FILE, keeping
+ * the messages about broken files in *diag (see commands.h). */
+int options_load_catalog_diag(int argc, char **argv, struct catalog *cat,
+                              struct catalog_diag *diag) {
     const char *file = NULL;
     int rc = 0;
 
@@ -506,17 +507,29 @@ int options_load_catalog(int argc, char **argv, struct catalog *cat) {
         else if (!strncmp(argv[i], "--catalog=", 10))
             file = argv[i] + 10;
     }
-    if (catalog_load_default(cat, &d) != 0)
+    if (catalog_load_default(cat, diag) != 0)
         rc = VRAMLAB_EXIT_CATALOG;
     if (rc == 0)
-        catalog_load_user(cat, &d);
-    if (rc == 0 && file && catalog_load_file(cat, file, &d) != 0)
+        catalog_load_user(cat, diag);
+    if (rc == 0 && file && catalog_load_file(cat, file, diag) != 0)
         rc = VRAMLAB_EXIT_CATALOG;
-    if (d.text && *d.text) {
-        fputs(d.text, stderr);
-        if (d.text[strlen(d.text) - 1] != '\n')
-            fputc('\n', stderr);
-    }
+    return rc;
+}
+
+/* Print a catalog's messages to stderr, each line ending in a newline. */
+void options_print_diag(const struct catalog_diag *d) {
+    if (!d->text || !*d->text)
+        return;
+    fputs(d->text, stderr);
+    if (d->text[strlen(d->text) - 1] != '\n')
+        fputc('\n', stderr);
+}
+
+/* Load the catalog as every command does and print its messages. */
+int options_load_catalog(int argc, char **argv, struct catalog *cat) {
+    struct catalog_diag d = {0};
+    int rc = options_load_catalog_diag(argc, argv, cat, &d);
+    options_print_diag(&d);
     catalog_diag_free(&d);
     return rc;
 }
