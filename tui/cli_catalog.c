@@ -300,27 +300,6 @@ int cmd_catalog(int argc, char **argv) {
     return cli_finish(&run);
 }
 
-/* Lower-case a name into an id of [a-z0-9.-] (other runs become one '-'). */
-static void import_make_id(const char *in, char *out, size_t len) {
-    size_t n = 0;
-    bool dash = false;
-
-    for (; *in && n + 2 < len; in++) {
-        char ch = *in;
-        if (ch >= 'A' && ch <= 'Z')
-            ch = (char)(ch - 'A' + 'a');
-        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.') {
-            if (dash && n > 0)
-                out[n++] = '-';
-            out[n++] = ch;
-            dash = false;
-        } else {
-            dash = true;
-        }
-    }
-    out[n] = '\0';
-}
-
 /* The last component of a path (into buf, trailing slashes dropped). */
 static const char *import_base(const char *path, char *buf, size_t len) {
     size_t n;
@@ -361,7 +340,7 @@ static void import_name_from_dir(const char *file, struct engine_model *m) {
             sep = strstr(sep + 2, "--");
         base = sep && !strncmp(repo, "models--", 8) ? sep + 2 : repo;
     }
-    import_make_id(base, id, sizeof(id));
+    options_model_id_of(base, id, sizeof(id));
     if (!id[0])
         return;
     memcpy(m->id, id, sizeof(id));

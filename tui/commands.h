@@ -47,6 +47,9 @@ int options_load_catalog(int argc, char **argv, struct catalog *cat);
 int options_load_catalog_diag(int argc, char **argv, struct catalog *cat,
                               struct catalog_diag *diag);
 void options_print_diag(const struct catalog_diag *d);
+/* The catalog id a (Hugging Face) model name would have: the part after the
+ * last '/', lower-cased, runs of other characters than [a-z0-9.] as one '-'. */
+void options_model_id_of(const char *name, char *out, size_t len);
 
 /* Parse scenario options (product.md "Scenario options") starting from the
  * defaults; unknown options are an error unless allow_unknown is set (then

@@ -186,7 +186,7 @@ size_t options_closest(const char *word, const char *const *names, size_t n_name
 
 /* The catalog id a Hugging Face model name would have: the part after the
  * last '/', lower-cased, other characters than [a-z0-9.] turned into '-'. */
-void opt_model_id_of(const char *name, char *out, size_t len) {
+void options_model_id_of(const char *name, char *out, size_t len) {
     const char *slash = strrchr(name, '/');
     size_t n = 0;
     bool dash = false;

@@ -319,7 +319,7 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
         if (!cm) {
             /* A Hugging Face name (meta-llama/Llama-3.1-8B): the part after
              * the organisation, lower-cased, is tried as a catalog id. */
-            opt_model_id_of(id, norm, sizeof(norm));
+            options_model_id_of(id, norm, sizeof(norm));
             cm = catalog_find_model(cat, norm);
             if (cm)
                 fprintf(stderr, _("vramlab: --model: taking '%s' as the catalog's %s\n"), id,

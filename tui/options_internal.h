@@ -107,9 +107,6 @@ void opt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A token count: an integer, or 8k, 128K, 1.5k, 1M (k = 1024, M = 1024k). */
 int opt_tokens(const char *flag, const char *s, bool allow_zero, uint32_t *out);
-/* The catalog id a Hugging Face name would have (meta-llama/Llama-3.1-8B:
- * llama-3.1-8b): the part after the last '/', lower-cased, in [a-z0-9.-]. */
-void opt_model_id_of(const char *name, char *out, size_t len);
 /* A positive (or, with allow_zero, non-negative) integer up to max. */
 int opt_uint(const char *flag, const char *s, bool allow_zero, unsigned long max, uint32_t *out);
 /* Choose the model: --model-config, --model, --params or an architecture. */
