@@ -222,12 +222,11 @@ void tui_ui_reflow(struct tui_ui *ui, const struct tui_state *st, int rows, int 
         ui->pane[p] = rect_win(&ui->layout.pane[p]);
 }
 
-/* Draw a pane's border and title. */
-static void draw_box(struct tui_ui *ui, WINDOW *w, const char *title, bool focused) {
+/* Draw the border of a window (lines and corners) in a role's colour. */
+void tui_draw_border(const struct tui_ui *ui, WINDOW *w, enum tui_role role) {
     const struct tui_glyphs *g = ui->g;
     int h, wd;
     getmaxyx(w, h, wd);
-    enum tui_role role = focused ? TUI_ROLE_BORDER_FOCUS : TUI_ROLE_BORDER;
     wattrset(w, tui_attr(role));
     for (int x = 1; x < wd - 1; x++) {
         mvwaddstr(w, 0, x, g->h);
@@ -241,6 +240,12 @@ static void draw_box(struct tui_ui *ui, WINDOW *w, const char *title, bool focus
     mvwaddstr(w, 0, wd - 1, g->tr);
     mvwaddstr(w, h - 1, 0, g->bl);
     mvwaddstr(w, h - 1, wd - 1, g->br);
+}
+
+/* Draw a pane's border and title. */
+static void draw_box(struct tui_ui *ui, WINDOW *w, const char *title, bool focused) {
+    int wd = getmaxx(w);
+    tui_draw_border(ui, w, focused ? TUI_ROLE_BORDER_FOCUS : TUI_ROLE_BORDER);
     if (wd > 6) {
         char t[64];
         snprintf(t, sizeof(t), " %s ", title);

@@ -129,4 +129,7 @@ void tui_compare_title(const struct tui_ui *ui, const struct tui_state *st, char
 /* Overlays (draw_overlay.c). */
 void tui_draw_overlay(struct tui_ui *ui, const struct tui_state *st);
 
+/* Draw the border of a window (lines and corners) in a role's colour. */
+void tui_draw_border(const struct tui_ui *ui, WINDOW *w, enum tui_role role);
+
 #endif

@@ -60,20 +60,7 @@ static WINDOW *overlay_open(struct tui_ui *ui, int h, int w, const char *title, 
         return NULL;
     wbkgdset(win, ' ' | tui_attr(TUI_ROLE_OVERLAY));
     werase(win);
-    const struct tui_glyphs *g = ui->g;
-    wattrset(win, tui_attr(TUI_ROLE_BORDER_FOCUS));
-    for (int x = 1; x < w - 1; x++) {
-        mvwaddstr(win, 0, x, g->h);
-        mvwaddstr(win, h - 1, x, g->h);
-    }
-    for (int y = 1; y < h - 1; y++) {
-        mvwaddstr(win, y, 0, g->v);
-        mvwaddstr(win, y, w - 1, g->v);
-    }
-    mvwaddstr(win, 0, 0, g->tl);
-    mvwaddstr(win, 0, w - 1, g->tr);
-    mvwaddstr(win, h - 1, 0, g->bl);
-    mvwaddstr(win, h - 1, w - 1, g->br);
+    tui_draw_border(ui, win, TUI_ROLE_BORDER_FOCUS);
     char t[96];
     snprintf(t, sizeof(t), " %s ", title);
     tui_put(ui, win, 0, 2, w - 4, TUI_ROLE_PANE_TITLE, t);
