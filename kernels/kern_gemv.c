@@ -126,6 +126,21 @@ double kern_gemv_f16_ref_row(const uint16_t *w, size_t row, size_t cols, const u
     return acc;
 }
 
+/* One BF16 GEMV reference output and its absolute sum. */
+double kern_gemv_bf16_ref_row(const uint16_t *w, size_t row, size_t cols, const uint16_t *x,
+                              double *abs_sum) {
+    const float *t = kern_f16_table();
+    double acc = 0, as = 0;
+    for (size_t c = 0; c < cols; c++) {
+        double p = (double)kern_bf16_to_f32(w[row * cols + c]) * t[x[c]];
+        acc += p;
+        as += fabs(p);
+    }
+    if (abs_sum)
+        *abs_sum = as;
+    return acc;
+}
+
 /* One quantized GEMV reference output and its absolute sum. */
 double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row, size_t cols,
                            unsigned bits, size_t group, const uint16_t *x, double *abs_sum) {

@@ -126,6 +126,9 @@ void kern_gemv_q_ref(const uint8_t *codes, const uint16_t *scales, size_t rows, 
  * its tolerance (row `row` of the matrix, one vector x of cols values). */
 double kern_gemv_f16_ref_row(const uint16_t *w, size_t row, size_t cols, const uint16_t *x,
                              double *abs_sum);
+/* The same for BF16 weights (x stays FP16). */
+double kern_gemv_bf16_ref_row(const uint16_t *w, size_t row, size_t cols, const uint16_t *x,
+                              double *abs_sum);
 double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row, size_t cols,
                            unsigned bits, size_t group, const uint16_t *x, double *abs_sum);
 

@@ -1,0 +1,324 @@
+/*
+ * kern_cpu.c: the dispatch and the shared driver of the fast CPU kernels
+ * (see kern_cpu.h and kern_cpu_impl.h).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kern_cpu.h"
+#include "kernels/kern_cpu_impl.h"
+#include "kernels/kern_half.h"
+#include "kernels/kern_quant.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
+static const char *const isa_names[KERN_ISA_COUNT] = {"scalar", "avx2", "avx512", "neon"};
+
+/* The path's name. */
+const char *kern_isa_name(enum kern_isa isa) {
+    return (unsigned)isa < KERN_ISA_COUNT ? isa_names[isa] : "?";
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* XCR0, the register state the OS saves (0 without OSXSAVE). */
+static unsigned long long xcr0(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
+        return 0;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+/* AVX2 + FMA + F16C with the YMM state enabled by the OS. */
+static bool x86_avx2(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return false;
+    bool fma = c & (1u << 12), f16c = c & (1u << 29), avx = c & (1u << 28);
+    if (!fma || !f16c || !avx || (xcr0() & 6) != 6)
+        return false;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return false;
+    return b & (1u << 5);
+}
+
+/* AVX-512 F + BW + VL + DQ with the ZMM and opmask state enabled. */
+static bool x86_avx512(void) {
+    unsigned a, b, c, d;
+    if (!x86_avx2() || (xcr0() & 0xe6) != 0xe6)
+        return false;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return false;
+    unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31); /* F DQ BW VL */
+    return (b & need) == need;
+}
+#endif
+
+/* The table of a path, or NULL when this build lacks it. */
+static const struct kern_cpu_impl *impl_of(enum kern_isa isa) {
+    switch (isa) {
+    case KERN_ISA_SCALAR:
+        return &kern_cpu_impl_scalar;
+#if defined(__x86_64__)
+    case KERN_ISA_AVX2:
+        return &kern_cpu_impl_avx2;
+    case KERN_ISA_AVX512:
+        return &kern_cpu_impl_avx512;
+#endif
+#if defined(__aarch64__)
+    case KERN_ISA_NEON:
+        return &kern_cpu_impl_neon;
+#endif
+    default:
+        return NULL;
+    }
+}
+
+/* Whether this build and this machine can run the path. */
+bool kern_isa_supported(enum kern_isa isa) {
+    if (!impl_of(isa))
+        return false;
+    switch (isa) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    case KERN_ISA_AVX2:
+        return x86_avx2();
+    case KERN_ISA_AVX512:
+        return x86_avx512();
+#endif
+    default:
+        return true; /* scalar everywhere, NEON on every aarch64 */
+    }
+}
+
+/* The widest supported path. */
+enum kern_isa kern_isa_best(void) {
+    if (kern_isa_supported(KERN_ISA_AVX512))
+        return KERN_ISA_AVX512;
+    if (kern_isa_supported(KERN_ISA_AVX2))
+        return KERN_ISA_AVX2;
+    if (kern_isa_supported(KERN_ISA_NEON))
+        return KERN_ISA_NEON;
+    return KERN_ISA_SCALAR;
+}
+
+/* Comma list of the supported paths. */
+void kern_isa_list(char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < KERN_ISA_COUNT && n < len; i++)
+        if (kern_isa_supported((enum kern_isa)i))
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", isa_names[i]);
+}
+
+/* VRAMLAB_CPU_ISA, or the best path. */
+int kern_isa_from_env(enum kern_isa *isa, char *err, size_t errlen) {
+    const char *e = getenv("VRAMLAB_CPU_ISA");
+    *isa = kern_isa_best();
+    if (!e || !*e)
+        return 0;
+    for (int i = 0; i < KERN_ISA_COUNT; i++)
+        if (strcmp(e, isa_names[i]) == 0) {
+            if (!kern_isa_supported((enum kern_isa)i)) {
+                char list[64];
+                kern_isa_list(list, sizeof list);
+                snprintf(err, errlen, "VRAMLAB_CPU_ISA=%s: this %s cannot run it (it runs: %s)",
+                         e, impl_of((enum kern_isa)i) ? "CPU" : "build", list);
+                return -1;
+            }
+            *isa = (enum kern_isa)i;
+            return 0;
+        }
+    snprintf(err, errlen, "VRAMLAB_CPU_ISA=%s: unknown path (scalar, avx2, avx512 or neon)", e);
+    return -1;
+}
+
+/* ---- GEMV --------------------------------------------------------------- */
+
+static size_t round_up(size_t v, size_t m) {
+    return (v + m - 1) / m * m;
+}
+
+static bool is_q(enum kern_wfmt f) {
+    return f == KERN_W_Q8 || f == KERN_W_Q4;
+}
+
+/* Bytes of each scratch piece, each a multiple of 64. */
+static void scratch_sizes(const struct kern_gemv *g, size_t sz[4]) {
+    size_t xpad = round_up(g->cols, KERN_CPU_LANES_MAX);
+    size_t ng = is_q(g->fmt) && g->group ? g->cols / g->group : 0;
+    sz[0] = round_up(g->batch * xpad * sizeof(float), 64);
+    sz[1] = round_up(g->batch * ng * sizeof(float), 64);
+    sz[2] = round_up(2 * KERN_CPU_TILE_ROWS * (ng ? ng : 1) * sizeof(float), 64);
+    sz[3] = round_up(KERN_CPU_TILE_ROWS * KERN_CPU_TILE_COLS * sizeof(float), 64);
+}
+
+/* Per-thread scratch bytes. */
+size_t kern_cpu_gemv_scratch(const struct kern_gemv *g) {
+    size_t sz[4];
+    scratch_sizes(g, sz);
+    return sz[0] + sz[1] + sz[2] + sz[3];
+}
+
+/* The scratch pieces. */
+void kern_cpu_scratch_map(const struct kern_gemv *g, unsigned lanes, void *base,
+                          struct kern_cpu_scratch *s) {
+    size_t sz[4];
+    scratch_sizes(g, sz);
+    char *p = base;
+    s->xf = (float *)p;
+    s->xs = (float *)(p + sz[0]);
+    s->sc = (float *)(p + sz[0] + sz[1]);
+    s->tile = (float *)(p + sz[0] + sz[1] + sz[2]);
+    s->xpad = round_up(g->cols, KERN_CPU_LANES_MAX);
+    s->ngroups = is_q(g->fmt) && g->group ? g->cols / g->group : 0;
+    s->lanes = lanes;
+}
+
+/* Whether the fast kernels take this GEMV. */
+int kern_cpu_gemv_check(const struct kern_gemv *g, char *err, size_t errlen) {
+    if ((unsigned)g->fmt >= KERN_W_COUNT || !g->w || !g->x || !g->y || g->rows == 0 ||
+        g->cols == 0) {
+        snprintf(err, errlen, "empty or unknown GEMV");
+        return -1;
+    }
+    if (g->batch < 1 || g->batch > KERN_CPU_BATCH_MAX) {
+        snprintf(err, errlen, "batch %zu outside 1..%d", g->batch, KERN_CPU_BATCH_MAX);
+        return -1;
+    }
+    if (is_q(g->fmt) && (!g->scales || g->group == 0 || g->group % 32 || g->cols % g->group ||
+                         g->group > KERN_GROUP_MAX)) {
+        snprintf(err, errlen, "quantized GEMV needs a group that is a multiple of 32 up to %u"
+                 " and divides the %zu columns (group %zu)", KERN_GROUP_MAX, g->cols, g->group);
+        return -1;
+    }
+    return 0;
+}
+
+/* Widen x (and its group sums) into the scratch. */
+void kern_cpu_gemv_prepare(enum kern_isa isa, const struct kern_gemv *g, void *scratch) {
+    const struct kern_cpu_impl *im = impl_of(isa);
+    struct kern_cpu_scratch s;
+    kern_cpu_scratch_map(g, im->lanes, scratch, &s);
+    bool perm = im->perm4 && g->fmt == KERN_W_Q4;
+    for (size_t b = 0; b < g->batch; b++) {
+        const uint16_t *xb = g->x + b * g->cols;
+        float *xf = s.xf + b * s.xpad;
+        size_t c = 0;
+        if (perm) {
+            /* cols is a multiple of 32 here: evens of each 32, then odds */
+            for (; c < g->cols; c += 32)
+                for (unsigned k = 0; k < 16; k++) {
+                    xf[c + k] = kern_f16_to_f32_inline(xb[c + 2 * k]);
+                    xf[c + 16 + k] = kern_f16_to_f32_inline(xb[c + 2 * k + 1]);
+                }
+        } else {
+            for (; c < g->cols; c++)
+                xf[c] = kern_f16_to_f32_inline(xb[c]);
+        }
+        for (; c < s.xpad; c++)
+            xf[c] = 0.0f;
+        if (!s.ngroups)
+            continue;
+        /* the group sums of x, in the stored order (any order sums the
+         * same values; pairwise in 8 lanes like the kernels) */
+        for (size_t gi = 0; gi < s.ngroups; gi++) {
+            const float *p = xf + gi * g->group;
+            float lane[8] = {0};
+            for (size_t k = 0; k < g->group; k += 8)
+                for (unsigned l = 0; l < 8; l++)
+                    lane[l] += p[k + l];
+            s.xs[b * s.ngroups + gi] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
+                                       ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+        }
+    }
+}
+
+/* Rows [r0, r1) of y. */
+void kern_cpu_gemv_rows(enum kern_isa isa, const struct kern_gemv *g, void *scratch, size_t r0,
+                        size_t r1) {
+    const struct kern_cpu_impl *im = impl_of(isa);
+    struct kern_cpu_scratch s;
+    kern_cpu_scratch_map(g, im->lanes, scratch, &s);
+    if (g->batch == 1) {
+        im->gemv1[g->fmt](g, &s, r0, r1);
+        return;
+    }
+    if (g->batch <= KERN_CPU_SMALL_BATCH && im->gemvs[g->fmt]) {
+        im->gemvs[g->fmt](g, &s, r0, r1);
+        return;
+    }
+    for (size_t rb = r0; rb < r1; rb += KERN_CPU_ROW_BLOCK) {
+        size_t re = rb + KERN_CPU_ROW_BLOCK < r1 ? rb + KERN_CPU_ROW_BLOCK : r1;
+        for (size_t b = 0; b < g->batch; b++)
+            for (size_t r = rb; r < re; r++)
+                g->y[b * g->rows + r] = 0.0f;
+        for (size_t c0 = 0; c0 < g->cols; c0 += KERN_CPU_TILE_COLS) {
+            size_t n = g->cols - c0 < KERN_CPU_TILE_COLS ? g->cols - c0 : KERN_CPU_TILE_COLS;
+            size_t npad = round_up(n, im->lanes);
+            for (size_t r = rb; r < re; r += KERN_CPU_TILE_ROWS) {
+                size_t nr = re - r < KERN_CPU_TILE_ROWS ? re - r : KERN_CPU_TILE_ROWS;
+                im->tile[g->fmt](g, &s, r, nr, c0, n, npad);
+                im->micro(g, &s, r, nr, c0, npad);
+            }
+        }
+    }
+}
+
+/* ---- quantize, dequantize, copy, sum, FMA -------------------------------- */
+
+bool kern_cpu_quant_fast(unsigned bits, size_t group, size_t cols) {
+    return (bits == 4 || bits == 8) && group >= 32 && group % 32 == 0 &&
+           group <= KERN_GROUP_MAX && cols % group == 0;
+}
+
+void kern_cpu_quantize_f16(enum kern_isa isa, const uint16_t *w, size_t cols, size_t r0, size_t r1,
+                           unsigned bits, size_t group, uint8_t *codes, uint16_t *scales) {
+    impl_of(isa)->quantize(w, cols, r0, r1, bits, group, codes, scales);
+}
+
+void kern_cpu_dequantize_f16(enum kern_isa isa, const uint8_t *codes, const uint16_t *scales,
+                             size_t cols, size_t r0, size_t r1, unsigned bits, size_t group,
+                             uint16_t *out) {
+    impl_of(isa)->dequantize(codes, scales, cols, r0, r1, bits, group, out);
+}
+
+void kern_cpu_copy(enum kern_isa isa, void *dst, const void *src, size_t n) {
+    impl_of(isa)->copy(dst, src, n);
+}
+
+double kern_cpu_sum(enum kern_isa isa, const double *a, size_t n) {
+    return impl_of(isa)->sum(a, n);
+}
+
+double kern_cpu_fma_loop(enum kern_isa isa, uint64_t iters, float a, float b) {
+    return impl_of(isa)->fma_loop(iters, a, b);
+}
+
+unsigned kern_cpu_fma_lanes(enum kern_isa isa) {
+    return impl_of(isa)->lanes;
+}
+
+/* One lane of every chain, one value at a time. */
+double kern_cpu_fma_lane_ref(enum kern_isa isa, uint64_t iters, float a, float b) {
+    double sum = 0;
+    for (unsigned k = 0; k < KERN_CPU_FMA_CHAINS; k++) {
+        volatile float v = (float)k * 0.25f; /* volatile: no contraction, no folding */
+        for (uint64_t i = 0; i < iters; i++) {
+            if (isa == KERN_ISA_SCALAR) {
+                volatile float m = v * a;
+                v = m + b;
+            } else {
+                v = fmaf(v, a, b);
+            }
+        }
+        sum += v;
+    }
+    return sum;
+}

@@ -1,0 +1,94 @@
+/*
+ * kern_cpu_impl.h: what each instruction-set path of kern_cpu.h provides
+ * (internal to kernels/kern_cpu*.c).
+ *
+ * The shared driver (kern_cpu.c) checks arguments, widens x into the
+ * scratch in the layout the path asks for, and splits the batch-2..16
+ * products into tiles; a path supplies the inner loops.
+ *
+ * Scratch layout (per thread, 64-byte aligned): xf, batch rows of xpad
+ * floats (x widened, zero padded to a multiple of KERN_CPU_LANES_MAX;
+ * for Q4 with perm4 set, each run of 32 stored even elements first, then
+ * odd); xs, for Q8/Q4, batch rows of ngroups floats (the sums of x over
+ * each group: sum_g s_g sum q*x = sum_g s_g sum u*x - off * sum_g s_g xs_g,
+ * so the code offset costs one dot product of a row's scales with xs,
+ * not a subtraction per weight); sc, 4 rows of ngroups float scales
+ * and 4 rows of off times them;
+ * tile, 4 rows of KERN_CPU_TILE_COLS floats.
+ */
+#ifndef VRAMLAB_KERN_CPU_IMPL_H
+#define VRAMLAB_KERN_CPU_IMPL_H
+
+#include "kernels/kern_cpu.h"
+
+#define KERN_CPU_LANES_MAX 16
+#define KERN_CPU_TILE_ROWS 4
+#ifndef KERN_CPU_TILE_COLS
+#define KERN_CPU_TILE_COLS 512 /* floats per tile row: 4 x 2 KiB, in L1 */
+#endif
+#ifndef KERN_CPU_ROW_BLOCK
+#define KERN_CPU_ROW_BLOCK 32  /* rows sharing one column block of x */
+#endif
+
+/* Where the pieces of the scratch are. */
+struct kern_cpu_scratch {
+    float *xf;    /* batch x xpad */
+    float *xs;    /* batch x ngroups (Q only) */
+    float *sc;    /* 4 x ngroups scales, then 4 x ngroups off * scale */
+    float *tile;  /* 4 x KERN_CPU_TILE_COLS */
+    size_t xpad;  /* padded row length of xf */
+    size_t ngroups;
+    unsigned lanes;
+};
+
+/* Batch-1 rows [r0, r1): y[r] = W[r] . x. */
+typedef void (*kern_cpu_gemv1_fn)(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
+                                  size_t r0, size_t r1);
+/* Widen (and for Q dequantize with the scales) rows [r, r + nr) of W,
+ * columns [c0, c0 + n) (n a multiple of 32 or the row's end) into the
+ * tile, each tile row zero padded to `npad` columns. Q4 keeps the
+ * even/odd order of the path's x. */
+typedef void (*kern_cpu_tile_fn)(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
+                                 size_t r, size_t nr, size_t c0, size_t n, size_t npad);
+/* y[(b0 + k) * rows + r + i] += tile row i . x row b0 + k (columns c0..
+ * c0 + npad of xf), i < nr, k < nb <= batch - b0; npad a multiple of the
+ * path's lanes. */
+typedef void (*kern_cpu_micro_fn)(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
+                                  size_t r, size_t nr, size_t c0, size_t npad);
+
+/* Batches up to this run the direct small-batch kernels where a path has
+ * them (no tile: memory-bound, W is widened once in registers). */
+#define KERN_CPU_SMALL_BATCH 4
+
+struct kern_cpu_impl {
+    enum kern_isa isa;
+    unsigned lanes; /* floats per vector */
+    bool perm4;     /* Q4: x stored even/odd per 32 */
+    kern_cpu_gemv1_fn gemv1[KERN_W_COUNT];
+    /* batch 2..KERN_CPU_SMALL_BATCH, rows [r0, r1), or NULL (tiles) */
+    kern_cpu_gemv1_fn gemvs[KERN_W_COUNT];
+    kern_cpu_tile_fn tile[KERN_W_COUNT];
+    kern_cpu_micro_fn micro;
+    void (*quantize)(const uint16_t *w, size_t cols, size_t r0, size_t r1, unsigned bits,
+                     size_t group, uint8_t *codes, uint16_t *scales);
+    void (*dequantize)(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
+                       size_t r1, unsigned bits, size_t group, uint16_t *out);
+    void (*copy)(void *dst, const void *src, size_t n);
+    double (*sum)(const double *a, size_t n);
+    double (*fma_loop)(uint64_t iters, float a, float b);
+};
+
+extern const struct kern_cpu_impl kern_cpu_impl_scalar;
+#if defined(__x86_64__)
+extern const struct kern_cpu_impl kern_cpu_impl_avx2;
+extern const struct kern_cpu_impl kern_cpu_impl_avx512;
+#endif
+#if defined(__aarch64__)
+extern const struct kern_cpu_impl kern_cpu_impl_neon;
+#endif
+
+/* The scratch pieces of a GEMV for a path. */
+void kern_cpu_scratch_map(const struct kern_gemv *g, unsigned lanes, void *base,
+                          struct kern_cpu_scratch *s);
+
+#endif

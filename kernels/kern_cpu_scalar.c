@@ -1,0 +1,182 @@
+/*
+ * kern_cpu_scalar.c: the portable path of kern_cpu.h. Plain C in eight
+ * independent lanes, so a compiler can vectorise it at the target's
+ * baseline (SSE2 on x86-64); x in natural order. Quantize and dequantize
+ * are the twins themselves (kern_quant.c), which are portable already.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "kernels/kern_cpu_impl.h"
+#include "kernels/kern_half.h"
+#include "kernels/kern_quant.h"
+
+#define L 8
+
+/* Sum of the eight lanes, pairwise. */
+static float lanes_sum(const float *a) {
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+/* One weight as float. */
+static inline float wval(const struct kern_gemv *g, const void *row, size_t c) {
+    const uint16_t *h = row;
+    if (g->fmt == KERN_W_F16)
+        return kern_f16_to_f32_inline(h[c]);
+    uint32_t u = (uint32_t)h[c] << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* FP16 and BF16 rows, batch 1. */
+static void gemv1_half(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                       size_t r1) {
+    const uint16_t *w = g->w;
+    for (size_t r = r0; r < r1; r++) {
+        const uint16_t *row = w + r * g->cols;
+        float acc[L] = {0};
+        size_t c = 0;
+        for (; c + L <= g->cols; c += L)
+            for (unsigned l = 0; l < L; l++)
+                acc[l] += wval(g, row, c + l) * s->xf[c + l];
+        float tail = 0;
+        for (; c < g->cols; c++)
+            tail += wval(g, row, c) * s->xf[c];
+        g->y[r] = lanes_sum(acc) + tail;
+    }
+}
+
+/* Q8 and Q4 rows, batch 1: per group sum u*x in lanes, times the scale
+ * once; the code offset comes off once per row: off * sum_g s_g xs_g. */
+static void gemv1_q(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                    size_t r1) {
+    const uint8_t *codes = g->w;
+    unsigned bits = g->fmt == KERN_W_Q8 ? 8 : 4;
+    float off = (float)(1 << (bits - 1));
+    for (size_t r = r0; r < r1; r++) {
+        float acc[L] = {0}, corr[L] = {0};
+        for (size_t gi = 0; gi < s->ngroups; gi++) {
+            float part[L] = {0};
+            size_t c0 = gi * g->group;
+            const uint8_t *p = codes + (r * g->cols + c0) * bits / 8;
+            for (size_t k = 0; k < g->group; k += L) {
+                for (unsigned l = 0; l < L; l++) {
+                    size_t i = k + l;
+                    unsigned u = bits == 8 ? p[i] : (p[i / 2] >> (4 * (i & 1))) & 15u;
+                    part[l] += (float)u * s->xf[c0 + i];
+                }
+            }
+            float sc = kern_f16_to_f32_inline(g->scales[r * s->ngroups + gi]);
+            for (unsigned l = 0; l < L; l++)
+                acc[l] += part[l] * sc;
+            corr[gi % L] += sc * s->xs[gi];
+        }
+        g->y[r] = lanes_sum(acc) - off * lanes_sum(corr);
+    }
+}
+
+/* Widen or dequantize a tile. */
+static void tile_any(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                     size_t nr, size_t c0, size_t n, size_t npad) {
+    for (size_t i = 0; i < KERN_CPU_TILE_ROWS; i++) {
+        float *t = s->tile + i * KERN_CPU_TILE_COLS;
+        size_t c = 0;
+        if (i < nr) {
+            size_t row = r + i;
+            if (g->fmt == KERN_W_F16 || g->fmt == KERN_W_BF16) {
+                const uint16_t *w = (const uint16_t *)g->w + row * g->cols + c0;
+                for (; c < n; c++)
+                    t[c] = wval(g, w, c);
+            } else {
+                unsigned bits = g->fmt == KERN_W_Q8 ? 8 : 4;
+                int off = 1 << (bits - 1);
+                const uint8_t *p = (const uint8_t *)g->w + (row * g->cols + c0) * bits / 8;
+                for (; c < n; c++) {
+                    unsigned u = bits == 8 ? p[c] : (p[c / 2] >> (4 * (c & 1))) & 15u;
+                    float sc = kern_f16_to_f32_inline(
+                        g->scales[row * s->ngroups + (c0 + c) / g->group]);
+                    t[c] = (float)((int)u - off) * sc;
+                }
+            }
+        }
+        for (; c < npad; c++)
+            t[c] = 0.0f;
+    }
+}
+
+/* Tile rows times every x row, added into y. */
+static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                  size_t nr, size_t c0, size_t npad) {
+    for (size_t b = 0; b < g->batch; b++) {
+        const float *x = s->xf + b * s->xpad + c0;
+        for (size_t i = 0; i < nr; i++) {
+            const float *t = s->tile + i * KERN_CPU_TILE_COLS;
+            float acc[L] = {0};
+            for (size_t c = 0; c < npad; c += L)
+                for (unsigned l = 0; l < L; l++)
+                    acc[l] += t[c + l] * x[c + l];
+            g->y[b * g->rows + r + i] += lanes_sum(acc);
+        }
+    }
+}
+
+static void quantize(const uint16_t *w, size_t cols, size_t r0, size_t r1, unsigned bits,
+                     size_t group, uint8_t *codes, uint16_t *scales) {
+    kern_quantize_rows_f16(w, cols, r0, r1, bits, group, codes, scales, NULL);
+}
+
+static void dequantize(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
+                       size_t r1, unsigned bits, size_t group, uint16_t *out) {
+    kern_dequantize_rows_f16(codes, scales, cols, r0, r1, bits, group, out);
+}
+
+static void copy(void *dst, const void *src, size_t n) {
+    memcpy(dst, src, n);
+}
+
+static double sum(const double *a, size_t n) {
+    double acc[L] = {0};
+    size_t i = 0;
+    for (; i + L <= n; i += L)
+        for (unsigned l = 0; l < L; l++)
+            acc[l] += a[i + l];
+    double t = 0;
+    for (; i < n; i++)
+        t += a[i];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + t;
+}
+
+/* v = v * a + b as a multiply then an add (two statements: never fused). */
+static double fma_loop(uint64_t iters, float a, float b) {
+    float v[KERN_CPU_FMA_CHAINS][L];
+    for (unsigned k = 0; k < KERN_CPU_FMA_CHAINS; k++)
+        for (unsigned l = 0; l < L; l++)
+            v[k][l] = (float)k * 0.25f;
+    for (uint64_t i = 0; i < iters; i++)
+        for (unsigned k = 0; k < KERN_CPU_FMA_CHAINS; k++)
+            for (unsigned l = 0; l < L; l++) {
+                float m = v[k][l] * a;
+                v[k][l] = m + b;
+            }
+    double t = 0;
+    for (unsigned k = 0; k < KERN_CPU_FMA_CHAINS; k++)
+        for (unsigned l = 0; l < L; l++)
+            t += v[k][l];
+    return t;
+}
+
+const struct kern_cpu_impl kern_cpu_impl_scalar = {
+    .isa = KERN_ISA_SCALAR,
+    .lanes = L,
+    .perm4 = false,
+    .gemv1 = {gemv1_half, gemv1_half, gemv1_q, gemv1_q},
+    .tile = {tile_any, tile_any, tile_any, tile_any},
+    .micro = micro,
+    .quantize = quantize,
+    .dequantize = dequantize,
+    .copy = copy,
+    .sum = sum,
+    .fma_loop = fma_loop,
+};

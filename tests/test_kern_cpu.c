@@ -1,0 +1,408 @@
+/*
+ * test_kern_cpu.c: the fast CPU kernels (kernels/kern_cpu.h) against the
+ * twins and the float64 references, on every instruction-set path this
+ * machine runs (each test loops over kern_isa_supported paths; the
+ * VRAMLAB_CPU_ISA tests check the forcing itself).
+ *
+ * Shapes are awkward on purpose: rows not a multiple of the 4-row tiles
+ * or of the threads' 8-row splits, columns not a multiple of the vector
+ * width (FP16/BF16) or spanning several 512-column tiles, groups of 32 to
+ * 256, batches 1, 2, 3, 5 and 16. Products are checked within 1e-4 of
+ * sum |w x| (a dropped or doubled weight in 1,100 columns is ~1e-3, so
+ * such a bug cannot hide in KERN_GEMV_RTOL's margin), and exactly with
+ * one-hot x (y is then one column of W: any layout mix-up shows).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kern_cpu.h"
+#include "kernels/kern_half.h"
+#include "kernels/kern_quant.h"
+
+#define TEST_RTOL 1e-4
+
+static void *zalloc(size_t n) {
+    void *p = NULL;
+    cr_assert(posix_memalign(&p, 64, n ? n : 64) == 0);
+    memset(p, 0, n ? n : 64);
+    return p;
+}
+
+static void fill_half(uint16_t *h, size_t n, double a, uint64_t seed, bool bf) {
+    struct kern_rng r;
+    kern_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) {
+        float f = (float)((kern_rng_uniform(&r) * 2 - 1) * a);
+        h[i] = bf ? kern_f32_to_bf16(f) : kern_f32_to_f16(f);
+    }
+}
+
+/* Run one GEMV on a path with a fresh scratch, rows split in 8-row
+ * shares as the probe's threads split them (each share its own call). */
+static void run_gemv(enum kern_isa isa, const struct kern_gemv *g, size_t split) {
+    char err[256];
+    cr_assert_eq(kern_cpu_gemv_check(g, err, sizeof err), 0, "%s", err);
+    void *s = zalloc(kern_cpu_gemv_scratch(g));
+    memset(s, 0xff, kern_cpu_gemv_scratch(g)); /* stale scratch must not matter */
+    kern_cpu_gemv_prepare(isa, g, s);
+    for (size_t r = 0; r < g->rows; r += split)
+        kern_cpu_gemv_rows(isa, g, s, r, r + split < g->rows ? r + split : g->rows);
+    free(s);
+}
+
+/* Reference of one output. */
+static double ref_row(const struct kern_gemv *g, size_t r, size_t b, double *as) {
+    const uint16_t *x = g->x + b * g->cols;
+    switch (g->fmt) {
+    case KERN_W_F16:
+        return kern_gemv_f16_ref_row(g->w, r, g->cols, x, as);
+    case KERN_W_BF16:
+        return kern_gemv_bf16_ref_row(g->w, r, g->cols, x, as);
+    default:
+        return kern_gemv_q_ref_row(g->w, g->scales, r, g->cols, g->fmt == KERN_W_Q8 ? 8 : 4,
+                                   g->group, x, as);
+    }
+}
+
+static void check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_t cols,
+                       size_t group, size_t batch, uint64_t seed) {
+    struct kern_gemv g = {.fmt = fmt, .rows = rows, .cols = cols, .group = group, .batch = batch};
+    uint16_t *x = zalloc(batch * cols * 2), *wh = zalloc(rows * cols * 2);
+    uint8_t *codes = NULL;
+    uint16_t *scales = NULL;
+    float *y = zalloc(batch * rows * sizeof *y);
+    fill_half(x, batch * cols, 1.0, seed, false);
+    fill_half(wh, rows * cols, 0.05, seed + 1, fmt == KERN_W_BF16);
+    if (fmt == KERN_W_Q8 || fmt == KERN_W_Q4) {
+        unsigned bits = fmt == KERN_W_Q8 ? 8 : 4;
+        codes = zalloc(kern_quant_code_bytes(rows * cols, bits));
+        scales = zalloc(kern_quant_scale_count(rows, cols, group) * 2);
+        kern_quantize_f16(wh, rows, cols, bits, group, codes, scales, NULL);
+        g.w = codes;
+        g.scales = scales;
+    } else {
+        g.w = wh;
+    }
+    g.x = x;
+    g.y = y;
+    memset(y, 0xff, batch * rows * sizeof *y); /* NaN poison */
+    run_gemv(isa, &g, 8);
+    for (size_t b = 0; b < batch; b++)
+        for (size_t r = 0; r < rows; r++) {
+            double as, ref = ref_row(&g, r, b, &as);
+            double got = y[b * rows + r];
+            cr_assert(fabs(got - ref) <= TEST_RTOL * as + 1e-30,
+                      "%s fmt %d %zux%zu g%zu batch %zu: y[%zu][%zu] = %.9g, reference %.9g",
+                      kern_isa_name(isa), (int)fmt, rows, cols, group, batch, b, r, got, ref);
+        }
+    free(x);
+    free(wh);
+    free(codes);
+    free(scales);
+    free(y);
+}
+
+Test(kern_cpu, the_portable_path_is_always_supported_and_best_is_supported) {
+    cr_assert(kern_isa_supported(KERN_ISA_SCALAR));
+    cr_assert(kern_isa_supported(kern_isa_best()));
+    char list[64];
+    kern_isa_list(list, sizeof list);
+    cr_assert(strstr(list, "scalar") == list, "%s", list);
+    cr_assert(strstr(list, kern_isa_name(kern_isa_best())) != NULL);
+}
+
+Test(kern_cpu, half_gemvs_match_the_reference_on_awkward_shapes) {
+    const size_t rows[] = {1, 3, 13, 37}, cols[] = {1, 7, 15, 33, 100, 513, 1030};
+    const size_t batches[] = {1, 2, 3, 5, 16};
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (int f = KERN_W_F16; f <= KERN_W_BF16; f++)
+            for (size_t i = 0; i < 4; i++)
+                for (size_t j = 0; j < 7; j++)
+                    for (size_t k = 0; k < 5; k++)
+                        check_gemv((enum kern_isa)isa, (enum kern_wfmt)f, rows[i], cols[j], 0,
+                                   batches[k], 11 + i * 7 + j);
+    }
+}
+
+Test(kern_cpu, quantized_gemvs_match_the_reference_on_awkward_shapes) {
+    const size_t rows[] = {1, 3, 13, 37}, cols[] = {32, 96, 544, 1056}, groups[] = {32, 64, 256};
+    const size_t batches[] = {1, 2, 3, 16};
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (int f = KERN_W_Q8; f <= KERN_W_Q4; f++)
+            for (size_t i = 0; i < 4; i++)
+                for (size_t j = 0; j < 4; j++)
+                    for (size_t gi = 0; gi < 3; gi++) {
+                        if (cols[j] % groups[gi])
+                            continue;
+                        for (size_t k = 0; k < 4; k++)
+                            check_gemv((enum kern_isa)isa, (enum kern_wfmt)f, rows[i], cols[j],
+                                       groups[gi], batches[k], 5 + i + j * 3);
+                    }
+    }
+}
+
+Test(kern_cpu, large_gemvs_stay_within_the_probes_tolerance) {
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (int f = 0; f < KERN_W_COUNT; f++) {
+            check_gemv((enum kern_isa)isa, (enum kern_wfmt)f, 21, 4096, 32, 1, 99);
+            check_gemv((enum kern_isa)isa, (enum kern_wfmt)f, 9, 4096, 32, 16, 98);
+        }
+    }
+}
+
+/* y with a one-hot x is exactly one column of the (dequantized) W. */
+Test(kern_cpu, one_hot_x_reads_back_every_column_exactly) {
+    size_t rows = 6, cols = 1088, group = 32;
+    uint16_t *wh = zalloc(rows * cols * 2), *x = zalloc(3 * cols * 2);
+    uint8_t *codes = zalloc(rows * cols);
+    uint16_t *scales = zalloc(kern_quant_scale_count(rows, cols, group) * 2);
+    float *y = zalloc(3 * rows * sizeof *y), *deq = zalloc(rows * cols * sizeof *deq);
+    fill_half(wh, rows * cols, 0.05, 7, false);
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (int f = 0; f < KERN_W_COUNT; f++) {
+            struct kern_gemv g = {.fmt = (enum kern_wfmt)f, .rows = rows, .cols = cols,
+                                  .group = group, .x = x, .y = y};
+            unsigned bits = f == KERN_W_Q8 ? 8 : 4;
+            if (f == KERN_W_Q8 || f == KERN_W_Q4) {
+                kern_quantize_f16(wh, rows, cols, bits, group, codes, scales, NULL);
+                kern_dequantize_rows_f32(codes, scales, cols, 0, rows, bits, group, deq);
+                g.w = codes;
+                g.scales = scales;
+            } else {
+                for (size_t i = 0; i < rows * cols; i++)
+                    deq[i] = f == KERN_W_F16 ? kern_f16_to_f32(wh[i]) : kern_bf16_to_f32(wh[i]);
+                g.w = wh;
+            }
+            for (size_t batch = 1; batch <= 3; batch += 2)
+                for (size_t j = 0; j < cols; j++) {
+                    g.batch = batch;
+                    memset(x, 0, 3 * cols * 2);
+                    for (size_t b = 0; b < batch; b++)
+                        x[b * cols + (j + 37 * b) % cols] = 0x3c00; /* 1.0 */
+                    run_gemv((enum kern_isa)isa, &g, 8);
+                    for (size_t b = 0; b < batch; b++)
+                        for (size_t r = 0; r < rows; r++) {
+                            float want = deq[r * cols + (j + 37 * b) % cols];
+                            cr_assert(y[b * rows + r] == want, "%s fmt %d batch %zu col %zu",
+                                      kern_isa_name((enum kern_isa)isa), f, batch, j);
+                        }
+                }
+        }
+    }
+    free(wh);
+    free(x);
+    free(codes);
+    free(scales);
+    free(y);
+    free(deq);
+}
+
+Test(kern_cpu, gemv_check_refuses_what_the_fast_kernels_do_not_take) {
+    uint16_t w[64] = {0}, x[64] = {0}, sc[4] = {0};
+    float y[4];
+    char err[256];
+    struct kern_gemv g = {.fmt = KERN_W_Q4, .w = w, .scales = sc, .group = 16, .rows = 1,
+                          .cols = 64, .x = x, .batch = 1, .y = y};
+    cr_assert_eq(kern_cpu_gemv_check(&g, err, sizeof err), -1);
+    cr_assert(strstr(err, "multiple of 32"), "%s", err);
+    g.group = 32;
+    cr_assert_eq(kern_cpu_gemv_check(&g, err, sizeof err), 0);
+    g.batch = 17;
+    cr_assert_eq(kern_cpu_gemv_check(&g, err, sizeof err), -1);
+    cr_assert(strstr(err, "batch 17"), "%s", err);
+}
+
+/* ---- quantize / dequantize, bit for bit --------------------------------- */
+
+/* Weights with every kind of value: tiny, subnormal, large, zero groups,
+ * NaN, infinities, 65504. */
+static void fill_special(uint16_t *w, size_t n, uint64_t seed) {
+    struct kern_rng r;
+    kern_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = kern_rng_next(&r);
+        switch (v % 16) {
+        case 0:
+            w[i] = (uint16_t)(v >> 16); /* any bit pattern: NaN, inf, subnormal */
+            break;
+        case 1:
+            w[i] = (uint16_t)((v >> 20) & 0x83ff); /* subnormal */
+            break;
+        case 2:
+            w[i] = 0x7bff; /* 65504 */
+            break;
+        default:
+            w[i] = kern_f32_to_f16((float)((kern_rng_uniform(&r) * 2 - 1) * 0.1));
+        }
+    }
+    for (size_t i = 64; i < 96 && i < n; i++)
+        w[i] = 0; /* one all-zero group */
+}
+
+static void check_quant(enum kern_isa isa, size_t rows, size_t cols, unsigned bits, size_t group,
+                        bool special) {
+    size_t n = rows * cols;
+    uint16_t *w = zalloc(n * 2);
+    if (special)
+        fill_special(w, n, rows * 31 + cols);
+    else
+        fill_half(w, n, 0.05, rows + cols, false);
+    size_t cb = kern_quant_code_bytes(n, bits), sn = kern_quant_scale_count(rows, cols, group);
+    uint8_t *c1 = zalloc(cb), *c2 = zalloc(cb);
+    uint16_t *s1 = zalloc(sn * 2), *s2 = zalloc(sn * 2), *d1 = zalloc(n * 2), *d2 = zalloc(n * 2);
+    memset(c2, 0xa5, cb);
+    memset(s2, 0xa5, sn * 2);
+    memset(d2, 0xa5, n * 2);
+    kern_quantize_rows_f16(w, cols, 0, rows, bits, group, c1, s1, NULL);
+    /* in 8-row shares, as the probe's threads */
+    for (size_t r = 0; r < rows; r += 8)
+        kern_cpu_quantize_f16(isa, w, cols, r, r + 8 < rows ? r + 8 : rows, bits, group, c2, s2);
+    cr_assert(memcmp(s1, s2, sn * 2) == 0, "%s scales b=%u g=%zu %zux%zu", kern_isa_name(isa),
+              bits, group, rows, cols);
+    for (size_t i = 0; i < cb; i++)
+        cr_assert_eq(c1[i], c2[i], "%s codes b=%u g=%zu %zux%zu byte %zu", kern_isa_name(isa),
+                     bits, group, rows, cols, i);
+    kern_dequantize_rows_f16(c1, s1, cols, 0, rows, bits, group, d1);
+    for (size_t r = 0; r < rows; r += 8)
+        kern_cpu_dequantize_f16(isa, c1, s1, cols, r, r + 8 < rows ? r + 8 : rows, bits, group,
+                                d2);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(d1[i], d2[i], "%s dequantize b=%u g=%zu element %zu", kern_isa_name(isa),
+                     bits, group, i);
+    free(w);
+    free(c1);
+    free(c2);
+    free(s1);
+    free(s2);
+    free(d1);
+    free(d2);
+}
+
+Test(kern_cpu, quantize_and_dequantize_equal_the_twins_bit_for_bit) {
+    const size_t shapes[][2] = {{1, 32}, {3, 64}, {13, 256}, {9, 544}, {17, 1024}};
+    const size_t groups[] = {32, 64, 128, 256};
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (unsigned bits = 4; bits <= 8; bits += 4)
+            for (size_t s = 0; s < 5; s++)
+                for (size_t gi = 0; gi < 4; gi++) {
+                    if (!kern_cpu_quant_fast(bits, groups[gi], shapes[s][1]))
+                        continue;
+                    check_quant((enum kern_isa)isa, shapes[s][0], shapes[s][1], bits, groups[gi],
+                                false);
+                    check_quant((enum kern_isa)isa, shapes[s][0], shapes[s][1], bits, groups[gi],
+                                true);
+                }
+    }
+}
+
+/* Every FP16 magnitude as a group's largest weight gives the twin's scale. */
+Test(kern_cpu, every_group_maximum_gives_the_twins_scale) {
+    size_t rows = 1024, cols = 64; /* 2048 groups a pass */
+    uint16_t *w = zalloc(rows * cols * 2);
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (uint32_t base = 0; base < 0x8000; base += 2048) {
+            for (size_t gr = 0; gr < 2048; gr++) {
+                uint16_t *p = w + gr * 32;
+                uint16_t m = (uint16_t)(base + gr);
+                for (int k = 0; k < 32; k++)
+                    p[k] = (uint16_t)((m >> (k % 4)) | (k % 2 ? 0x8000 : 0));
+                p[gr % 32] = m;
+            }
+            size_t cb = rows * cols, sn = rows * cols / 32;
+            uint8_t *c1 = zalloc(cb), *c2 = zalloc(cb);
+            uint16_t *s1 = zalloc(sn * 2), *s2 = zalloc(sn * 2);
+            for (unsigned bits = 4; bits <= 8; bits += 4) {
+                kern_quantize_rows_f16(w, cols, 0, rows, bits, 32, c1, s1, NULL);
+                kern_cpu_quantize_f16((enum kern_isa)isa, w, cols, 0, rows, bits, 32, c2, s2);
+                cr_assert(memcmp(s1, s2, sn * 2) == 0 && memcmp(c1, c2, cb * bits / 8) == 0,
+                          "%s b=%u base 0x%04x", kern_isa_name((enum kern_isa)isa), bits, base);
+            }
+            free(c1);
+            free(c2);
+            free(s1);
+            free(s2);
+        }
+    }
+    free(w);
+}
+
+/* ---- copy, sum, FMA ----------------------------------------------------- */
+
+Test(kern_cpu, copy_sum_and_fma_loop_are_exact) {
+    size_t n = (1 << 16) + 64;
+    double *a = zalloc(n * sizeof *a), *b = zalloc(n * sizeof *b);
+    double want = 0;
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (double)(i % 1000);
+        want += a[i];
+    }
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        enum kern_isa e = (enum kern_isa)isa;
+        if (!kern_isa_supported(e))
+            continue;
+        memset(b, 0xff, n * sizeof *b);
+        kern_cpu_copy(e, b, a, n * sizeof *a);
+        cr_assert(memcmp(a, b, n * sizeof *a) == 0, "%s copy", kern_isa_name(e));
+        for (size_t m = 0; m < 40; m++)
+            cr_assert_eq(kern_cpu_sum(e, a, m), m ? (double)(m * (m - 1) / 2) : 0.0,
+                         "%s sum of %zu", kern_isa_name(e), m);
+        cr_assert_eq(kern_cpu_sum(e, a, n), want, "%s sum", kern_isa_name(e));
+        for (uint64_t it = 0; it <= 3000; it += 1500) {
+            double got = kern_cpu_fma_loop(e, it, 0.999f, 0.001f);
+            double ref = kern_cpu_fma_lanes(e) * kern_cpu_fma_lane_ref(e, it, 0.999f, 0.001f);
+            cr_assert_eq(got, ref, "%s fma %llu: %.17g vs %.17g", kern_isa_name(e),
+                         (unsigned long long)it, got, ref);
+        }
+    }
+    free(a);
+    free(b);
+}
+
+/* The portable path's lane reference differs from the fused one, so the
+ * check above cannot pass by accident on the wrong arithmetic. */
+Test(kern_cpu, fused_and_unfused_references_differ) {
+    cr_assert_neq(kern_cpu_fma_lane_ref(KERN_ISA_SCALAR, 3000, 0.999f, 0.001f),
+                  kern_cpu_fma_lane_ref(KERN_ISA_AVX2, 3000, 0.999f, 0.001f));
+}
+
+/* ---- VRAMLAB_CPU_ISA ---------------------------------------------------- */
+
+Test(kern_cpu_env, forcing_a_path) {
+    enum kern_isa isa;
+    char err[256] = "";
+    unsetenv("VRAMLAB_CPU_ISA");
+    cr_assert_eq(kern_isa_from_env(&isa, err, sizeof err), 0);
+    cr_assert_eq(isa, kern_isa_best());
+    setenv("VRAMLAB_CPU_ISA", "scalar", 1);
+    cr_assert_eq(kern_isa_from_env(&isa, err, sizeof err), 0);
+    cr_assert_eq(isa, KERN_ISA_SCALAR);
+    setenv("VRAMLAB_CPU_ISA", "sse9", 1);
+    cr_assert_eq(kern_isa_from_env(&isa, err, sizeof err), -1);
+    cr_assert(strstr(err, "VRAMLAB_CPU_ISA=sse9") && strstr(err, "unknown"), "%s", err);
+    for (int i = 0; i < KERN_ISA_COUNT; i++) {
+        if (kern_isa_supported((enum kern_isa)i))
+            continue;
+        setenv("VRAMLAB_CPU_ISA", kern_isa_name((enum kern_isa)i), 1);
+        cr_assert_eq(kern_isa_from_env(&isa, err, sizeof err), -1);
+        cr_assert(strstr(err, "cannot run it") && strstr(err, "scalar"), "%s", err);
+    }
+    unsetenv("VRAMLAB_CPU_ISA");
+}
+
+#ifdef CRITERION_SHIM_MAIN
+CRITERION_SHIM_MAIN
+#endif
