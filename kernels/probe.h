@@ -27,7 +27,9 @@ extern "C" {
 enum probe_test_id {
     PROBE_COPY = 0,
     PROBE_READ,
+    PROBE_FMA_PEAK,
     PROBE_GEMV_FP16,
+    PROBE_GEMV_BF16,
     PROBE_GEMM,
     PROBE_QUANTIZE,
     PROBE_DEQUANTIZE,
@@ -43,6 +45,7 @@ struct probe_test {
     const char *label;
     const char *bytes_counted; /* what "bytes" means, for the reader */
     bool cuda_only;
+    bool cpu_only;
 };
 extern const struct probe_test probe_tests[PROBE_TEST_COUNT];
 
@@ -80,9 +83,20 @@ extern const struct probe_backend probe_backend_cpu;
 extern const struct probe_backend probe_backend_cuda;
 #endif
 
-/* Set by SIGTERM/SIGINT; backends poll it between samples and unwind. */
+/* Set (to the signal's number) by SIGTERM, SIGINT or SIGHUP; backends
+ * poll it between samples and inside long kernels (every few MB of
+ * work), unwind and free; main then exits with 128 + that number. */
 extern volatile sig_atomic_t probe_cancel_flag;
 bool probe_cancelled(void);
+
+/* Where the run stands, added to every progress event when count > 0:
+ * "index" (1-based step), "count" (steps of this run), "eta_seconds"
+ * (time left for the whole run; negative: unknown, written null). */
+struct probe_progress {
+    unsigned index, count;
+    double eta_s;
+};
+extern struct probe_progress probe_progress_now;
 
 /* Summary of timed samples. */
 #define PROBE_MAX_SAMPLES 64
@@ -105,6 +119,13 @@ struct probe_device {
     unsigned bus_width_bits;
     double l2_bytes; /* L2 (GPU) or last-level cache (CPU) */
     char arch[32];   /* "sm_90", "x86_64" */
+    /* CPU: the kernels' instruction-set path ("avx2"), every path this
+     * CPU runs ("scalar,avx2"), and whether a hypervisor was detected
+     * (written only by the CPU backend). */
+    char isa[16];
+    char isa_available[64];
+    bool is_virtual;
+    bool cpu;
 };
 void probe_emit_device(const struct probe_device *d);
 
@@ -125,6 +146,11 @@ struct probe_result {
     struct probe_stats st;
     bool verified;    /* equal to the CPU reference within tolerance */
     double max_error; /* the largest error seen, in tolerance units */
+    const char *isa;  /* CPU: the path that ran ("avx2"), NULL elsewhere */
+    /* copy: a STREAM-style plain loop measured beside it (same run, same
+     * threads, same arrays), bytes/s; 0 when not measured */
+    double reference_bytes_per_s;
+    const char *note; /* a short remark shown with the result, or NULL */
 };
 void probe_emit_result(const struct probe_result *r);
 

@@ -1,22 +1,25 @@
 /*
  * probe_cpu.c: the CPU backend of vramlab-probe, always built.
  *
- * The same tests as the GPU on host memory, with POSIX threads, following
- * STREAM's rules (McCalpin, stream.c v5.10): arrays at least 4x the
- * last-level cache, initialised by the threads that use them (first touch),
- * the first repetition discarded, then 10 samples; the median is reported
- * with the best and the spread. copy and read run with one thread and with
- * all threads. Each sample lasts at least 2 ms (repetitions are batched).
+ * The same tests as the GPU on host memory, timed on the fast kernels of
+ * kern_cpu.h (the path VRAMLAB_CPU_ISA forces, else the widest this CPU
+ * runs), each checked against the twins or the float64 references before
+ * its number counts. STREAM's rules (McCalpin, stream.c v5.10): arrays at
+ * least 4x the last-level cache, placed by first touch by the threads that
+ * use them (threads pinned, one per CPU), a discarded first repetition,
+ * then 10 samples (5 with --quick), each at least 2 ms (repetitions are
+ * batched); the median is reported with the best and the spread.
  *
- * GEMV: FP16 storage, widened in registers (bit tricks, no table) 32 at a
- * time, float accumulation in eight lanes (the GPU's arithmetic, another
- * order); checked
- * against float64 references on sampled rows before the numbers count.
- * --quick keeps the rule that matters for a bandwidth figure (the arrays
- * and W at least 4x the last-level cache, up to 512 MiB and 128 MiB) and
- * saves time elsewhere: 5 samples, W 4096 columns wide, W8A16/W4A16 at
- * batch 1 only, a small error lab. The last-level cache is read from sysfs
- * (one instance), where sysconf may report a whole package.
+ * copy: our streaming-store kernel and memcpy, the faster defines C; a
+ * plain STREAM-style loop runs beside them on the same arrays and is
+ * reported as the copy's reference_bytes_per_s. fma-peak: the cores'
+ * FP32 FMA rate (the CPU's compute roof). GEMVs: FP16 and BF16, W8A16 and
+ * W4A16 (FP16 scale per group of 32) at batch 1, 4 and 16 (--quick:
+ * batch 1), W 16384 x 16384 (--quick: 4096 columns, rows to 4x the cache).
+ *
+ * Cancellation: the kernels run in pieces of a few MB (under a
+ * millisecond each on any machine that runs us), and every piece first
+ * looks at probe_cancelled(), so a signal stops the run within a piece.
  */
 #include "config.h"
 
@@ -26,20 +29,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels/kern_cpu.h"
 #include "kernels/kern_half.h"
 #include "kernels/kern_quant.h"
 #include "kernels/probe.h"
 #include "kernels/probe_cpu_info.h"
 #include "kernels/probe_pool.h"
 
-#define CPU_SAMPLES      10 /* STREAM: best of 10 after the first */
-#define CPU_SAMPLES_QUICK 5 /* --quick: memory-sized arrays, fewer samples */
-#define CPU_MIN_SAMPLE_S 2e-3
-#define CPU_MAX_THREADS  PROBE_POOL_MAX_THREADS
-#define VERIFY_ROWS      48
+#define CPU_SAMPLES       10 /* STREAM: best of 10 after the first */
+#define CPU_SAMPLES_QUICK 5  /* --quick: memory-sized arrays, fewer samples */
+#define CPU_MIN_SAMPLE_S  2e-3
+#define CPU_MAX_THREADS   PROBE_POOL_MAX_THREADS
+#define VERIFY_ROWS       48
+#define PIECE_BYTES       ((size_t)2 << 20) /* work between two cancellation checks */
+#define MAX_BATCHES       3
+
+static unsigned cpu_samples = CPU_SAMPLES; /* per run: CPU_SAMPLES_QUICK with --quick */
+static enum kern_isa cpu_isa = KERN_ISA_SCALAR;
 
 /* Monotonic time in seconds. */
 static double now_s(void) {
@@ -48,15 +58,55 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* 64-byte aligned allocation, NULL on failure. */
+/* 64-byte aligned allocation, NULL on failure. Large buffers are 2 MiB
+ * aligned and asked to live on transparent huge pages where the kernel
+ * offers them (THP "madvise" mode is common): fewer page faults at first
+ * touch, fewer TLB misses while streaming rows, and a 512 MiB buffer is
+ * freed in a few ms instead of ~70 ms, which keeps a cancelled run's exit
+ * prompt. The STREAM-style reference runs on the same arrays. */
 static void *xalloc(size_t bytes) {
     void *p = NULL;
-    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
+    size_t align = bytes >= ((size_t)8 << 20) ? ((size_t)2 << 20) : 64;
+    if (posix_memalign(&p, align, bytes ? bytes : 64) != 0)
         return NULL;
+#if defined(MADV_HUGEPAGE)
+    if (align > 64)
+        (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
     return p;
 }
 
-static unsigned cpu_samples = CPU_SAMPLES; /* per run: CPU_SAMPLES_QUICK with --quick */
+/* ---- the run's plan: steps, progress and time left ---------------------- */
+
+#define PLAN_MAX 64
+static struct {
+    double weight[PLAN_MAX]; /* estimated seconds of each step */
+    unsigned n, done;
+    double done_weight, t0;
+} plan;
+
+/* Add a step of about `bytes` moved and `flop` computed per repetition. */
+static void plan_add(double bytes, double flop) {
+    if (plan.n < PLAN_MAX) /* a rough machine: 10 GB/s, 50 GFLOP/s, + setup */
+        plan.weight[plan.n++] = (cpu_samples + 2.0) * (bytes / 10e9 + flop / 50e9) + 0.01;
+}
+
+/* Start step i (0-based). */
+static void plan_begin(void) {
+    probe_progress_now.index = plan.done + 1;
+}
+
+/* Step done: the time left scales the remaining estimates by how the
+ * finished ones compared with their estimates. */
+static void plan_end(void) {
+    if (plan.done < plan.n)
+        plan.done_weight += plan.weight[plan.done++];
+    double left = 0;
+    for (unsigned i = plan.done; i < plan.n; i++)
+        left += plan.weight[i];
+    double el = now_s() - plan.t0;
+    probe_progress_now.eta_s = plan.done_weight > 0 ? left * el / plan.done_weight : left;
+}
 
 /*
  * Time fn on `active` threads: one discarded run (warm-up, first touch),
@@ -85,27 +135,37 @@ static int time_it(struct probe_pool *p, unsigned active, probe_par_fn fn, void 
         t[s] = (now_s() - t0) / k;
         probe_emit_progress(test, (s + 1.0) / cpu_samples);
     }
+    if (probe_cancelled())
+        return -1;
     probe_stats_summarise(t, cpu_samples, st);
     return 0;
 }
 
 /* ---- copy and read ----------------------------------------------------- */
 
+enum copy_method { COPY_REFERENCE, COPY_MEMCPY, COPY_KERNEL };
+
 struct stream_ctx {
     double *a, *b;
     size_t n;
-    int use_memcpy;
+    enum copy_method method;
     double partial[CPU_MAX_THREADS * 8]; /* one cache line per thread */
 };
+
+/* This thread's share of the arrays, in whole cache lines. */
+static void stream_share(const struct stream_ctx *c, unsigned tid, unsigned n, size_t *lo,
+                         size_t *hi) {
+    probe_split(c->n, 1024, tid, n, lo, hi);
+}
 
 /* First-touch initialisation: a[i] = i mod 1000 (exact sums), b poisoned. */
 static void stream_init(void *vctx, unsigned tid, unsigned n) {
     struct stream_ctx *c = vctx;
     size_t lo, hi;
-    probe_split(c->n, 1024, tid, n, &lo, &hi);
+    stream_share(c, tid, n, &lo, &hi);
     for (size_t i = lo; i < hi; i++) {
         /* a large first touch takes seconds: stay cancellable */
-        if ((i & 0xfffff) == 0 && probe_cancelled())
+        if ((i & 0x3ffff) == 0 && probe_cancelled())
             return;
         c->a[i] = (double)(i % 1000);
         c->b[i] = NAN;
@@ -116,42 +176,52 @@ static void stream_init(void *vctx, unsigned tid, unsigned n) {
 static void stream_poison(void *vctx, unsigned tid, unsigned n) {
     struct stream_ctx *c = vctx;
     size_t lo, hi;
-    probe_split(c->n, 1024, tid, n, &lo, &hi);
+    stream_share(c, tid, n, &lo, &hi);
     for (size_t i = lo; i < hi; i++)
         c->b[i] = NAN;
 }
 
-/* b = a over this thread's share. */
-static void stream_copy(void *vctx, unsigned tid, unsigned n) {
-    struct stream_ctx *c = vctx;
-    size_t lo, hi;
-    probe_split(c->n, 1024, tid, n, &lo, &hi);
-    if (c->use_memcpy) {
-        memcpy(c->b + lo, c->a + lo, (hi - lo) * sizeof(double));
-        return;
-    }
-    double *restrict dst = c->b;
-    const double *restrict src = c->a;
-    for (size_t i = lo; i < hi; i++)
-        dst[i] = src[i];
+/* STREAM's copy kernel as STREAM writes it: a plain loop. */
+static void reference_copy(double *restrict dst, const double *restrict src, size_t n) {
+    for (size_t j = 0; j < n; j++)
+        dst[j] = src[j];
 }
 
-/* Sum a over this thread's share, four independent accumulators. */
+/* b = a over this thread's share, in pieces. */
+static void stream_copy(void *vctx, unsigned tid, unsigned n) {
+    struct stream_ctx *c = vctx;
+    size_t lo, hi, piece = PIECE_BYTES / sizeof(double);
+    stream_share(c, tid, n, &lo, &hi);
+    for (size_t i = lo; i < hi; i += piece) {
+        if (probe_cancelled())
+            return;
+        size_t m = hi - i < piece ? hi - i : piece;
+        switch (c->method) {
+        case COPY_REFERENCE:
+            reference_copy(c->b + i, c->a + i, m);
+            break;
+        case COPY_MEMCPY:
+            memcpy(c->b + i, c->a + i, m * sizeof(double));
+            break;
+        case COPY_KERNEL:
+            kern_cpu_copy(cpu_isa, c->b + i, c->a + i, m * sizeof(double));
+            break;
+        }
+    }
+}
+
+/* Sum a over this thread's share. */
 static void stream_read(void *vctx, unsigned tid, unsigned n) {
     struct stream_ctx *c = vctx;
-    size_t lo, hi;
-    probe_split(c->n, 1024, tid, n, &lo, &hi);
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = lo;
-    for (; i + 4 <= hi; i += 4) {
-        s0 += c->a[i];
-        s1 += c->a[i + 1];
-        s2 += c->a[i + 2];
-        s3 += c->a[i + 3];
+    size_t lo, hi, piece = PIECE_BYTES / sizeof(double);
+    stream_share(c, tid, n, &lo, &hi);
+    double s = 0;
+    for (size_t i = lo; i < hi; i += piece) {
+        if (probe_cancelled())
+            return;
+        s += kern_cpu_sum(cpu_isa, c->a + i, hi - i < piece ? hi - i : piece);
     }
-    for (; i < hi; i++)
-        s0 += c->a[i];
-    c->partial[tid * 8] = (s0 + s1) + (s2 + s3);
+    c->partial[tid * 8] = s;
 }
 
 /* Expected sum of i mod 1000 for i < n. */
@@ -161,9 +231,8 @@ static double stream_expected(size_t n) {
     return full + (double)r * (double)(r - 1) / 2.0;
 }
 
-/* copy (loop and memcpy, the larger reported) and read, 1 and n threads. */
-static int run_stream(struct probe_pool *p, const struct probe_opts *o, double llc, bool *bad,
-                      const char **code, char *msg, size_t len) {
+/* Bytes of each copy/read array. */
+static size_t stream_bytes(const struct probe_opts *o, double llc) {
     /* STREAM's rule, quick or not: each array at least 4x the last-level
      * cache (quick: at least 8 MiB, at most 512 MiB: a bigger cache makes
      * the quick figure partly an in-cache one, which the pane labels) */
@@ -174,6 +243,46 @@ static int run_stream(struct probe_pool *p, const struct probe_opts *o, double l
         bytes = (size_t)512 << 20;
     if (!o->quick && bytes < ((size_t)256 << 20))
         bytes = (size_t)256 << 20;
+    return bytes & ~(size_t)65535;
+}
+
+/* One copy result: the kernel and memcpy (the faster), the reference beside. */
+static int stream_copy_test(struct probe_pool *p, struct stream_ctx *c, unsigned nt, bool *bad) {
+    struct probe_result best = {0};
+    double ref = 0;
+    const enum copy_method order[3] = {COPY_KERNEL, COPY_MEMCPY, COPY_REFERENCE};
+    for (int m = 0; m < 3; m++) {
+        c->method = order[m];
+        struct probe_result r = {.test = "copy",
+                                 .method = order[m] == COPY_MEMCPY ? "memcpy"
+                                                                   : kern_isa_name(cpu_isa),
+                                 .threads = nt,
+                                 .cols = c->n,
+                                 .bytes = 2.0 * (double)c->n * sizeof(double),
+                                 .isa = kern_isa_name(cpu_isa)};
+        probe_pool_run(p, p->n, stream_poison, c);
+        if (time_it(p, nt, stream_copy, c, "copy", &r.st) != 0)
+            return -1;
+        r.verified = memcmp(c->a, c->b, c->n * sizeof(double)) == 0;
+        if (order[m] == COPY_REFERENCE) {
+            ref = r.verified ? r.bytes / r.st.median_s : 0;
+            *bad |= !r.verified;
+            continue;
+        }
+        /* the faster method defines C; a failed check always shows */
+        if (!best.test || (best.verified && (!r.verified || r.st.median_s < best.st.median_s)))
+            best = r;
+    }
+    best.reference_bytes_per_s = ref;
+    probe_emit_result(&best);
+    *bad |= !best.verified;
+    return 0;
+}
+
+/* copy and read, 1 and n threads. */
+static int run_stream(struct probe_pool *p, const struct probe_opts *o, double llc, bool *bad,
+                      const char **code, char *msg, size_t len) {
+    size_t bytes = stream_bytes(o, llc);
     struct stream_ctx *c = calloc(1, sizeof *c);
     if (!c) {
         *code = PROBE_ERR_OOM;
@@ -192,43 +301,25 @@ static int run_stream(struct probe_pool *p, const struct probe_opts *o, double l
         return -1;
     }
     probe_pool_run(p, p->n, stream_init, c);
-    int rc = 0;
+    int rc = probe_cancelled() ? -1 : 0;
     unsigned counts[2] = {1, p->n};
     for (unsigned ti = 0; ti < 2 && rc == 0; ti++) {
         unsigned nt = counts[ti];
         if (ti == 1 && nt == 1)
             break;
         if (o->want[PROBE_COPY]) {
-            struct probe_result best = {0};
-            for (int m = 0; m < 2 && rc == 0; m++) {
-                c->use_memcpy = m;
-                struct probe_result r = {.test = "copy",
-                                         .method = m ? "memcpy" : "loop",
-                                         .threads = nt,
-                                         .cols = c->n,
-                                         .bytes = 2.0 * (double)c->n * sizeof(double)};
-                probe_pool_run(p, p->n, stream_poison, c);
-                if (time_it(p, nt, stream_copy, c, "copy", &r.st) != 0) {
-                    rc = -1;
-                    break;
-                }
-                r.verified = memcmp(c->a, c->b, c->n * sizeof(double)) == 0;
-                /* the faster method defines C; a failed check always shows */
-                if (!best.test ||
-                    (best.verified && (!r.verified || r.st.median_s < best.st.median_s)))
-                    best = r;
-            }
-            if (rc == 0) {
-                probe_emit_result(&best);
-                *bad |= !best.verified;
-            }
+            plan_begin();
+            rc = stream_copy_test(p, c, nt, bad);
+            plan_end();
         }
         if (o->want[PROBE_READ] && rc == 0) {
+            plan_begin();
             struct probe_result r = {.test = "read",
-                                     .method = "loop",
+                                     .method = kern_isa_name(cpu_isa),
                                      .threads = nt,
                                      .cols = c->n,
-                                     .bytes = (double)c->n * sizeof(double)};
+                                     .bytes = (double)c->n * sizeof(double),
+                                     .isa = kern_isa_name(cpu_isa)};
             if (time_it(p, nt, stream_read, c, "read", &r.st) != 0) {
                 rc = -1;
                 break;
@@ -239,6 +330,7 @@ static int run_stream(struct probe_pool *p, const struct probe_opts *o, double l
             r.verified = sum == stream_expected(c->n);
             *bad |= !r.verified;
             probe_emit_result(&r);
+            plan_end();
         }
     }
     free(c->a);
@@ -247,77 +339,204 @@ static int run_stream(struct probe_pool *p, const struct probe_opts *o, double l
     return rc;
 }
 
+/* ---- fma-peak ------------------------------------------------------------ */
+
+#define FMA_A 0.999f
+#define FMA_B 0.001f
+
+struct fma_ctx {
+    uint64_t iters;
+    double out[CPU_MAX_THREADS * 8];
+};
+
+static void fma_run(void *vctx, unsigned tid, unsigned n) {
+    struct fma_ctx *c = vctx;
+    (void)n;
+    c->out[tid * 8] = kern_cpu_fma_loop(cpu_isa, c->iters, FMA_A, FMA_B);
+}
+
+/* The FMA rate on one thread and on all: rounds sized to about 1 ms;
+ * every thread's sums equal to the one-value-at-a-time reference. */
+static int run_fma(struct probe_pool *p, bool *bad) {
+    struct fma_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    double t0 = now_s();
+    c->iters = 20000;
+    fma_run(c, 0, 1);
+    double el = now_s() - t0;
+    c->iters = el > 0 ? (uint64_t)(20000 * 1e-3 / el) : 200000;
+    if (c->iters < 1000)
+        c->iters = 1000;
+    if (c->iters > 50000000)
+        c->iters = 50000000;
+    double ref = kern_cpu_fma_lanes(cpu_isa) * kern_cpu_fma_lane_ref(cpu_isa, c->iters, FMA_A, FMA_B);
+    double lanes = kern_cpu_fma_lanes(cpu_isa);
+    unsigned counts[2] = {1, p->n};
+    int rc = 0;
+    for (unsigned ti = 0; ti < 2 && rc == 0; ti++) {
+        unsigned nt = counts[ti];
+        if (ti == 1 && nt == 1)
+            break;
+        plan_begin();
+        struct probe_result r = {.test = "fma-peak",
+                                 .method = kern_isa_name(cpu_isa),
+                                 .threads = nt,
+                                 .bytes = NAN,
+                                 .flop = 2.0 * (double)c->iters * KERN_CPU_FMA_CHAINS * lanes * nt,
+                                 .isa = kern_isa_name(cpu_isa)};
+        for (unsigned t = 0; t < nt; t++)
+            c->out[t * 8] = NAN;
+        if (time_it(p, nt, fma_run, c, "fma-peak", &r.st) != 0) {
+            rc = -1;
+            break;
+        }
+        r.verified = true;
+        for (unsigned t = 0; t < nt; t++)
+            r.verified &= c->out[t * 8] == ref;
+        *bad |= !r.verified;
+        probe_emit_result(&r);
+        plan_end();
+    }
+    free(c);
+    return rc;
+}
+
 /* ---- GEMV and quantization -------------------------------------------- */
 
 struct mat_ctx {
-    uint16_t *w, *x, *deq;
+    uint16_t *w, *x, *deq; /* deq: BF16 weights for gemv-bf16, then dequantize's output */
     float *y;
     uint8_t *codes;
     uint16_t *scales;
-    size_t rows, cols, batch;
+    size_t rows, cols;
     unsigned bits, group;
+    struct kern_gemv g;
+    void *scratch[CPU_MAX_THREADS];
 };
 
-/* Fill W with a cheap deterministic spread of values in [-0.05, 0.05):
- * a hash of the index (Gaussian draws would dominate the run time). */
+/* This thread's rows (8-row units: a 4-bit row pair ends on a byte). */
+static void mat_share(const struct mat_ctx *c, unsigned tid, unsigned n, size_t *lo, size_t *hi) {
+    probe_split(c->rows, 8, tid, n, lo, hi);
+}
+
+/* Rows per piece: about PIECE_BYTES of FP16 weights, a multiple of 8. */
+static size_t mat_piece(const struct mat_ctx *c) {
+    size_t r = PIECE_BYTES / (2 * c->cols);
+    r &= ~(size_t)7;
+    return r ? r : 8;
+}
+
+/* A cheap deterministic weight (a hash of its index): sign, exponent and
+ * mantissa drawn so |w| is in [2^-7, 2^-3) - never zero, no table, no
+ * division: the fill of 512 MiB takes a fraction of a second. */
+static inline uint32_t hash32(uint64_t i) {
+    uint64_t z = i * 0x9e3779b97f4a7c15ull;
+    z ^= z >> 29;
+    z *= 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(z >> 32);
+}
+
+/* Fill W (FP16) over this thread's rows, touching it first. */
 static void mat_init(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
-    probe_split(c->rows, 8, tid, n, &lo, &hi);
-    struct kern_rng r;
-    kern_rng_seed(&r, 0x5eed + lo);
-    for (size_t i = lo * c->cols; i < hi * c->cols; i++) {
-        if ((i & 0xfffff) == 0 && probe_cancelled())
+    mat_share(c, tid, n, &lo, &hi);
+    for (size_t r = lo; r < hi; r++) {
+        if ((r & 63) == 0 && probe_cancelled())
             return;
-        c->w[i] = kern_f32_to_f16((float)(kern_rng_uniform(&r) - 0.5) * 0.1f);
+        uint16_t *w = c->w + r * c->cols;
+        for (size_t j = 0; j < c->cols; j++) {
+            uint32_t h = hash32(r * c->cols + j);
+            w[j] = (uint16_t)((h & 0x8000u) | ((8u + ((h >> 11) & 3u)) << 10) | (h & 0x3ffu));
+        }
     }
 }
 
-/* y = W x (FP16) over this thread's rows. */
-static void mat_gemv(void *vctx, unsigned tid, unsigned n) {
+/* Fill deq with BF16 weights of the same spread, and touch codes/scales. */
+static void mat_init_bf16(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi;
-    probe_split(c->rows, 8, tid, n, &lo, &hi);
-    kern_gemv_f16(c->w, c->cols, lo, hi, c->x, c->batch, c->rows, c->y);
+    mat_share(c, tid, n, &lo, &hi);
+    for (size_t r = lo; r < hi; r++) {
+        if ((r & 63) == 0 && probe_cancelled())
+            return;
+        uint16_t *w = c->deq + r * c->cols;
+        for (size_t j = 0; j < c->cols; j++) {
+            uint32_t h = hash32(~(r * c->cols + j));
+            w[j] = (uint16_t)((h & 0x8000u) | ((120u + ((h >> 11) & 3u)) << 7) | (h & 0x7fu));
+        }
+    }
+}
+
+/* y = W x over this thread's rows, in pieces (x widened once per call). */
+static void mat_gemv(void *vctx, unsigned tid, unsigned n) {
+    struct mat_ctx *c = vctx;
+    size_t lo, hi, piece = mat_piece(c);
+    mat_share(c, tid, n, &lo, &hi);
+    if (lo >= hi)
+        return;
+    kern_cpu_gemv_prepare(cpu_isa, &c->g, c->scratch[tid]);
+    for (size_t r = lo; r < hi; r += piece) {
+        if (probe_cancelled())
+            return;
+        kern_cpu_gemv_rows(cpu_isa, &c->g, c->scratch[tid], r, hi - r < piece ? hi : r + piece);
+    }
 }
 
 /* Quantize this thread's rows of W. */
 static void mat_quant(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
-    size_t lo, hi;
-    probe_split(c->rows, 8, tid, n, &lo, &hi);
-    kern_quantize_rows_f16(c->w, c->cols, lo, hi, c->bits, c->group, c->codes, c->scales, NULL);
+    size_t lo, hi, piece = mat_piece(c);
+    mat_share(c, tid, n, &lo, &hi);
+    for (size_t r = lo; r < hi; r += piece) {
+        if (probe_cancelled())
+            return;
+        size_t e = hi - r < piece ? hi : r + piece;
+        if (kern_cpu_quant_fast(c->bits, c->group, c->cols))
+            kern_cpu_quantize_f16(cpu_isa, c->w, c->cols, r, e, c->bits, c->group, c->codes,
+                                  c->scales);
+        else
+            kern_quantize_rows_f16(c->w, c->cols, r, e, c->bits, c->group, c->codes, c->scales,
+                                   NULL);
+    }
 }
 
 /* Dequantize this thread's rows to FP16. */
 static void mat_dequant(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
-    size_t lo, hi;
-    probe_split(c->rows, 8, tid, n, &lo, &hi);
-    kern_dequantize_rows_f16(c->codes, c->scales, c->cols, lo, hi, c->bits, c->group, c->deq);
-}
-
-/* y = W_q x over this thread's rows. */
-static void mat_gemv_q(void *vctx, unsigned tid, unsigned n) {
-    struct mat_ctx *c = vctx;
-    size_t lo, hi;
-    probe_split(c->rows, 8, tid, n, &lo, &hi);
-    kern_gemv_q(c->codes, c->scales, c->cols, lo, hi, c->bits, c->group, c->x, c->batch, c->rows,
-                c->y);
+    size_t lo, hi, piece = mat_piece(c);
+    mat_share(c, tid, n, &lo, &hi);
+    for (size_t r = lo; r < hi; r += piece) {
+        if (probe_cancelled())
+            return;
+        size_t e = hi - r < piece ? hi : r + piece;
+        if (kern_cpu_quant_fast(c->bits, c->group, c->cols))
+            kern_cpu_dequantize_f16(cpu_isa, c->codes, c->scales, c->cols, r, e, c->bits,
+                                    c->group, c->deq);
+        else
+            kern_dequantize_rows_f16(c->codes, c->scales, c->cols, r, e, c->bits, c->group,
+                                     c->deq);
+    }
 }
 
 /* Largest error of y against the float64 reference on sampled rows, in
- * units of the tolerance (<= 1 passes). q selects the quantized product. */
-static double gemv_check(const struct mat_ctx *c, bool q) {
+ * units of the tolerance (<= 1 passes). */
+static double gemv_check(const struct mat_ctx *c) {
+    const struct kern_gemv *g = &c->g;
     double worst = 0;
-    for (size_t b = 0; b < c->batch; b++)
+    for (size_t b = 0; b < g->batch; b++)
         for (size_t k = 0; k < VERIFY_ROWS; k++) {
             size_t r = k * (c->rows - 1) / (VERIFY_ROWS - 1);
-            double as;
+            double as, ref;
             const uint16_t *xb = c->x + b * c->cols;
-            double ref =
-                q ? kern_gemv_q_ref_row(c->codes, c->scales, r, c->cols, c->bits, c->group, xb, &as)
-                  : kern_gemv_f16_ref_row(c->w, r, c->cols, xb, &as);
+            if (g->fmt == KERN_W_F16)
+                ref = kern_gemv_f16_ref_row(c->w, r, c->cols, xb, &as);
+            else if (g->fmt == KERN_W_BF16)
+                ref = kern_gemv_bf16_ref_row(c->deq, r, c->cols, xb, &as);
+            else
+                ref = kern_gemv_q_ref_row(c->codes, c->scales, r, c->cols, c->bits, c->group, xb,
+                                          &as);
             double got = c->y[b * c->rows + r];
             double e = fabs(got - ref) / (KERN_GEMV_RTOL * as + 1e-30);
             if (!(e <= worst)) /* NaN (poison left) counts as a failure */
@@ -326,9 +545,8 @@ static double gemv_check(const struct mat_ctx *c, bool q) {
     return worst;
 }
 
-/* Check sampled rows of the threaded quantization against a one-thread
- * run of the same rows (bit for bit), and every code against |w - w_hat|
- * <= s/2 (plus the FP16 rounding of the scale). */
+/* Sampled 8-row blocks of the threaded quantization equal a one-thread
+ * run of the twin on the same rows, bit for bit (codes and scales). */
 static bool quant_check(const struct mat_ctx *c) {
     size_t per_row = c->cols / c->group;
     size_t cb = kern_quant_code_bytes(8 * c->cols, c->bits);
@@ -337,34 +555,29 @@ static bool quant_check(const struct mat_ctx *c) {
     bool ok = codes && scales;
     for (size_t k = 0; ok && k < 8; k++) {
         size_t r0 = (k * (c->rows - 8) / 7) & ~(size_t)7;
-        /* quantize rows r0..r0+8 alone into fresh buffers, at offset 0 */
-        kern_quantize_rows_f16(c->w + r0 * c->cols, c->cols, 0, 8, c->bits, c->group, codes, scales,
-                               NULL);
+        kern_quantize_rows_f16(c->w + r0 * c->cols, c->cols, 0, 8, c->bits, c->group, codes,
+                               scales, NULL);
         ok = memcmp(codes, c->codes + r0 * c->cols * c->bits / 8, cb) == 0 &&
              memcmp(scales, c->scales + r0 * per_row, 8 * per_row * sizeof *scales) == 0;
-        for (size_t i = 0; ok && i < 8 * c->cols; i++) {
-            float s = kern_f16_to_f32(scales[i / c->group]);
-            float w = kern_f16_to_f32(c->w[r0 * c->cols + i]);
-            float e = fabsf(w - (float)kern_quant_get(codes, i, c->bits) * s);
-            ok = e <= 0.5f * s * (1.0f + 0x1p-10f) + fabsf(w) * 0x1p-10f;
-        }
     }
     free(codes);
     free(scales);
     return ok;
 }
 
-/* Check sampled dequantized values against q * s rounded to FP16. */
+/* Sampled 8-row blocks of the dequantized matrix equal the twin's. */
 static bool dequant_check(const struct mat_ctx *c) {
-    size_t n = c->rows * c->cols, per_row = c->cols / c->group;
-    for (size_t k = 0; k < 4096; k++) {
-        size_t i = (size_t)((double)k * (double)(n - 1) / 4095.0);
-        size_t r = i / c->cols, col = i % c->cols;
-        float s = kern_f16_to_f32(c->scales[r * per_row + col / c->group]);
-        if (c->deq[i] != kern_f32_to_f16((float)kern_quant_get(c->codes, i, c->bits) * s))
-            return false;
+    uint16_t *out = malloc(8 * c->cols * sizeof *out);
+    bool ok = out != NULL;
+    size_t per_row = c->cols / c->group;
+    for (size_t k = 0; ok && k < 8; k++) {
+        size_t r0 = (k * (c->rows - 8) / 7) & ~(size_t)7;
+        kern_dequantize_rows_f16(c->codes + r0 * c->cols * c->bits / 8, c->scales + r0 * per_row,
+                                 c->cols, 0, 8, c->bits, c->group, out);
+        ok = memcmp(out, c->deq + r0 * c->cols, 8 * c->cols * sizeof *out) == 0;
     }
-    return true;
+    free(out);
+    return ok;
 }
 
 /* Fill a buffer with NaN bit patterns (poison: an unwritten output fails). */
@@ -372,143 +585,198 @@ static void poison(void *p, size_t bytes) {
     memset(p, 0xff, bytes);
 }
 
-/* FP16 GEMV, quantize, dequantize, W8A16 and W4A16 GEMV. */
-static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double llc, bool *bad,
-                      const char **code, char *msg, size_t len) {
-    struct mat_ctx c = {0};
-    c.rows = 16384;
-    c.cols = 16384;
+/* The matrix's shape for this run. */
+static void mat_shape(const struct probe_opts *o, double llc, size_t *rows, size_t *cols) {
+    *rows = 16384;
+    *cols = 16384;
     if (o->quick) {
         /* W at least 4x the last-level cache (up to 128 MiB), so the quick
          * GEMV reads memory, not cache */
-        c.cols = 4096;
-        for (c.rows = 512; c.rows < 16384 && 2.0 * c.rows * c.cols < 4 * llc;)
-            c.rows *= 2;
+        *cols = 4096;
+        for (*rows = 512; *rows < 16384 && 2.0 * *rows * *cols < 4 * llc;)
+            *rows *= 2;
     }
     /* sized down to fit: W at most an eighth of physical memory */
     double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    while (c.rows > 1024 && 2.0 * c.rows * c.cols > ram / 8)
-        c.rows /= 2;
-    c.group = KERN_GROUP_DEFAULT;
-    size_t n = c.rows * c.cols;
-    const size_t max_batch = 16;
-    c.w = xalloc(n * 2);
-    c.deq = xalloc(n * 2);
-    c.x = xalloc(max_batch * c.cols * 2);
-    c.y = xalloc(max_batch * c.rows * sizeof(float));
-    c.codes = xalloc(kern_quant_code_bytes(n, 8));
-    c.scales = xalloc(kern_quant_scale_count(c.rows, c.cols, c.group) * 2);
-    int rc = 0;
-    if (!c.w || !c.deq || !c.x || !c.y || !c.codes || !c.scales) {
-        *code = PROBE_ERR_OOM;
-        snprintf(msg, len, "cannot allocate the %zu x %zu matrices", c.rows, c.cols);
-        rc = -1;
-        goto out;
-    }
-    probe_pool_run(p, p->n, mat_init, &c);
-    struct kern_rng rng;
-    kern_rng_seed(&rng, 7);
-    for (size_t i = 0; i < max_batch * c.cols; i++)
-        c.x[i] = kern_f32_to_f16((float)(kern_rng_uniform(&rng) * 2.0 - 1.0));
-    double scale_bytes = (double)kern_quant_scale_count(c.rows, c.cols, c.group) * 2;
+    while (*rows > 1024 && 2.0 * *rows * *cols > ram / 8)
+        *rows /= 2;
+}
 
-    if (o->want[PROBE_GEMV_FP16]) {
-        c.batch = 1;
-        struct probe_result r = {.test = "gemv-fp16",
-                                 .method = "f16",
+/* The batches a GEMV runs at. */
+static size_t gemv_batches(const struct probe_opts *o, size_t *b) {
+    b[0] = 1;
+    if (o->quick)
+        return 1;
+    b[1] = 4;
+    b[2] = 16;
+    return MAX_BATCHES;
+}
+
+/* Time and check one GEMV at each batch. */
+static int run_gemv(struct probe_pool *p, const struct probe_opts *o, struct mat_ctx *c,
+                    enum probe_test_id id, enum kern_wfmt fmt, bool *bad) {
+    size_t batches[MAX_BATCHES], nb = gemv_batches(o, batches);
+    size_t n = c->rows * c->cols;
+    double wbytes = fmt == KERN_W_F16 || fmt == KERN_W_BF16
+                        ? 2.0 * n
+                        : (double)kern_quant_code_bytes(n, c->bits) +
+                              2.0 * (double)kern_quant_scale_count(c->rows, c->cols, c->group);
+    for (size_t bi = 0; bi < nb; bi++) {
+        plan_begin();
+        c->g = (struct kern_gemv){.fmt = fmt,
+                                  .w = fmt == KERN_W_F16    ? (const void *)c->w
+                                       : fmt == KERN_W_BF16 ? (const void *)c->deq
+                                                            : (const void *)c->codes,
+                                  .scales = c->scales,
+                                  .group = c->group,
+                                  .rows = c->rows,
+                                  .cols = c->cols,
+                                  .x = c->x,
+                                  .batch = batches[bi],
+                                  .y = c->y};
+        char err[160];
+        if (kern_cpu_gemv_check(&c->g, err, sizeof err) != 0) {
+            probe_emit_skip(probe_tests[id].id, err);
+            plan_end();
+            continue;
+        }
+        struct probe_result r = {.test = probe_tests[id].id,
+                                 .method = kern_isa_name(cpu_isa),
                                  .threads = p->n,
-                                 .batch = 1,
-                                 .rows = c.rows,
-                                 .cols = c.cols,
-                                 .bytes = 2.0 * n + 2.0 * c.cols + 4.0 * c.rows,
-                                 .flop = 2.0 * n};
-        poison(c.y, c.rows * sizeof(float));
-        if (time_it(p, p->n, mat_gemv, &c, "gemv-fp16", &r.st) != 0)
-            goto cancelled;
-        r.max_error = gemv_check(&c, false);
+                                 .bits = fmt == KERN_W_Q8 || fmt == KERN_W_Q4 ? c->bits : 0,
+                                 .group = c->group,
+                                 .batch = (unsigned)batches[bi],
+                                 .rows = c->rows,
+                                 .cols = c->cols,
+                                 .bytes = wbytes + 2.0 * c->cols * batches[bi] +
+                                          4.0 * c->rows * batches[bi],
+                                 .flop = 2.0 * n * batches[bi],
+                                 .isa = kern_isa_name(cpu_isa)};
+        poison(c->y, batches[bi] * c->rows * sizeof(float));
+        if (time_it(p, p->n, mat_gemv, c, probe_tests[id].id, &r.st) != 0)
+            return -1;
+        r.max_error = gemv_check(c);
         r.verified = r.max_error <= 1.0;
         *bad |= !r.verified;
         probe_emit_result(&r);
+        plan_end();
     }
+    return 0;
+}
+
+/* FP16/BF16 GEMV, quantize, dequantize, W8A16 and W4A16 GEMV. */
+static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double llc, bool *bad,
+                      const char **code, char *msg, size_t len) {
+    struct mat_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        *code = PROBE_ERR_OOM;
+        snprintf(msg, len, "out of host memory");
+        return -1;
+    }
+    mat_shape(o, llc, &c->rows, &c->cols);
+    c->group = KERN_GROUP_DEFAULT;
+    size_t n = c->rows * c->cols;
+    c->w = xalloc(n * 2);
+    c->deq = xalloc(n * 2);
+    c->x = xalloc(KERN_CPU_BATCH_MAX * c->cols * 2);
+    c->y = xalloc(KERN_CPU_BATCH_MAX * c->rows * sizeof(float));
+    c->codes = xalloc(kern_quant_code_bytes(n, 8));
+    c->scales = xalloc(kern_quant_scale_count(c->rows, c->cols, c->group) * 2);
+    /* the largest scratch any GEMV of this run needs */
+    struct kern_gemv big = {.fmt = KERN_W_Q4, .group = c->group, .rows = c->rows,
+                            .cols = c->cols, .batch = KERN_CPU_BATCH_MAX};
+    size_t sbytes = kern_cpu_gemv_scratch(&big);
+    bool ok = c->w && c->deq && c->x && c->y && c->codes && c->scales;
+    for (unsigned t = 0; ok && t < p->n; t++)
+        ok = (c->scratch[t] = xalloc(sbytes)) != NULL;
+    int rc = 0;
+    if (!ok) {
+        *code = PROBE_ERR_OOM;
+        snprintf(msg, len, "cannot allocate the %zu x %zu matrices", c->rows, c->cols);
+        rc = -1;
+        goto out;
+    }
+    probe_pool_run(p, p->n, mat_init, c);
+    struct kern_rng rng;
+    kern_rng_seed(&rng, 7);
+    for (size_t i = 0; i < KERN_CPU_BATCH_MAX * c->cols; i++)
+        c->x[i] = kern_f32_to_f16((float)(kern_rng_uniform(&rng) * 2.0 - 1.0));
+    if (probe_cancelled())
+        goto cancelled;
+
+    if (o->want[PROBE_GEMV_FP16] && run_gemv(p, o, c, PROBE_GEMV_FP16, KERN_W_F16, bad) != 0)
+        goto cancelled;
+    if (o->want[PROBE_GEMV_BF16]) {
+        probe_pool_run(p, p->n, mat_init_bf16, c);
+        if (probe_cancelled() || run_gemv(p, o, c, PROBE_GEMV_BF16, KERN_W_BF16, bad) != 0)
+            goto cancelled;
+    }
+    double scale_bytes = (double)kern_quant_scale_count(c->rows, c->cols, c->group) * 2;
     unsigned qbits[] = {4, 8};
     for (unsigned qi = 0; qi < 2; qi++) {
-        c.bits = qbits[qi];
-        double code_bytes = (double)kern_quant_code_bytes(n, c.bits);
+        c->bits = qbits[qi];
+        enum probe_test_id id = c->bits == 8 ? PROBE_W8A16 : PROBE_W4A16;
+        if (!o->want[PROBE_QUANTIZE] && !o->want[PROBE_DEQUANTIZE] && !o->want[id])
+            continue;
+        double code_bytes = (double)kern_quant_code_bytes(n, c->bits);
         if (o->want[PROBE_QUANTIZE]) {
+            plan_begin();
             struct probe_result r = {.test = "quantize",
-                                     .method = "twin",
+                                     .method = kern_isa_name(cpu_isa),
                                      .threads = p->n,
-                                     .bits = c.bits,
-                                     .group = c.group,
-                                     .rows = c.rows,
-                                     .cols = c.cols,
-                                     .bytes = 2.0 * n + code_bytes + scale_bytes};
-            poison(c.codes, (size_t)code_bytes);
-            poison(c.scales, (size_t)scale_bytes);
-            if (time_it(p, p->n, mat_quant, &c, "quantize", &r.st) != 0)
+                                     .bits = c->bits,
+                                     .group = c->group,
+                                     .rows = c->rows,
+                                     .cols = c->cols,
+                                     .bytes = 2.0 * n + code_bytes + scale_bytes,
+                                     .isa = kern_isa_name(cpu_isa)};
+            poison(c->codes, (size_t)code_bytes);
+            poison(c->scales, (size_t)scale_bytes);
+            if (time_it(p, p->n, mat_quant, c, "quantize", &r.st) != 0)
                 goto cancelled;
-            r.verified = quant_check(&c);
+            r.verified = quant_check(c);
             *bad |= !r.verified;
             probe_emit_result(&r);
+            plan_end();
         } else {
-            probe_pool_run(p, p->n, mat_quant, &c);
+            probe_pool_run(p, p->n, mat_quant, c);
         }
         if (o->want[PROBE_DEQUANTIZE]) {
+            plan_begin();
             struct probe_result r = {.test = "dequantize",
-                                     .method = "twin",
+                                     .method = kern_isa_name(cpu_isa),
                                      .threads = p->n,
-                                     .bits = c.bits,
-                                     .group = c.group,
-                                     .rows = c.rows,
-                                     .cols = c.cols,
-                                     .bytes = code_bytes + scale_bytes + 2.0 * n};
-            poison(c.deq, n * 2);
-            if (time_it(p, p->n, mat_dequant, &c, "dequantize", &r.st) != 0)
+                                     .bits = c->bits,
+                                     .group = c->group,
+                                     .rows = c->rows,
+                                     .cols = c->cols,
+                                     .bytes = code_bytes + scale_bytes + 2.0 * n,
+                                     .isa = kern_isa_name(cpu_isa)};
+            poison(c->deq, n * 2);
+            if (time_it(p, p->n, mat_dequant, c, "dequantize", &r.st) != 0)
                 goto cancelled;
-            r.verified = dequant_check(&c);
+            r.verified = dequant_check(c);
             *bad |= !r.verified;
             probe_emit_result(&r);
+            plan_end();
         }
-        enum probe_test_id id = c.bits == 8 ? PROBE_W8A16 : PROBE_W4A16;
-        if (!o->want[id])
-            continue;
-        /* the twins re-read x per vector: 1, 4 and 16 show the trend in a
-         * few seconds each (the GPU runs 1, 2, 4, 8, 16) */
-        size_t batches_full[] = {1, 4, 16}, batches_quick[] = {1};
-        size_t *batches = o->quick ? batches_quick : batches_full;
-        size_t nbatch = o->quick ? 1 : 3;
-        for (size_t bi = 0; bi < nbatch; bi++) {
-            c.batch = batches[bi];
-            struct probe_result r = {.test = probe_tests[id].id,
-                                     .method = "twin",
-                                     .threads = p->n,
-                                     .bits = c.bits,
-                                     .group = c.group,
-                                     .batch = (unsigned)c.batch,
-                                     .rows = c.rows,
-                                     .cols = c.cols,
-                                     .bytes = code_bytes + scale_bytes + 2.0 * c.cols * c.batch +
-                                              4.0 * c.rows * c.batch,
-                                     .flop = 2.0 * n * c.batch};
-            poison(c.y, c.batch * c.rows * sizeof(float));
-            if (time_it(p, p->n, mat_gemv_q, &c, probe_tests[id].id, &r.st) != 0)
-                goto cancelled;
-            r.max_error = gemv_check(&c, true);
-            r.verified = r.max_error <= 1.0;
-            *bad |= !r.verified;
-            probe_emit_result(&r);
-        }
+        if (o->want[id] &&
+            run_gemv(p, o, c, id, c->bits == 8 ? KERN_W_Q8 : KERN_W_Q4, bad) != 0)
+            goto cancelled;
     }
     goto out;
 cancelled:
     rc = -1;
 out:
-    free(c.w);
-    free(c.deq);
-    free(c.x);
-    free(c.y);
-    free(c.codes);
-    free(c.scales);
+    free(c->w);
+    free(c->deq);
+    free(c->x);
+    free(c->y);
+    free(c->codes);
+    free(c->scales);
+    for (unsigned t = 0; t < p->n; t++)
+        free(c->scratch[t]);
+    free(c);
     return rc;
 }
 
@@ -528,6 +796,7 @@ static int run_error_lab(const struct probe_opts *o, const char **code, char *ms
         snprintf(msg, len, "out of host memory (error lab)");
         return -1;
     }
+    plan_begin();
     const char *kinds[2] = {"gaussian", "outliers"};
     unsigned step = 0;
     for (int k = 0; k < 2; k++) {
@@ -552,6 +821,7 @@ static int run_error_lab(const struct probe_opts *o, const char **code, char *ms
             }
         }
     }
+    plan_end();
 out:
     free(w);
     free(codes);
@@ -559,14 +829,60 @@ out:
     return 0;
 }
 
+/* The steps of this run, with their sizes, for progress and time left. */
+static void plan_build(const struct probe_opts *o, double llc, unsigned nt) {
+    memset(&plan, 0, sizeof plan);
+    plan.t0 = now_s();
+    double sb = (double)stream_bytes(o, llc);
+    unsigned passes = nt > 1 ? 2 : 1;
+    for (unsigned t = 0; t < passes; t++) {
+        if (o->want[PROBE_COPY])
+            plan_add(3 * 2 * sb, 0); /* kernel, memcpy, reference */
+        if (o->want[PROBE_READ])
+            plan_add(sb, 0);
+    }
+    if (o->want[PROBE_FMA_PEAK])
+        for (unsigned t = 0; t < passes; t++)
+            plan_add(0, 2e-3 * 50e9);
+    size_t rows, cols, b[MAX_BATCHES], nb = gemv_batches(o, b);
+    mat_shape(o, llc, &rows, &cols);
+    double n = (double)rows * (double)cols;
+    for (size_t i = 0; i < nb; i++) {
+        if (o->want[PROBE_GEMV_FP16])
+            plan_add(2 * n, 2 * n * (double)b[i]);
+        if (o->want[PROBE_GEMV_BF16])
+            plan_add(2 * n, 2 * n * (double)b[i]);
+    }
+    for (unsigned bits = 4; bits <= 8; bits += 4) {
+        if (o->want[PROBE_QUANTIZE])
+            plan_add(2 * n + n * bits / 8, 0);
+        if (o->want[PROBE_DEQUANTIZE])
+            plan_add(2 * n + n * bits / 8, 0);
+        for (size_t i = 0; i < nb; i++)
+            if (o->want[bits == 8 ? PROBE_W8A16 : PROBE_W4A16])
+                plan_add(n * bits / 8, 2 * n * (double)b[i]);
+    }
+    if (o->want[PROBE_ERROR])
+        plan_add(0, 0);
+    probe_progress_now.count = plan.n;
+    probe_progress_now.index = 0;
+    probe_progress_now.eta_s = 0;
+    for (unsigned i = 0; i < plan.n; i++)
+        probe_progress_now.eta_s += plan.weight[i];
+}
+
 /* Run the selected tests on the host. */
 static int cpu_run(const struct probe_opts *o, const char **code, char *msg, size_t len) {
+    if (kern_isa_from_env(&cpu_isa, msg, len) != 0) {
+        *code = PROBE_ERR_USAGE;
+        return -1;
+    }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned nt = o->threads ? o->threads : (online > 0 ? (unsigned)online : 1);
     if (nt > CPU_MAX_THREADS)
         nt = CPU_MAX_THREADS;
     cpu_samples = o->quick ? CPU_SAMPLES_QUICK : CPU_SAMPLES;
-    struct probe_device d = {.backend = "cpu"};
+    struct probe_device d = {.backend = "cpu", .cpu = true};
     probe_cpu_name(d.name, sizeof d.name);
     d.memory_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     d.compute_units = nt;
@@ -576,7 +892,11 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
 #elif defined(__aarch64__)
     snprintf(d.arch, sizeof d.arch, "aarch64");
 #endif
+    snprintf(d.isa, sizeof d.isa, "%s", kern_isa_name(cpu_isa));
+    kern_isa_list(d.isa_available, sizeof d.isa_available);
+    d.is_virtual = probe_cpu_virtual();
     probe_emit_device(&d);
+    plan_build(o, d.l2_bytes, nt);
 
     struct probe_pool *p = calloc(1, sizeof *p);
     if (!p || probe_pool_init(p, nt) != 0) {
@@ -590,8 +910,11 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
     int rc = 0;
     if (o->want[PROBE_COPY] || o->want[PROBE_READ])
         rc = run_stream(p, o, d.l2_bytes, &bad, code, msg, len);
-    if (rc == 0 && (o->want[PROBE_GEMV_FP16] || o->want[PROBE_QUANTIZE] ||
-                    o->want[PROBE_DEQUANTIZE] || o->want[PROBE_W8A16] || o->want[PROBE_W4A16]))
+    if (rc == 0 && o->want[PROBE_FMA_PEAK])
+        rc = run_fma(p, &bad);
+    if (rc == 0 && (o->want[PROBE_GEMV_FP16] || o->want[PROBE_GEMV_BF16] ||
+                    o->want[PROBE_QUANTIZE] || o->want[PROBE_DEQUANTIZE] ||
+                    o->want[PROBE_W8A16] || o->want[PROBE_W4A16]))
         rc = run_matrix(p, o, d.l2_bytes, &bad, code, msg, len);
     if (o->want[PROBE_GEMM])
         probe_emit_skip("gemm", "the GEMM sweep needs cuBLAS (CUDA backend only)");

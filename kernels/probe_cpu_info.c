@@ -34,6 +34,29 @@ void probe_cpu_name(char *buf, size_t len) {
     fclose(f);
 }
 
+/* Whether /proc/cpuinfo's flags carry "hypervisor" (the CPUID bit every
+ * x86 hypervisor sets: KVM, Xen, Hyper-V, VMware), or the device tree
+ * names one (aarch64 guests). */
+bool probe_cpu_virtual(void) {
+    bool v = false;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[4096];
+        while (!v && fgets(line, sizeof line, f))
+            if (strncmp(line, "flags", 5) == 0 && strstr(line, " hypervisor"))
+                v = true;
+        fclose(f);
+    }
+    if (!v) {
+        f = fopen("/sys/hypervisor/type", "r");
+        if (f) {
+            v = fgetc(f) != EOF;
+            fclose(f);
+        }
+    }
+    return v;
+}
+
 /* The largest cache level's size from sysfs (one instance: what a core
  * sees), 0 when unknown. */
 static double llc_sysfs(void) {

@@ -3,8 +3,9 @@
  * the statistics of timed samples (see probe.h and shared spec measure.md).
  *
  * Exit status: 0 ok, 2 usage, 4 device error (an `error` event was
- * written), 5 a kernel disagreed with its CPU reference, 143 cancelled by
- * SIGTERM (128 + 15) after freeing what the backend held.
+ * written), 5 a kernel disagreed with its CPU reference, 128 + N cancelled by
+ * SIGTERM, SIGINT or SIGHUP (N: the signal) after freeing what the
+ * backend held.
  */
 #include "config.h"
 
@@ -19,28 +20,31 @@
 #include "kernels/probe.h"
 
 const struct probe_test probe_tests[PROBE_TEST_COUNT] = {
-    [PROBE_COPY] = {"copy", "copy (defines C)", "read + write", false},
-    [PROBE_READ] = {"read", "stream read (sum)", "read", false},
-    [PROBE_GEMV_FP16] = {"gemv-fp16", "FP16 GEMV", "W + x + y", false},
-    [PROBE_GEMM] = {"gemm", "GEMM sweep (cuBLAS)", "W + X + Y; FLOP/s", true},
-    [PROBE_QUANTIZE] = {"quantize", "quantize g=32", "FP16 in + codes + scales", false},
-    [PROBE_DEQUANTIZE] = {"dequantize", "dequantize g=32", "codes + scales + FP16 out", false},
-    [PROBE_W8A16] = {"w8a16", "W8A16 GEMV", "codes + scales + x + y", false},
-    [PROBE_W4A16] = {"w4a16", "W4A16 GEMV", "codes + scales + x + y", false},
-    [PROBE_ERROR] = {"error", "error lab", "-", false},
+    [PROBE_COPY] = {"copy", "copy (defines C)", "read + write", false, false},
+    [PROBE_READ] = {"read", "stream read (sum)", "read", false, false},
+    [PROBE_FMA_PEAK] = {"fma-peak", "FMA peak (CPU roofline)", "FLOP/s", false, true},
+    [PROBE_GEMV_FP16] = {"gemv-fp16", "FP16 GEMV", "W + x + y", false, false},
+    [PROBE_GEMV_BF16] = {"gemv-bf16", "BF16 GEMV", "W + x + y", false, true},
+    [PROBE_GEMM] = {"gemm", "GEMM sweep (cuBLAS)", "W + X + Y; FLOP/s", true, false},
+    [PROBE_QUANTIZE] = {"quantize", "quantize g=32", "FP16 in + codes + scales", false, false},
+    [PROBE_DEQUANTIZE] = {"dequantize", "dequantize g=32", "codes + scales + FP16 out", false,
+                          false},
+    [PROBE_W8A16] = {"w8a16", "W8A16 GEMV", "codes + scales + x + y", false, false},
+    [PROBE_W4A16] = {"w4a16", "W4A16 GEMV", "codes + scales + x + y", false, false},
+    [PROBE_ERROR] = {"error", "error lab", "-", false, false},
 };
 
 volatile sig_atomic_t probe_cancel_flag = 0;
+struct probe_progress probe_progress_now = {0, 0, -1};
 
-/* True once SIGTERM or SIGINT arrived. */
+/* True once SIGTERM, SIGINT or SIGHUP arrived. */
 bool probe_cancelled(void) {
     return probe_cancel_flag != 0;
 }
 
-/* Signal handler: only set the flag; the backend unwinds and frees. */
+/* Signal handler: only record the signal; the backend unwinds and frees. */
 static void on_signal(int sig) {
-    (void)sig;
-    probe_cancel_flag = 1;
+    probe_cancel_flag = sig;
 }
 
 /* ---- JSON line builder ------------------------------------------------ */
@@ -123,6 +127,11 @@ void probe_emit_device(const struct probe_device *d) {
     jl_num(&j, "bus_width_bits", d->bus_width_bits > 0 ? d->bus_width_bits : NAN);
     jl_num(&j, "l2_bytes", d->l2_bytes > 0 ? d->l2_bytes : NAN);
     jl_str(&j, "arch", d->arch[0] ? d->arch : NULL);
+    if (d->cpu) {
+        jl_str(&j, "isa", d->isa);
+        jl_str(&j, "isa_available", d->isa_available);
+        jl_bool(&j, "virtual", d->is_virtual);
+    }
     jl_end(&j);
 }
 
@@ -132,6 +141,12 @@ void probe_emit_progress(const char *test, double fraction) {
     jl_begin(&j, "progress");
     jl_str(&j, "test", test);
     jl_num(&j, "fraction", fraction < 0 ? 0 : fraction > 1 ? 1 : fraction);
+    const struct probe_progress *p = &probe_progress_now;
+    if (p->count > 0) {
+        jl_num(&j, "index", p->index);
+        jl_num(&j, "count", p->count);
+        jl_num(&j, "eta_seconds", p->eta_s >= 0 ? p->eta_s : NAN);
+    }
     jl_end(&j);
 }
 
@@ -166,6 +181,12 @@ void probe_emit_result(const struct probe_result *r) {
     jl_num(&j, "samples", r->st.samples);
     jl_bool(&j, "verified", r->verified);
     jl_num(&j, "max_error", r->max_error);
+    if (r->isa)
+        jl_str(&j, "isa", r->isa);
+    if (r->reference_bytes_per_s > 0)
+        jl_num(&j, "reference_bytes_per_s", r->reference_bytes_per_s);
+    if (r->note)
+        jl_str(&j, "note", r->note);
     jl_end(&j);
 }
 
@@ -354,16 +375,28 @@ int main(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     /* a reader that went away must not kill us mid-kernel: writes fail instead */
     signal(SIGPIPE, SIG_IGN);
 
     const char *code = PROBE_ERR_INTERNAL;
     msg[0] = 0;
+    if (be != &probe_backend_cpu)
+        for (int i = 0; i < PROBE_TEST_COUNT; i++)
+            if (probe_tests[i].cpu_only && o.want[i]) {
+                o.want[i] = false;
+                probe_emit_skip(probe_tests[i].id,
+                                i == PROBE_FMA_PEAK
+                                    ? "CPU only: the GPU's roofline comes from the GEMM sweep"
+                                    : "CPU only (the GPU kernels are FP16, W8A16 and W4A16)");
+            }
     int rc = be->run(&o, &code, msg, sizeof msg);
     if (probe_cancelled())
-        return 128 + SIGTERM;
+        return 128 + (int)probe_cancel_flag;
     if (rc != 0) {
         emit_error(code, msg[0] ? msg : "the probe failed");
+        if (strcmp(code, PROBE_ERR_USAGE) == 0) /* e.g. VRAMLAB_CPU_ISA names no path here */
+            return 2;
         return strcmp(code, PROBE_ERR_VERIFY) == 0 ? 5 : 4;
     }
     return 0;

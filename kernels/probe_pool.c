@@ -1,8 +1,12 @@
 /*
  * probe_pool.c: the CPU backend's thread pool (see probe_pool.h).
  */
+#include "config.h"
+
+#define _GNU_SOURCE 1 /* pthread_setaffinity_np, CPU_SET */
 #include "kernels/probe_pool.h"
 
+#include <sched.h>
 #include <string.h>
 
 struct probe_worker_arg {
@@ -26,10 +30,40 @@ static void *probe_pool_worker(void *arg) {
     return NULL;
 }
 
-/* Start n-1 workers (the caller is thread 0). */
+/* Pin thread tid to the tid-th CPU this process may run on (round
+ * robin), so a thread keeps its caches and the pages it touched first;
+ * returns whether it was pinned. */
+static int pin_thread(pthread_t th, unsigned tid) {
+#if defined(__linux__) && defined(CPU_SET)
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return 0;
+    int count = CPU_COUNT(&allowed);
+    if (count <= 0)
+        return 0;
+    int want = (int)(tid % (unsigned)count), seen = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &allowed))
+            continue;
+        if (seen++ == want) {
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            return pthread_setaffinity_np(th, sizeof one, &one) == 0;
+        }
+    }
+#else
+    (void)th;
+    (void)tid;
+#endif
+    return 0;
+}
+
+/* Start n-1 workers (the caller is thread 0); every thread is pinned. */
 int probe_pool_init(struct probe_pool *p, unsigned n) {
     memset(p, 0, sizeof *p);
     p->n = n;
+    /* the caller pins itself last: its mask is the one every pin reads */
+    pthread_t self = pthread_self();
     if (pthread_barrier_init(&p->start, NULL, n) || pthread_barrier_init(&p->done, NULL, n))
         return -1;
     for (unsigned i = 1; i < n; i++) {
@@ -39,7 +73,9 @@ int probe_pool_init(struct probe_pool *p, unsigned n) {
             p->n = i; /* only i-1 workers exist: shut them down below */
             return -1;
         }
+        p->pinned += pin_thread(p->th[i], i);
     }
+    p->pinned += pin_thread(self, 0);
     return 0;
 }
 

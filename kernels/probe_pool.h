@@ -22,9 +22,12 @@ struct probe_pool {
     void *ctx;
     unsigned active;
     int quit;
+    unsigned pinned; /* threads pinned to one CPU each */
 };
 
-/* Start n-1 workers (the caller is thread 0); -1 when one cannot start. */
+/* Start n-1 workers (the caller is thread 0), each thread pinned to its
+ * own CPU of the process's affinity mask where the OS allows; -1 when one
+ * cannot start. */
 int probe_pool_init(struct probe_pool *p, unsigned n);
 /* Run fn on `active` threads (1..n) and wait for all. */
 void probe_pool_run(struct probe_pool *p, unsigned active, probe_par_fn fn, void *ctx);
