@@ -280,6 +280,9 @@ Test(measure_model, a_cpu_is_never_a_gpu_data_sheet) {
     cr_assert_float_eq(copy->reference_bytes_per_s, 1.01e10, 1);
     cr_assert_str_eq(tui_measure_find(&m, "w4a16")->note, "bound by unpacking");
     cr_assert_float_eq(tui_measure_fma_peak(&m), 1.8e11, 1, "fma-peak kept without bytes");
+    feed(&m, "{\"event\":\"progress\",\"test\":\"fma-peak\",\"fraction\":0.4,\"index\":3,"
+             "\"count\":9,\"eta_seconds\":3}");
+    cr_assert_str_eq(m.progress, "fma-peak 40% (test 3 of 9)");
     /* a known part on bare metal: its data sheet (AMD: 460.8 GB/s) */
     tui_measure_clear(&m);
     feed_cpu(&m, "AMD EPYC 9654 96-Core Processor", "false");

@@ -121,7 +121,11 @@ void tui_measure_take(struct tui_measure *m, const struct probe_event *ev,
     case PROBE_EV_PROGRESS:
         if (s && (bar = bar_of(m, s)) != NULL && bar->fraction >= 0)
             bar->fraction = probe_json_num(j, "fraction", 0);
-        if (s)
+        if (s && probe_json_num(j, "index", 0) >= 1 && probe_json_num(j, "count", 0) >= 1)
+            snprintf(m->progress, sizeof(m->progress), _("%.24s %.0f%% (test %.0f of %.0f)"), s,
+                     100 * probe_json_num(j, "fraction", 0), probe_json_num(j, "index", 0),
+                     probe_json_num(j, "count", 0));
+        else if (s)
             snprintf(m->progress, sizeof(m->progress), "%.24s %.0f%%", s,
                      100 * probe_json_num(j, "fraction", 0));
         break;
