@@ -34,6 +34,8 @@ void catalog_free(struct catalog *c) {
     free(c->formats);
     free(c->evidence);
     free(c->device_names);
+    free(c->cpus);
+    free(c->cpu_names);
     catalog_init(c);
 }
 
@@ -228,6 +230,26 @@ int catalog_add_device_name(struct catalog *c, const char *gpu_id, const char *n
     return 0;
 }
 
+/* Append a CPU to c; 0, or -1 when out of memory. */
+int catalog_add_cpu(struct catalog *c, const struct catalog_cpu *cpu) {
+    if (grow((void **)&c->cpus, &c->cap_cpus, c->n_cpus, sizeof *cpu) < 0)
+        return -1;
+    c->cpus[c->n_cpus++] = *cpu;
+    return 0;
+}
+
+/* Record a model name a CPU reports; name must already be owned by c. */
+int catalog_add_cpu_name(struct catalog *c, const char *cpu_id, const char *name) {
+    struct catalog_device_name *dn;
+
+    if (grow((void **)&c->cpu_names, &c->cap_cpu_names, c->n_cpu_names, sizeof *dn) < 0)
+        return -1;
+    dn = &c->cpu_names[c->n_cpu_names++];
+    snprintf(dn->gpu_id, sizeof dn->gpu_id, "%s", cpu_id);
+    dn->name = name;
+    return 0;
+}
+
 /* Index of the entry with this id in an array of entries whose id is at
  * the start (every entity struct begins with char id[]); -1 when none. */
 static long find_index(const void *arr, size_t n, size_t size, const char *id) {
@@ -245,15 +267,15 @@ static long find_index(const void *arr, size_t n, size_t size, const char *id) {
     return -1;
 }
 
-/* Drop the device names recorded for gpu_id. */
-static void drop_device_names(struct catalog *c, const char *gpu_id) {
+/* Drop the names recorded for id from a list of device names. */
+static void drop_names(struct catalog_device_name *names, size_t *n, const char *id) {
     size_t i, k = 0;
 
-    for (i = 0; i < c->n_device_names; i++) {
-        if (!same_id(c->device_names[i].gpu_id, gpu_id))
-            c->device_names[k++] = c->device_names[i];
+    for (i = 0; i < *n; i++) {
+        if (!same_id(names[i].gpu_id, id))
+            names[k++] = names[i];
     }
-    c->n_device_names = k;
+    *n = k;
 }
 
 /* Reserve room for n more of each array of c, so a merge cannot fail halfway. */
@@ -269,6 +291,9 @@ static int reserve_for(struct catalog *c, const struct catalog *from) {
          sizeof *c->evidence},
         {(void **)&c->device_names, &c->cap_device_names, c->n_device_names, from->n_device_names,
          sizeof *c->device_names},
+        {(void **)&c->cpus, &c->cap_cpus, c->n_cpus, from->n_cpus, sizeof *c->cpus},
+        {(void **)&c->cpu_names, &c->cap_cpu_names, c->n_cpu_names, from->n_cpu_names,
+         sizeof *c->cpu_names},
         {(void **)&c->strings, &c->cap_strings, c->n_strings, from->n_strings, sizeof *c->strings},
     };
     size_t i;
@@ -305,7 +330,7 @@ int catalog_merge(struct catalog *c, struct catalog *from) {
     if (reserve_for(c, from) < 0)
         return -1;
     for (i = 0; i < from->n_gpus; i++) {
-        drop_device_names(c, from->gpus[i].id);
+        drop_names(c->device_names, &c->n_device_names, from->gpus[i].id);
         merge_one(c->gpus, &c->n_gpus, sizeof *c->gpus, &from->gpus[i]);
     }
     for (i = 0; i < from->n_models; i++)
@@ -316,6 +341,12 @@ int catalog_merge(struct catalog *c, struct catalog *from) {
         merge_one(c->evidence, &c->n_evidence, sizeof *c->evidence, &from->evidence[i]);
     for (i = 0; i < from->n_device_names; i++)
         c->device_names[c->n_device_names++] = from->device_names[i];
+    for (i = 0; i < from->n_cpus; i++) {
+        drop_names(c->cpu_names, &c->n_cpu_names, from->cpus[i].id);
+        merge_one(c->cpus, &c->n_cpus, sizeof *c->cpus, &from->cpus[i]);
+    }
+    for (i = 0; i < from->n_cpu_names; i++)
+        c->cpu_names[c->n_cpu_names++] = from->cpu_names[i];
     /* Strings change owner; replaced entries' strings stay until catalog_free. */
     if (from->n_strings > 0)
         memcpy(c->strings + c->n_strings, from->strings, from->n_strings * sizeof *c->strings);
@@ -347,6 +378,12 @@ const struct engine_format *catalog_find_format(const struct catalog *c, const c
 const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id) {
     long i = find_index(c->evidence, c->n_evidence, sizeof *c->evidence, id);
     return i < 0 ? NULL : &c->evidence[i];
+}
+
+/* Exact lookup of a CPU by normalised id. */
+const struct catalog_cpu *catalog_find_cpu(const struct catalog *c, const char *id) {
+    long i = find_index(c->cpus, c->n_cpus, sizeof *c->cpus, id);
+    return i < 0 ? NULL : &c->cpus[i];
 }
 
 /* Levenshtein distance of a and b (each cut to 127 bytes), with two rows. */
@@ -450,6 +487,40 @@ const struct engine_gpu *catalog_match_device(const struct catalog *c, const cha
             return &c->gpus[i];
     }
     return NULL;
+}
+
+/* Find the catalog CPU whose model name, name or id equals model_name. */
+const struct catalog_cpu *catalog_match_cpu(const struct catalog *c, const char *model_name) {
+    char want[NORM_MAX], have[NORM_MAX];
+    size_t i;
+
+    catalog_normalise(model_name, want, sizeof want);
+    if (want[0] == '\0')
+        return NULL;
+    for (i = 0; i < c->n_cpu_names; i++) {
+        catalog_normalise(c->cpu_names[i].name, have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return catalog_find_cpu(c, c->cpu_names[i].gpu_id);
+    }
+    for (i = 0; i < c->n_cpus; i++) {
+        catalog_normalise(c->cpus[i].name, have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return &c->cpus[i];
+        catalog_normalise(c->cpus[i].id, have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return &c->cpus[i];
+    }
+    return NULL;
+}
+
+/* Data-sheet bandwidth: channels x channel_bits / 8 x transfers/s. */
+double catalog_memory_bandwidth(uint32_t channels, uint32_t channel_bits,
+                                double transfers_per_s) {
+    if (channels == 0 || channel_bits == 0 || !(transfers_per_s > 0))
+        return 0;
+    /* 12 x 64 bits = 96 bytes per transfer; x 4.8e9 = 460.8e9 exactly as
+     * decimals go: the product of whole numbers first, one rounding */
+    return (double)channels * channel_bits / 8.0 * transfers_per_s;
 }
 
 /* The device names of a catalog GPU: fills up to n, returns how many exist. */

@@ -7,6 +7,13 @@
  * file:line:col, the key, what was expected and what was found, and quote
  * the line; a bad file is skipped and the rest still loads.
  *
+ * CPUs (cpus:, share/catalog/cpus.yaml) are a table of their own: the
+ * memory system of a part, so that a measurement on the CPU backend can be
+ * set against the part's data-sheet bandwidth
+ * (channels x channel width / 8 x transfers/s). They are never a
+ * scenario's device; `vramlab measure` and the Measure pane match the
+ * probe's CPU name to them (catalog_match_cpu).
+ *
  * The schema is documented in docs/catalog.md.
  */
 #ifndef VRAMLAB_CATALOG_H
@@ -31,10 +38,27 @@ struct catalog_evidence {
     unsigned group; /* group size of the per-group column (32) */
 };
 
-/* A name a driver reports for a catalog GPU ("NVIDIA H100 80GB HBM3"). */
+/* A name a driver reports for a catalog GPU ("NVIDIA H100 80GB HBM3"), or
+ * (in cpu_names) the model name a CPU reports ("AMD EPYC 9654 96-Core
+ * Processor"); gpu_id is then the CPU's id. */
 struct catalog_device_name {
     char gpu_id[ENGINE_ID_MAX];
     const char *name; /* owned by the catalog's strings */
+};
+
+/* A CPU: cores and memory system (cpus:). */
+struct catalog_cpu {
+    char id[ENGINE_ID_MAX]; /* first, as in every entry */
+    char name[ENGINE_NAME_MAX];
+    char vendor[24];
+    uint32_t cores, threads;
+    char memory_type[16];          /* ddr4 ddr5 lpddr4x lpddr5 lpddr5x */
+    double memory_transfers_per_s; /* 4.8e9 for DDR5-4800 */
+    uint32_t memory_channels;
+    uint32_t channel_bits;         /* bits per channel; 64 unless said */
+    double fp32_flop_per_s;        /* peak FP32 FLOP/s where a source gives it; 0 = unknown */
+    double bandwidth_bytes_per_s;  /* the data sheet's: catalog_memory_bandwidth() */
+    const char *source;
 };
 
 struct catalog {
@@ -53,6 +77,11 @@ struct catalog {
     /* Driver names of GPUs (device_names:), matched by catalog_match_device. */
     struct catalog_device_name *device_names;
     size_t n_device_names, cap_device_names;
+    /* CPUs and the model names they report, matched by catalog_match_cpu. */
+    struct catalog_cpu *cpus;
+    size_t n_cpus, cap_cpus;
+    struct catalog_device_name *cpu_names;
+    size_t n_cpu_names, cap_cpu_names;
 };
 
 /* Collected diagnostics of a load: one message per line, in order. */
@@ -92,6 +121,7 @@ const struct engine_gpu *catalog_find_gpu(const struct catalog *c, const char *i
 const struct engine_model *catalog_find_model(const struct catalog *c, const char *id);
 const struct engine_format *catalog_find_format(const struct catalog *c, const char *id);
 const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id);
+const struct catalog_cpu *catalog_find_cpu(const struct catalog *c, const char *id);
 
 /* "Did you mean": write up to n closest ids (edit distance on the
  * normalised ids) of the given kind into out; returns how many. */
@@ -106,6 +136,17 @@ void catalog_normalise(const char *in, char *buf, size_t len);
  * reported by a driver ("NVIDIA H100 80GB HBM3"); NULL when none. */
 const struct engine_gpu *catalog_match_device(const struct catalog *c, const char *device_name);
 
+/* Find the catalog CPU whose normalised model name (device_names:), name
+ * or id equals the name a CPU reports (/proc/cpuinfo "model name"); exact,
+ * never a prefix: a VM's bare "AMD EPYC" matches nothing. NULL when none. */
+const struct catalog_cpu *catalog_match_cpu(const struct catalog *c, const char *model_name);
+
+/* The data-sheet bandwidth of a memory system in bytes/s: channels x
+ * channel_bits / 8 x transfers/s (12 x 64 / 8 x 4.8e9 = 460.8e9 for an
+ * EPYC 9654 with DDR5-4800). 0 when any factor is 0. */
+double catalog_memory_bandwidth(uint32_t channels, uint32_t channel_bits,
+                                double transfers_per_s);
+
 /* ---- strict unit parsing (shared by the loader and the CLI) ------------ */
 
 /* Each returns 0 and the value in base units, or -1 with a message in err
@@ -118,6 +159,7 @@ int catalog_parse_count(const char *s, double *out, char *err, size_t errlen);  
 int catalog_parse_power(const char *s, double *out, char *err, size_t errlen);      /* 700 W */
 int catalog_parse_seconds(const char *s, double *out, char *err, size_t errlen);    /* 5us, 2 ms, 0.1 s */
 int catalog_parse_number(const char *s, double *out, char *err, size_t errlen);     /* 4.5, 3.4e38 */
+int catalog_parse_transfers(const char *s, double *out, char *err, size_t errlen);  /* 4800 MT/s */
 
 /* The device names of a catalog GPU: fills up to n, returns how many exist. */
 size_t catalog_device_names(const struct catalog *c, const char *gpu_id, const char **out,

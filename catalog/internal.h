@@ -63,5 +63,7 @@ int catalog_add_model(struct catalog *c, const struct engine_model *m);
 int catalog_add_format(struct catalog *c, const struct engine_format *f);
 int catalog_add_evidence(struct catalog *c, const struct catalog_evidence *e);
 int catalog_add_device_name(struct catalog *c, const char *gpu_id, const char *name);
+int catalog_add_cpu(struct catalog *c, const struct catalog_cpu *cpu);
+int catalog_add_cpu_name(struct catalog *c, const char *cpu_id, const char *name);
 
 #endif

@@ -217,6 +217,12 @@ static bool duplicate_id(struct load_ctx *x, enum entity_kind k, const char *id,
             first = f->id, idx = (size_t)(f - x->tmp->formats);
         break;
     }
+    case K_CPU: {
+        const struct catalog_cpu *c = catalog_find_cpu(x->tmp, id);
+        if (c)
+            first = c->id, idx = (size_t)(c - x->tmp->cpus);
+        break;
+    }
     default: {
         const struct catalog_evidence *e = catalog_find_evidence(x->tmp, id);
         if (e)
@@ -266,6 +272,20 @@ static int commit(struct load_ctx *x, enum entity_kind k, void *entry) {
         }
         break;
     }
+    case K_CPU: {
+        struct cpu_entry *e = entry;
+        rc = catalog_add_cpu(x->tmp, &e->c);
+        if (rc == 0 && e->device_names != NULL) {
+            yaml_node_item_t *it;
+            for (it = e->device_names->data.sequence.items.start;
+                 it < e->device_names->data.sequence.items.top && rc == 0; it++) {
+                const char *name =
+                    catalog_strdup(x->tmp, catalog_node_text(yaml_document_get_node(x->doc, *it)));
+                rc = name ? catalog_add_cpu_name(x->tmp, e->c.id, name) : -1;
+            }
+        }
+        break;
+    }
     case K_MODEL:
         rc = catalog_add_model(x->tmp, entry);
         break;
@@ -293,6 +313,7 @@ static void parse_entries(struct load_ctx *x, enum entity_kind k, const char *ke
             struct engine_model model;
             struct engine_format format;
             struct catalog_evidence evidence;
+            struct cpu_entry cpu;
         } e;
         unsigned before = x->errors;
         struct seen s;
@@ -318,17 +339,17 @@ static void parse_entries(struct load_ctx *x, enum entity_kind k, const char *ke
     }
 }
 
-/* Parse a whole document: a mapping of gpus, models, formats, evidence. */
+/* Parse a whole document: a mapping of gpus, models, formats, evidence, cpus. */
 static void parse_root(struct load_ctx *x, yaml_node_t *root) {
-    static const char *const keys[K_COUNT] = {"gpus", "models", "formats", "evidence"};
+    static const char *const keys[K_COUNT] = {"gpus", "models", "formats", "evidence", "cpus"};
     yaml_node_pair_t *pair;
-    yaml_node_t *seen[K_COUNT] = {NULL, NULL, NULL, NULL};
+    yaml_node_t *seen[K_COUNT] = {NULL, NULL, NULL, NULL, NULL};
     char buf[80];
 
     if (root->type != YAML_MAPPING_NODE) {
         catalog_load_error(x, root->start_mark, NULL,
-                           "expected a mapping of gpus, models, formats or "
-                           "evidence, found %s",
+                           "expected a mapping of gpus, models, formats, "
+                           "evidence or cpus, found %s",
                            catalog_node_describe(root, buf, sizeof buf));
         return;
     }
@@ -348,7 +369,7 @@ static void parse_root(struct load_ctx *x, yaml_node_t *root) {
         if (i == K_COUNT) {
             catalog_load_error(x, k->start_mark, catalog_node_text(k),
                                "unknown key at the top; expected gpus, "
-                               "models, formats or evidence");
+                               "models, formats, evidence or cpus");
             continue;
         }
         if (seen[i] != NULL) {

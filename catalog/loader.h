@@ -14,7 +14,7 @@
 #define KEY_MAX    64
 
 enum { F_REQUIRED = 1u << 0, F_POSITIVE = 1u << 1 };
-enum entity_kind { K_GPU = 0, K_MODEL, K_FORMAT, K_EVIDENCE, K_COUNT };
+enum entity_kind { K_GPU = 0, K_MODEL, K_FORMAT, K_EVIDENCE, K_CPU, K_COUNT };
 
 struct load_ctx;
 struct field;
@@ -79,6 +79,12 @@ struct load_ctx {
 /* A GPU entry as parsed: the GPU and its driver names, stored at commit. */
 struct gpu_entry {
     struct engine_gpu g;
+    yaml_node_t *device_names;
+};
+
+/* A CPU entry as parsed: the CPU and the model names it reports. */
+struct cpu_entry {
+    struct catalog_cpu c;
     yaml_node_t *device_names;
 };
 

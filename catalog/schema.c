@@ -252,6 +252,7 @@ static const struct quantity q_price = {catalog_parse_price, "price"};
 static const struct quantity q_power = {catalog_parse_power, "power"};
 static const struct quantity q_count = {catalog_parse_count, "count"};
 static const struct quantity q_number = {catalog_parse_number, "number"};
+static const struct quantity q_transfers = {catalog_parse_transfers, "transfer rate"};
 
 static const struct enum_def e_vendor = {{"nvidia", "amd", "apple", "google", "intel"}, {0}, 5};
 static const struct enum_def e_bias = {
@@ -313,6 +314,42 @@ static const struct field gpu_fields[] = {
     {"source", S, p_source, G(source), 0, F_REQUIRED, NULL},
 };
 static const struct table gpu_table = TABLE("gpus entry", gpu_fields, check_gpu);
+
+/* ---- cpus ---- */
+
+static const struct enum_def e_cpu_vendor = {{"amd", "intel", "apple", "arm", "qualcomm"}, {0}, 5};
+static const struct enum_def e_memory_type = {
+    {"ddr4", "ddr5", "lpddr4x", "lpddr5", "lpddr5x"}, {0}, 5};
+
+#define CP(member) offsetof(struct cpu_entry, c.member)
+#define CPU_MEMBER_SIZE(member) sizeof(((struct catalog_cpu *)0)->member)
+
+static const struct field cpu_flops_fields[] = {
+    {"fp32", S, p_quantity, CP(fp32_flop_per_s), 0, F_POSITIVE, &q_flops},
+};
+static const struct table cpu_flops_table = TABLE("cpus flops mapping", cpu_flops_fields, NULL);
+
+static void check_cpu(struct load_ctx *x, const struct table *t, yaml_node_t *map,
+                      const struct seen *s, void *base, const char *prefix);
+
+static const struct field cpu_fields[] = {
+    {"id", S, p_id, CP(id), ENGINE_ID_MAX, F_REQUIRED, NULL},
+    {"name", S, p_text, CP(name), ENGINE_NAME_MAX, F_REQUIRED, NULL},
+    {"vendor", S, p_word, CP(vendor), CPU_MEMBER_SIZE(vendor), F_REQUIRED, &e_cpu_vendor},
+    {"cores", S, p_u32, CP(cores), 65536, F_REQUIRED | F_POSITIVE, NULL},
+    {"threads", S, p_u32, CP(threads), 65536, F_POSITIVE, NULL},
+    {"memory_type", S, p_word, CP(memory_type), CPU_MEMBER_SIZE(memory_type), F_REQUIRED,
+     &e_memory_type},
+    {"memory_speed", S, p_quantity, CP(memory_transfers_per_s), 0, F_REQUIRED | F_POSITIVE,
+     &q_transfers},
+    {"memory_channels", S, p_u32, CP(memory_channels), 64, F_REQUIRED | F_POSITIVE, NULL},
+    {"channel_width", S, p_u32, CP(channel_bits), 1024, F_POSITIVE, NULL},
+    {"flops", M, p_map, 0, 0, 0, &cpu_flops_table},
+    {"device_names", L, p_names, offsetof(struct cpu_entry, device_names), 0, 0, NULL},
+    {"source", S, p_source, CP(source), 0, F_REQUIRED, NULL},
+};
+static const struct table cpu_table = TABLE("cpus entry", cpu_fields, check_cpu);
+_Static_assert(sizeof cpu_fields / sizeof cpu_fields[0] <= MAX_FIELDS, "MAX_FIELDS");
 
 #define MO(member) offsetof(struct engine_model, member)
 #define U32(key, member, flags)                                                                    \
@@ -472,6 +509,42 @@ static void check_gpu(struct load_ctx *x, const struct table *t, yaml_node_t *ma
         e->g.gpus_per_node = 1;
 }
 
+/* Memory transfer rates a real part runs at: DDR4-1600 to beyond
+ * LPDDR5X-10700; outside, a unit typo (4800 GT/s). */
+#define CPU_MIN_TRANSFERS 400e6
+#define CPU_MAX_TRANSFERS 20e9
+
+/* A CPU: threads at least the cores, a channel width of whole bytes, a
+ * real transfer rate; fill the defaults and the data-sheet bandwidth. */
+static void check_cpu(struct load_ctx *x, const struct table *t, yaml_node_t *map,
+                      const struct seen *s, void *base, const char *prefix) {
+    struct cpu_entry *e = base;
+    yaml_node_t *v;
+    char buf[80];
+
+    (void)map;
+    (void)prefix;
+    if ((v = catalog_seen_value(t, s, "threads")) == NULL)
+        e->c.threads = e->c.cores;
+    else if (e->c.threads < e->c.cores)
+        catalog_load_error(x, v->start_mark, "threads", "expected at least cores (%u), found %s",
+                           e->c.cores, catalog_node_describe(v, buf, sizeof buf));
+    if ((v = catalog_seen_value(t, s, "channel_width")) == NULL)
+        e->c.channel_bits = 64;
+    else if (e->c.channel_bits % 8 != 0)
+        catalog_load_error(x, v->start_mark, "channel_width",
+                           "expected whole bytes in bits (16, 32, 64), found %s",
+                           catalog_node_describe(v, buf, sizeof buf));
+    v = catalog_seen_value(t, s, "memory_speed");
+    if (e->c.memory_transfers_per_s < CPU_MIN_TRANSFERS ||
+        e->c.memory_transfers_per_s > CPU_MAX_TRANSFERS)
+        catalog_load_error(x, v->start_mark, "memory_speed",
+                           "expected 400 to 20000 MT/s (DDR5-4800 is 4800 MT/s), found %s",
+                           catalog_node_describe(v, buf, sizeof buf));
+    e->c.bandwidth_bytes_per_s = catalog_memory_bandwidth(
+        e->c.memory_channels, e->c.channel_bits, e->c.memory_transfers_per_s);
+}
+
 /* Experts: top-k within the experts. */
 static void check_moe(struct load_ctx *x, const struct table *t, yaml_node_t *map,
                       const struct seen *s, void *base, const char *prefix) {
@@ -548,4 +621,4 @@ static void check_format(struct load_ctx *x, const struct table *t, yaml_node_t 
 }
 
 const struct table *const catalog_entry_tables[K_COUNT] = {&gpu_table, &model_table, &format_table,
-                                                           &evidence_table};
+                                                           &evidence_table, &cpu_table};

@@ -36,6 +36,7 @@ struct unit_kind {
     size_t n_table;
     bool dollar;    /* an optional leading '$' (prices) */
     double ceiling; /* largest accepted value in base units */
+    bool need_unit; /* a bare number is refused (4800 alone is not 4800 MT/s) */
 };
 
 #define PHYSICAL_CEILING 1e30
@@ -56,12 +57,13 @@ static const struct unit flops_units[] = {
 static const struct unit price_units[] = {{"/h", 0, 0}};
 static const struct unit power_units[] = {{"W", 0, 0}, {"kW", 3, 0}};
 static const struct unit count_units[] = {{"K", 3, 0}, {"M", 6, 0}, {"B", 9, 0}, {"T", 12, 0}};
+static const struct unit transfer_units[] = {{"MT/s", 6, 0}, {"GT/s", 9, 0}};
 static const struct unit seconds_units[] = {
     {"s", 0, 0}, {"ms", -3, 0}, {"us", -6, 0}, {"\xc2\xb5s", -6, 0}, {"ns", -9, 0},
 };
 
 #define KIND(what, example, units, table, dollar, ceiling)                                         \
-    { what, example, units, table, sizeof(table) / sizeof(table[0]), dollar, ceiling }
+    { what, example, units, table, sizeof(table) / sizeof(table[0]), dollar, ceiling, false }
 
 static const struct unit_kind kind_bytes = KIND(
     "size", "80 GiB", "B KB MB GB TB PB KiB MiB GiB TiB PiB", bytes_units, false, PHYSICAL_CEILING);
@@ -79,6 +81,11 @@ static const struct unit_kind kind_count =
     KIND("count", "70B", "K M B T or e notation", count_units, false, PHYSICAL_CEILING);
 static const struct unit_kind kind_seconds =
     KIND("duration", "2 ms", "s ms us ns", seconds_units, false, PHYSICAL_CEILING);
+/* Memory transfer rates: DDR5-4800 is 4800 MT/s (million transfers per
+ * second per pin); the unit is required. */
+static const struct unit_kind kind_transfers = {
+    "transfer rate", "4800 MT/s", "MT/s GT/s", transfer_units,
+    sizeof(transfer_units) / sizeof(transfer_units[0]), false, PHYSICAL_CEILING, true};
 
 /* A decimal number as scanned: mantissa * 10^exp10, and where it ended. */
 struct decimal {
@@ -224,6 +231,8 @@ static int parse_quantity(const struct unit_kind *k, const char *s, double *out,
         end--;
     ulen = (size_t)(end - unit);
     exp10 = dec.exp10;
+    if (ulen == 0 && k->need_unit)
+        goto syntax;
     if (ulen > 0) {
         for (i = 0; i < k->n_table; i++) {
             if (strlen(k->table[i].name) == ulen && memcmp(k->table[i].name, unit, ulen) == 0)
@@ -283,6 +292,11 @@ int catalog_parse_power(const char *s, double *out, char *err, size_t errlen) {
     return parse_quantity(&kind_power, s, out, err, errlen);
 }
 
+/* Parse a memory transfer rate in transfers/s: "4800 MT/s", "8.533 GT/s". */
+int catalog_parse_transfers(const char *s, double *out, char *err, size_t errlen) {
+    return parse_quantity(&kind_transfers, s, out, err, errlen);
+}
+
 /* Parse a duration in seconds: "5us", "2 ms", "0.1 s". */
 int catalog_parse_seconds(const char *s, double *out, char *err, size_t errlen) {
     return parse_quantity(&kind_seconds, s, out, err, errlen);
@@ -292,7 +306,7 @@ int catalog_parse_seconds(const char *s, double *out, char *err, size_t errlen) 
 int catalog_parse_number(const char *s, double *out, char *err, size_t errlen) {
     static const struct unit none[1] = {{"", 0, 0}};
     static const struct unit_kind kind_number = {
-        "number", "4.5", "no unit", none, 0, false, 1.7976931348623157e308};
+        "number", "4.5", "no unit", none, 0, false, 1.7976931348623157e308, false};
     return parse_quantity(&kind_number, s, out, err, errlen);
 }
 

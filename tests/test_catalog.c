@@ -98,7 +98,7 @@ static const struct broken broken_files[] = {
      "                  ^\n"},
     {"top_level.yaml",
      "fixtures/top_level.yaml:2:1: accelerators: unknown key at the top; expected gpus, models, "
-     "formats or evidence\n"
+     "formats, evidence or cpus\n"
      "    accelerators:\n"
      "    ^\n"},
 };
@@ -350,7 +350,7 @@ Test(loader, documents_and_edge_shapes) {
         {"gpus: []\n---\ngpus: []\n", -1,
          "t.yaml:3:1: expected one YAML document, found a second\n    gpus: []\n    ^\n"},
         {"- a\n- b\n", -1,
-         "t.yaml:1:1: expected a mapping of gpus, models, formats or evidence, found a list\n"
+         "t.yaml:1:1: expected a mapping of gpus, models, formats, evidence or cpus, found a list\n"
          "    - a\n    ^\n"},
         {"gpus: h100\n", -1,
          "t.yaml:1:7: gpus: expected a list of entries ('- id: ...'), found 'h100'\n"

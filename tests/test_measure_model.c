@@ -17,6 +17,7 @@
 #include "catalog/catalog.h"
 #include "tui/measure_model.h"
 #include "tui/measure_pane.h"
+#include "tui/measure_run.h"
 
 static struct catalog cat;
 
@@ -138,27 +139,32 @@ Test(measure_model, scenario_redone_scales_the_memory_bound_ceiling) {
 Test(measure_model, decode_bandwidth_follows_the_weight_width) {
     static struct tui_measure m;
     const char *test;
-    cr_assert_eq(tui_measure_decode_bw(&m, NULL, &test), 0);
+    cr_assert_eq(tui_measure_decode_bw(&m, NULL, &test, NULL), 0);
     cr_assert_null(test);
     feed(&m, "{\"event\":\"result\",\"test\":\"copy\",\"bytes\":2e9,\"bytes_per_s\":3e12}");
-    cr_assert_float_eq(tui_measure_decode_bw(&m, NULL, &test), 3e12, 1);
+    cr_assert_float_eq(tui_measure_decode_bw(&m, NULL, &test, NULL), 3e12, 1);
     cr_assert_str_eq(test, "copy");
     feed(&m, "{\"event\":\"result\",\"test\":\"gemv-fp16\",\"batch\":1,\"bytes\":5e8,"
              "\"bytes_per_s\":2.9e12}");
     feed(&m, "{\"event\":\"result\",\"test\":\"w4a16\",\"batch\":1,\"bytes\":1.5e8,"
              "\"bytes_per_s\":2.4e12}");
     struct engine_scenario fp16 = scenario("fp16"), int4 = scenario("int4-g32");
-    cr_assert_float_eq(tui_measure_decode_bw(&m, &fp16.weight_format, &test), 2.9e12, 1);
+    cr_assert_float_eq(tui_measure_decode_bw(&m, &fp16.weight_format, &test, NULL), 2.9e12, 1);
     cr_assert_str_eq(test, "gemv-fp16");
-    cr_assert_float_eq(tui_measure_decode_bw(&m, &int4.weight_format, &test), 2.4e12, 1);
+    cr_assert_float_eq(tui_measure_decode_bw(&m, &int4.weight_format, &test, NULL), 2.4e12, 1);
     cr_assert_str_eq(test, "w4a16");
 }
+
+/* The H100's device event (the scenario's GPU). */
+#define H100_DEVICE                                                                                \
+    "{\"event\":\"device\",\"backend\":\"cuda\",\"name\":\"NVIDIA H100 80GB HBM3\"}"
 
 Test(measure_model, calibration_toggles) {
     static struct tui_measure m;
     struct engine_scenario sc = scenario("fp16");
     cr_assert_not(tui_measure_toggle_calibration(&m, &sc), "nothing measured");
     cr_assert(strstr(m.note, "m runs the probe") != NULL);
+    feed(&m, H100_DEVICE);
     feed(&m, "{\"event\":\"result\",\"test\":\"gemv-fp16\",\"batch\":1,\"bytes\":5e8,"
              "\"bytes_per_s\":2.9e12}");
     cr_assert(tui_measure_toggle_calibration(&m, &sc));
@@ -175,6 +181,7 @@ Test(measure_model, calibration_toggles) {
 Test(measure_model, calibration_belongs_to_the_gpu_it_was_made_for) {
     static struct tui_measure m;
     struct engine_scenario sc = scenario("fp16");
+    feed(&m, H100_DEVICE);
     feed(&m, "{\"event\":\"result\",\"test\":\"copy\",\"bytes\":2e9,\"bytes_per_s\":3e12}");
     cr_assert(tui_measure_toggle_calibration(&m, &sc));
     cr_assert_not(tui_measure_recheck_calibration(&m, &sc), "same GPU: kept");
@@ -211,15 +218,15 @@ Test(measure_model, save_never_replaces_without_being_asked) {
     const char *l = "{\"event\":\"device\",\"backend\":\"cpu\",\"name\":\"Test CPU\"}";
     probe_event_from_line(l, strlen(l), &ev);
     measure_run_take(&run, &ev);
-    cr_assert_eq(tui_mpane_save(&run, NULL, path, false, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(tui_mpane_save(&run, NULL, NULL, path, false, err, sizeof(err)), 0, "%s", err);
     FILE *f = fopen(path, "w");
     fputs("mine\n", f);
     fclose(f);
-    cr_assert_eq(tui_mpane_save(&run, NULL, path, false, err, sizeof(err)), 1, "exists: ask");
+    cr_assert_eq(tui_mpane_save(&run, NULL, NULL, path, false, err, sizeof(err)), 1, "exists: ask");
     f = fopen(path, "r");
     cr_assert(fgets(text, sizeof(text), f) && strcmp(text, "mine\n") == 0, "left alone");
     fclose(f);
-    cr_assert_eq(tui_mpane_save(&run, NULL, path, true, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(tui_mpane_save(&run, NULL, NULL, path, true, err, sizeof(err)), 0, "%s", err);
     f = fopen(path, "r");
     cr_assert(fgets(text, sizeof(text), f) && text[0] == '{', "replaced after yes");
     fclose(f);
@@ -232,4 +239,268 @@ Test(measure_model, save_never_replaces_without_being_asked) {
     unlink(path);
     rmdir(dir);
     measure_run_free(&run);
+}
+
+/* ---- the CPU against itself (issue 11) ---------------------------------- */
+
+/* A CPU device event with this name and "virtual" member (NULL: absent). */
+static void feed_cpu(struct tui_measure *m, const char *name, const char *virt) {
+    char line[512];
+    snprintf(line, sizeof(line),
+             "{\"event\":\"device\",\"backend\":\"cpu\",\"name\":\"%s\",\"memory_bytes\":8e9,"
+             "\"isa\":\"avx2\"%s%s}",
+             name, virt ? ",\"virtual\":" : "", virt ? virt : "");
+    feed(m, line);
+}
+
+/* The 2-core EPYC VM of tests/fixtures/probe/fake-cpu.sh, batch 1. */
+static void feed_cpu_rates(struct tui_measure *m) {
+    feed(m, "{\"event\":\"result\",\"test\":\"copy\",\"threads\":2,\"bytes\":5.4e8,"
+            "\"bytes_per_s\":9.8e9,\"reference_bytes_per_s\":1.01e10,\"verified\":true}");
+    feed(m, "{\"event\":\"result\",\"test\":\"fma-peak\",\"threads\":2,\"bytes\":null,"
+            "\"bytes_per_s\":null,\"flop_per_s\":1.8e11,\"verified\":true}");
+    feed(m, "{\"event\":\"result\",\"test\":\"gemv-fp16\",\"threads\":2,\"batch\":1,"
+            "\"bytes\":6.7e7,\"bytes_per_s\":8.9e9,\"flop_per_s\":8.9e9,\"verified\":true}");
+    feed(m, "{\"event\":\"result\",\"test\":\"w4a16\",\"threads\":2,\"batch\":1,\"bytes\":1.9e7,"
+            "\"bytes_per_s\":8e9,\"verified\":true,\"note\":\"bound by unpacking\"}");
+}
+
+Test(measure_model, a_cpu_is_never_a_gpu_data_sheet) {
+    static struct tui_measure m;
+    const struct engine_gpu *h100 = catalog_find_gpu(&cat, "h100-sxm");
+    feed_cpu(&m, "AMD EPYC", "true");
+    feed_cpu_rates(&m);
+    cr_assert(m.on_cpu);
+    cr_assert_null(m.match);
+    cr_assert_null(m.cpu, "a bare \"AMD EPYC\" is no catalog part");
+    cr_assert_eq(m.virt, 1);
+    cr_assert_str_eq(m.isa, "avx2");
+    const struct tui_measure_row *copy = tui_measure_find(&m, "copy");
+    cr_assert(isnan(tui_measure_predicted(&m, copy, h100)), "never the scenario's GPU");
+    cr_assert_float_eq(copy->reference_bytes_per_s, 1.01e10, 1);
+    cr_assert_str_eq(tui_measure_find(&m, "w4a16")->note, "bound by unpacking");
+    cr_assert_float_eq(tui_measure_fma_peak(&m), 1.8e11, 1, "fma-peak kept without bytes");
+    feed(&m, "{\"event\":\"progress\",\"test\":\"fma-peak\",\"fraction\":0.4,\"index\":3,"
+             "\"count\":9,\"eta_seconds\":3}");
+    cr_assert_str_eq(m.progress, "fma-peak 40% (test 3 of 9)");
+    /* a known part on bare metal: its data sheet (AMD: 460.8 GB/s) */
+    tui_measure_clear(&m);
+    feed_cpu(&m, "AMD EPYC 9654 96-Core Processor", "false");
+    feed_cpu_rates(&m);
+    cr_assert_not_null(m.cpu);
+    cr_assert_str_eq(m.cpu->id, "epyc-9654");
+    copy = tui_measure_find(&m, "copy");
+    cr_assert_float_eq(tui_measure_predicted(&m, copy, h100), 460.8e9, 1);
+    cr_assert(isnan(tui_measure_predicted(&m, tui_measure_find(&m, "fma-peak"), h100)),
+              "the catalog gives no FP32 peak for it");
+    /* the same part in a VM: named, no data sheet */
+    tui_measure_clear(&m);
+    feed_cpu(&m, "AMD EPYC 9654 96-Core Processor", "true");
+    feed_cpu_rates(&m);
+    cr_assert_not_null(m.cpu);
+    cr_assert(isnan(tui_measure_predicted(&m, tui_measure_find(&m, "copy"), h100)));
+    /* an older probe (no "virtual"): unknown, and a known part keeps its sheet */
+    tui_measure_clear(&m);
+    feed_cpu(&m, "AMD EPYC 9654 96-Core Processor", NULL);
+    cr_assert_eq(m.virt, -1);
+    /* Apple's CPU name is the CPU table's, not the GPU table's */
+    tui_measure_clear(&m);
+    feed_cpu(&m, "Apple M2 Ultra", "false");
+    cr_assert_null(m.match);
+    cr_assert_str_eq(m.cpu->id, "apple-m2-ultra-cpu");
+}
+
+Test(measure_model, the_kernel_of_each_weight_width) {
+    static struct tui_measure m;
+    const char *test;
+    bool nearest;
+    feed(&m, "{\"event\":\"result\",\"test\":\"copy\",\"bytes\":2e9,\"bytes_per_s\":1e10}");
+    struct engine_scenario f16 = scenario("fp16"), b16 = scenario("bf16"),
+                           i4 = scenario("int4-g32"), f32 = scenario("fp32");
+    /* only the copy: it stands in, named as not the format's own */
+    cr_assert_float_eq(tui_measure_decode_bw(&m, &b16.weight_format, &test, &nearest), 1e10, 1);
+    cr_assert_str_eq(test, "copy");
+    cr_assert(nearest);
+    feed(&m, "{\"event\":\"result\",\"test\":\"gemv-fp16\",\"batch\":1,\"bytes\":5e8,"
+             "\"bytes_per_s\":9e9}");
+    feed(&m, "{\"event\":\"result\",\"test\":\"w8a16\",\"batch\":1,\"bytes\":3e8,"
+             "\"bytes_per_s\":8.5e9}");
+    cr_assert_float_eq(tui_measure_decode_bw(&m, &b16.weight_format, &test, &nearest), 9e9, 1);
+    cr_assert_str_eq(test, "gemv-fp16");
+    cr_assert(nearest, "BF16 weights on the FP16 kernel: the nearest, said so");
+    tui_measure_decode_bw(&m, &f16.weight_format, &test, &nearest);
+    cr_assert_str_eq(test, "gemv-fp16");
+    cr_assert_not(nearest);
+    tui_measure_decode_bw(&m, &i4.weight_format, &test, &nearest);
+    cr_assert_str_eq(test, "w8a16", "no w4a16: the nearest width");
+    cr_assert(nearest);
+    tui_measure_decode_bw(&m, &f32.weight_format, &test, &nearest);
+    cr_assert_str_eq(test, "gemv-fp16");
+    cr_assert(nearest);
+    feed(&m, "{\"event\":\"result\",\"test\":\"gemv-bf16\",\"batch\":1,\"bytes\":5e8,"
+             "\"bytes_per_s\":8.8e9}");
+    feed(&m, "{\"event\":\"result\",\"test\":\"w4a16\",\"batch\":1,\"bytes\":1.5e8,"
+             "\"bytes_per_s\":8e9}");
+    cr_assert_float_eq(tui_measure_decode_bw(&m, &b16.weight_format, &test, &nearest), 8.8e9, 1);
+    cr_assert_str_eq(test, "gemv-bf16");
+    cr_assert_not(nearest);
+    tui_measure_decode_bw(&m, &i4.weight_format, &test, &nearest);
+    cr_assert_str_eq(test, "w4a16");
+    cr_assert_not(nearest);
+}
+
+/* measure_decode_kernel's have: every test listed in ctx (comma-separated). */
+static bool listed(const char *test, const void *ctx) {
+    char want[40];
+    snprintf(want, sizeof(want), ",%s,", test);
+    return strstr(ctx, want) != NULL;
+}
+
+Test(measure_model, decode_kernel_by_width) {
+    static const char all[] = ",gemv-fp16,gemv-bf16,w8a16,w4a16,";
+    bool nearest;
+    static const struct {
+        double bits;
+        bool bf16;
+        const char *want;
+        bool nearest;
+    } cases[] = {
+        {16, false, "gemv-fp16", false}, {16, true, "gemv-bf16", false},
+        {8, false, "w8a16", false},      {4, false, "w4a16", false},
+        {32, false, "gemv-fp16", true},  {2, false, "w4a16", true},
+        {3, false, "w4a16", true},       {5, false, "w4a16", true},
+        {6, false, "w8a16", true}, /* a tie: the wider */
+        {12, false, "gemv-fp16", true},  {7, false, "w8a16", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *t = measure_decode_kernel(cases[i].bits, cases[i].bf16, listed, all, &nearest);
+        cr_expect_str_eq(t, cases[i].want, "%g bits", cases[i].bits);
+        cr_expect_eq(nearest, cases[i].nearest, "%g bits", cases[i].bits);
+    }
+    cr_expect_null(measure_decode_kernel(16, false, listed, ",copy,", &nearest));
+    cr_expect_str_eq(measure_decode_kernel(16, false, listed, ",gemv-bf16,", &nearest), "gemv-bf16");
+    cr_expect(nearest);
+}
+
+Test(measure_model, cpu_roofline) {
+    /* min(fma-peak, C x FLOP/byte): a 2-core VM at C = 9.8 GB/s and 180 GFLOP/s,
+     * ridge 18.4 FLOP/byte */
+    cr_expect_float_eq(measure_roofline(180e9, 9.8e9, 1), 9.8e9, 1);
+    cr_expect_float_eq(measure_roofline(180e9, 9.8e9, 16), 156.8e9, 1);
+    cr_expect_float_eq(measure_roofline(180e9, 9.8e9, 64), 180e9, 1, "past the ridge: the peak");
+    cr_expect_float_eq(measure_roofline(NAN, 9.8e9, 4), 39.2e9, 1, "no peak: the memory roof");
+    cr_expect_float_eq(measure_roofline(180e9, NAN, 4), 180e9, 1, "no C: the peak");
+    cr_expect(isnan(measure_roofline(NAN, 0, 4)));
+    cr_expect(isnan(measure_roofline(180e9, 9.8e9, NAN)));
+    /* never above either roof, and monotone in the intensity */
+    double prev = 0;
+    for (double i = 0.25; i < 100; i *= 1.5) {
+        double r = measure_roofline(180e9, 9.8e9, i);
+        cr_expect(r <= 180e9 && r <= 9.8e9 * i + 1e-3 && r >= prev, "%g", i);
+        prev = r;
+    }
+}
+
+Test(measure_model, progress_text) {
+    static struct probe_event ev;
+    char buf[160];
+    const char *l = "{\"event\":\"progress\",\"test\":\"fma-peak\",\"fraction\":0.4,\"index\":3,"
+                    "\"count\":11,\"eta_seconds\":12.4}";
+    probe_event_from_line(l, strlen(l), &ev);
+    measure_progress_text(&ev.j, buf, sizeof(buf));
+    cr_expect_str_eq(buf, "test 3 of 11, fma-peak,  40%, about 12 s left");
+    l = "{\"event\":\"progress\",\"test\":\"copy\",\"fraction\":1,\"index\":1,\"count\":11,"
+        "\"eta_seconds\":125}";
+    probe_event_from_line(l, strlen(l), &ev);
+    measure_progress_text(&ev.j, buf, sizeof(buf));
+    cr_expect_str_eq(buf, "test 1 of 11, copy, 100%, about 2 min 05 s left");
+    l = "{\"event\":\"progress\",\"test\":\"copy\",\"fraction\":0.5,\"index\":1,\"count\":11,"
+        "\"eta_seconds\":null}";
+    probe_event_from_line(l, strlen(l), &ev);
+    measure_progress_text(&ev.j, buf, sizeof(buf));
+    cr_expect_str_eq(buf, "test 1 of 11, copy,  50%", "no time left when it is null");
+    l = "{\"event\":\"progress\",\"test\":\"copy\",\"fraction\":0.5}";
+    probe_event_from_line(l, strlen(l), &ev);
+    measure_progress_text(&ev.j, buf, sizeof(buf));
+    cr_expect_str_eq(buf, "copy  50%", "an older probe");
+    char small[12];
+    l = "{\"event\":\"progress\",\"test\":\"fma-peak\",\"fraction\":0.4,\"index\":3,"
+        "\"count\":11,\"eta_seconds\":12}";
+    probe_event_from_line(l, strlen(l), &ev);
+    cr_expect_eq(measure_progress_text(&ev.j, small, sizeof(small)), 11);
+    cr_expect_eq(strlen(small), 11);
+}
+
+Test(measure_model, the_scenario_on_this_machine) {
+    static struct tui_measure m;
+    struct engine_scenario sc = scenario("fp16");
+    struct tui_measure_here h;
+    feed_cpu(&m, "AMD EPYC", "true");
+    tui_measure_here(&m, &sc, &h);
+    cr_assert_not(h.valid, "nothing measured");
+    feed_cpu_rates(&m);
+    tui_measure_here(&m, &sc, &h);
+    cr_assert(h.valid);
+    cr_assert_str_eq(h.test, "gemv-fp16");
+    cr_assert_not(h.nearest);
+    /* batch 1 is memory bound: the two rates are in the ratio of the bandwidths */
+    cr_assert_float_eq(h.kernel_tokens_per_s / h.ceiling_tokens_per_s, 8.9 / 9.8, 1e-9);
+    /* ~16 GB of FP16 weights and KV per token at 9.8 GB/s: about 0.6 tok/s */
+    cr_assert(h.ceiling_tokens_per_s > 0.55 && h.ceiling_tokens_per_s < 0.65, "%g",
+              h.ceiling_tokens_per_s);
+    /* the catalog's prediction is the scenario on its H100, as plan gives it */
+    struct tui_measure_redo rd;
+    tui_measure_redo(&sc, 3e12, 0, &rd);
+    cr_assert_float_eq(h.catalog_tokens_per_s, rd.predicted_tokens_per_s, 1e-9);
+    /* 16 GB of weights do not fit this 8 GB machine: said, still computed */
+    cr_assert_not(h.fits);
+    cr_assert_gt(h.need_bytes, 16e9);
+    /* one machine: the scenario's parallel layout does not multiply it */
+    struct engine_scenario tp2 = sc;
+    tp2.gpus = tp2.tp = 2;
+    struct tui_measure_here h2;
+    tui_measure_here(&m, &tp2, &h2);
+    cr_assert(h2.valid);
+    cr_assert_float_eq(h2.ceiling_tokens_per_s, h.ceiling_tokens_per_s, 1e-12);
+    cr_assert_gt(h2.catalog_tokens_per_s, h.catalog_tokens_per_s, "the catalog's TP2 is faster");
+    /* INT4 weights read the W4A16 kernel's rate */
+    struct engine_scenario i4 = scenario("int4-g32");
+    tui_measure_here(&m, &i4, &h);
+    cr_assert_str_eq(h.test, "w4a16");
+    cr_assert_float_eq(h.kernel_bytes_per_s, 8e9, 1);
+    sc.mode = ENGINE_MODE_TRAIN;
+    tui_measure_here(&m, &sc, &h);
+    cr_assert_not(h.valid, "training has no decode ceiling");
+}
+
+Test(measure_model, a_cpu_figure_for_a_gpu_scenario_asks_first) {
+    static struct tui_measure m;
+    struct engine_scenario sc = scenario("fp16");
+    feed_cpu(&m, "AMD EPYC", "true");
+    feed_cpu_rates(&m);
+    cr_assert_not(tui_measure_toggle_calibration(&m, &sc), "not applied: asked");
+    cr_assert(m.confirm_calibrate);
+    cr_assert_eq(sc.measured_bytes_per_s, 0);
+    cr_assert(strstr(m.note, "CPU AMD EPYC") && strstr(m.note, "H100 SXM") &&
+                  strstr(m.note, "y yes"),
+              "names both: %s", m.note);
+    cr_assert_not(tui_measure_confirm(&m, &sc, false), "no: the data sheet stays");
+    cr_assert_eq(sc.measured_bytes_per_s, 0);
+    cr_assert(strstr(m.note, "kept the H100 SXM data sheet"), "%s", m.note);
+    cr_assert_not(m.confirm_calibrate);
+    tui_measure_toggle_calibration(&m, &sc);
+    cr_assert(tui_measure_confirm(&m, &sc, true), "y applies");
+    cr_assert_float_eq(sc.measured_bytes_per_s, 8.9e9, 1, "the FP16 GEMV of the CPU");
+    cr_assert_float_eq(sc.measured_flop_per_s, 1.8e11, 1, "and its FMA peak");
+    cr_assert(strstr(m.note, "AMD EPYC's figures, not H100 SXM's"), "%s", m.note);
+    cr_assert(tui_measure_toggle_calibration(&m, &sc), "a again: the data sheet, no question");
+    cr_assert_eq(sc.measured_bytes_per_s, 0);
+    cr_assert_not(m.confirm_calibrate);
+    /* an unmatched GPU, or another catalog GPU than the scenario's, asks too */
+    tui_measure_clear(&m);
+    feed(&m, "{\"event\":\"device\",\"backend\":\"cuda\",\"name\":\"NVIDIA A100-SXM4-40GB\"}");
+    feed(&m, "{\"event\":\"result\",\"test\":\"copy\",\"bytes\":2e9,\"bytes_per_s\":1.3e12}");
+    cr_assert_not_null(m.match);
+    cr_assert_not(tui_measure_toggle_calibration(&m, &sc));
+    cr_assert(m.confirm_calibrate && strstr(m.note, "NVIDIA A100-SXM4-40GB"), "%s", m.note);
 }

@@ -27,10 +27,18 @@
 static const struct {
     const char *id, *label;
 } mtests[] = {
-    {"copy", N_("copy (C)")},   {"read", N_("read")},         {"gemv-fp16", N_("FP16 GEMV")},
-    {"gemm", N_("GEMM sweep")}, {"w8a16", N_("W8A16 GEMV")},  {"w4a16", N_("W4A16 GEMV")},
-    {"error", N_("error lab")}, {"quantize", N_("quantize")}, {"dequantize", N_("dequantize")},
+    {"copy", N_("copy (C)")},       {"read", N_("read")},
+    {"fma-peak", N_("FMA peak")},   {"gemv-fp16", N_("FP16 GEMV")},
+    {"gemv-bf16", N_("BF16 GEMV")}, {"gemm", N_("GEMM sweep")},
+    {"w8a16", N_("W8A16 GEMV")},    {"w4a16", N_("W4A16 GEMV")},
+    {"error", N_("error lab")},     {"quantize", N_("quantize")},
+    {"dequantize", N_("dequantize")},
 };
+
+/* Whether a row's rate is FLOP/s. */
+static bool mflop(const struct tui_measure_row *r) {
+    return strcmp(r->test, "gemm") == 0 || strcmp(r->test, "fma-peak") == 0;
+}
 
 /* The label of a test id. */
 static const char *mlabel(const char *id) {
@@ -70,6 +78,85 @@ static void mfit(char *buf, size_t len, int width, const char *const *cand, size
     }
 }
 
+/* How the CPU's scenario is shown: this machine only (the two-line pane),
+ * this machine and the catalog's GPU on one line, or on two. */
+enum mhere_form { MHERE_ONLY = 0, MHERE_ONE_LINE, MHERE_TWO_LINES };
+
+/* The CPU's scenario lines: the scenario on this machine, then the
+ * catalog's prediction on the scenario's GPU, labelled as two devices.
+ * Returns the lines drawn. */
+static int mhere(struct tui_pen *p, int line, enum mhere_form form) {
+    const struct tui_state *st = p->st;
+    const struct tui_measure *m = &st->measure;
+    const struct engine_scenario *sc = &st->opt.sc;
+    const struct tui_glyphs *g = p->ui->g;
+    struct tui_measure_here h;
+    char c[32], ct[32], kb[32], kt[32], pt[32], kl[48], buf[320], f[4][320];
+    tui_measure_here(m, sc, &h);
+    if (!h.valid) {
+        tui_pen_text(p, line, 0, TUI_ROLE_DIM,
+                     sc->mode != ENGINE_MODE_INFER
+                         ? _("the scenario on this machine needs inference mode (t)")
+                         : _("no bandwidth measured for the scenario"));
+        return 1;
+    }
+    const char *model = sc->model.name[0] ? sc->model.name : sc->model.id;
+    const char *wfmt = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
+    report_bandwidth(h.c_bytes_per_s, c, sizeof(c));
+    report_number(h.ceiling_tokens_per_s, ct, sizeof(ct));
+    report_number(h.catalog_tokens_per_s, pt, sizeof(pt));
+    if (h.kernel_bytes_per_s > 0 && h.test && strcmp(h.test, "copy") != 0) {
+        report_bandwidth(h.kernel_bytes_per_s, kb, sizeof(kb));
+        report_number(h.kernel_tokens_per_s, kt, sizeof(kt));
+        snprintf(kl, sizeof(kl), h.nearest ? _("%s (nearest)") : "%s", mlabel(h.test));
+        snprintf(f[0], sizeof(f[0]),
+                 _("%s %s on this machine: C %s gives %s %s tok/s, %s %s gives %s %s tok/s"),
+                 model, wfmt, c, g->le, ct, kl, kb, g->le, kt);
+        snprintf(f[1], sizeof(f[1]),
+                 _("on this machine: C %s gives %s %s tok/s, %s %s gives %s %s tok/s"), c, g->le,
+                 ct, kl, kb, g->le, kt);
+        snprintf(f[2], sizeof(f[2]), _("this machine: %s %s tok/s (C), %s %s (%s)"), g->le, ct,
+                 g->le, kt, mlabel(h.test));
+        snprintf(f[3], sizeof(f[3]), _("here %s %s (C), %s %s tok/s"), g->le, ct, g->le, kt);
+    } else {
+        snprintf(f[0], sizeof(f[0]), _("%s %s on this machine: C %s gives %s %s tok/s"), model,
+                 wfmt, c, g->le, ct);
+        snprintf(f[1], sizeof(f[1]), _("on this machine: C %s gives %s %s tok/s"), c, g->le, ct);
+        snprintf(f[2], sizeof(f[2]), _("this machine: %s %s tok/s (C)"), g->le, ct);
+        snprintf(f[3], sizeof(f[3]), _("here %s %s tok/s"), g->le, ct);
+    }
+    const char *cand[] = {f[0], f[1], f[2], f[3]};
+    if (form == MHERE_ONE_LINE) {
+        /* short of lines: both devices on one line, the kernel's figure */
+        const char *rate = h.kernel_tokens_per_s > 0 ? kt : ct;
+        const char *what = h.kernel_tokens_per_s > 0 ? mlabel(h.test) : "C";
+        snprintf(f[0], sizeof(f[0]), _("on this machine %s %s tok/s (%s), on %s (catalog) %s %s"),
+                 g->le, rate, what, sc->gpu.name, g->le, pt);
+        snprintf(f[1], sizeof(f[1]), _("here %s %s tok/s (%s) | %s (catalog) %s %s"), g->le, rate,
+                 what, sc->gpu.name, g->le, pt);
+        snprintf(f[2], sizeof(f[2]), _("here %s %s | %s (catalog) %s %s"), g->le, rate,
+                 sc->gpu.name, g->le, pt);
+        snprintf(f[3], sizeof(f[3]), _("here %s %s | catalog %s %s"), g->le, rate, g->le, pt);
+    }
+    mfit(buf, sizeof(buf), p->iw, cand, 4);
+    int x = tui_pen_text(p, line, 0, TUI_ROLE_VALUE, buf);
+    const char *nofit = _("(does not fit its memory)");
+    if (!h.fits && x + 2 + tui_width(nofit) <= p->iw)
+        tui_pen_text(p, line, x + 2, TUI_ROLE_WARN, nofit);
+    if (form != MHERE_TWO_LINES)
+        return 1;
+    snprintf(f[0], sizeof(f[0]),
+             _("%s %s on %s (catalog, another device): predicted %s %s tok/s"), model, wfmt,
+             sc->gpu.name, g->le, pt);
+    snprintf(f[1], sizeof(f[1]), _("on %s (another device): predicted %s %s tok/s"),
+             sc->gpu.name, g->le, pt);
+    snprintf(f[2], sizeof(f[2]), _("%s (catalog): %s %s tok/s"), sc->gpu.name, g->le, pt);
+    snprintf(f[3], sizeof(f[3]), _("catalog GPU %s %s tok/s"), g->le, pt);
+    mfit(buf, sizeof(buf), p->iw, cand, 4);
+    tui_pen_text(p, line + 1, 0, TUI_ROLE_DIM, buf);
+    return 2;
+}
+
 /* The scenario line: predicted and measured decode ceilings. */
 static void mscenario(struct tui_pen *p, int line) {
     const struct tui_state *st = p->st;
@@ -79,7 +166,7 @@ static void mscenario(struct tui_pen *p, int line) {
     struct tui_measure_redo rd;
     char a[32], b[32], c[32], buf[320];
     const char *test;
-    double bw = tui_measure_decode_bw(m, &sc->weight_format, &test);
+    double bw = tui_measure_decode_bw(m, &sc->weight_format, &test, NULL);
     const struct tui_measure_row *gemm = tui_measure_find(m, "gemm");
     tui_measure_redo(sc, bw, gemm ? gemm->flop_per_s : 0, &rd);
     if (!rd.valid) {
@@ -115,12 +202,47 @@ static void mdevice(struct tui_pen *p, int line) {
     const struct tui_measure *m = &st->measure;
     const struct tui_measure_row *copy = tui_measure_find(m, "copy");
     char a[32], buf[256];
-    snprintf(buf, sizeof(buf), "%s (%s)", m->device[0] ? m->device : "?", m->backend);
+    if (m->on_cpu && m->isa[0])
+        snprintf(buf, sizeof(buf), "%s (%s, %s)", m->device[0] ? m->device : "?", m->backend,
+                 m->isa);
+    else
+        snprintf(buf, sizeof(buf), "%s (%s)", m->device[0] ? m->device : "?", m->backend);
     int x = tui_pen_field(p, line, 0, TUI_F_MEASURE, buf);
     if (copy) {
         report_bandwidth(copy->bytes_per_s, a, sizeof(a));
         snprintf(buf, sizeof(buf), "  C = %s", a);
         x += tui_pen_text(p, line, x, TUI_ROLE_VALUE, buf);
+    }
+    if (m->on_cpu) {
+        /* the CPU against itself: a data sheet only for a known part on
+         * bare metal; a VM or an unknown part says so (the longest form
+         * that fits) */
+        char f[3][160];
+        if (m->cpu && m->virt != 1) {
+            report_bandwidth(m->cpu->bandwidth_bytes_per_s, a, sizeof(a));
+            snprintf(f[0], sizeof(f[0]), _("  predicted: %s data sheet, %s"), m->cpu->name, a);
+            snprintf(f[1], sizeof(f[1]), _("  data sheet %s (%s)"), a, m->cpu->id);
+            snprintf(f[2], sizeof(f[2]), _("  data sheet %s"), a);
+        } else if (m->cpu) {
+            snprintf(f[0], sizeof(f[0]), _("  a virtual machine on a %s: no data-sheet ratio"),
+                     m->cpu->name);
+            snprintf(f[1], sizeof(f[1]), "%s", _("  virtual machine: no data-sheet ratio"));
+            snprintf(f[2], sizeof(f[2]), "%s", _("  virtual machine"));
+        } else if (m->virt == 1) {
+            snprintf(f[0], sizeof(f[0]), "%s",
+                     _("  unknown CPU (virtual machine): rates are fractions of C"));
+            snprintf(f[1], sizeof(f[1]), "%s", _("  unknown CPU (virtual machine)"));
+            snprintf(f[2], sizeof(f[2]), "%s", _("  unknown CPU (VM)"));
+        } else {
+            snprintf(f[0], sizeof(f[0]), "%s",
+                     _("  unknown CPU (not in the catalog): rates are fractions of C"));
+            snprintf(f[1], sizeof(f[1]), "%s", _("  unknown CPU (not in the catalog)"));
+            snprintf(f[2], sizeof(f[2]), "%s", _("  unknown CPU"));
+        }
+        const char *cand[] = {f[0], f[1], f[2]};
+        mfit(buf, sizeof(buf), p->iw - x, cand, 3);
+        tui_pen_text(p, line, x, TUI_ROLE_DIM, buf);
+        return;
     }
     if (m->match)
         snprintf(buf, sizeof(buf), _("  predicted: %s data sheet"), m->match->name);
@@ -130,40 +252,113 @@ static void mdevice(struct tui_pen *p, int line) {
     tui_pen_text(p, line, x, TUI_ROLE_DIM, buf);
 }
 
-/* The rates table from content line `line`; returns the next line. */
+/* A row's flags after its figures: not verified, spread, in cache, the
+ * copy against the STREAM-style loop, the probe's note. */
+static void mflags(struct tui_pen *p, int line, int x, const struct tui_measure_row *r) {
+    const struct tui_measure *m = &p->st->measure;
+    char buf[160];
+    if (!r->verified)
+        x += tui_pen_text(p, line, x, TUI_ROLE_BAD, _("  NOT VERIFIED"));
+    if (r->flagged)
+        x += tui_pen_text(p, line, x, TUI_ROLE_WARN, _("  spread > 5%"));
+    if (tui_measure_in_cache(m, r))
+        x += tui_pen_text(p, line, x, TUI_ROLE_DIM, _("  in cache (< 4x)"));
+    if (r->reference_bytes_per_s > 0) {
+        snprintf(buf, sizeof(buf), _("  %.2f of a STREAM-style copy"),
+                 r->bytes_per_s / r->reference_bytes_per_s);
+        x += tui_pen_text(p, line, x, TUI_ROLE_DIM, buf);
+    }
+    if (r->note[0] && x + 2 < p->iw) {
+        snprintf(buf, sizeof(buf), "  %s", r->note);
+        tui_pen_text(p, line, x, TUI_ROLE_DIM, buf);
+    }
+}
+
+/* The CPU's rates two to a line (short of lines, no flags to show):
+ * label, measured, fraction of C; returns the next line. */
+static int mtable_pairs(struct tui_pen *p, int line) {
+    const struct tui_measure *m = &p->st->measure;
+    const struct tui_measure_row *copy = tui_measure_find(m, "copy");
+    char a[32], ofc[16], buf[64];
+    int col = 0, cw = p->iw / 2;
+    snprintf(buf, sizeof(buf), "%-12s %11s %5s", _("test"), _("measured"), _("of C"));
+    tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
+    tui_pen_text(p, line++, cw, TUI_ROLE_LABEL, buf);
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]) && line < p->ih - 1; i++) {
+        const struct tui_measure_row *r = tui_measure_find(m, mtests[i].id);
+        if (!r)
+            continue;
+        mrate(r, mflop(r), a, sizeof(a));
+        snprintf(ofc, sizeof(ofc), "-");
+        if (!mflop(r) && copy && copy->bytes_per_s > 0)
+            snprintf(ofc, sizeof(ofc), "%.2f", r->bytes_per_s / copy->bytes_per_s);
+        snprintf(buf, sizeof(buf), "%-12s %11s %5s", mlabel(r->test), a, ofc);
+        tui_pen_text(p, line, col * cw, TUI_ROLE_VALUE, buf);
+        if (++col == 2) {
+            col = 0;
+            line++;
+        }
+    }
+    return col ? line + 1 : line;
+}
+
+/* Whether any row has a flag or a note (the pairs cannot show them). */
+static bool many_flags(const struct tui_measure *m) {
+    for (size_t i = 0; i < m->n_rows; i++) {
+        const struct tui_measure_row *r = &m->rows[i];
+        if (!r->verified || r->flagged || tui_measure_in_cache(m, r))
+            return true;
+    }
+    return false;
+}
+
+/* The rates table from content line `line`; returns the next line. On a
+ * CPU: measured and fraction of C, with the data sheet and the ratio only
+ * for a known part on bare metal. */
 static int mtable(struct tui_pen *p, int line) {
     const struct tui_state *st = p->st;
     const struct tui_measure *m = &st->measure;
     const struct tui_measure_row *copy = tui_measure_find(m, "copy");
+    bool sheet = !m->on_cpu || (m->cpu && m->virt != 1);
     char a[32], b[32], buf[160];
-    snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", _("test"), _("measured"), _("predicted"),
-             _("ratio"), _("of C"));
+    if (m->on_cpu && !sheet)
+        snprintf(buf, sizeof(buf), "%-12s %12s %5s", _("test"), _("measured"), _("of C"));
+    else if (m->on_cpu)
+        snprintf(buf, sizeof(buf), "%-12s %12s %5s %12s %6s", _("test"), _("measured"),
+                 _("of C"), _("data sheet"), _("ratio"));
+    else
+        snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", _("test"), _("measured"),
+                 _("predicted"), _("ratio"), _("of C"));
     tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
-    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++) {
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]) && line < p->ih - 1; i++) {
         const struct tui_measure_row *r = tui_measure_find(m, mtests[i].id);
         if (!r)
             continue;
-        bool flop = strcmp(r->test, "gemm") == 0;
+        bool flop = mflop(r);
         double pred = tui_measure_predicted(m, r, &st->opt.sc.gpu);
         double meas = flop ? r->flop_per_s : r->bytes_per_s;
         mrate(r, flop, a, sizeof(a));
-        if (flop)
+        if (!(pred > 0))
+            snprintf(b, sizeof(b), "-");
+        else if (flop)
             report_flops(pred, b, sizeof(b));
         else
             report_bandwidth(pred, b, sizeof(b));
         char ratio[16] = "-", ofc[16] = "-";
-        if (pred > 0) /* two digits that count, even far below 1 (a CPU vs a GPU) */
+        if (pred > 0) /* two digits that count, even far below 1 */
             snprintf(ratio, sizeof(ratio), meas / pred >= 0.1 ? "%.2f" : "%.2g", meas / pred);
         if (!flop && copy && copy->bytes_per_s > 0)
             snprintf(ofc, sizeof(ofc), "%.2f", r->bytes_per_s / copy->bytes_per_s);
-        snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", mlabel(r->test), a, b, ratio, ofc);
+        if (m->on_cpu && !sheet)
+            snprintf(buf, sizeof(buf), "%-12s %12s %5s", mlabel(r->test), a, ofc);
+        else if (m->on_cpu)
+            snprintf(buf, sizeof(buf), "%-12s %12s %5s %12s %6s", mlabel(r->test), a, ofc, b,
+                     ratio);
+        else
+            snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", mlabel(r->test), a, b, ratio,
+                     ofc);
         int x = tui_pen_text(p, line, 0, TUI_ROLE_VALUE, buf);
-        if (!r->verified)
-            x += tui_pen_text(p, line, x, TUI_ROLE_BAD, _("  NOT VERIFIED"));
-        if (r->flagged)
-            x += tui_pen_text(p, line, x, TUI_ROLE_WARN, _("  spread > 5%"));
-        if (tui_measure_in_cache(m, r))
-            x += tui_pen_text(p, line, x, TUI_ROLE_DIM, _("  in cache (< 4x)"));
+        mflags(p, line, x, r);
         line++;
     }
     return line;
@@ -187,7 +382,7 @@ static void mbars(struct tui_pen *p, int line) {
         int x = 14 + (bw > 0 ? bw : 0);
         x += tui_pen_text(p, line, x, TUI_ROLE_VALUE, buf);
         if (r) {
-            mrate(r, strcmp(r->test, "gemm") == 0, buf, sizeof(buf));
+            mrate(r, mflop(r), buf, sizeof(buf));
             tui_pen_text(p, line, x + 2, TUI_ROLE_VALUE, buf);
         }
     }
@@ -303,12 +498,14 @@ static void msmall(struct tui_pen *p) {
         snprintf(buf, sizeof(buf), _("measure: %s  (m retries)"),
                  m->error[0] ? m->error : "failed");
         tui_pen_text(p, 0, 0, TUI_ROLE_BAD, buf);
+    } else if (m->on_cpu) {
+        mhere(p, 0, MHERE_ONLY);
     } else {
         mscenario(p, 0);
     }
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct tui_measure_row *r = &m->rows[i];
-        mrate(r, strcmp(r->test, "gemm") == 0, a, sizeof(a));
+        mrate(r, mflop(r), a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s  ", mlabel(r->test), a);
         x += tui_pen_text(p, 1, x, TUI_ROLE_VALUE, buf);
     }
@@ -410,11 +607,30 @@ void tui_draw_measure(struct tui_pen *p) {
     if (m->lab_view) {
         line = mlab(p, line);
     } else {
-        /* short of lines (80x24): a matched device is named by the table's
-         * predicted column and "this GPU"; the rows matter more */
-        if (!m->match || p->ih - line >= 3 + (int)m->n_rows)
+        if (m->on_cpu) {
+            /* the CPU: what it is compared with, the scenario here and on
+             * the catalog's GPU (on one line when short; then the rates
+             * two to a line if they still do not fit and have no flags) */
             mdevice(p, line++);
-        mscenario(p, line++);
+            int room = p->ih - 1 - line, rows = 1 + (int)m->n_rows;
+            bool sheet = m->cpu && m->virt != 1;
+            if (room >= 2 + rows) {
+                line += mhere(p, line, MHERE_TWO_LINES);
+            } else {
+                line += mhere(p, line, MHERE_ONE_LINE);
+                if (room < 1 + rows && !sheet && !many_flags(m) && p->iw >= 60) {
+                    mtable_pairs(p, line);
+                    mhints(p, p->ih - 1);
+                    return;
+                }
+            }
+        } else {
+            /* short of lines (80x24): a matched device is named by the
+             * table's predicted column and "this GPU"; the rows matter more */
+            if (!m->match || p->ih - line >= 3 + (int)m->n_rows)
+                mdevice(p, line++);
+            mscenario(p, line++);
+        }
         line = mtable(p, line);
     }
     if (line < p->ih)

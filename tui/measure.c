@@ -10,10 +10,28 @@
  * C is the copy result (read + write bytes / s); every bandwidth row also
  * shows its fraction of C, the unit of the goals in measure.md.
  *
+ * On a CPU (the probe's backend "cpu") the CPU is compared with itself
+ * (measure_run.h): C is its ceiling, "predicted" is the data sheet of the
+ * catalog CPU its model name matches (catalog_match_cpu), never a GPU's;
+ * a virtual machine or an unknown part says so instead of a ratio. GEMV
+ * rows with FLOP are set against the CPU's roofline min(fma-peak, C x
+ * FLOP/byte) ("of roof"), the copy against the STREAM-style reference the
+ * probe ran beside it. A last block lists, per weight width, the decode
+ * kernel this machine runs it with ("on this machine").
+ *
+ * While the probe runs, a terminal on stderr gets one progress line ("test
+ * 3 of 11, fma-peak, 40%, about 12 s left"), cleared at the end; stderr
+ * that is not a terminal gets none. SIGINT, SIGTERM and SIGHUP stop the
+ * probe (SIGTERM, then SIGKILL if it lingers; reaped) and end the command
+ * with the signal's status (128 + N).
+ *
  * --json prints one object: "device" {name, backend, memory_bytes,
  * theoretical_bytes_per_s, catalog_id}, "results" [{test, bytes, seconds,
  * bytes_per_s, best_bytes_per_s, flop_per_s, spread, samples, verified, ...}],
- * "error_lab", "skipped", "error", "complete" (these names are a contract).
+ * "error_lab", "skipped", "error", "complete" (these names are a contract);
+ * added: device.catalog_cpu_id, results[].fraction_of_reference,
+ * roofline_flop_per_s, fraction_of_roofline, and "on_this_machine" (null
+ * unless the device is a CPU; docs/tui.md).
  * Exit status: 0, 2 usage (our options, or the probe's "usage" error: an
  * unknown --device, --tests or --threads value), 3 catalog, 4 device error
  * (any other error event, a truncated stream, a probe that could not start
@@ -21,9 +39,12 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +55,25 @@
 #include "tui/probe_client.h"
 
 #define MEASURE_IDLE_TIMEOUT_MS (600 * 1000) /* no line for 10 minutes: give up */
+#define MEASURE_STOP_GRACE_MS   500          /* SIGTERM to SIGKILL when a signal stops us */
+
+/* The probe's tests in its run order, for --help (kernels/probe_main.c
+ * has the authoritative list: an unknown name is its usage error). */
+static const struct {
+    const char *id, *what;
+} measure_tests[] = {
+    {"copy", "the bandwidth ceiling C (read + write bytes)"},
+    {"read", "stream read with a reduction"},
+    {"fma-peak", "the cores' peak FP32 FMA rate, all threads (CPU only)"},
+    {"gemv-fp16", "one decode step y = W x, FP16 weights, batch 1..16"},
+    {"gemv-bf16", "the same with BF16 weights"},
+    {"gemm", "the GEMM sweep, FLOP/s and the roofline (CUDA only)"},
+    {"quantize", "group round to nearest, g = 32, FP16 scales"},
+    {"dequantize", "codes and scales back to FP16"},
+    {"w8a16", "decode GEMV with 8-bit weights, dequantized on the fly"},
+    {"w4a16", "decode GEMV with 4-bit weights"},
+    {"error", "the error lab: relative error and zero codes per width"},
+};
 
 /* Usage text. */
 static void measure_usage(FILE *f) {
@@ -41,28 +81,88 @@ static void measure_usage(FILE *f) {
           "                       [--threads N] [--json] [--catalog FILE]\n"
           "Runs vramlab-probe on this machine and prints predicted versus measured\n"
           "bandwidth and FLOP/s. The probe is found through $VRAMLAB_PROBE, the build\n"
-          "tree, or " VRAMLAB_PKGLIBEXECDIR ".\n",
+          "tree, or " VRAMLAB_PKGLIBEXECDIR ".\n"
+          "\n"
+          "--tests LIST: a comma-separated list of (in the probe's run order):\n",
+          f);
+    for (size_t i = 0; i < sizeof measure_tests / sizeof measure_tests[0]; i++)
+        fprintf(f, "  %-11s %s\n", measure_tests[i].id, measure_tests[i].what);
+    fputs("On a CPU the rates are compared with the CPU's own C and roofline, and with\n"
+          "the data sheet of the catalog CPU it names (vramlab(1), docs/catalog.md).\n",
           f);
 }
 
-/* Record one event; the command line shows progress on a terminal and
- * names a malformed line on stderr. */
-static void measure_take(struct measure_run *m, const struct probe_event *ev, bool json) {
-    if (ev->kind == PROBE_EV_PROGRESS && !json && isatty(STDERR_FILENO)) {
-        fprintf(stderr, "\r  %-12s %3.0f%%", measure_str_or(probe_json_str(&ev->j, "test"), "?"),
-                100.0 * probe_json_num(&ev->j, "fraction", 0));
+/* The signal that stopped us (SIGINT, SIGTERM, SIGHUP), and the pipe its
+ * handler writes to so that poll wakes at once. */
+static volatile sig_atomic_t measure_signal;
+static int measure_wake[2] = {-1, -1};
+
+/* Record the signal and wake the loop (async-signal-safe). */
+static void measure_on_signal(int sig) {
+    int saved = errno;
+    measure_signal = sig;
+    if (measure_wake[1] >= 0)
+        (void)!write(measure_wake[1], "", 1);
+    errno = saved;
+}
+
+/* Catch SIGINT, SIGTERM and SIGHUP, even where they arrived ignored (a
+ * background job of a script ignores SIGINT). */
+static void measure_catch_signals(void) {
+    if (measure_wake[0] < 0 && pipe(measure_wake) == 0) {
+        for (int i = 0; i < 2; i++) {
+            fcntl(measure_wake[i], F_SETFD, FD_CLOEXEC);
+            fcntl(measure_wake[i], F_SETFL, fcntl(measure_wake[i], F_GETFL) | O_NONBLOCK);
+        }
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = measure_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The progress line on a terminal: its width, to clear it. */
+struct measure_progress {
+    bool on; /* stderr is a terminal */
+    int width;
+};
+
+/* Clear the progress line (if any). */
+static void progress_clear(struct measure_progress *pr) {
+    if (pr->on && pr->width > 0) {
+        fprintf(stderr, "\r%*s\r", pr->width, "");
         fflush(stderr);
     }
-    if (ev->kind == PROBE_EV_BAD)
+    pr->width = 0;
+}
+
+/* Record one event; on a terminal stderr shows the progress line, and a
+ * malformed line is named on stderr. */
+static void measure_take(struct measure_run *m, const struct probe_event *ev,
+                         struct measure_progress *pr) {
+    if (ev->kind == PROBE_EV_PROGRESS && pr->on) {
+        char line[160];
+        int n = measure_progress_text(&ev->j, line, sizeof line);
+        fprintf(stderr, "\r  %s%*s", line, pr->width > n + 2 ? pr->width - n - 2 : 0, "");
+        fflush(stderr);
+        pr->width = n + 2 > pr->width ? n + 2 : pr->width;
+    }
+    if (ev->kind == PROBE_EV_BAD) {
+        progress_clear(pr);
         fprintf(stderr, "vramlab measure: ignoring a malformed probe line: %s\n", ev->error);
+    }
     measure_run_take(m, ev);
 }
 
 /* Run the probe to the end, collecting its events. Returns the probe's
- * exit status, or -1 when it could not be started. */
-static int measure_collect(const char *path, const char *const *args, bool json,
-                           struct measure_run *m) {
+ * exit status, -1 when it could not be started, or -2 when a signal
+ * stopped it (measure_signal says which; the probe is reaped). */
+static int measure_collect(const char *path, const char *const *args, struct measure_run *m) {
     struct probe_client pc;
+    struct measure_progress pr = {isatty(STDERR_FILENO) != 0, 0};
     char err[512];
     if (probe_client_start(&pc, path, args, err, sizeof err) != 0) {
         snprintf(m->error, sizeof m->error, "%s", err);
@@ -76,18 +176,27 @@ static int measure_collect(const char *path, const char *const *args, bool json,
     }
     int idle_ms = 0;
     for (;;) {
+        if (measure_signal) {
+            probe_client_cancel(&pc, MEASURE_STOP_GRACE_MS);
+            progress_clear(&pr);
+            free(ev);
+            return -2;
+        }
         while (probe_client_next(&pc, ev) > 0)
-            measure_take(m, ev, json);
+            measure_take(m, ev, &pr);
         if (pc.eof)
             break;
-        struct pollfd p = {probe_client_fd(&pc), POLLIN, 0};
-        int k = poll(&p, 1, 1000);
+        struct pollfd p[2] = {{probe_client_fd(&pc), POLLIN, 0}, {measure_wake[0], POLLIN, 0}};
+        int k = poll(p, measure_wake[0] >= 0 ? 2 : 1, 1000);
         if (k < 0 && errno != EINTR)
             break;
+        if (k < 0 || measure_signal)
+            continue;
         if (k == 0) {
             idle_ms += 1000;
             if (idle_ms >= MEASURE_IDLE_TIMEOUT_MS) {
                 probe_client_cancel(&pc, 2000);
+                progress_clear(&pr);
                 m->failed = true;
                 snprintf(m->error, sizeof m->error, "the probe printed nothing for %d s",
                          idle_ms / 1000);
@@ -97,14 +206,15 @@ static int measure_collect(const char *path, const char *const *args, bool json,
             continue;
         }
         idle_ms = 0;
-        probe_client_read(&pc);
+        if (p[0].revents)
+            probe_client_read(&pc);
     }
     while (probe_client_next(&pc, ev) > 0)
-        measure_take(m, ev, json);
+        measure_take(m, ev, &pr);
     free(ev);
-    if (!json && isatty(STDERR_FILENO))
-        fputs("\r                          \r", stderr);
-    return probe_client_finish(&pc);
+    progress_clear(&pr);
+    int rc = probe_client_finish(&pc);
+    return measure_signal ? -2 : rc;
 }
 
 /* Format a rate with an SI prefix ("4.31 TB/s"). */
@@ -122,15 +232,17 @@ static void fmt_rate(double v, const char *unit, char *buf, size_t len) {
     snprintf(buf, len, "%.3g %s%s", v, pre[k], unit);
 }
 
-/* Short description of a result's variant ("b=4 g=32 batch=1"). */
+/* Short description of a result's variant ("avx2 b=4 x16 2t"). */
 static void variant(const struct probe_json *r, char *buf, size_t len) {
     size_t n = 0;
-    const char *method = probe_json_str(r, "method");
+    const char *method = probe_json_str(r, "method"), *isa = probe_json_str(r, "isa");
     double threads = probe_json_num(r, "threads", 0), bits = probe_json_num(r, "bits", 0),
            batch = probe_json_num(r, "batch", 0);
     buf[0] = 0;
     if (method)
         n += (size_t)snprintf(buf + n, len - n, "%s", method);
+    if (isa && (!method || strcmp(isa, method) != 0) && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", isa);
     if (bits > 0 && n < len)
         n += (size_t)snprintf(buf + n, len - n, " b=%g", bits);
     if (batch > 0 && n < len)
@@ -139,28 +251,135 @@ static void variant(const struct probe_json *r, char *buf, size_t len) {
         snprintf(buf + n, len - n, " %gt", threads);
 }
 
-/* The human report. */
-static void measure_print_text(const struct measure_run *m, const struct engine_gpu *g) {
-    char a[32], b[32], p[32], v[48];
-    if (m->have_device) {
-        const struct probe_json *d = &m->device;
-        fmt_rate(probe_json_num(d, "theoretical_bytes_per_s", NAN), "B/s", a, sizeof a);
-        printf("device: %s (%s%s%s), memory %.1f GB, theoretical %s, catalog: %s\n",
-               measure_str_or(probe_json_str(d, "name"), "?"), measure_str_or(probe_json_str(d, "backend"), "?"),
-               probe_json_str(d, "arch") ? ", " : "", measure_str_or(probe_json_str(d, "arch"), ""),
-               probe_json_num(d, "memory_bytes", 0) / 1e9, a, g ? g->id : "no match");
+/* The batch-1 bytes/s of a test with the most threads, NAN when absent. */
+static double result_rate(const struct measure_run *m, const char *test) {
+    double v = NAN, threads = -1;
+    for (size_t i = 0; i < m->n_results; i++) {
+        const struct probe_json *r = &m->results[i];
+        const char *t = probe_json_str(r, "test");
+        double n = probe_json_num(r, "threads", 0), b = probe_json_num(r, "bytes_per_s", NAN);
+        if (t && !strcmp(t, test) && probe_json_num(r, "batch", 1) <= 1 && b > 0 && n > threads) {
+            v = b;
+            threads = n;
+        }
     }
-    double c = measure_copy_c(m);
+    return v;
+}
+
+/* Whether the run measured a test at batch 1 (measure_decode_kernel's have). */
+static bool result_has(const char *test, const void *ctx) {
+    return result_rate(ctx, test) > 0;
+}
+
+/* The device line and what the rates are compared with. */
+static void print_device(const struct measure_run *m, const struct engine_gpu *g,
+                         const struct catalog_cpu *cpu) {
+    const struct probe_json *d = &m->device;
+    char a[32];
+    bool on_cpu = measure_on_cpu(m);
+    int virt = measure_virtual(m);
+    enum measure_cpu_kind k = measure_cpu_kind(cpu, virt);
+    fmt_rate(probe_json_num(d, "theoretical_bytes_per_s", NAN), "B/s", a, sizeof a);
+    printf("device: %s (%s%s%s), memory %.1f GB, theoretical %s, catalog: %s",
+           measure_str_or(probe_json_str(d, "name"), "?"), measure_str_or(probe_json_str(d, "backend"), "?"),
+           probe_json_str(d, "arch") ? ", " : "", measure_str_or(probe_json_str(d, "arch"), ""),
+           probe_json_num(d, "memory_bytes", 0) / 1e9, a,
+           on_cpu ? (k == MEASURE_CPU_KNOWN ? cpu->id
+                     : k == MEASURE_CPU_VIRTUAL ? cpu->id
+                     : k == MEASURE_CPU_UNKNOWN ? "unknown CPU"
+                                                : "unknown CPU (virtual machine)")
+                  : (g ? g->id : "no match"));
+    putchar('\n');
+    if (!on_cpu)
+        return;
+    const char *isa = probe_json_str(d, "isa"), *avail = probe_json_str(d, "isa_available");
+    double threads = probe_json_num(d, "compute_units", 0);
+    printf("cpu: %s%s%s%s%s", isa ? "runs " : "", isa ? isa : "",
+           avail ? " (available: " : "", avail ? avail : "", avail ? ")" : "");
+    if (threads > 0)
+        printf("%s%g threads", isa || avail ? ", " : "", threads);
+    printf("%s%s\n", isa || avail || threads > 0 ? ", " : "",
+           virt == 1 ? "virtual machine" : virt == 0 ? "bare metal" : "virtual machine or not: not said");
+    if (k == MEASURE_CPU_KNOWN) {
+        fmt_rate(cpu->bandwidth_bytes_per_s, "B/s", a, sizeof a);
+        char type[16];
+        size_t n = 0;
+        for (; cpu->memory_type[n] && n + 1 < sizeof type; n++)
+            type[n] = (char)toupper((unsigned char)cpu->memory_type[n]);
+        type[n] = 0;
+        printf("compared with: the %s data sheet, %u x %u-bit %s-%.0f = %s (catalog %s)\n",
+               cpu->name, cpu->memory_channels, cpu->channel_bits, type,
+               cpu->memory_transfers_per_s / 1e6, a, cpu->id);
+    } else {
+        printf("compared with: itself, %s%s%s; every rate is a fraction of this CPU's own C\n",
+               measure_cpu_phrase(k), k == MEASURE_CPU_VIRTUAL ? " for " : "",
+               k == MEASURE_CPU_VIRTUAL ? cpu->name : "");
+    }
+}
+
+/* The last block on a CPU: per weight width, the kernel that decodes it
+ * here, and what calibrating a plan with these figures means. */
+static void print_here(const struct measure_run *m, double c) {
+    static const struct {
+        const char *weights;
+        double bits;
+        bool bf16;
+    } widths[] = {{"fp16", 16, false}, {"bf16", 16, true}, {"8-bit", 8, false}, {"4-bit", 4, false}};
+    char a[32];
+    bool any = false;
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        bool nearest;
+        const char *t = measure_decode_kernel(widths[i].bits, widths[i].bf16, result_has, m, &nearest);
+        if (!t)
+            continue;
+        if (!any)
+            printf("\non this machine: the decode kernel of each weight width (a decode step's "
+                   "tokens/s ceiling\nis this rate over the bytes a token reads; the Measure pane "
+                   "does it for the scenario):\n");
+        any = true;
+        double bw = result_rate(m, t);
+        fmt_rate(bw, "B/s", a, sizeof a);
+        printf("  %-14s %-10s %12s", widths[i].weights, t, a);
+        if (c > 0)
+            printf("  %.2f of C", bw / c);
+        printf("%s\n", nearest ? "  (the nearest measured)" : "");
+    }
+    if (any)
+        printf("These are this CPU's figures: `vramlab plan --measured-bw` takes a figure as the\n"
+               "scenario's GPU's and cannot tell where it came from (see vramlab(1)).\n");
+}
+
+/* The human report. */
+static void measure_print_text(const struct measure_run *m, const struct engine_gpu *g,
+                               const struct catalog_cpu *cpu) {
+    char a[32], b[32], p[32], v[48];
+    bool on_cpu = measure_on_cpu(m);
+    const struct catalog_cpu *sheet =
+        on_cpu && measure_cpu_kind(cpu, measure_virtual(m)) == MEASURE_CPU_KNOWN ? cpu : NULL;
+    double c = measure_copy_c(m), peak = on_cpu ? measure_fma_peak(m) : NAN;
+    if (m->have_device)
+        print_device(m, g, cpu);
     if (m->n_results) {
         fmt_rate(c, "B/s", a, sizeof a);
-        printf("C (measured copy, read + write) = %s\n\n", a);
-        printf("%-11s %-22s %12s %12s %7s %4s %12s %6s %6s\n", "test", "variant", "measured",
-               "best", "spread", "ok", "predicted", "ratio", "of C");
+        printf("C (measured copy, read + write) = %s\n", a);
+        if (peak > 0) {
+            fmt_rate(peak, "FLOP/s", a, sizeof a);
+            printf("FMA peak (fma-peak, all threads) = %s: the roofline is min(FMA peak, C x "
+                   "FLOP/byte)",
+                   a);
+            if (c > 0)
+                printf(", ridge %.3g FLOP/byte", peak / c);
+            putchar('\n');
+        }
+        putchar('\n');
+        printf("%-11s %-22s %12s %12s %7s %4s %12s %6s %6s%s\n", "test", "variant", "measured",
+               "best", "spread", "ok", "predicted", "ratio", "of C", on_cpu ? " of roof" : "");
     }
     for (size_t i = 0; i < m->n_results; i++) {
         const struct probe_json *r = &m->results[i];
         bool is_flop;
-        double pred = measure_predicted(g, r, &is_flop);
+        double pred = on_cpu ? measure_predicted_cpu(sheet, r, &is_flop)
+                             : measure_predicted(g, r, &is_flop);
         double meas = probe_json_num(r, is_flop ? "flop_per_s" : "bytes_per_s", NAN);
         double best = is_flop
                           ? probe_json_num(r, "flop", NAN) / probe_json_num(r, "best_seconds", NAN)
@@ -170,19 +389,55 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
         fmt_rate(pred, is_flop ? "FLOP/s" : "B/s", p, sizeof p);
         variant(r, v, sizeof v);
         double spread = probe_json_num(r, "spread", NAN);
-        char ratio[16] = "-", ofc[16] = "-";
+        char ratio[16] = "-", ofc[16] = "-", roof[16] = "";
         if (pred > 0)
             snprintf(ratio, sizeof ratio, "%.2f", meas / pred);
         if (!is_flop && c > 0)
             snprintf(ofc, sizeof ofc, "%.2f", meas / c);
+        if (on_cpu) {
+            double flop = probe_json_num(r, "flop", NAN), bytes = probe_json_num(r, "bytes", NAN);
+            double fps = probe_json_num(r, "flop_per_s", NAN);
+            /* batch > 1: where a CPU turns compute bound (batch 1 is its
+             * fraction of C again) */
+            double rf = !is_flop && flop > 0 && bytes > 0 && probe_json_num(r, "batch", 0) > 1
+                            ? measure_roofline(peak, c, flop / bytes)
+                            : NAN;
+            if (rf > 0 && fps > 0)
+                snprintf(roof, sizeof roof, " %7.2f", fps / rf);
+            else
+                snprintf(roof, sizeof roof, " %7s", "-");
+        }
         /* a working set under 4x the device's cache is (partly) a cache figure */
         double cache = m->have_device ? probe_json_num(&m->device, "l2_bytes", 0) : 0;
-        bool in_cache = cache > 0 && probe_json_num(r, "bytes", 0) < 4 * cache;
-        printf("%-11s %-22s %12s %12s %6.1f%%%s%4s %12s %6s %6s%s\n",
+        double ws = probe_json_num(r, "bytes", 0);
+        bool in_cache = cache > 0 && ws > 0 && ws < 4 * cache;
+        printf("%-11s %-22s %12s %12s %6.1f%%%s%4s %12s %6s %6s%s%s\n",
                measure_str_or(probe_json_str(r, "test"), "?"), v, a, b, 100 * spread,
                probe_json_bool(r, "flagged", false) ? "!" : " ",
-               probe_json_bool(r, "verified", false) ? "yes" : "NO", p, ratio, ofc,
+               probe_json_bool(r, "verified", false) ? "yes" : "NO", p, ratio, ofc, roof,
                in_cache ? "  in cache" : "");
+    }
+    /* the copy against the STREAM-style loop the probe ran beside it */
+    for (size_t i = 0; i < m->n_results; i++) {
+        const struct probe_json *r = &m->results[i];
+        const char *t = probe_json_str(r, "test");
+        double ref = probe_json_num(r, "reference_bytes_per_s", NAN);
+        if (t && !strcmp(t, "copy") && ref > 0) {
+            fmt_rate(probe_json_num(r, "bytes_per_s", NAN), "B/s", a, sizeof a);
+            fmt_rate(ref, "B/s", b, sizeof b);
+            double n = probe_json_num(r, "threads", 0);
+            printf("copy with %g thread%s / a STREAM-style copy in the same run: %s / %s = "
+                   "%.2f\n",
+                   n, n == 1 ? "" : "s", a, b, probe_json_num(r, "bytes_per_s", NAN) / ref);
+        }
+    }
+    for (size_t i = 0; i < m->n_results; i++) {
+        const char *note = probe_json_str(&m->results[i], "note");
+        if (note && *note) {
+            variant(&m->results[i], v, sizeof v);
+            printf("note, %s %s: %s\n", measure_str_or(probe_json_str(&m->results[i], "test"), "?"),
+                   v, note);
+        }
     }
     if (m->n_lab) {
         printf("\nerror lab (relative error ||w - w_hat|| / ||w||, zero codes):\n");
@@ -206,10 +461,26 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
     for (size_t i = 0; i < m->n_skips; i++)
         printf("skipped %s: %s\n", measure_str_or(probe_json_str(&m->skips[i], "test"), "?"),
                measure_str_or(probe_json_str(&m->skips[i], "reason"), ""));
-    if (m->n_results)
-        printf("\n'!' marks a spread over 5%%; ratio = measured / catalog prediction;"
+    if (on_cpu)
+        print_here(m, c);
+    if (m->n_results) {
+        printf("\n'!' marks a spread over 5%%; ratio = measured / %s;"
                " of C = fraction of the measured copy bandwidth;\nin cache = a working set"
-               " under 4x the device's cache (L2 or last level).\n");
+               " under 4x the device's cache (L2 or last level)",
+               on_cpu ? "the catalog CPU's data sheet\n(none for a virtual machine or an unknown "
+                        "CPU)"
+                      : "catalog prediction");
+        printf(on_cpu ? ";\nof roof = FLOP/s over this CPU's roofline min(FMA peak, C x "
+                        "FLOP/byte), at batch > 1.\n"
+                      : ".\n");
+    }
+}
+
+/* Whether a --tests list names at least one test and no empty one. */
+static bool tests_list_ok(const char *list) {
+    if (!*list || *list == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+        return false;
+    return true;
 }
 
 /* `vramlab measure`. */
@@ -226,11 +497,28 @@ int cmd_measure(int argc, char **argv) {
             json = true;
         } else if (!strcmp(a, "--quick")) {
             args[na++] = "--quick";
-        } else if ((!strcmp(a, "--device") || !strcmp(a, "--tests") || !strcmp(a, "--threads")) &&
-                   i + 1 < argc) {
+        } else if (!strcmp(a, "--device") || !strcmp(a, "--tests") || !strcmp(a, "--threads")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "vramlab measure: %s needs a value (see --help)\n", a);
+                return VRAMLAB_EXIT_USAGE;
+            }
+            if (!strcmp(a, "--tests") && !tests_list_ok(argv[i + 1])) {
+                fprintf(stderr,
+                        "vramlab measure: --tests: expected a comma-separated list of tests "
+                        "(see --help), found '%s'\n",
+                        argv[i + 1]);
+                return VRAMLAB_EXIT_USAGE;
+            }
             args[na++] = a;
             args[na++] = argv[++i];
         } else if (!strncmp(a, "--device=", 9) || !strncmp(a, "--tests=", 8)) {
+            if (!strncmp(a, "--tests=", 8) && !tests_list_ok(a + 8)) {
+                fprintf(stderr,
+                        "vramlab measure: --tests: expected a comma-separated list of tests "
+                        "(see --help), found '%s'\n",
+                        a + 8);
+                return VRAMLAB_EXIT_USAGE;
+            }
             args[na++] = a;
         } else if (!strcmp(a, "--catalog") && i + 1 < argc) {
             i++; /* read by options_load_catalog */
@@ -265,8 +553,26 @@ int cmd_measure(int argc, char **argv) {
         catalog_free(&cat);
         return VRAMLAB_EXIT_DEVICE;
     }
-    int status = measure_collect(path, args, json, m);
-    if (status < 0 && !m->failed) {
+    measure_catch_signals();
+    int status = measure_collect(path, args, m);
+    if (status == -2 || measure_signal) {
+        /* stopped by a signal: the probe is gone; die of the same signal
+         * (the shell sees 128 + N), or return 128 + N */
+        int sig = measure_signal;
+        fprintf(stderr, "vramlab measure: stopped by %s; the probe was stopped too\n",
+                sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+        measure_run_free(m);
+        free(m);
+        catalog_free(&cat);
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        return 128 + sig;
+    }
+    if (status == -1 && !m->failed) {
         m->failed = true;
         snprintf(m->error_code, sizeof m->error_code, "start");
     } else if (status > 0 && !m->failed) {
@@ -275,10 +581,11 @@ int cmd_measure(int argc, char **argv) {
         snprintf(m->error_code, sizeof m->error_code, "exit");
     }
     const struct engine_gpu *g = measure_match(m, &cat);
+    const struct catalog_cpu *cpu = measure_match_cpu(m, &cat);
     if (json)
-        measure_run_json(stdout, m, g);
+        measure_run_json(stdout, m, g, cpu);
     else
-        measure_print_text(m, g);
+        measure_print_text(m, g, cpu);
     rc = VRAMLAB_EXIT_OK;
     if (m->failed || m->truncated) {
         const char *msg =

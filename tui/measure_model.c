@@ -10,6 +10,7 @@
 
 #include "tui/i18n.h"
 #include "tui/measure_model.h"
+#include "tui/measure_run.h"
 #include "tui/report.h"
 
 /* Whether the Measure pane grows over Speed and Roofline. */
@@ -25,6 +26,12 @@ void tui_measure_clear(struct tui_measure *m) {
     m->cache_bytes = 0;
     m->match = NULL;
     m->confirm_save = false;
+    m->on_cpu = false;
+    m->virt = -1;
+    m->cpu = NULL;
+    m->isa[0] = '\0';
+    m->memory_bytes = 0;
+    m->confirm_calibrate = false;
 }
 
 /* The bar of a test, added when new; NULL when the list is full. */
@@ -41,12 +48,13 @@ static struct tui_measure_bar *bar_of(struct tui_measure *m, const char *test) {
 }
 
 /* Keep a result row: per test, the batch-1 row with the most threads; for
- * the GEMM sweep the row with the highest FLOP/s (the top of the roof). */
+ * the GEMM sweep the row with the highest FLOP/s (the top of the roof);
+ * for the CPU's fma-peak (no bytes) the row with the most threads. */
 static void row_take(struct tui_measure *m, const char *test, const struct probe_json *j) {
     double bps = probe_json_num(j, "bytes_per_s", 0), threads = probe_json_num(j, "threads", 0);
     double batch = probe_json_num(j, "batch", 0), flops = probe_json_num(j, "flop_per_s", 0);
-    bool gemm = strcmp(test, "gemm") == 0;
-    if (!(bps > 0) || (!gemm && batch > 1))
+    bool gemm = strcmp(test, "gemm") == 0, fma = strcmp(test, "fma-peak") == 0;
+    if (fma ? !(flops > 0) : !(bps > 0) || (!gemm && batch > 1))
         return;
     struct tui_measure_row *r = NULL;
     for (size_t i = 0; i < m->n_rows && !r; i++)
@@ -68,6 +76,8 @@ static void row_take(struct tui_measure *m, const char *test, const struct probe
     r->bytes = probe_json_num(j, "bytes", 0);
     r->verified = probe_json_bool(j, "verified", false);
     r->flagged = probe_json_bool(j, "flagged", false);
+    r->reference_bytes_per_s = probe_json_num(j, "reference_bytes_per_s", 0);
+    snprintf(r->note, sizeof(r->note), "%s", measure_str_or(probe_json_str(j, "note"), ""));
 }
 
 /* Keep an error-lab row. */
@@ -97,12 +107,25 @@ void tui_measure_take(struct tui_measure *m, const struct probe_event *ev,
         snprintf(m->device, sizeof(m->device), "%.90s", s ? s : "?");
         snprintf(m->backend, sizeof(m->backend), "%s", b ? b : "?");
         m->cache_bytes = probe_json_num(j, "l2_bytes", 0);
-        m->match = s && cat ? catalog_match_device(cat, s) : NULL;
+        /* a CPU is matched to the CPU table, never to a GPU's data sheet */
+        m->on_cpu = b && strcmp(b, "cpu") == 0;
+        m->match = s && cat && !m->on_cpu ? catalog_match_device(cat, s) : NULL;
+        m->cpu = s && cat && m->on_cpu ? catalog_match_cpu(cat, s) : NULL;
+        {
+            const struct probe_json_field *v = probe_json_get(j, "virtual");
+            m->virt = v && v->type == PROBE_JSON_BOOL ? (v->b ? 1 : 0) : -1;
+        }
+        snprintf(m->isa, sizeof(m->isa), "%s", measure_str_or(probe_json_str(j, "isa"), ""));
+        m->memory_bytes = probe_json_num(j, "memory_bytes", 0);
         break;
     case PROBE_EV_PROGRESS:
         if (s && (bar = bar_of(m, s)) != NULL && bar->fraction >= 0)
             bar->fraction = probe_json_num(j, "fraction", 0);
-        if (s)
+        if (s && probe_json_num(j, "index", 0) >= 1 && probe_json_num(j, "count", 0) >= 1)
+            snprintf(m->progress, sizeof(m->progress), _("%.24s %.0f%% (test %.0f of %.0f)"), s,
+                     100 * probe_json_num(j, "fraction", 0), probe_json_num(j, "index", 0),
+                     probe_json_num(j, "count", 0));
+        else if (s)
             snprintf(m->progress, sizeof(m->progress), "%.24s %.0f%%", s,
                      100 * probe_json_num(j, "fraction", 0));
         break;
@@ -146,32 +169,53 @@ const struct tui_measure_row *tui_measure_find(const struct tui_measure *m, cons
     return NULL;
 }
 
+/* Whether the pane has a batch-1 bandwidth for a test (measure_decode_kernel's have). */
+static bool row_has(const char *test, const void *ctx) {
+    const struct tui_measure_row *r = tui_measure_find(ctx, test);
+    return r && r->bytes_per_s > 0;
+}
+
 /* The bandwidth a decode step gets (see measure_model.h). */
 double tui_measure_decode_bw(const struct tui_measure *m, const struct engine_format *wf,
-                             const char **test) {
-    const char *order[3] = {"gemv-fp16", "gemv-fp16", "copy"};
-    if (wf && wf->block > 0 && wf->bits <= 4)
-        order[0] = "w4a16";
-    else if (wf && wf->block > 0 && wf->bits <= 8)
-        order[0] = "w8a16";
-    for (size_t i = 0; i < 3; i++) {
-        const struct tui_measure_row *r = tui_measure_find(m, order[i]);
-        if (r && r->bytes_per_s > 0) {
-            if (test)
-                *test = order[i];
-            return r->bytes_per_s;
-        }
+                             const char **test, bool *nearest) {
+    double bits = wf && wf->bits > 0 ? wf->bits : 16;
+    bool bf16 = wf && wf->kind == ENGINE_FMT_FLOAT && wf->bits == 16 && wf->exponent_bits == 8;
+    bool near = false;
+    const char *t = measure_decode_kernel(bits, bf16, row_has, m, &near);
+    const struct tui_measure_row *r = t ? tui_measure_find(m, t) : tui_measure_find(m, "copy");
+    if (!t && r && r->bytes_per_s > 0) {
+        t = "copy"; /* no GEMV measured: the ceiling stands in */
+        near = true;
     }
     if (test)
-        *test = NULL;
-    return 0;
+        *test = t;
+    if (nearest)
+        *nearest = near;
+    return t && r ? r->bytes_per_s : 0;
+}
+
+/* The measured FMA peak of a CPU, 0 when absent. */
+double tui_measure_fma_peak(const struct tui_measure *m) {
+    const struct tui_measure_row *r = tui_measure_find(m, "fma-peak");
+    return r && r->flop_per_s > 0 ? r->flop_per_s : 0;
 }
 
 /* The predicted rate of a row. */
 double tui_measure_predicted(const struct tui_measure *m, const struct tui_measure_row *r,
                              const struct engine_gpu *gpu_fallback) {
+    if (!r)
+        return NAN;
+    if (m->on_cpu) {
+        /* the catalog CPU's data sheet; none for a VM or an unknown part */
+        const struct catalog_cpu *c = m->virt == 1 ? NULL : m->cpu;
+        if (!c)
+            return NAN;
+        if (strcmp(r->test, "fma-peak") == 0)
+            return c->fp32_flop_per_s > 0 ? c->fp32_flop_per_s : NAN;
+        return strcmp(r->test, "gemm") == 0 ? NAN : c->bandwidth_bytes_per_s;
+    }
     const struct engine_gpu *g = m->match ? m->match : gpu_fallback;
-    if (!g || !r || !(g->bandwidth_bytes_per_s > 0))
+    if (!g || !(g->bandwidth_bytes_per_s > 0) || strcmp(r->test, "fma-peak") == 0)
         return NAN;
     if (strcmp(r->test, "gemm") == 0) {
         double fpb = r->bytes > 0 && r->flop_per_s > 0 && r->bytes_per_s > 0
@@ -211,28 +255,83 @@ void tui_measure_redo(const struct engine_scenario *sc, double measured_bytes_pe
     out->valid = true;
 }
 
-/* a: calibrate with the measured rates, or back to the data sheet. */
-bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenario *sc) {
-    char a[32];
-    if (sc->measured_bytes_per_s > 0 || sc->measured_flop_per_s > 0) {
-        sc->measured_bytes_per_s = sc->measured_flop_per_s = 0;
-        m->calibrated_gpu[0] = '\0';
-        snprintf(m->note, sizeof(m->note), "%s",
-                 _("data sheet figures again (a applies the measured ones)"));
-        return true;
+/* The scenario on this machine, and the catalog's prediction. */
+void tui_measure_here(const struct tui_measure *m, const struct engine_scenario *sc,
+                      struct tui_measure_here *out) {
+    static struct engine_estimate e; /* large; the pane is single-threaded */
+    static struct engine_scenario t;
+    const struct tui_measure_row *copy = tui_measure_find(m, "copy");
+    memset(out, 0, sizeof(*out));
+    if (sc->mode != ENGINE_MODE_INFER || !copy || !(copy->bytes_per_s > 0))
+        return;
+    /* the catalog's prediction: the scenario as it is, data sheet */
+    t = *sc;
+    t.measured_bytes_per_s = t.measured_flop_per_s = 0;
+    engine_estimate(&t, &e);
+    if (e.invalid)
+        return;
+    out->catalog_tokens_per_s = e.decode_tokens_per_s;
+    /* this machine: one device, its measured rates as they are */
+    out->c_bytes_per_s = copy->bytes_per_s;
+    out->kernel_bytes_per_s = tui_measure_decode_bw(m, &sc->weight_format, &out->test,
+                                                    &out->nearest);
+    out->fma_peak = tui_measure_fma_peak(m);
+    t.gpus = t.tp = t.pp = t.dp = 1;
+    t.zero = 0;
+    t.gpus_per_node = 1;
+    t.interleave = 1;
+    t.sequence_parallel = false;
+    t.bw_efficiency = t.flops_efficiency = 1;
+    t.reserve_bytes = 0; /* no CUDA context on a CPU */
+    memset(&t.gpu, 0, sizeof(t.gpu));
+    snprintf(t.gpu.id, sizeof(t.gpu.id), "this-machine");
+    snprintf(t.gpu.name, sizeof(t.gpu.name), "%.60s", m->device[0] ? m->device : "this machine");
+    t.gpu.memory_bytes = m->memory_bytes > 0 ? m->memory_bytes : sc->gpu.memory_bytes;
+    t.gpu.gpus_per_node = 1;
+    /* without a measured FMA peak the compute ceiling is left out (a rate
+     * no CPU reaches), so the figures are the memory-bound ones */
+    for (int c = 0; c < ENGINE_COMPUTE_COUNT; c++)
+        t.gpu.flops[c] = out->fma_peak > 0 ? out->fma_peak : 1e30;
+    t.gpu.bandwidth_bytes_per_s = out->c_bytes_per_s;
+    engine_estimate(&t, &e);
+    if (e.invalid)
+        return;
+    out->ceiling_tokens_per_s = e.decode_tokens_per_s;
+    out->fits = m->memory_bytes > 0 ? e.fits : true;
+    out->need_bytes = e.memory.total;
+    if (out->kernel_bytes_per_s > 0) {
+        t.gpu.bandwidth_bytes_per_s = out->kernel_bytes_per_s;
+        engine_estimate(&t, &e);
+        out->kernel_tokens_per_s = e.invalid ? 0 : e.decode_tokens_per_s;
     }
+    out->valid = true;
+}
+
+/* Whether the measurement is of another device than the scenario's GPU. */
+static bool other_device(const struct tui_measure *m, const struct engine_scenario *sc) {
+    return m->on_cpu || !m->match || strcmp(m->match->id, sc->gpu.id) != 0;
+}
+
+/* Apply the measured rates to the scenario (no questions). */
+static bool apply_calibration(struct tui_measure *m, struct engine_scenario *sc) {
+    char a[32];
     const char *test;
-    double bw = tui_measure_decode_bw(m, &sc->weight_format, &test);
+    double bw = tui_measure_decode_bw(m, &sc->weight_format, &test, NULL);
     if (!(bw > 0)) {
         snprintf(m->note, sizeof(m->note), "%s", _("nothing measured yet: m runs the probe"));
         return false;
     }
-    const struct tui_measure_row *g = tui_measure_find(m, "gemm");
+    const struct tui_measure_row *g = tui_measure_find(m, m->on_cpu ? "fma-peak" : "gemm");
     sc->measured_bytes_per_s = bw;
     snprintf(m->calibrated_gpu, sizeof(m->calibrated_gpu), "%s", sc->gpu.id);
     sc->measured_flop_per_s = g && g->flop_per_s > 0 ? g->flop_per_s : 0;
     report_bandwidth(bw, a, sizeof(a));
-    if (sc->measured_flop_per_s > 0)
+    if (other_device(m, sc))
+        snprintf(m->note, sizeof(m->note),
+                 _("calibrated with %.40s's figures, not %.40s's: %s (%s)%s"),
+                 m->device[0] ? m->device : "?", sc->gpu.name, a, test,
+                 sc->measured_flop_per_s > 0 ? _(" and its FLOP/s") : "");
+    else if (sc->measured_flop_per_s > 0)
         snprintf(m->note, sizeof(m->note),
                  _("calibrated: %s (%s) and %.3g TFLOP/s (gemm) replace the data sheet"), a, test,
                  sc->measured_flop_per_s / 1e12);
@@ -240,6 +339,42 @@ bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenari
         snprintf(m->note, sizeof(m->note),
                  _("calibrated: %s (%s) replaces the data-sheet bandwidth"), a, test);
     return true;
+}
+
+/* a: calibrate with the measured rates, or back to the data sheet. */
+bool tui_measure_toggle_calibration(struct tui_measure *m, struct engine_scenario *sc) {
+    m->confirm_calibrate = false;
+    if (sc->measured_bytes_per_s > 0 || sc->measured_flop_per_s > 0) {
+        sc->measured_bytes_per_s = sc->measured_flop_per_s = 0;
+        m->calibrated_gpu[0] = '\0';
+        snprintf(m->note, sizeof(m->note), "%s",
+                 _("data sheet figures again (a applies the measured ones)"));
+        return true;
+    }
+    if (!(tui_measure_decode_bw(m, &sc->weight_format, NULL, NULL) > 0)) {
+        snprintf(m->note, sizeof(m->note), "%s", _("nothing measured yet: m runs the probe"));
+        return false;
+    }
+    if (other_device(m, sc)) {
+        /* a measurement calibrates the device it was measured on: ask */
+        m->confirm_calibrate = true;
+        snprintf(m->note, sizeof(m->note),
+                 m->on_cpu ? _("apply the CPU %.40s's figures to the %.40s? y yes, any other "
+                               "key no")
+                           : _("apply %.40s's figures to the %.40s? y yes, any other key no"),
+                 m->device[0] ? m->device : "?", sc->gpu.name);
+        return false;
+    }
+    return apply_calibration(m, sc);
+}
+
+/* The answer to the question of toggle_calibration. */
+bool tui_measure_confirm(struct tui_measure *m, struct engine_scenario *sc, bool yes) {
+    m->confirm_calibrate = false;
+    if (yes)
+        return apply_calibration(m, sc);
+    snprintf(m->note, sizeof(m->note), _("kept the %.60s data sheet"), sc->gpu.name);
+    return false;
 }
 
 /* Drop a calibration the pane made for another GPU than the scenario's. */

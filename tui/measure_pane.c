@@ -16,10 +16,12 @@
 #include "tui/measure_model.h"
 #include "tui/measure_pane.h"
 
-/* The tests the pane runs, in the probe's order (the quick sizes). */
-static const char *const mpane_tests[] = {"copy",  "read",  "gemv-fp16", "gemm",
-                                          "w8a16", "w4a16", "error"};
-#define MPANE_TESTS "copy,read,gemv-fp16,gemm,w8a16,w4a16,error"
+/* The tests the pane runs, in the probe's order (the quick sizes): on a
+ * GPU the GEMM sweep, on the CPU its peak FMA rate (its roofline's roof);
+ * MPANE_TESTS_CPU_OLD for a probe that does not know fma-peak yet. */
+#define MPANE_TESTS         "copy,read,gemv-fp16,gemm,w8a16,w4a16,error"
+#define MPANE_TESTS_CPU     "copy,read,fma-peak,gemv-fp16,w8a16,w4a16,error"
+#define MPANE_TESTS_CPU_OLD "copy,read,gemv-fp16,w8a16,w4a16,error"
 
 /* The compact layout has no Measure pane: the status line says how the
  * run went. */
@@ -37,21 +39,28 @@ static void mpane_say(struct tui_state *st) {
                  _("measured; 80x24 or more shows the Measure pane"));
 }
 
-/* Start the probe on a device ("cuda" or "cpu"); failures land in the pane. */
-static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *device) {
-    const char *args[] = {"--device", device, "--quick", "--tests", MPANE_TESTS, NULL};
+/* Start the probe on a device ("cuda" or "cpu") with a test list;
+ * failures land in the pane. */
+static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *device,
+                        const char *tests) {
+    const char *args[] = {"--device", device, "--quick", "--tests", tests, NULL};
     struct tui_measure *m = &st->measure;
-    char path[512], err[256];
+    char path[512], err[256], list[128];
     m->start_request = m->cancel_request = false;
     tui_measure_clear(m);
     m->note[0] = '\0'; /* a fallback to the CPU says so after this */
     measure_run_free(&mp->run);
     mp->on_cpu = strcmp(device, "cpu") == 0;
+    mp->with_fma = strstr(tests, "fma-peak") != NULL;
+    mp->retry_old = false;
     mp->got_data = false;
-    for (size_t i = 0; i < sizeof(mpane_tests) / sizeof(mpane_tests[0]); i++) {
-        snprintf(m->bars[i].test, sizeof(m->bars[i].test), "%s", mpane_tests[i]);
-        m->bars[i].fraction = 0;
-        m->n_bars = i + 1;
+    /* one bar per test of the list */
+    snprintf(list, sizeof(list), "%s", tests);
+    m->n_bars = 0;
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t && m->n_bars < TUI_MEASURE_TESTS;
+         t = strtok_r(NULL, ",", &save)) {
+        snprintf(m->bars[m->n_bars].test, sizeof(m->bars[0].test), "%s", t);
+        m->bars[m->n_bars++].fraction = 0;
     }
     if (probe_client_find(path, sizeof(path), err, sizeof(err)) != 0 ||
         probe_client_start(&mp->pc, path, args, err, sizeof(err)) != 0) {
@@ -88,6 +97,13 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
                 mp->fallback = true; /* no GPU: measure the CPU instead */
                 continue;
             }
+            if (ev.kind == PROBE_EV_ERROR && mp->on_cpu && mp->with_fma && !mp->got_data &&
+                measure_str_or(probe_json_str(&ev.j, "code"), "")[0] &&
+                strcmp(probe_json_str(&ev.j, "code"), "usage") == 0 &&
+                strstr(measure_str_or(probe_json_str(&ev.j, "message"), ""), "fma-peak")) {
+                mp->retry_old = true; /* an older probe: the same run without fma-peak */
+                continue;
+            }
             if (ev.kind == PROBE_EV_RESULT)
                 mp->got_data = true;
             measure_run_take(&mp->run, &ev);
@@ -105,8 +121,14 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
     mp->running = false;
     if (mp->fallback) {
         mp->fallback = false;
-        mpane_start(mp, st, "cpu");
+        mpane_start(mp, st, "cpu", MPANE_TESTS_CPU);
         snprintf(m->note, sizeof(m->note), "%s", _("no GPU found: measuring the CPU"));
+        return TUI_DIRTY_REPAINT;
+    }
+    if (mp->retry_old) {
+        mpane_start(mp, st, "cpu", MPANE_TESTS_CPU_OLD);
+        snprintf(m->note, sizeof(m->note), "%s",
+                 _("this probe has no fma-peak test: measuring without the CPU's FLOP peak"));
         return TUI_DIRTY_REPAINT;
     }
     if (rc == 0 && !m->error[0] && (m->n_rows > 0 || m->n_lab > 0)) {
@@ -128,7 +150,7 @@ unsigned tui_mpane_poll(struct tui_mpane *mp, struct tui_state *st) {
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     }
     if (m->start_request && !mp->running) {
-        mpane_start(mp, st, "cuda");
+        mpane_start(mp, st, "cuda", MPANE_TESTS);
         return TUI_DIRTY_REPAINT;
     }
     if (!mp->running)
@@ -154,8 +176,9 @@ void tui_mpane_stop(struct tui_mpane *mp) {
 }
 
 /* Write the run as JSON to path (see measure_pane.h). */
-int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g, const char *path,
-                   bool overwrite, char *err, size_t errlen) {
+int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g,
+                   const struct catalog_cpu *cpu, const char *path, bool overwrite, char *err,
+                   size_t errlen) {
     char tmp[1024];
     const char *slash = strrchr(path, '/');
     int dl = slash ? (int)(slash - path) : 1;
@@ -180,7 +203,7 @@ int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g, co
         unlink(tmp);
         return -1;
     }
-    measure_run_json(f, run, g);
+    measure_run_json(f, run, g, cpu);
     int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
     if (bad) {
@@ -218,7 +241,8 @@ static unsigned mpane_write(struct tui_mpane *mp, struct tui_state *st, bool ove
         snprintf(m->note, sizeof(m->note), "%s", _("nothing to save yet: m runs the probe"));
         return TUI_DIRTY_REPAINT;
     }
-    int rc = tui_mpane_save(&mp->run, m->match, TUI_MEASURE_FILE, overwrite, err, sizeof(err));
+    int rc = tui_mpane_save(&mp->run, m->match, m->cpu, TUI_MEASURE_FILE, overwrite, err,
+                            sizeof(err));
     if (rc == 1) {
         m->confirm_save = true;
         snprintf(m->note, sizeof(m->note), _("%s exists: y replaces it, any other key keeps it"),
@@ -236,6 +260,12 @@ static unsigned mpane_write(struct tui_mpane *mp, struct tui_state *st, bool ove
 bool tui_mpane_key(struct tui_mpane *mp, struct tui_state *st, int key, unsigned *dirty) {
     struct tui_measure *m = &st->measure;
     *dirty = 0;
+    if (m->confirm_calibrate) { /* the answer to "apply X's figures to Y?" */
+        *dirty = tui_measure_confirm(m, &st->opt.sc, key == 'y')
+                     ? TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT
+                     : TUI_DIRTY_REPAINT;
+        return true;
+    }
     if (m->confirm_save) { /* the answer to "exists: y replaces it" */
         if (key == 'y') {
             *dirty = mpane_write(mp, st, true);

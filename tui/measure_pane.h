@@ -4,14 +4,18 @@
  *
  * m (state.c) asks for a run; tui_mpane_poll starts vramlab-probe (quick
  * sizes: copy, read, FP16 GEMV, the GEMM sweep, W8A16/W4A16 and the error
- * lab; CUDA first, the CPU when there is no GPU), reads its events without
+ * lab; CUDA first, the CPU when there is no GPU, with the CPU's fma-peak
+ * instead of the GEMM sweep; a probe too old to know fma-peak is run again
+ * without it), reads its events without
  * blocking and fills st->measure; Esc (state.c) asks for a cancel, which
  * is SIGTERM through probe_client_cancel. The run's events are kept for
  * the session (struct measure_run) so that w can save the same JSON object
  * as `vramlab measure --json`.
  *
  * Keys while the Measure pane has focus (tui_mpane_key): a calibrates the
- * scenario with the measured rates (again: the data sheet), w saves the
+ * scenario with the measured rates (again: the data sheet; a measurement
+ * of another device than the scenario's GPU, a CPU's above all, asks
+ * first and y applies it), w saves the
  * results to vramlab-measure.json in the current directory (written to a
  * temporary file and linked or renamed into place; an existing file is
  * only replaced after y), v switches between the rates and the error lab.
@@ -33,6 +37,8 @@ struct tui_mpane {
     bool on_cpu;            /* this run is the CPU fallback */
     bool got_data;          /* this run produced a result */
     bool fallback;          /* it said "no GPU": the CPU is measured next */
+    bool with_fma;          /* this CPU run asked for fma-peak */
+    bool retry_old;         /* the probe refused fma-peak: run again without it */
     struct measure_run run; /* the last run's events, for w */
 };
 
@@ -49,7 +55,8 @@ void tui_mpane_stop(struct tui_mpane *mp);
 
 /* Write the run as JSON to path without replacing an existing file unless
  * overwrite: 0, 1 when the file exists (nothing written), -1 with err. */
-int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g, const char *path,
-                   bool overwrite, char *err, size_t errlen);
+int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g,
+                   const struct catalog_cpu *cpu, const char *path, bool overwrite, char *err,
+                   size_t errlen);
 
 #endif

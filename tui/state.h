@@ -137,6 +137,8 @@ struct tui_measure_row {
     /* Filled by tui_measure_take (tui/measure_model.c). */
     double flop_per_s, bytes; /* bytes: the working set of one repetition */
     bool verified, flagged;
+    double reference_bytes_per_s; /* copy: the STREAM-style loop beside it; 0 = none */
+    char note[96];                /* what the probe wants said about it, or "" */
 };
 /* One test's progress bar. */
 struct tui_measure_bar {
@@ -169,6 +171,13 @@ struct tui_measure {
     bool confirm_save;  /* w found the file: y overwrites */
     char note[TUI_MSG_MAX]; /* the last save, calibration or fallback */
     char calibrated_gpu[ENGINE_ID_MAX]; /* a: the scenario GPU it calibrated, or "" */
+    /* The CPU backend: the CPU compared with itself (tui/measure_model.c). */
+    bool on_cpu;                    /* the device is the CPU */
+    int virt;                       /* 1 a virtual machine, 0 bare metal, -1 not said */
+    const struct catalog_cpu *cpu;  /* the catalog CPU of its model name, or NULL */
+    char isa[16];                   /* the CPU path that ran ("avx2"), or "" */
+    double memory_bytes;            /* the device's memory, 0 = not said */
+    bool confirm_calibrate;         /* a asked: y applies another device's figures */
 };
 
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by

@@ -1,0 +1,196 @@
+#!/bin/sh
+# `vramlab measure` on the CPU backend, driven by tests/fixtures/probe/fake-cpu.sh
+# (issue 11): the CPU compared with itself, never with a GPU's data sheet; a
+# VM or an unknown CPU says so instead of a ratio; a catalog CPU on bare metal
+# gets its data sheet (EPYC 9654: 12 x DDR5-4800 = 460.8 GB/s) and the ratio;
+# GEMV at batch > 1 against the roofline min(fma-peak, C x FLOP/byte); copy
+# against the STREAM-style reference; the --json additions; an older probe
+# without the new members; --help lists the tests and --tests "" is a usage
+# error; the progress line on a terminal (tmux), and nothing on stderr when it
+# is not one. No timing assertions.
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-.}
+VRAMLAB=$top_builddir/vramlab
+FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
+fail=0
+t=$(mktemp -d) || exit 99
+SOCK=vramlab-mcpu-$$
+trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$t"' EXIT
+
+check() { # name condition...
+    name=$1
+    shift
+    if "$@"; then
+        echo "ok   - $name"
+    else
+        echo "FAIL - $name"
+        fail=1
+    fi
+}
+run() { # NAME=VALUE... -- args... -> $t/out, $t/err, $rc (the variables for the fake)
+    (
+        while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+            export "$1"
+            shift
+        done
+        [ "$#" -gt 0 ] && shift
+        VRAMLAB_PROBE="$FIX/fake-cpu.sh" "$VRAMLAB" measure "$@" >"$t/out" 2>"$t/err"
+        echo $? >"$t/rc"
+    )
+    rc=$(cat "$t/rc")
+}
+
+[ -x "$VRAMLAB" ] || { echo "SKIP: $VRAMLAB not built"; exit 77; }
+VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
+
+# --- a VM that says "AMD EPYC": itself, no ratio ---------------------------
+run -- --device cpu
+check "cpu run exits 0" [ "$rc" -eq 0 ]
+check "the VM is named: unknown CPU (virtual machine)" \
+    grep -q "catalog: unknown CPU (virtual machine)" "$t/out"
+check "compared with itself, rates as fractions of C" \
+    grep -q "compared with: itself, unknown CPU (virtual machine)" "$t/out"
+check "no GPU anywhere in the comparison" sh -c "! grep -qiE 'h100|nvidia|catalog: h' '$t/out'"
+grep -E '^(copy|read|fma-peak|gemv-fp16|gemv-bf16|w8a16|w4a16) +[a-z]' "$t/out" | grep -v "^copy with" >"$t/rows"
+check "no prediction and no ratio on any row" \
+    sh -c "[ \$(wc -l <'$t/rows') -eq 10 ] && ! grep -vE ' yes +- +- ' '$t/rows'"
+check "C is the all-threads copy" grep -q "C (measured copy, read + write) = 9.8 GB/s" "$t/out"
+check "the FMA peak and the ridge" grep -q "FMA peak (fma-peak, all threads) = 180 GFLOP/s.*ridge 18.4 FLOP/byte" "$t/out"
+check "the isa and the VM" grep -q "cpu: runs avx2 (available: avx2,scalar), 2 threads, virtual machine" "$t/out"
+# roofline at batch 16: min(180e9, 9.8e9 x 1073741824/67633152) = 155.6e9;
+# 127.006e9 / 155.6e9 = 0.816
+check "batch 16 against the roofline" sh -c "grep '^gemv-fp16 .* x16 ' '$t/out' | grep -q ' 0.82 *$'"
+check "batch 1 has no roofline column figure" sh -c "grep '^gemv-fp16 .* x1 ' '$t/out' | grep -q ' - *$'"
+check "copy against the STREAM-style reference" \
+    grep -q "copy with 2 threads / a STREAM-style copy in the same run: 9.8 GB/s / 10.1 GB/s = 0.97" "$t/out"
+check "the probe's notes are shown" grep -q "note, w4a16 .*bound by unpacking" "$t/out"
+check "on this machine: a kernel per weight width" sh -c "grep -q '^  bf16 *gemv-bf16 *8.8 GB/s  0.90 of C' '$t/out' && grep -q '^  4-bit *w4a16' '$t/out'"
+check "what plan does with these figures is said" grep -q "plan --measured-bw" "$t/out"
+check "stderr is not a terminal: nothing on it" [ ! -s "$t/err" ]
+
+if command -v python3 >/dev/null 2>&1; then
+    run -- --json
+    python3 - "$t/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+dev = d["device"]
+for k in ("name", "backend", "memory_bytes", "theoretical_bytes_per_s", "catalog_id", "catalog_cpu_id"):
+    assert k in dev, k
+assert dev["catalog_id"] is None and dev["catalog_cpu_id"] is None, dev
+assert dev["isa"] == "avx2" and dev["virtual"] is True
+assert d["complete"] is True and d["error"] is None
+for r in d["results"]:
+    for k in ("test", "bytes", "seconds", "bytes_per_s", "best_bytes_per_s", "flop_per_s",
+              "spread", "samples", "verified", "ratio", "fraction_of_copy"):
+        assert k in r, (r["test"], k)
+    assert r["ratio"] is None, r  # a VM: no data-sheet ratio
+g16 = [r for r in d["results"] if r["test"] == "gemv-fp16" and r["batch"] == 16][0]
+roof = min(180e9, 9.8e9 * 1073741824 / 67633152)
+assert abs(g16["roofline_flop_per_s"] - roof) < 1, g16
+assert abs(g16["fraction_of_roofline"] - 127006000000 / roof) < 1e-9
+copy = [r for r in d["results"] if r["test"] == "copy" and r["threads"] == 2][0]
+assert abs(copy["fraction_of_reference"] - 9.8 / 10.1) < 1e-12
+fma = [r for r in d["results"] if r["test"] == "fma-peak"][0]
+assert fma["predicted_flop_per_s"] is None and fma["fraction_of_copy"] is None
+h = d["on_this_machine"]
+assert h["comparison"] == "unknown-cpu-virtual-machine" and h["ratio"] is None, h
+assert h["message"].startswith("unknown CPU (virtual machine)")
+assert h["ceiling_bytes_per_s"] == 9.8e9 and h["fma_peak_flop_per_s"] == 180e9
+assert abs(h["ridge_flop_per_byte"] - 180 / 9.8) < 1e-9
+assert [(k["weights"], k["test"], k["nearest"]) for k in h["decode"]] == [
+    ("fp16", "gemv-fp16", False), ("bf16", "gemv-bf16", False),
+    ("8-bit", "w8a16", False), ("4-bit", "w4a16", False)], h["decode"]
+PY
+    check "json: the VM's keys, no ratio, roofline, reference, on_this_machine" [ $? -eq 0 ]
+
+    # a catalog CPU on bare metal: its data sheet and the ratio
+    run FAKE_PROBE_NAME="AMD EPYC 9654 96-Core Processor" FAKE_PROBE_VIRTUAL=false -- --json
+    python3 - "$t/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["device"]["catalog_cpu_id"] == "epyc-9654" and d["device"]["catalog_id"] is None
+h = d["on_this_machine"]
+# AMD's data sheet: 12 channels x 8 bytes x 4800 MT/s = 460.8 GB/s
+assert abs(h["data_sheet_bytes_per_s"] - 460.8e9) < 1, h
+assert abs(h["ratio"] - 9.8e9 / 460.8e9) < 1e-12, h
+assert h["comparison"] == "data-sheet"
+read = [r for r in d["results"] if r["test"] == "read"][0]
+assert abs(read["predicted_bytes_per_s"] - 460.8e9) < 1 and abs(read["ratio"] - 10.5 / 460.8) < 1e-12
+PY
+    check "json: EPYC 9654 bare metal, data sheet 460.8 GB/s and the ratio" [ $? -eq 0 ]
+
+    # the same part in a VM: named, still no ratio
+    run FAKE_PROBE_NAME="AMD EPYC 9654 96-Core Processor" -- --json
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); h = d['on_this_machine']
+assert h['catalog_cpu_id'] == 'epyc-9654' and h['comparison'] == 'virtual-machine' and h['ratio'] is None
+assert all(r['ratio'] is None for r in d['results'])" "$t/out"
+    check "json: a known part in a VM gets no ratio" [ $? -eq 0 ]
+
+    # an older probe: no isa, virtual, fma-peak, bf16, reference, note
+    run FAKE_PROBE_OLD=1 -- --json
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); h = d['on_this_machine']
+assert h['virtual'] is None and h['isa'] is None and h['fma_peak_flop_per_s'] is None, h
+assert h['comparison'] == 'unknown-cpu'
+bf = [k for k in h['decode'] if k['weights'] == 'bf16'][0]
+assert bf['test'] == 'gemv-fp16' and bf['nearest'] is True, bf
+assert not any('fraction_of_reference' in r for r in d['results'])" "$t/out"
+    check "json: an older probe is unknown, never a crash; bf16 uses the nearest kernel" [ $? -eq 0 ]
+fi
+run FAKE_PROBE_OLD=1 --
+check "text: an older probe runs" [ "$rc" -eq 0 ]
+check "text: an older probe does not say VM or not" grep -q "virtual machine or not: not said" "$t/out"
+
+# --- a GPU stays compared with its catalog GPU ------------------------------
+VRAMLAB_PROBE=$FIX/fake-ok.sh "$VRAMLAB" measure --json >"$t/out" 2>"$t/err"
+check "a GPU run has on_this_machine null and its catalog GPU" \
+    sh -c "grep -q '\"on_this_machine\": *null' '$t/out' && grep -q '\"catalog_id\": *\"h100' '$t/out'"
+
+# --- --help and --tests ------------------------------------------------------
+"$VRAMLAB" measure --help >"$t/out" 2>&1
+for test in copy read fma-peak gemv-fp16 gemv-bf16 gemm quantize dequantize w8a16 w4a16 error; do
+    grep -q "^  $test " "$t/out" || { echo "FAIL - --help lacks $test"; fail=1; }
+done
+echo "ok   - --help lists the test names"
+for bad in "" "," "copy,,read" "copy,"; do
+    VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" measure --tests "$bad" >"$t/out" 2>"$t/err"
+    rc=$?
+    check "--tests '$bad' is a usage error naming the flag" \
+        sh -c "[ $rc -eq 2 ] && grep -q -- '--tests' '$t/err' && [ ! -s '$t/out' ]"
+done
+VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" measure --tests= >"$t/out" 2>"$t/err"
+check "--tests= is a usage error" [ $? -eq 2 ]
+VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" measure --tests >"$t/out" 2>"$t/err"
+rc=$?
+check "--tests without a value is a usage error" sh -c "[ $rc -eq 2 ] && grep -q 'needs a value' '$t/err'"
+
+# --- the progress line on a terminal -----------------------------------------
+if command -v tmux >/dev/null 2>&1; then
+    # stdout to a file, stderr the terminal: the progress shows, then goes
+    tmux -L "$SOCK" -f /dev/null new-session -d -s prog -x 100 -y 10 \
+        "env LANG=C TERM=vt100 VRAMLAB_PROBE='$FIX/fake-cpu.sh' FAKE_PROBE_SLEEP=2 '$VRAMLAB' measure >'$t/prog.out'; echo \$? >'$t/prog.rc'; sleep 30"
+    seen=no
+    i=0
+    while [ $i -lt 60 ]; do
+        if tmux -L "$SOCK" capture-pane -p -t prog | grep -q "test [0-9] of 9, [a-z0-9-]*, *[0-9]*%, about [0-9.]* s left"; then
+            seen=yes
+            break
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    check "a terminal shows 'test i of N, name, time left'" [ $seen = yes ]
+    i=0
+    while [ $i -lt 100 ] && [ ! -s "$t/prog.rc" ]; do sleep 0.1; i=$((i + 1)); done
+    check "the run ends 0" [ "$(cat "$t/prog.rc" 2>/dev/null)" = 0 ]
+    check "the progress line is cleared at the end" \
+        sh -c "! tmux -L '$SOCK' capture-pane -p -t prog | grep -q 'test [0-9] of'"
+    check "the report went to stdout" grep -q "^C (measured copy" "$t/prog.out"
+else
+    echo "SKIP - the progress line (no tmux)"
+fi
+exit $fail
