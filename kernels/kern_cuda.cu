@@ -419,11 +419,12 @@ __global__ void k_gemv_q(const uint8_t *__restrict__ codes, const __half *__rest
             float part = 0.0f;
 #pragma unroll
             for (int c = 0; c < 4; c++) {
-                float xf[8];
+                float xf[8], q[8];
                 widen8(xb[c], xf);
+                codes8<BITS>(wd, c, q);
 #pragma unroll
                 for (int k = 0; k < 8; k++)
-                    part = fmaf(code_at<BITS>(wd, c * 8 + k), xf[k], part);
+                    part = fmaf(q[k], xf[k], part);
             }
             acc[b] = fmaf(part, s, acc[b]);
         }

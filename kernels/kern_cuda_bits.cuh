@@ -7,6 +7,7 @@
 #ifndef VRAMLAB_KERN_CUDA_BITS_CUH
 #define VRAMLAB_KERN_CUDA_BITS_CUH
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -97,6 +98,56 @@ template <int BITS> __host__ __device__ inline float code_at(const uint32_t *wd,
         v |= wd[w + 1] << (32 - sh);
     return kc_bits_to_float(0x4b000000u | (v & ((1u << BITS) - 1u))) -
            (8388608.0f + (float)(1 << (BITS - 1)));
+}
+
+/* Two codes of one 32-bit word of a group, as exact floats, for BITS = 4
+ * or 8 (a word holds n = 32 / BITS codes): pair i (0 <= i < n / 2) gives
+ * codes i and i + n / 2 of the word. One logic op puts both offset-binary
+ * codes u into the mantissas of two FP16 values 1024 + u (0x6400 | u: exact,
+ * the FP16 ulp is 1 in [1024, 2048)), one packed subtract of 1024 +
+ * 2^(BITS-1) leaves the signed codes (exact: small integers), and the two
+ * widenings give floats. Per code that is 1/2 logic op (+ a shift for some
+ * pairs), 1/2 packed subtract and 1 widening, against a shift, a logic op
+ * and a float subtract for code_at (the trick is Marlin's FP16 dequant). */
+template <int BITS> __host__ __device__ inline float2 code_pair(uint32_t word, int i) {
+    static_assert(BITS == 4 || BITS == 8, "code_pair: 4- or 8-bit codes");
+    const uint32_t m = (1u << BITS) - 1u;
+    const uint32_t v = word >> (i * BITS);
+    uint32_t h;
+#ifdef __CUDA_ARCH__
+    /* (v & mask) | magic in one LOP3 (ptxas splits the C form into two) */
+    asm("lop3.b32 %0, %1, %2, %3, 0xea;" : "=r"(h) : "r"(v), "n"(m | m << 16), "n"(0x64006400));
+#else
+    h = (v & (m | m << 16)) | 0x64006400u;
+#endif
+    const uint32_t o = 0x6400u + (1u << (BITS - 1)); /* FP16 1024 + 2^(BITS-1) */
+    const uint32_t oo = o | o << 16;
+    __half2 hv, ov;
+    memcpy(&hv, &h, 4); /* the low half is the first code, as in __half2's .x */
+    memcpy(&ov, &oo, 4);
+    return __half22float2(__hsub2(hv, ov));
+}
+
+/* Codes 8c .. 8c+7 (c = 0..3) of a group held in BITS words, as floats, in
+ * order: by pairs (code_pair) for 4 and 8 bits, one by one (code_at) for
+ * the other widths. k_gemv_q's dequantization. */
+template <int BITS> __host__ __device__ inline void codes8(const uint32_t *wd, int c, float *q) {
+    if (BITS == 4 || BITS == 8) {
+        constexpr int B = BITS == 8 ? 8 : 4, n = 32 / B; /* codes per word */
+        KC_UNROLL
+        for (int w = 0; w < B / 4; w++) {
+            KC_UNROLL
+            for (int i = 0; i < n / 2; i++) {
+                float2 p = code_pair<B>(wd[c * (B / 4) + w], i);
+                q[w * n + i] = p.x;
+                q[w * n + i + n / 2] = p.y;
+            }
+        }
+    } else {
+        KC_UNROLL
+        for (int k = 0; k < 8; k++)
+            q[k] = code_at<BITS>(wd, c * 8 + k);
+    }
 }
 
 #endif

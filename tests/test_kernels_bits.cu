@@ -1,9 +1,10 @@
 /*
  * test_kernels_bits.cu: the CUDA kernels' bit-level helpers (scale, code,
- * pack, unpack, code-to-float; kernels/kern_cuda_bits.cuh) run as host code
- * against the CPU twin (kern_quant.c), so their agreement is tested on
- * machines without a GPU. Built by nvcc when configure found CUDA; a plain
- * program (0 = pass), no Criterion (it is C++).
+ * pack, unpack, code-to-float, code pairs, codes8;
+ * kernels/kern_cuda_bits.cuh) run as host code against the CPU twin
+ * (kern_quant.c), so their agreement is tested on machines without a GPU.
+ * Built by nvcc when configure found CUDA; a plain program (0 = pass), no
+ * Criterion (it is C++).
  */
 #include <cuda_fp16.h>
 #include <stdio.h>
@@ -74,7 +75,40 @@ template <int BITS> static void check_width(struct kern_rng *rng) {
         for (int j = 0; j < 32; j++)
             CHECK(code_at<BITS>(wd, j) == (float)kern_quant_get(codes, (size_t)j, BITS),
                   "b=%d code_at(%d)", BITS, j);
+        /* codes8 (k_gemv_q's dequantization, by pairs at 4 and 8 bits) */
+        for (int c = 0; c < 4; c++) {
+            float q8[8];
+            codes8<BITS>(wd, c, q8);
+            for (int k = 0; k < 8; k++)
+                CHECK(q8[k] == (float)kern_quant_get(codes, (size_t)(c * 8 + k), BITS),
+                      "b=%d codes8(%d)[%d] = %g", BITS, c, k, q8[k]);
+        }
     }
+}
+
+/* code_pair (k_gemv_q at 4 and 8 bits), exhaustively: every value of the
+ * two codes of every pair position, the other codes of the word random;
+ * pair i is codes i and i + n/2 of the word (n = 32 / BITS), as floats
+ * equal to the signed codes kern_quant_get reads. */
+template <int BITS> static void check_code_pair(struct kern_rng *rng) {
+    const int n = 32 / BITS, levels = 1 << BITS;
+    for (int i = 0; i < n / 2; i++)
+        for (int a = 0; a < levels; a++)
+            for (int b = 0; b < levels; b++) {
+                uint32_t word = (uint32_t)(kern_rng_next(rng) >> 32);
+                const uint32_t m = (uint32_t)levels - 1u;
+                word &= ~(m << (i * BITS)) & ~(m << ((i + n / 2) * BITS));
+                word |= (uint32_t)a << (i * BITS) | (uint32_t)b << ((i + n / 2) * BITS);
+                uint8_t bytes[4];
+                memcpy(bytes, &word, 4);
+                float2 p = code_pair<BITS>(word, i);
+                float ea = (float)kern_quant_get(bytes, (size_t)i, BITS);
+                float eb = (float)kern_quant_get(bytes, (size_t)(i + n / 2), BITS);
+                CHECK(p.x == ea && p.y == eb, "b=%d code_pair(%08x, %d) = (%g, %g), twin (%g, %g)",
+                      BITS, word, i, p.x, p.y, ea, eb);
+                CHECK(ea == (float)(a - levels / 2) && eb == (float)(b - levels / 2),
+                      "b=%d twin reads (%g, %g) for offset-binary (%d, %d)", BITS, ea, eb, a, b);
+            }
 }
 
 /* Edge codes: NaN weights, ties, clipping. */
@@ -100,6 +134,8 @@ int main(void) {
     check_width<6>(&rng);
     check_width<7>(&rng);
     check_width<8>(&rng);
+    check_code_pair<4>(&rng);
+    check_code_pair<8>(&rng);
     check_edges();
     printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
