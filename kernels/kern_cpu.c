@@ -139,6 +139,27 @@ int kern_isa_from_env(enum kern_isa *isa, char *err, size_t errlen) {
     return -1;
 }
 
+/* The next path down that this machine runs. */
+enum kern_isa kern_isa_lower(enum kern_isa isa) {
+    if (isa == KERN_ISA_AVX512 && kern_isa_supported(KERN_ISA_AVX2))
+        return KERN_ISA_AVX2;
+    return KERN_ISA_SCALAR;
+}
+
+/* VRAMLAB_TEST_BREAK_ISA, read once: the path whose GEMVs are broken on
+ * purpose (kern_cpu.h), or -1. */
+static int broken_isa(void) {
+    static int cached = -2;
+    if (cached == -2) {
+        const char *e = getenv("VRAMLAB_TEST_BREAK_ISA");
+        cached = -1;
+        for (int i = 0; e && i < KERN_ISA_COUNT; i++)
+            if (strcmp(e, isa_names[i]) == 0)
+                cached = i;
+    }
+    return cached;
+}
+
 /* ---- GEMV --------------------------------------------------------------- */
 
 static size_t round_up(size_t v, size_t m) {
@@ -240,12 +261,27 @@ void kern_cpu_gemv_prepare(enum kern_isa isa, const struct kern_gemv *g, void *s
     }
 }
 
+static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct kern_gemv *g,
+                                    const struct kern_cpu_scratch *sp, size_t r0, size_t r1);
+
 /* Rows [r0, r1) of y. */
 void kern_cpu_gemv_rows(enum kern_isa isa, const struct kern_gemv *g, void *scratch, size_t r0,
                         size_t r1) {
     const struct kern_cpu_impl *im = impl_of(isa);
     struct kern_cpu_scratch s;
     kern_cpu_scratch_map(g, im->lanes, scratch, &s);
+    if (r0 < r1 && (int)isa == broken_isa()) {
+        kern_cpu_gemv_rows_impl(im, g, &s, r0, r1);
+        g->y[r0] = g->y[r0] * 1.5f + 1.0f; /* the test hook's wrong answer */
+        return;
+    }
+    kern_cpu_gemv_rows_impl(im, g, &s, r0, r1);
+}
+
+/* The path's kernels over rows [r0, r1). */
+static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct kern_gemv *g,
+                                    const struct kern_cpu_scratch *sp, size_t r0, size_t r1) {
+    struct kern_cpu_scratch s = *sp;
     if (g->batch == 1) {
         im->gemv1[g->fmt](g, &s, r0, r1);
         return;

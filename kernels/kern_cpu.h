@@ -122,6 +122,20 @@ unsigned kern_cpu_fma_lanes(enum kern_isa isa);
  * lanes * this exactly. Chain k starts at k / 4. */
 double kern_cpu_fma_lane_ref(enum kern_isa isa, uint64_t iters, float a, float b);
 
+/* The self-check of a path: a few ms of GEMVs on awkward shapes against
+ * the float64 references, quantize/dequantize against the twins bit for
+ * bit (NaN, infinities and subnormals among the weights), copy, sum and
+ * the FMA loop exact. 0, or -1 with what differed. */
+int kern_cpu_selfcheck(enum kern_isa isa, char *err, size_t errlen);
+
+/* The path below isa that this machine runs (AVX-512 -> AVX2 -> portable,
+ * NEON -> portable), or isa itself for the portable path. */
+enum kern_isa kern_isa_lower(enum kern_isa isa);
+
+/* A test hook: VRAMLAB_TEST_BREAK_ISA=<path> makes that path's GEMVs
+ * return a wrong y[r0] of every call, so the tests can watch the self-check
+ * catch a broken path and the probe fall back. Never set it otherwise. */
+
 #ifdef __cplusplus
 }
 #endif

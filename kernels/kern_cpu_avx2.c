@@ -745,7 +745,8 @@ static void dequantize(const uint8_t *codes, const uint16_t *scales, size_t cols
 static void copy(void *dst, const void *src, size_t n) {
     const __m256i *s = src;
     __m256i *d = dst;
-    for (size_t i = 0; i < n / 32; i += 4) {
+    size_t nv = n / 32, i = 0;
+    for (; i + 4 <= nv; i += 4) {
         __m256i v0 = _mm256_load_si256(s + i), v1 = _mm256_load_si256(s + i + 1);
         __m256i v2 = _mm256_load_si256(s + i + 2), v3 = _mm256_load_si256(s + i + 3);
         _mm256_stream_si256(d + i, v0);
@@ -753,6 +754,8 @@ static void copy(void *dst, const void *src, size_t n) {
         _mm256_stream_si256(d + i + 2, v2);
         _mm256_stream_si256(d + i + 3, v3);
     }
+    for (; i < nv; i++)
+        _mm256_stream_si256(d + i, _mm256_load_si256(s + i));
     _mm_sfence();
 }
 

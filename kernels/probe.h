@@ -124,6 +124,7 @@ struct probe_device {
      * (written only by the CPU backend). */
     char isa[16];
     char isa_available[64];
+    char isa_note[320]; /* why the path is not the widest (a failed self-check), or "" */
     bool is_virtual;
     bool cpu;
 };

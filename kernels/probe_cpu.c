@@ -545,6 +545,11 @@ static double gemv_check(const struct mat_ctx *c) {
     return worst;
 }
 
+/* The first row of sampled 8-row block k of 8 (the blocks the checks read). */
+static size_t sample_block(const struct mat_ctx *c, size_t k) {
+    return (k * (c->rows - 8) / 7) & ~(size_t)7;
+}
+
 /* Sampled 8-row blocks of the threaded quantization equal a one-thread
  * run of the twin on the same rows, bit for bit (codes and scales). */
 static bool quant_check(const struct mat_ctx *c) {
@@ -554,7 +559,7 @@ static bool quant_check(const struct mat_ctx *c) {
     uint16_t *scales = malloc(8 * per_row * sizeof *scales);
     bool ok = codes && scales;
     for (size_t k = 0; ok && k < 8; k++) {
-        size_t r0 = (k * (c->rows - 8) / 7) & ~(size_t)7;
+        size_t r0 = sample_block(c, k);
         kern_quantize_rows_f16(c->w + r0 * c->cols, c->cols, 0, 8, c->bits, c->group, codes,
                                scales, NULL);
         ok = memcmp(codes, c->codes + r0 * c->cols * c->bits / 8, cb) == 0 &&
@@ -571,7 +576,7 @@ static bool dequant_check(const struct mat_ctx *c) {
     bool ok = out != NULL;
     size_t per_row = c->cols / c->group;
     for (size_t k = 0; ok && k < 8; k++) {
-        size_t r0 = (k * (c->rows - 8) / 7) & ~(size_t)7;
+        size_t r0 = sample_block(c, k);
         kern_dequantize_rows_f16(c->codes + r0 * c->cols * c->bits / 8, c->scales + r0 * per_row,
                                  c->cols, 0, 8, c->bits, c->group, out);
         ok = memcmp(out, c->deq + r0 * c->cols, 8 * c->cols * sizeof *out) == 0;
@@ -585,16 +590,38 @@ static void poison(void *p, size_t bytes) {
     memset(p, 0xff, bytes);
 }
 
-/* The matrix's shape for this run. */
+/* Poison the sampled blocks of the quantized outputs (codes and scales,
+ * or the dequantized FP16): the checks read exactly these, so a kernel
+ * that leaves them unwritten fails; the rest is not rewritten twice. */
+static void poison_samples(const struct mat_ctx *c, bool dequant) {
+    size_t per_row = c->cols / c->group;
+    for (size_t k = 0; k < 8; k++) {
+        size_t r0 = sample_block(c, k);
+        if (dequant) {
+            poison(c->deq + r0 * c->cols, 8 * c->cols * sizeof *c->deq);
+        } else {
+            poison(c->codes + r0 * c->cols * c->bits / 8, kern_quant_code_bytes(8 * c->cols, c->bits));
+            poison(c->scales + r0 * per_row, 8 * per_row * sizeof *c->scales);
+        }
+    }
+}
+
+/* The matrix's shape for this run: 16384 x 16384 (the probe's W), with
+ * --quick 4096 columns and rows enough that every stream timed, the
+ * packed 4-bit codes included, is at least 4x the last-level cache (up to
+ * the full 16384 rows; a cache too large for that is labelled "in cache"
+ * by the reader). */
 static void mat_shape(const struct probe_opts *o, double llc, size_t *rows, size_t *cols) {
     *rows = 16384;
     *cols = 16384;
     if (o->quick) {
-        /* W at least 4x the last-level cache (up to 128 MiB), so the quick
-         * GEMV reads memory, not cache */
         *cols = 4096;
-        for (*rows = 512; *rows < 16384 && 2.0 * *rows * *cols < 4 * llc;)
+        for (*rows = 512; *rows < 65536 && 0.5 * *rows * *cols < 4 * llc;)
             *rows *= 2;
+        if (*rows > 16384) { /* the same weights, 16384 columns wide */
+            *rows /= 4;
+            *cols *= 4;
+        }
     }
     /* sized down to fit: W at most an eighth of physical memory */
     double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
@@ -730,8 +757,7 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
                                      .cols = c->cols,
                                      .bytes = 2.0 * n + code_bytes + scale_bytes,
                                      .isa = kern_isa_name(cpu_isa)};
-            poison(c->codes, (size_t)code_bytes);
-            poison(c->scales, (size_t)scale_bytes);
+            poison_samples(c, false);
             if (time_it(p, p->n, mat_quant, c, "quantize", &r.st) != 0)
                 goto cancelled;
             r.verified = quant_check(c);
@@ -752,7 +778,7 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
                                      .cols = c->cols,
                                      .bytes = code_bytes + scale_bytes + 2.0 * n,
                                      .isa = kern_isa_name(cpu_isa)};
-            poison(c->deq, n * 2);
+            poison_samples(c, true);
             if (time_it(p, p->n, mat_dequant, c, "dequantize", &r.st) != 0)
                 goto cancelled;
             r.verified = dequant_check(c);
@@ -871,18 +897,47 @@ static void plan_build(const struct probe_opts *o, double llc, unsigned nt) {
         probe_progress_now.eta_s += plan.weight[i];
 }
 
-/* Run the selected tests on the host. */
-static int cpu_run(const struct probe_opts *o, const char **code, char *msg, size_t len) {
+/* The path to time: VRAMLAB_CPU_ISA's, else the widest whose self-check
+ * passes (a failing one is named in the device event's isa_note and the
+ * next path down runs); a forced path that fails is an error. */
+static int choose_isa(struct probe_device *d, const char **code, char *msg, size_t len) {
+    const char *forced = getenv("VRAMLAB_CPU_ISA");
     if (kern_isa_from_env(&cpu_isa, msg, len) != 0) {
         *code = PROBE_ERR_USAGE;
         return -1;
     }
+    char err[200];
+    size_t n = 0;
+    while (kern_cpu_selfcheck(cpu_isa, err, sizeof err) != 0) {
+        *code = PROBE_ERR_VERIFY;
+        if (forced && *forced) {
+            snprintf(msg, len, "VRAMLAB_CPU_ISA=%s: the path failed its self-check: %s", forced,
+                     err);
+            return -1;
+        }
+        if (cpu_isa == KERN_ISA_SCALAR) {
+            snprintf(msg, len, "every kernel path failed its self-check (portable: %s)", err);
+            return -1;
+        }
+        enum kern_isa next = kern_isa_lower(cpu_isa);
+        n += (size_t)snprintf(d->isa_note + n, n < sizeof d->isa_note ? sizeof d->isa_note - n : 0,
+                              "%s%s failed its self-check (%s); %s runs instead", n ? "; " : "",
+                              kern_isa_name(cpu_isa), err, kern_isa_name(next));
+        cpu_isa = next;
+    }
+    return 0;
+}
+
+/* Run the selected tests on the host. */
+static int cpu_run(const struct probe_opts *o, const char **code, char *msg, size_t len) {
+    struct probe_device d = {.backend = "cpu", .cpu = true};
+    if (choose_isa(&d, code, msg, len) != 0)
+        return -1;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned nt = o->threads ? o->threads : (online > 0 ? (unsigned)online : 1);
     if (nt > CPU_MAX_THREADS)
         nt = CPU_MAX_THREADS;
     cpu_samples = o->quick ? CPU_SAMPLES_QUICK : CPU_SAMPLES;
-    struct probe_device d = {.backend = "cpu", .cpu = true};
     probe_cpu_name(d.name, sizeof d.name);
     d.memory_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     d.compute_units = nt;

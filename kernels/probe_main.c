@@ -130,6 +130,7 @@ void probe_emit_device(const struct probe_device *d) {
     if (d->cpu) {
         jl_str(&j, "isa", d->isa);
         jl_str(&j, "isa_available", d->isa_available);
+        jl_str(&j, "isa_note", d->isa_note[0] ? d->isa_note : NULL);
         jl_bool(&j, "virtual", d->is_virtual);
     }
     jl_end(&j);

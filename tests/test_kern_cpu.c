@@ -354,6 +354,15 @@ Test(kern_cpu, copy_sum_and_fma_loop_are_exact) {
         enum kern_isa e = (enum kern_isa)isa;
         if (!kern_isa_supported(e))
             continue;
+        /* every multiple of 64 bytes, not only of the unrolled 128 or 256 */
+        for (size_t m = 0; m <= 64; m += 8) {
+            memset(b, 0xff, n * sizeof *b);
+            kern_cpu_copy(e, b, a, m * sizeof *a);
+            cr_assert(memcmp(a, b, m * sizeof *a) == 0, "%s copy of %zu doubles",
+                      kern_isa_name(e), m);
+            cr_assert(b[m] != b[m] || m == n, "%s copy of %zu doubles wrote past the end",
+                      kern_isa_name(e), m); /* the NaN poison after it is untouched */
+        }
         memset(b, 0xff, n * sizeof *b);
         kern_cpu_copy(e, b, a, n * sizeof *a);
         cr_assert(memcmp(a, b, n * sizeof *a) == 0, "%s copy", kern_isa_name(e));
@@ -377,6 +386,32 @@ Test(kern_cpu, copy_sum_and_fma_loop_are_exact) {
 Test(kern_cpu, fused_and_unfused_references_differ) {
     cr_assert_neq(kern_cpu_fma_lane_ref(KERN_ISA_SCALAR, 3000, 0.999f, 0.001f),
                   kern_cpu_fma_lane_ref(KERN_ISA_AVX2, 3000, 0.999f, 0.001f));
+}
+
+/* ---- the self-check ------------------------------------------------------ */
+
+Test(kern_cpu, every_path_passes_its_self_check) {
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        char err[256] = "";
+        if (kern_isa_supported((enum kern_isa)isa))
+            cr_assert_eq(kern_cpu_selfcheck((enum kern_isa)isa, err, sizeof err), 0, "%s: %s",
+                         kern_isa_name((enum kern_isa)isa), err);
+        else
+            cr_assert_eq(kern_cpu_selfcheck((enum kern_isa)isa, err, sizeof err), -1);
+    }
+}
+
+/* The test hook breaks one path's GEMVs: its self-check fails and names
+ * the product, the others still pass. */
+Test(kern_cpu, the_self_check_catches_a_broken_path) {
+    setenv("VRAMLAB_TEST_BREAK_ISA", "scalar", 1);
+    char err[256] = "";
+    cr_assert_eq(kern_cpu_selfcheck(KERN_ISA_SCALAR, err, sizeof err), -1);
+    cr_assert(strstr(err, "GEMV") && strstr(err, "reference"), "%s", err);
+    if (kern_isa_best() != KERN_ISA_SCALAR)
+        cr_assert_eq(kern_cpu_selfcheck(kern_isa_best(), err, sizeof err), 0, "%s", err);
+    cr_assert_eq(kern_isa_lower(KERN_ISA_SCALAR), KERN_ISA_SCALAR);
+    cr_assert(kern_isa_supported(kern_isa_lower(kern_isa_best())));
 }
 
 /* ---- VRAMLAB_CPU_ISA ---------------------------------------------------- */

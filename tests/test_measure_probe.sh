@@ -93,6 +93,21 @@ for isa in $paths; do
     check "VRAMLAB_CPU_ISA=$isa: exit 0, the path ran, all verified" sh -c \
         "[ $rc -eq 0 ] && grep -q '\"isa\":\"$isa\"' '$t/isa' && ! grep -q '\"verified\":false' '$t/isa'"
 done
+# A path that fails its self-check (broken on purpose by the test hook) is
+# not timed: the next path down runs, and the device event says why; the
+# same path forced is an error (exit 5).
+best=$(head -1 "$t/out.quick" | sed 's/.*"isa":"\([^"]*\)".*/\1/')
+if [ "$best" != scalar ]; then
+    VRAMLAB_TEST_BREAK_ISA=$best "$PROBE" --device cpu --quick --tests w4a16 >"$t/brk" 2>&1
+    rc=$?
+    check "a broken $best path falls back, named in isa_note, results verified" sh -c \
+        "[ $rc -eq 0 ] && head -1 '$t/brk' | grep -q '\"isa_note\":\"$best failed its self-check' &&
+         ! head -1 '$t/brk' | grep -q '\"isa\":\"$best\"' && ! grep -q '\"verified\":false' '$t/brk'"
+fi
+VRAMLAB_TEST_BREAK_ISA=$best VRAMLAB_CPU_ISA=$best "$PROBE" --device cpu --quick --tests copy \
+    >"$t/brk" 2>&1
+check "a forced path that fails its self-check is an error (exit 5)" sh -c \
+    "[ $? -eq 5 ] && grep -q 'VRAMLAB_CPU_ISA=$best: the path failed its self-check' '$t/brk'"
 VRAMLAB_CPU_ISA=sse9 "$PROBE" --device cpu --tests copy >"$t/out" 2>&1
 check "an unknown VRAMLAB_CPU_ISA is a usage error naming it" sh -c \
     "[ $? -eq 2 ] && grep -q 'VRAMLAB_CPU_ISA=sse9' '$t/out'"

@@ -300,6 +300,8 @@ static void print_device(const struct measure_run *m, const struct engine_gpu *g
         printf("%s%g threads", isa || avail ? ", " : "", threads);
     printf("%s%s\n", isa || avail || threads > 0 ? ", " : "",
            virt == 1 ? "virtual machine" : virt == 0 ? "bare metal" : "virtual machine or not: not said");
+    if (probe_json_str(d, "isa_note"))
+        printf("cpu: %s\n", probe_json_str(d, "isa_note"));
     if (k == MEASURE_CPU_KNOWN) {
         fmt_rate(cpu->bandwidth_bytes_per_s, "B/s", a, sizeof a);
         char type[16];
