@@ -152,6 +152,9 @@ struct probe_result {
      * threads, same arrays), bytes/s; 0 when not measured */
     double reference_bytes_per_s;
     const char *note; /* a short remark shown with the result, or NULL */
+    /* CPU GEMV: the same kernel on a slice of W in the last-level cache
+     * (bytes/s), when it is no faster than from memory; 0: not written */
+    double in_cache_bytes_per_s;
 };
 void probe_emit_result(const struct probe_result *r);
 

@@ -668,10 +668,8 @@ static bool in_cache_note(struct probe_pool *p, struct mat_ctx *c, struct probe_
     double dram = r->bytes / r->st.median_s, cache = wrow * (double)sub / st.median_s;
     if (dram < 0.85 * cache)
         return false;
-    snprintf(note, len,
-             "bound by the cores, not memory: from cache this kernel moves %.3g GB/s, "
-             "%.0f%% more than from memory",
-             cache / 1e9, 100.0 * (cache / dram - 1.0) > 0 ? 100.0 * (cache / dram - 1.0) : 0.0);
+    snprintf(note, len, "bound by the cores: %.3g GB/s from cache", cache / 1e9);
+    r->in_cache_bytes_per_s = cache;
     return true;
 }
 

@@ -188,6 +188,8 @@ void probe_emit_result(const struct probe_result *r) {
         jl_num(&j, "reference_bytes_per_s", r->reference_bytes_per_s);
     if (r->note)
         jl_str(&j, "note", r->note);
+    if (r->in_cache_bytes_per_s > 0)
+        jl_num(&j, "in_cache_bytes_per_s", r->in_cache_bytes_per_s);
     jl_end(&j);
 }
 
