@@ -8,13 +8,16 @@
  * and high nibbles (odd), each widened 8 -> 16 -> 32 bits; batch 2..16
  * runs a 4 x 512 tile by four vectors (16 accumulators of 32 registers).
  * NEON's fmax returns NaN when either operand is NaN, so the twin's
- * "a > m ? a : m" is written as a compare and a select.
+ * "a > m ? a : m" is written as a compare and a select. The FP16 GEMV at
+ * batch 1 uses FP16 arithmetic (FMLAL) where the CPU has it.
  */
 #include "config.h"
 
 #if defined(__aarch64__)
 
 #include <arm_neon.h>
+#include <stdbool.h>
+#include <sys/auxv.h>
 
 #include "kernels/kern_cpu_impl.h"
 #include "kernels/kern_half.h"
@@ -85,9 +88,82 @@ AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
     }
 }
 
+/* FP16 arithmetic where the CPU has it (FEAT_FHM, "asimdfhm" in
+ * /proc/cpuinfo: Apple M1 and later, Neoverse V1/N2, Cortex-A78/X1 and
+ * later): FMLAL multiplies FP16 weights by the FP16 x and adds into FP32
+ * with one rounding; an FP16 product is exact in FP32, so this is the
+ * same arithmetic as widening first, with no conversions at all. */
+static bool have_fhm(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        unsigned long hw = getauxval(AT_HWCAP);
+#ifdef HWCAP_ASIMDFHM
+        cached = (hw & HWCAP_ASIMDFHM) != 0;
+#else
+        cached = (hw & (1ul << 23)) != 0; /* HWCAP_ASIMDFHM */
+#endif
+    }
+    return cached;
+}
+
+__attribute__((target("arch=armv8.2-a+fp16fml"))) static void
+gemv1_f16_fhm(const struct kern_gemv *g, size_t r0, size_t r1) {
+    const uint16_t *w = g->w, *x = g->x;
+    size_t n = g->cols, n8 = n & ~(size_t)7, r = r0;
+    for (; r + 4 <= r1; r += 4) {
+        const uint16_t *w0 = w + r * n, *w1 = w0 + n, *w2 = w1 + n, *w3 = w2 + n;
+        float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
+        float32x4_t b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        for (size_t c = 0; c < n8; c += 8) {
+            float16x8_t xv = vreinterpretq_f16_u16(vld1q_u16(x + c));
+            float16x8_t v0 = vreinterpretq_f16_u16(vld1q_u16(w0 + c));
+            float16x8_t v1 = vreinterpretq_f16_u16(vld1q_u16(w1 + c));
+            float16x8_t v2 = vreinterpretq_f16_u16(vld1q_u16(w2 + c));
+            float16x8_t v3 = vreinterpretq_f16_u16(vld1q_u16(w3 + c));
+            a0 = vfmlalq_low_f16(a0, v0, xv);
+            b0 = vfmlalq_high_f16(b0, v0, xv);
+            a1 = vfmlalq_low_f16(a1, v1, xv);
+            b1 = vfmlalq_high_f16(b1, v1, xv);
+            a2 = vfmlalq_low_f16(a2, v2, xv);
+            b2 = vfmlalq_high_f16(b2, v2, xv);
+            a3 = vfmlalq_low_f16(a3, v3, xv);
+            b3 = vfmlalq_high_f16(b3, v3, xv);
+        }
+        float t[4] = {0, 0, 0, 0};
+        for (size_t c = n8; c < n; c++) {
+            float xc = kern_f16_to_f32_inline(x[c]);
+            t[0] += kern_f16_to_f32_inline(w0[c]) * xc;
+            t[1] += kern_f16_to_f32_inline(w1[c]) * xc;
+            t[2] += kern_f16_to_f32_inline(w2[c]) * xc;
+            t[3] += kern_f16_to_f32_inline(w3[c]) * xc;
+        }
+        g->y[r] = vaddvq_f32(vaddq_f32(a0, b0)) + t[0];
+        g->y[r + 1] = vaddvq_f32(vaddq_f32(a1, b1)) + t[1];
+        g->y[r + 2] = vaddvq_f32(vaddq_f32(a2, b2)) + t[2];
+        g->y[r + 3] = vaddvq_f32(vaddq_f32(a3, b3)) + t[3];
+    }
+    for (; r < r1; r++) {
+        const uint16_t *w0 = w + r * n;
+        float32x4_t a0 = vdupq_n_f32(0.0f), b0 = a0;
+        for (size_t c = 0; c < n8; c += 8) {
+            float16x8_t xv = vreinterpretq_f16_u16(vld1q_u16(x + c));
+            float16x8_t v0 = vreinterpretq_f16_u16(vld1q_u16(w0 + c));
+            a0 = vfmlalq_low_f16(a0, v0, xv);
+            b0 = vfmlalq_high_f16(b0, v0, xv);
+        }
+        float t = 0;
+        for (size_t c = n8; c < n; c++)
+            t += kern_f16_to_f32_inline(w0[c]) * kern_f16_to_f32_inline(x[c]);
+        g->y[r] = vaddvq_f32(vaddq_f32(a0, b0)) + t;
+    }
+}
+
 static void gemv1_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                       size_t r1) {
-    gemv1_half_body(g, s, r0, r1, false);
+    if (have_fhm())
+        gemv1_f16_fhm(g, r0, r1);
+    else
+        gemv1_half_body(g, s, r0, r1, false);
 }
 
 static void gemv1_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
