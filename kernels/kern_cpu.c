@@ -290,6 +290,23 @@ static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct
         im->gemvs[g->fmt](g, &s, r0, r1);
         return;
     }
+    if (!is_q(g->fmt) && im->gemvs[g->fmt]) {
+        /* FP16/BF16 at 5..16: passes of up to 4 vectors over each pair of
+         * rows (the rows stay in L1/L2 between passes; widening them again
+         * costs less than a tile's store and reload) */
+        for (size_t b0 = 0; b0 < g->batch; b0 += KERN_CPU_SMALL_BATCH) {
+            struct kern_gemv part = *g;
+            struct kern_cpu_scratch ps = s;
+            part.batch = g->batch - b0 < KERN_CPU_SMALL_BATCH ? g->batch - b0 : KERN_CPU_SMALL_BATCH;
+            part.y = g->y + b0 * g->rows;
+            ps.xf = s.xf + b0 * s.xpad;
+            if (part.batch == 1)
+                im->gemv1[g->fmt](&part, &ps, r0, r1);
+            else
+                im->gemvs[g->fmt](&part, &ps, r0, r1);
+        }
+        return;
+    }
     for (size_t rb = r0; rb < r1; rb += KERN_CPU_ROW_BLOCK) {
         size_t re = rb + KERN_CPU_ROW_BLOCK < r1 ? rb + KERN_CPU_ROW_BLOCK : r1;
         for (size_t b = 0; b < g->batch; b++)

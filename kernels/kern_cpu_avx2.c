@@ -399,7 +399,7 @@ AI void gemvs_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, 
             gemvs_body(g, s, r0, r1, fmt, 2, q ? 2 : 4);                                           \
         else if (g->batch == 3)                                                                    \
             gemvs_body(g, s, r0, r1, fmt, 3, q ? 2 : 3);                                           \
-        else                                                                                       \
+        else if (g->batch == 4) /* the driver calls no other batch */                           \
             gemvs_body(g, s, r0, r1, fmt, 4, 2);                                                   \
     }
 GEMVS(gemvs_f16, KERN_W_F16)
