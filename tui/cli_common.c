@@ -110,3 +110,16 @@ void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
         fprintf(stderr, _("vramlab: invalid scenario: %s\n"), text);
     }
 }
+
+/* One aligned line of the text table. */
+void plan_line(FILE *f, const char *label, const char *value, const char *note) {
+    /* Pad by characters, not bytes: a translated label may hold "ñ". */
+    int pad = 26;
+    for (const char *c = label; *c; c++)
+        if (((unsigned char)*c & 0xc0) == 0x80)
+            pad++;
+    if (note && *note)
+        fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
+    else
+        fprintf(f, "  %-*s %16s\n", pad, label, value);
+}

@@ -342,19 +342,6 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
     json_end_object(&w);
 }
 
-/* One aligned line of the text table. */
-void plan_line(FILE *f, const char *label, const char *value, const char *note) {
-    /* Pad by characters, not bytes: a translated label may hold "ñ". */
-    int pad = 26;
-    for (const char *c = label; *c; c++)
-        if (((unsigned char)*c & 0xc0) == 0x80)
-            pad++;
-    if (note && *note)
-        fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
-    else
-        fprintf(f, "  %-*s %16s\n", pad, label, value);
-}
-
 /* The text lines of one section; training-only memory lines that are zero
  * are left out in inference so the table stays short. */
 static void plan_text_section(FILE *f, const struct options *o, const struct engine_estimate *est,

@@ -11,7 +11,8 @@
  */
 #include "config.h"
 
-#include "tui/draw.h"
+#include "tui/draw_lecture.h"
+#include "tui/draw_panes.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,8 @@
  */
 #include "config.h"
 
-#include "tui/draw.h"
+#include "tui/draw_panes.h"
+#include "tui/draw_measure.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "tui/draw.h"
+#include "tui/draw_speed.h"
 
 #include <math.h>
 #include <stdio.h>
