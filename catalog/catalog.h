@@ -93,6 +93,14 @@ const struct engine_model *catalog_find_model(const struct catalog *c, const cha
 const struct engine_format *catalog_find_format(const struct catalog *c, const char *id);
 const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id);
 
+/* Whether a format is for the KV cache only: its name says so ("INT4 (KV
+ * cache, g32)"). Such a format is refused for the weights. */
+bool catalog_format_kv_only(const struct engine_format *f);
+/* The weight format stored like a KV-only one (same kind, bits, block and
+ * scale bits), or NULL: int4-g32 for int4. */
+const struct engine_format *catalog_format_for_weights(const struct catalog *c,
+                                                       const struct engine_format *kv);
+
 /* "Did you mean": write up to n closest ids (edit distance on the
  * normalised ids) of the given kind into out; returns how many. */
 enum catalog_kind { CATALOG_GPU = 0, CATALOG_MODEL, CATALOG_FORMAT };

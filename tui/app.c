@@ -314,6 +314,10 @@ int tui_main(int argc, char **argv) {
         to.no_color = true;
 
     restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
+    /* Options given that have no effect here: said on the status line. */
+    const char *notes[1];
+    if (!msg[0] && options_ignored_notes(argc, argv, &o, notes, 1) == 1)
+        snprintf(msg, sizeof(msg), "%s", notes[0]);
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);
     if (o.lesson && tui_lecture_open(&ss.lecture, &st, o.lesson, err, sizeof(err)) != 0) {

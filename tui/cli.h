@@ -14,7 +14,7 @@
 
 /* Notes of the front end about the options (not the engine's warnings):
  * shown first among the warnings, in text and JSON. */
-#define CLI_MAX_NOTES 4
+#define CLI_MAX_NOTES 8
 struct cli_notes {
     const char *text[CLI_MAX_NOTES]; /* translated, static strings */
     size_t n;

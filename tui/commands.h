@@ -58,6 +58,14 @@ void options_model_id_of(const char *name, char *out, size_t len);
 int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
                   bool allow_unknown);
 
+/* Up to n notes (translated, static strings) about options argv gave that
+ * have no effect in o's scenario: --zero in inference, --lora-rank outside
+ * LoRA, --sequence-parallel with TP 1, ...; returns how many. The
+ * commands print them among the warnings (text and JSON warnings[]), the
+ * explorer on its status line. */
+size_t options_ignored_notes(int argc, char **argv, const struct options *o, const char **out,
+                             size_t n);
+
 /* Print the scenario options with one line of help each (for --help). */
 void options_print_help(FILE *f);
 /* Print the explorer's own options (--lesson, --fresh, --present). */

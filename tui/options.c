@@ -264,6 +264,38 @@ bool options_flag_given(int argc, char **argv, const char *name) {
     return s.set[d->id];
 }
 
+/* Notes about options given but without effect in this scenario (see
+ * commands.h): static, translated strings. */
+size_t options_ignored_notes(int argc, char **argv, const struct options *o, const char **out,
+                             size_t n) {
+    const struct engine_scenario *sc = &o->sc;
+    struct opt_seen s;
+    size_t k = 0;
+
+    memset(&s, 0, sizeof(s));
+    if (opt_scan(argc, argv, true, &s) != 0)
+        return 0;
+    bool lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
+    const char *note[8];
+    size_t m = 0;
+    if (sc->mode == ENGINE_MODE_TRAIN && s.set[OPT_FORMAT])
+        note[m++] = _("--format has no effect in full training: the --optimizer recipe sets "
+                      "the bytes");
+    if (sc->mode == ENGINE_MODE_INFER && s.set[OPT_ZERO] && sc->zero > 0)
+        note[m++] = _("--zero has no effect in inference: ZeRO shards training state "
+                      "(gradients, optimizer)");
+    if (!lora && s.set[OPT_LORA_RANK])
+        note[m++] = _("--lora-rank has no effect outside --mode lora or qlora");
+    if (s.set[OPT_SEQUENCE_PARALLEL] && sc->tp == 1)
+        note[m++] = _("--sequence-parallel has no effect with TP 1: it splits activations "
+                      "across the tensor-parallel GPUs");
+    if (s.set[OPT_INTERLEAVE] && sc->interleave > 1 && (sc->pp == 1 || sc->mode == ENGINE_MODE_INFER))
+        note[m++] = _("--interleave has no effect without a training pipeline (--pp above 1)");
+    for (size_t i = 0; i < m && k < n; i++)
+        out[k++] = note[i];
+    return k;
+}
+
 /* Parse the scenario options into o (see commands.h). */
 int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
                   bool allow_unknown) {

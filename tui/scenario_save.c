@@ -240,10 +240,20 @@ static void sf_write_workload(FILE *f, const struct engine_scenario *sc) {
             sc->lora_rank);
     sf_number(buf, sizeof(buf), sc->mfu);
     fprintf(f, "mfu: %s\n", buf);
-    sf_quantity(buf, sizeof(buf), sc->training_tokens, sf_count_units, 5, catalog_parse_count);
-    fprintf(f, "tokens: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->price_per_hour);
-    fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: the GPU's own price" : "");
+    /* Tokens and price only when the user gave them: given, 0 means none
+     * (no tokens; one's own GPUs, no cost), not the default. */
+    if (sc->training_tokens_given || sc->training_tokens > 0) {
+        sf_quantity(buf, sizeof(buf), sc->training_tokens, sf_count_units, 5, catalog_parse_count);
+        fprintf(f, "tokens: %s\n", buf);
+    } else {
+        fputs("# tokens: 20 per parameter (training), 100M (LoRA); give a count to override\n", f);
+    }
+    if (sc->price_given || sc->price_per_hour > 0) {
+        sf_number(buf, sizeof(buf), sc->price_per_hour);
+        fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: own GPUs, no cost" : "");
+    } else {
+        fputs("# price: the GPU's own on-demand price; give one to override (0: no cost)\n", f);
+    }
     sf_quantity(buf, sizeof(buf), sc->reserve_bytes, sf_bytes_units, 8, catalog_parse_bytes);
     fprintf(f, "reserve: %s\n", buf);
     sf_quantity(buf, sizeof(buf), sc->intra_node_bytes_per_s, sf_bandwidth_units, 5,

@@ -66,12 +66,13 @@ bool tui_state_set_gpus(struct tui_state *st, uint32_t gpus) {
     return true;
 }
 
-/* Whether a catalog format is for the KV cache only (its name or source
- * says so: the 4-bit KV entry, the fp8 alias). */
+/* Whether a catalog format is listed for the KV cache only: a KV-only
+ * format (catalog_format_kv_only, refused for weights everywhere), or an
+ * alias kept for --kv-format (the fp8 alias of fp8-e4m3, which the weights
+ * picker lists under its own id). */
 static bool format_kv_only(const struct engine_format *f) {
     const char *src = f->source ? f->source : "";
-    return strstr(f->name, "KV") != NULL || strstr(src, "as used for the KV cache") != NULL ||
-           strncmp(src, "4-bit KV cache", 14) == 0;
+    return catalog_format_kv_only(f) || strstr(src, "as used for the KV cache") != NULL;
 }
 
 /* Whether a format can hold the KV cache: plain floats (16-bit, FP8), INT8
