@@ -115,7 +115,7 @@ static void usage(FILE *f) {
             "to the step. F presentation mode, c compare, s save, o open a scenario.\n"
             "The last scenario is restored from $XDG_STATE_HOME/vramlab/last.yaml unless\n"
             "--fresh, --scenario, --lesson or a scenario option is given; it is saved\n"
-            "there on quit (q).\n\n"),
+            "there on quit (q), except with --fresh.\n\n"),
           f);
     options_print_explorer_help(f);
     options_print_help(f);
@@ -350,8 +350,9 @@ int tui_main(int argc, char **argv) {
     tui_term_stop();
     options_print_diag(&diag);
     catalog_diag_free(&diag);
-    /* Only a normal quit saves: a signal may come from a crash or a kill. */
-    if (rc == VRAMLAB_EXIT_OK && !keep_state)
+    /* Only a normal quit saves: a signal may come from a crash or a kill;
+     * --fresh leaves the user's saved last scenario alone. */
+    if (rc == VRAMLAB_EXIT_OK && !keep_state && !o.fresh)
         save_last(&st);
     tui_lecture_free(&ss.lecture);
     catalog_free(&cat);
