@@ -79,6 +79,32 @@ int catalog_load_file(struct catalog *c, const char *path, struct catalog_diag *
 int catalog_load_buffer(struct catalog *c, const char *name, const char *text, size_t len,
                         struct catalog_diag *d);
 
+/* Largest catalog or config.json file read (1 MiB). */
+#define CATALOG_MAX_FILE_BYTES (1u << 20)
+
+/* Whether path names a regular file of at most max bytes (0: any size),
+ * by stat only (nothing is opened, so a FIFO cannot block); else false and
+ * why it is not, for messages: "a FIFO (named pipe), not a regular file",
+ * "a character device, not a regular file", "a directory, ...", the size,
+ * or strerror. */
+bool catalog_file_check(const char *path, size_t max, char *why, size_t whylen);
+/* Read a regular file of at most max bytes into a new NUL-terminated buffer
+ * the caller frees (its length in *len); NULL and the reason in why. It is
+ * checked (catalog_file_check) before it is opened, and opened with
+ * O_NONBLOCK: a FIFO or a device given as a file never blocks. */
+char *catalog_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+
+/* Most entries of one kind (gpus, models, ...) in one catalog file. */
+#define CATALOG_MAX_ENTRIES 1000
+/* Deepest nesting of lists and mappings read from a YAML or JSON file (a
+ * catalog entry is 3 deep, a config.json 5). */
+#define CATALOG_MAX_DEPTH 32
+/* Check that YAML (or JSON) text nests lists and mappings at most max deep,
+ * in time linear in the text; 0, or -1 with the 1-based line and column of
+ * the first opening too deep. A syntax error returns 0 (the loader reports
+ * it). */
+int catalog_yaml_depth(const char *text, size_t len, unsigned max, size_t *line, size_t *col);
+
 /* Load every *.yaml in $XDG_CONFIG_HOME/vramlab (or ~/.config/vramlab),
  * in name order; bad files are reported and skipped. Returns the number of
  * files that failed. */

@@ -110,6 +110,14 @@ static void parse_entries(struct load_ctx *x, enum entity_kind k, const char *ke
     yaml_node_item_t *it;
     char buf[80];
 
+    /* Each entry is checked against the ones before it (ids are unique):
+     * a bound on the entries bounds the time (the shipped files hold 50). */
+    if (list->data.sequence.items.top - list->data.sequence.items.start > CATALOG_MAX_ENTRIES) {
+        catalog_load_error(x, list->start_mark, key,
+                           "expected at most %d entries in one file, found %ld", CATALOG_MAX_ENTRIES,
+                           (long)(list->data.sequence.items.top - list->data.sequence.items.start));
+        return;
+    }
     for (it = list->data.sequence.items.start; it < list->data.sequence.items.top && !x->stop;
          it++) {
         yaml_node_t *item = yaml_document_get_node(x->doc, *it);
@@ -253,7 +261,14 @@ int catalog_load_buffer(struct catalog *c, const char *name, const char *text, s
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
+    size_t deep_line, deep_col;
+    if (catalog_yaml_depth(text, len, CATALOG_MAX_DEPTH, &deep_line, &deep_col) != 0) {
+        yaml_mark_t m = {0, deep_line - 1, deep_col - 1};
+        catalog_load_error(&x, m, NULL,
+                           "expected lists and mappings nested at most %d deep, found deeper "
+                           "(a catalog entry is 3 deep)",
+                           CATALOG_MAX_DEPTH);
+    } else if (!yaml_parser_load(&parser, &doc)) {
         syntax_error(&x, &parser);
     } else {
         yaml_node_t *root = yaml_document_get_root_node(&doc);

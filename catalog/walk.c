@@ -187,3 +187,39 @@ void catalog_parse_mapping(struct load_ctx *x, yaml_node_t *map, const struct ta
     if (t->check != NULL && x->errors == before && !x->stop)
         t->check(x, t, map, s, base, prefix);
 }
+
+/* ---- nesting depth ----------------------------------------------------------- */
+
+/* Check the nesting depth of YAML text (see catalog.h). The event parser
+ * stops at the first opening too deep: libyaml's document loader and its
+ * scanner's simple-key list take time quadratic in the depth (80 KB of '['
+ * took seconds), the event stream up to depth max does not. */
+int catalog_yaml_depth(const char *text, size_t len, unsigned max, size_t *line, size_t *col) {
+    yaml_parser_t p;
+    yaml_event_t e;
+    unsigned depth = 0;
+    int rc = 0;
+
+    if (!yaml_parser_initialize(&p))
+        return 0; /* out of memory: the loader says so */
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    for (;;) {
+        if (!yaml_parser_parse(&p, &e))
+            break; /* a syntax error: the loader reports it */
+        yaml_event_type_t t = e.type;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > max) {
+                *line = e.start_mark.line + 1;
+                *col = e.start_mark.column + 1;
+                rc = -1;
+            }
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&e);
+        if (rc != 0 || t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
