@@ -230,6 +230,7 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(a->units, b->units, "units");
     EQ_U(a->model_custom, b->model_custom, "model_custom");
     EQ_U(a->gpu_custom, b->gpu_custom, "gpu_custom");
+    EQ_U(a->recompute_given, b->recompute_given, "recompute_given");
 }
 
 /* Save the scenario of args, load it back, and compare every field. */

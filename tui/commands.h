@@ -34,6 +34,10 @@ struct options {
     const char *scenario_file; /* --scenario FILE: the starting scenario */
     const char *lesson;    /* explorer: --lesson FILE|NAME */
     bool fresh;            /* explorer: --fresh, do not restore the last scenario */
+    /* --recompute (or the explorer's recompute field) was set: otherwise
+     * recompute follows the mode (selective; full for LoRA and QLoRA),
+     * however the mode was reached. */
+    bool recompute_given;
     bool present;          /* explorer: --present, start in presentation mode */
 };
 

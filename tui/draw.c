@@ -158,13 +158,23 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
     }
     snprintf(right, sizeof(right), _("%s  ? help "), st->opt.units == UNITS_GIB ? "GiB" : "GB");
     int rw = tui_width(right);
-    /* Narrow screens drop the program's name, then use the GPU's id. */
-    for (int form = 0; form < 3; form++) {
+    /* Training modes say their recompute next to the mode: the memory
+     * depends on it ("QLoRA, full recompute"). */
+    char mode[2][64];
+    snprintf(mode[0], sizeof(mode[0]), "%s", _(tui_mode_label(sc->mode)));
+    snprintf(mode[1], sizeof(mode[1]), "%s", mode[0]);
+    if (sc->mode != ENGINE_MODE_INFER) {
+        const char *rc = _(engine_recompute_name(sc->recompute));
+        snprintf(mode[0], sizeof(mode[0]), _("%s, %s recompute"), _(tui_mode_label(sc->mode)), rc);
+        snprintf(mode[1], sizeof(mode[1]), _("%s, rc %s"), _(tui_mode_label(sc->mode)), rc);
+    }
+    /* Narrow screens drop the program's name, use the GPU's id, then the
+     * short recompute. */
+    for (int form = 0; form < 4; form++) {
         const char *gpu = form < 2 && sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id;
         snprintf(buf, sizeof(buf), "%s%s %s %s %s %u %s %s %s %s%s",
                  form == 0 ? " vramlab   " : " ", sc->model.name[0] ? sc->model.name : sc->model.id,
-                 g->dot, wf, g->dot, sc->gpus, g->times, gpu, g->dot, lay,
-                 _(tui_mode_label(sc->mode)));
+                 g->dot, wf, g->dot, sc->gpus, g->times, gpu, g->dot, lay, mode[form < 3 ? 0 : 1]);
         if (tui_width(buf) <= wd - rw - 1)
             break;
     }

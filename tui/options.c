@@ -320,6 +320,7 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     o->scenario_file = s.set[OPT_SCENARIO] ? s.val[OPT_SCENARIO] : NULL;
     o->lesson = s.set[OPT_LESSON] ? s.val[OPT_LESSON] : NULL;
     o->fresh = s.set[OPT_FRESH];
+    o->recompute_given = s.set[OPT_RECOMPUTE];
     o->present = s.set[OPT_PRESENT];
     if (o->help)
         return 0;

@@ -99,13 +99,21 @@ static int format_index(const struct catalog *c, const char *id) {
 }
 
 /* Change the mode: entering QLoRA switches the weights to NF4 (the base it
- * quantizes), leaving it restores the format it replaced. */
+ * quantizes), leaving it restores the format it replaced; recompute
+ * follows the mode (full for LoRA and QLoRA, selective otherwise) unless
+ * the user set it. */
 void tui_state_set_mode(struct tui_state *st, enum engine_mode mode) {
     struct engine_scenario *sc = &st->opt.sc;
     enum engine_mode old = sc->mode;
     sc->mode = mode;
     if (old == mode)
         return;
+    /* One rule whatever the path (--mode, t, the picker, a lesson): the
+     * mode's recompute unless the user chose one (options_build.c). */
+    if (!st->opt.recompute_given)
+        sc->recompute = mode == ENGINE_MODE_LORA || mode == ENGINE_MODE_QLORA
+                            ? ENGINE_RECOMPUTE_FULL
+                            : ENGINE_RECOMPUTE_SELECTIVE;
     if (mode == ENGINE_MODE_QLORA) {
         int i = format_index(st->cat, "nf4");
         if (i < 0 || strcmp(sc->weight_format.id, "nf4") == 0)

@@ -473,6 +473,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         break;
     case TUI_F_RECOMPUTE:
         sc->recompute = (enum engine_recompute)list_move((int)sc->recompute, dir, 3);
+        st->opt.recompute_given = true;
         break;
     case TUI_F_RECIPE:
         sc->recipe = (enum engine_recipe)list_move((int)sc->recipe, dir, ENGINE_RECIPE_COUNT);

@@ -1,0 +1,116 @@
+#!/bin/sh
+# test_tui_class.sh: the explorer's numbers agree with themselves and with
+# `vramlab plan` (issue 16), through a real terminal (tmux), with TERM=vt100,
+# NO_COLOR=1 and LANG=C (ASCII) unless a case needs UTF-8 widths:
+#   - LoRA and QLoRA use one recompute rule whatever the path (--mode or t),
+#     and the title says it;
+#   - the GPU pane's FLOP/s is the column the mode computes in;
+#   - the Format pane's formula adds up, super-block terms included;
+#   - the Pythia evidence shows only for INT b-bit formats (and FP16);
+#   - the tok/s-versus-batch chart leaves the no-fit columns empty;
+#   - the figures are plan's (one formatter): days, ratios, TB, counts;
+#   - widths are display cells (UTF-8 and ASCII cut at the same place),
+#     cut text ends with an ellipsis, the 80-column hint line keeps
+#     "? help" and "q quit".
+# Skips (77) when tmux is missing.
+set -u
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top_srcdir/tests/tui_lib.sh"
+tui_need_tmux "the explorer's screen checks"
+tui_setup class
+
+# start NAME W H LANG ARGS...: run vramlab (--fresh) in a new W x H session.
+start() {
+    name=$1 w=$2 h=$3 lang=$4
+    shift 4
+    tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" \
+        "env TERM=vt100 NO_COLOR=1 LANG=$lang LC_ALL=$lang '$VRAMLAB' --fresh $*; sleep 60"
+    wait_for "$name" "Memory per GPU" || fail "$name: no screen"
+}
+
+# keys NAME KEY...: send keys one at a time, letting each frame draw.
+keys() {
+    n=$1
+    shift
+    for k in "$@"; do
+        tmux -L "$SOCK" send-keys -t "$n" "$k"
+        sleep 0.15
+    done
+}
+
+# has NAME TEXT WHAT: ok when TEXT shows, else fail with the screen.
+has() {
+    if wait_for "$1" "$2" 20; then
+        ok "$3"
+    else
+        fail "$3: '$2' not on screen"
+        capture "$1"
+    fi
+}
+
+# lacks NAME TEXT WHAT: ok when TEXT is not on screen.
+lacks() {
+    if capture "$1" | grep -qF -- "$2"; then
+        fail "$3: '$2' on screen"
+        capture "$1"
+    else
+        ok "$3"
+    fi
+}
+
+# total NAME: the memory total on screen ("total 52.7 GB").
+total() {
+    capture "$1" | grep -o 'total [0-9.,]* [KMGT]i*B' | head -1
+}
+
+# --- LoRA/QLoRA: one recompute rule, shown where the mode is ----------------
+# Llama 3.1 70B on an RTX A6000 (issue 16: 52.7 GB with --mode qlora, but
+# 141.4 GB after t t t, under the same header).
+SC="--model llama-3.1-70b --gpu rtx-a6000"
+for size in "100 30" "80 24"; do
+    set -- $size
+    start "q$1" "$1" "$2" C $SC --mode qlora
+    start "t$1" "$1" "$2" C $SC
+    keys "t$1" t t t
+    wait_for "t$1" "QLoRA" || fail "t$1: t t t did not reach QLoRA"
+    sleep 0.3
+    a=$(total "q$1") b=$(total "t$1")
+    ta=$(capture "q$1" | head -1) tb=$(capture "t$1" | head -1)
+    if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$ta" = "$tb" ]; then
+        ok "$1x$2: --mode qlora and t t t give the same memory ($a) and title"
+    else
+        fail "$1x$2: --mode qlora: $a, '$ta'; t t t: $b, '$tb'"
+    fi
+    plan=$("$VRAMLAB" plan $SC --mode qlora | grep '^  total' | head -1 | awk '{ print $2, $3 }')
+    [ "$a" = "total $plan" ] && ok "$1x$2: QLoRA total is plan's ($plan)" ||
+        fail "$1x$2: QLoRA total $a, plan $plan"
+    has "q$1" "full" "$1x$2: the title says the recompute"
+    capture "q$1" | head -1 | grep -qE "QLoRA, (full recompute|rc full)" ||
+        fail "$1x$2: the recompute is not next to the mode: $(capture "q$1" | head -1)"
+done
+# Back to training: the training default again (selective), as --mode train.
+keys t100 t
+wait_for t100 "inference" || fail "t100: no inference"
+keys t100 t
+sleep 0.3
+start tr100 100 30 C $SC --mode train
+a=$(total t100) b=$(total tr100)
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "training after QLoRA is --mode train's ($a)" ||
+    fail "training after QLoRA: $a, --mode train: $b"
+capture t100 | head -1 | grep -q "training, selective recompute" ||
+    fail "training title: $(capture t100 | head -1)"
+# A recompute the user set is kept across modes.
+start rc100 100 30 C $SC --mode lora --recompute none
+keys rc100 t t
+sleep 0.3
+capture rc100 | head -1 | grep -q "inference" || fail "rc100: not in inference"
+keys rc100 t
+sleep 0.3
+capture rc100 | head -1 | grep -qE "training, (none recompute|rc none)" ||
+    fail "--recompute none is not kept: $(capture rc100 | head -1)"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all explorer consistency checks passed"
+exit 0
