@@ -111,6 +111,21 @@ sleep 0.3
 capture rc100 | head -1 | grep -qE "training, (none recompute|rc none)" ||
     fail "--recompute none is not kept: $(capture rc100 | head -1)"
 
+# --- the GPU pane's FLOP/s is what the mode computes in -----------------------
+# H100 SXM: 1,979 TFLOP/s FP8, 989 TFLOP/s BF16 (data sheet); FP8 E5M2
+# weights compute in FP8 in inference, but training runs BF16 (the recipe).
+start fl 100 30 C --model llama-3.1-8b --gpu h100-sxm --format fp8-e5m2
+has fl "1.98 PFLOP/s fp8" "inference with FP8 weights: the FP8 rate"
+keys fl t
+wait_for fl "training" || fail "fl: no training"
+has fl "989 TFLOP/s bf16" "training: the BF16 rate the engine uses"
+lacks fl "PFLOP/s fp8" "training: no FP8 rate"
+peak=$("$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm --format fp8-e5m2 --mode train | grep "peak used" | awk '{ print $3, $4 }')
+[ "$peak" = "989 TFLOP/s" ] && ok "plan's training peak is the pane's (989 TFLOP/s)" || fail "plan's training peak: $peak"
+keys fl t
+wait_for fl "LoRA" || fail "fl: no LoRA"
+has fl "989 TFLOP/s bf16" "LoRA: the BF16 rate"
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer consistency checks passed"
 exit 0

@@ -217,7 +217,9 @@ void tui_draw_gpu(struct tui_pen *p) {
         tui_pen_text(p, 1, tui_width(buf) - tui_width(strrchr(buf, ' ') + 1), TUI_ROLE_WARN,
                      strrchr(buf, ' ') + 1);
 
-    enum engine_compute c = st->opt.sc.weight_format.compute;
+    /* The column the mode computes in (the engine's rule): FP8 weights
+     * run at FP8 rates in inference, but training runs BF16. */
+    enum engine_compute c = engine_compute_column(&st->opt.sc);
     double fl = (unsigned)c < ENGINE_COMPUTE_COUNT ? gpu->flops[c] : 0;
     if (mfl > 0) {
         report_flops(mfl, a, sizeof(a));
