@@ -126,6 +126,78 @@ keys fl t
 wait_for fl "LoRA" || fail "fl: no LoRA"
 has fl "989 TFLOP/s bf16" "LoRA: the BF16 rate"
 
+# --- the Format pane's formula adds up ----------------------------------------
+# sums FORMULA: the terms left of '=' summed, and the figure right of it.
+sums() {
+    echo "$1" | awk -F'=' '{
+        n = split($1, t, "+"); s = 0
+        for (i = 1; i <= n; i++) { gsub(/ /, "", t[i]); split(t[i], q, "/"); s += (q[2] ? q[1] / q[2] : q[1]) }
+        r = $2; gsub(/[ b\/w]/, "", r); printf "%.12f %s\n", s, r }'
+}
+# Every weight format of the catalog, at the widths where its formula fits
+# whole (120 columns) and where a narrower form must be used (80).
+ids=$("$VRAMLAB" catalog formats | awk 'NR > 1 { print $1 }' | grep -vx int4)
+for size in "120 40" "80 24"; do
+    set -- $size
+    for id in $ids; do
+        n="f$1$id"
+        start "$n" "$1" "$2" C --format "$id"
+        wait_for "$n" "b/w" || { fail "$id at $1x$2: no bits per weight"; continue; }
+        line=$(capture "$n" | grep -oE "[0-9][0-9 +/.]*= ?[0-9.]+ ?b/w|[0-9.]+ b/w" | head -1)
+        tmux -L "$SOCK" kill-session -t "$n"
+        bits=$("$VRAMLAB" catalog formats --json | awk -v id="\"$id\"" '
+            $0 ~ "\"id\": " id "," { f = 1 } f && /"bits_per_weight"/ { gsub(/[^0-9.e+-]/, "", $2); print $2; exit }')
+        case $line in
+        *=*)
+            set -- $(sums "$line") "$1" "$2"
+            awk -v s="$1" -v r="$2" -v b="$bits" 'BEGIN { d = s - r; if (d < 0) d = -d; e = s - b; if (e < 0) e = -e;
+                exit !(d <= 0.0005 && e <= 1e-9) }' ||
+                fail "$id: '$line' sums to $1, shows $2, the catalog says $bits"
+            shift 2
+            ;;
+        *)
+            awk -v r="${line% b/w}" -v b="$bits" 'BEGIN { d = r - b; if (d < 0) d = -d; exit !(d <= 0.0005) }' ||
+                fail "$id: '$line', the catalog says $bits"
+            ;;
+        esac
+        [ -n "$line" ] || fail "$id at $1x$2: no formula"
+    done
+    ok "$1x$2: every format's formula adds up to its bits per weight"
+done
+# The super-block terms are there where the pane has room (issue 16: Q4_K
+# showed "4 + 6/32 + 6/32 = 4.50", which is 4.375).
+start q4k 120 40 C --format q4-k
+has q4k "4+6/32+6/32+32/256=4.50b/w" "Q4_K: the super-block term"
+start q6k 120 40 C --format q6-k
+has q6k "6+8/16+16/256=6.5625b/w" "Q6_K: 6 + 8/16 + 16/256 = 6.5625"
+start nf4dq 120 40 C --format nf4-dq
+has nf4dq "4+8/64+32/16384=4.127b/w" "NF4 double quant: the FP32 per 16384"
+
+# --- the Pythia-1.4B evidence: INT b-bit formats (and the FP16 baseline) only -
+# (seed 000: symmetric INT b with an FP16 scale per group of 32 vs per matrix)
+# format_pane NAME: the Format pane's column of the top row of panes.
+format_pane() {
+    capture "$1" | sed -n '2,9p' | awk '{ print substr($0, 27, 24) }'
+}
+for id in fp8-e4m3 fp8-e5m2 nf4 nf4-dq mxfp4 nvfp4 q4-0 q4-k; do
+    start "ev$id" 100 30 C --format "$id"
+    if format_pane "ev$id" | grep -qiE "loss|pythia|g32 [0-9]"; then
+        fail "$id: the INT evidence is shown: $(format_pane "ev$id" | grep -iE 'loss|pythia|g32')"
+    else
+        ok "$id: no INT b-bit evidence"
+    fi
+    tmux -L "$SOCK" kill-session -t "ev$id"
+done
+for id in int4-g32 int8 int3-g32; do
+    start "ev$id" 100 30 C --format "$id"
+    format_pane "ev$id" | grep -qE "loss" && ok "$id: the INT evidence shows" ||
+        fail "$id: no evidence: $(format_pane "ev$id")"
+    tmux -L "$SOCK" kill-session -t "ev$id"
+done
+start evfp16 100 30 C --format fp16
+format_pane evfp16 | grep -qF "loss 2.58 (FP16)" && ok "FP16: the baseline loss" ||
+    fail "FP16: no baseline: $(format_pane evfp16)"
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer consistency checks passed"
 exit 0

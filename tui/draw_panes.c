@@ -124,6 +124,60 @@ static void draw_format_recipe(struct tui_pen *p, int x) {
     tui_pen_text(p, 3, 0, TUI_ROLE_DIM, kv_note(p));
 }
 
+/* The effective bits as engine.md writes them: two decimals (4.50), more
+ * when the sum needs them (4.125, 6.5625), at most three past that
+ * (NF4 double quant: 4.127). */
+static void format_bits(double eff, char *buf, size_t len) {
+    for (int d = 2; d <= 4; d++) {
+        double k = pow(10, d);
+        if (fabs(eff * k - round(eff * k)) < 1e-9) {
+            snprintf(buf, len, "%.*f", d, eff);
+            return;
+        }
+    }
+    snprintf(buf, len, "%.3f", eff);
+}
+
+/* A format's bits per weight spelled out so that the terms add up to the
+ * figure: bits + scale/block (+ zero/block) (+ super scale/super block) =
+ * effective, as engine_format_bits sums them (Q4_K: 4 + 6/32 + 6/32 +
+ * 32/256 = 4.50). Narrower forms drop the spaces, then merge the block's
+ * scale and zero, then leave the result alone: never a formula whose
+ * terms are not all there. */
+static void format_formula(const struct engine_format *f, int room, char *buf, size_t len) {
+    char effs[16], terms[3][96];
+    format_bits(engine_format_bits(f), effs, sizeof(effs));
+    if (f->block == 0 && f->super_block == 0) {
+        snprintf(buf, len, "%g b/w", f->bits); /* "16 b/w" */
+        return;
+    }
+    /* terms[0]: spaced; [1]: tight; [2]: tight, scale and zero merged. */
+    for (int form = 0; form < 3; form++) {
+        const char *plus = form == 0 ? " + " : "+";
+        char *t = terms[form];
+        size_t n = (size_t)snprintf(t, sizeof(terms[form]), "%g", f->bits);
+        if (f->block > 0 && (f->scale_bits > 0 || f->zero_bits > 0)) {
+            if (form == 2 || f->zero_bits == 0)
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus,
+                                      f->scale_bits + f->zero_bits, f->block);
+            else
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u%s%g/%u", plus,
+                                      f->scale_bits, f->block, plus, f->zero_bits, f->block);
+        }
+        if (f->super_block > 0 && n < sizeof(terms[form]))
+            snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus, f->super_scale_bits,
+                     f->super_block);
+    }
+    /* (The lengths are checked: a cut formula is never shown.) */
+    if ((size_t)snprintf(buf, len, "%s = %s b/w", terms[0], effs) < len && tui_width(buf) <= room)
+        return;
+    for (int form = 1; form < 3; form++)
+        if ((size_t)snprintf(buf, len, "%s=%sb/w", terms[form], effs) < len &&
+            tui_width(buf) <= room)
+            return;
+    snprintf(buf, len, "%s b/w", effs);
+}
+
 /* The Format pane: weights (with group), bits per weight spelled out, KV. */
 void tui_draw_format(struct tui_pen *p) {
     const struct engine_scenario *sc = &p->st->opt.sc;
@@ -147,25 +201,7 @@ void tui_draw_format(struct tui_pen *p) {
         snprintf(buf, sizeof(buf), _("none"));
     tui_pen_field(p, 1, x, TUI_F_GROUP, buf);
 
-    /* bits + scale/group (+ zero/group) = effective, as engine.md writes it. */
-    double eff = engine_format_bits(f);
-    /* Two decimals as engine.md writes them (4.50), three when needed (4.125). */
-    const char *ef = fabs(eff * 100 - round(eff * 100)) > 1e-6 ? "%.3f" : "%.2f";
-    char effs[16];
-    snprintf(effs, sizeof(effs), ef, eff);
-    int len;
-    if (f->block > 0 && f->zero_bits > 0)
-        len = snprintf(buf, sizeof(buf), "%g + %g/%u + %g/%u = %s b/w", f->bits, f->scale_bits,
-                       f->block, f->zero_bits, f->block, effs);
-    else if (f->block > 0)
-        len = snprintf(buf, sizeof(buf), "%g + %g/%u = %s b/w", f->bits, f->scale_bits,
-                       f->block, effs);
-    else
-        len = snprintf(buf, sizeof(buf), "%g b/w", eff);
-    if (len > p->iw && f->block > 0) /* tight pane: drop the spaces */
-        len = snprintf(buf, sizeof(buf), "%g+%g/%u=%sb/w", f->bits, f->scale_bits, f->block, effs);
-    if (len > p->iw) /* tighter still: the result alone */
-        snprintf(buf, sizeof(buf), "%s b/w", effs);
+    format_formula(f, p->iw, buf, sizeof(buf));
     tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
 
     x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, _("KV      "));
@@ -173,7 +209,11 @@ void tui_draw_format(struct tui_pen *p) {
     tui_pen_field(p, 3, x, TUI_F_KVFORMAT, format_label(kv, p->iw - x, nm, sizeof(nm)));
     if (sc->mode != ENGINE_MODE_INFER)
         tui_pen_text(p, 4, 0, TUI_ROLE_DIM, kv_note(p));
-    tui_draw_format_evidence(p, sc->mode != ENGINE_MODE_INFER ? 5 : 4);
+    /* The seed's Pythia-1.4B losses measure INT b-bit weights (one FP16
+     * scale per group of 32 against one per matrix), with FP16 the
+     * baseline: no evidence for FP8, NF4, MXFP4, NVFP4 or GGUF blocks. */
+    if (f->kind == ENGINE_FMT_INT || (f->kind == ENGINE_FMT_FLOAT && f->bits >= 16))
+        tui_draw_format_evidence(p, sc->mode != ENGINE_MODE_INFER ? 5 : 4);
 }
 
 /* "85.9GB 3.35TB/s": two figures without the spaces before their units. */
