@@ -198,6 +198,91 @@ start evfp16 100 30 C --format fp16
 format_pane evfp16 | grep -qF "loss 2.58 (FP16)" && ok "FP16: the baseline loss" ||
     fail "FP16: no baseline: $(format_pane evfp16)"
 
+# --- the tok/s-versus-batch chart: the no-fit columns are empty --------------
+# Llama 3.1 70B INT4 g32 on 2 x H100 at 8192 tokens: batches from 64 do not
+# fit (plan's limits). The top is the largest batch that fits, as plan says.
+CV="--model llama-3.1-70b --format int4-g32 --gpu h100-sxm --gpus 2 --context 8192"
+maxb=$("$VRAMLAB" plan $CV --json | awk -F': ' '/"max_batch"/ { gsub(/[ ,]/, "", $2); print $2; exit }')
+b=1 top=
+while [ "$b" -le 4096 ] && [ "$b" -le "$maxb" ]; do
+    top=$("$VRAMLAB" plan $CV --batch "$b" | awk '/decode \(lower ceiling\)/ { print $4 }')
+    b=$((b * 2))
+done
+for size in "100 30" "120 40"; do
+    set -- $size
+    start "cv$1" "$1" "$2" C $CV
+    has "cv$1" "top $top" "$1x$2: the chart's top is the largest batch that fits ($top tok/s)"
+    scr=$(capture "cv$1")
+    row=$(echo "$scr" | grep -n "tok/s vs batch" | head -1 | cut -d: -f1)
+    # The Speed pane's inner width: up to its right border on the top row.
+    iw=$(echo "$scr" | sed -n "$((row - 6))p" | awk '{ print index($0, "++") - 2 }')
+    colw=$((iw / 13))
+    [ "$colw" -gt 6 ] && colw=6
+    bad=$(echo "$scr" | awk -v r0="$row" -v cw="$colw" -v maxb="$maxb" '
+        NR > r0 && /^\|/ { rows[++n] = $0 }
+        NR > r0 && !/^\|/ { exit }
+        END {
+            last = 0
+            for (k = 1; k <= n; k++) if (index(rows[k], "!") > 0) last = k
+            if (!last) { print "no ! row"; exit }
+            for (i = 0; i < 13; i++) {
+                b = 2 ^ i; x = 2 + i * cw
+                cell = substr(rows[last], x, cw - (cw > 1))
+                if (b > maxb) {
+                    if (cell !~ /^!+$/) print "batch " b ": bottom " cell
+                    for (k = 1; k < last; k++) {
+                        c = substr(rows[k], x, cw - (cw > 1))
+                        if (c ~ /[^ ]/) print "batch " b ": a bar above the !: " c
+                    }
+                } else if (cell ~ /!/) print "batch " b " fits but has a !"
+            }
+        }')
+    [ -z "$bad" ] && ok "$1x$2: no bars above the batches that do not fit" ||
+        { fail "$1x$2: $bad"; echo "$scr" | sed -n "$row,$((row + 11))p"; }
+done
+
+# --- one formatter: the explorer writes plan's figures -------------------------
+# pl ARGS... -- LABEL: plan's value for a line of its text table.
+pl() {
+    args=""
+    while [ "$1" != "--" ]; do args="$args $1"; shift; done
+    shift
+    "$VRAMLAB" plan $args | awk -v l="$*" 'index($0, "  " l " ") == 1 {
+        v = substr($0, 3 + length(l)); sub(/^ +/, "", v); sub(/   .*$/, "", v); print v; exit }'
+}
+# Llama 3.1 405B training on one H100: 6.78 TB (not "6782.7 GB"), 578,295
+# days (not "578295.4 days").
+T405="--model llama-3.1-405b --gpu h100-sxm --mode train"
+start f405 120 40 C $T405
+v=$(pl $T405 -- total)
+has f405 "total $v" "the memory total is plan's ($v)"
+case $v in *TB) ok "past 1000 GB the total is in TB ($v)" ;; *) fail "the total is not in TB: $v" ;; esac
+v=$(pl $T405 -- training time)
+has f405 "$v for" "the training time is plan's ($v)"
+case $v in *,*days) ok "days with thousands separators ($v)" ;; *) fail "days: $v" ;; esac
+v=$(pl $T405 -- cost)
+has f405 "$v" "the cost is plan's ($v)"
+# The verdict's ratio is plan's warning's ("1.0x" where plan says 1.02x).
+T8="--model llama-3.1-405b --gpu h100-sxm --mode train --gpus 8 --tp 8"
+r=$("$VRAMLAB" plan $T8 | sed -n 's/^  - needs \([0-9.,]*x\) the memory.*/\1/p')
+start f8 120 40 C $T8
+has f8 "needs $r the memory" "the verdict's ratio is plan's ($r)"
+# A cost past a thousand trillion dollars: e-notation, as plan.
+start fm 120 40 C --mode train --price 1e29
+v=$(pl --mode train --price 1e29 -- cost)
+has fm "cost           $v" "a huge cost is plan's ($v), not 30 digits"
+# Calibrated with 1e30 B/s and FLOP/s: e-notation, no "1000000000000 EB/s".
+start fb 120 40 C --measured-bw 1e30 --measured-flops 1e30
+has fb "1.00e+30" "the measured bandwidth in e-notation"
+lacks fb "EB/s" "no EB/s with 13 digits"
+v=$(pl --measured-bw 1e30 --measured-flops 1e30 -- prefill \(one prompt\))
+has fb "prefill        $v" "a tiny prefill time is plan's ($v), not '7.02e-11 us'"
+# Counts with thousands separators, in plan and on screen.
+v=$(pl --model llama-3.1-8b --context 512 --gpus 8 -- largest batch that fits)
+case $v in *,*) ok "plan: largest batch $v" ;; *) fail "plan: largest batch '$v'" ;; esac
+start fc 120 40 C --model llama-3.1-8b --context 131072
+has fc "ctx 131,072" "the Layout pane's context with separators"
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer consistency checks passed"
 exit 0

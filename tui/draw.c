@@ -168,13 +168,15 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
         snprintf(mode[0], sizeof(mode[0]), _("%s, %s recompute"), _(tui_mode_label(sc->mode)), rc);
         snprintf(mode[1], sizeof(mode[1]), _("%s, rc %s"), _(tui_mode_label(sc->mode)), rc);
     }
+    char ngpus[24];
+    report_int(sc->gpus, ngpus, sizeof(ngpus));
     /* Narrow screens drop the program's name, use the GPU's id, then the
      * short recompute. */
     for (int form = 0; form < 4; form++) {
         const char *gpu = form < 2 && sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id;
-        snprintf(buf, sizeof(buf), "%s%s %s %s %s %u %s %s %s %s%s",
+        snprintf(buf, sizeof(buf), "%s%s %s %s %s %s %s %s %s %s%s",
                  form == 0 ? " vramlab   " : " ", sc->model.name[0] ? sc->model.name : sc->model.id,
-                 g->dot, wf, g->dot, sc->gpus, g->times, gpu, g->dot, lay, mode[form < 3 ? 0 : 1]);
+                 g->dot, wf, g->dot, ngpus, g->times, gpu, g->dot, lay, mode[form < 3 ? 0 : 1]);
         if (tui_width(buf) <= wd - rw - 1)
             break;
     }

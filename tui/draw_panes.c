@@ -318,10 +318,10 @@ void tui_draw_layout(struct tui_pen *p) {
     tui_pen_field(p, 0, x, TUI_F_MODE, _(modes[(unsigned)sc->mode < 4 ? sc->mode : 0]));
 
     x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, _("batch "));
-    snprintf(buf, sizeof(buf), "%u", sc->batch);
+    report_int(sc->batch, buf, sizeof(buf)); /* as plan writes it: "131,072" */
     x += tui_pen_field(p, 1, x, TUI_F_BATCH, buf);
     x += tui_pen_text(p, 1, x, TUI_ROLE_LABEL, _(" ctx "));
-    snprintf(buf, sizeof(buf), "%u", sc->context);
+    report_int(sc->context, buf, sizeof(buf));
     tui_pen_field(p, 1, x, TUI_F_CONTEXT, buf);
 
     const char *labels[3] = {"TP ", "PP ", "DP "};
@@ -563,7 +563,8 @@ void tui_draw_memory(struct tui_pen *p) {
             unsigned bit = 1u << w;
             if (!(e->warnings & bit) || bit == ENGINE_WARN_DOES_NOT_FIT)
                 continue;
-            engine_warning_text(&st->opt.sc, e, (enum engine_warning)bit, buf, sizeof(buf));
+            report_warning(&st->opt.sc, e, (enum engine_warning)bit, st->opt.units, buf,
+                           sizeof(buf));
             tui_pen_text(p, 3, 0, TUI_ROLE_WARN, buf);
             break;
         }

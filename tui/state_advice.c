@@ -210,12 +210,14 @@ static void advise_gpus(const struct engine_scenario *sc, const char *pre, char 
     for (g = next_count(sc->gpus); g <= 4096; g = next_count(g)) {
         if (engine_search_layouts(sc, g, &l, 1) == 0 || !l.fits || l.reject != ENGINE_REJECT_NONE)
             continue;
+        char n[24];
+        report_int(g, n, sizeof(n));
         if (l.pp > 1)
-            snprintf(buf, len, _("%s%u GPUs (TP=%u PP=%u)"), pre, g, l.tp, l.pp);
+            snprintf(buf, len, _("%s%s GPUs (TP=%u PP=%u)"), pre, n, l.tp, l.pp);
         else if (l.tp > 1)
-            snprintf(buf, len, _("%s%u GPUs (TP=%u)"), pre, g, l.tp);
+            snprintf(buf, len, _("%s%s GPUs (TP=%u)"), pre, n, l.tp);
         else
-            snprintf(buf, len, _("%s%u GPUs"), pre, g);
+            snprintf(buf, len, _("%s%s GPUs"), pre, n);
         return;
     }
 }
@@ -272,16 +274,17 @@ void tui_state_verdict(struct tui_state *st) {
         }
     }
     if (e->fits) {
+        char n[24];
         report_bytes(e->spare_bytes, st->opt.units, a, sizeof(a));
-        snprintf(st->verdict, sizeof(st->verdict), _("fits on %u x %s with %s spare"), e->gpus,
+        report_int(e->gpus, n, sizeof(n));
+        snprintf(st->verdict, sizeof(st->verdict), _("fits on %s x %s with %s spare"), n,
                  sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, a);
         return;
     }
     verdict_advice(st, advice, sizeof(advice));
     report_bytes(-e->spare_bytes, st->opt.units, a, sizeof(a));
     char ratio[24];
-    snprintf(ratio, sizeof(ratio), "%.1f", e->memory_ratio);
-    i18n_number(ratio, sizeof(ratio));
-    snprintf(st->verdict, sizeof(st->verdict), _("needs %sx the memory (%s short)%s%s"), ratio, a,
+    report_ratio(e->memory_ratio, ratio, sizeof(ratio)); /* plan's "1.02x" */
+    snprintf(st->verdict, sizeof(st->verdict), _("needs %s the memory (%s short)%s%s"), ratio, a,
              advice[0] ? ": " : "", advice);
 }
