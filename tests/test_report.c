@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/i18n.h"
 #include "tui/report.h"
 
 /* Each formatter into a fresh buffer, for the expectations below. */
@@ -151,4 +152,18 @@ Test(report, bounded_width_and_three_digits) {
             digits++;
         cr_expect(digits <= 3 || strchr(b, 'e'), "%g -> '%s'", v, b);
     }
+}
+
+/* Display cells, not bytes or code points (issue 16: the GPU pane dropped
+ * "· 8/node" in UTF-8, where '·' is two bytes, but not in ASCII). */
+Test(report, display_cells) {
+    cr_expect_eq(i18n_width("link 900 GB/s \xc2\xb7 8/node"), 22);
+    cr_expect_eq(i18n_width("ma\xc3\xb1" "ana"), 6);             /* ñ: one cell */
+    cr_expect_eq(i18n_width("\xe6\xbc\xa2\xe5\xad\x97"), 4);      /* two CJK: two cells each */
+    cr_expect_eq(i18n_width("e\xcc\x81"), 1);                     /* e + combining acute */
+    cr_expect_eq(i18n_width("\xe2\x80\x8b"), 0);                  /* zero-width space */
+    cr_expect_eq(i18n_width("\xe2\x94\x80\xe2\x94\x80"), 2);      /* box drawing: one each */
+    cr_expect_eq(i18n_width("\xc3"), 1);                          /* a cut sequence: one */
+    cr_expect_eq(i18n_width("\xff" "a"), 2);                      /* a stray byte: one */
+    cr_expect_eq(i18n_width(""), 0);
 }

@@ -283,6 +283,45 @@ case $v in *,*) ok "plan: largest batch $v" ;; *) fail "plan: largest batch '$v'
 start fc 120 40 C --model llama-3.1-8b --context 131072
 has fc "ctx 131,072" "the Layout pane's context with separators"
 
+# --- widths in display cells: UTF-8 and ASCII cut at the same place ----------
+# "link 900 GB/s · 8/node" is 22 cells (23 bytes in UTF-8): at 100x30 the
+# GPU pane's 22 columns hold it in both.
+UTF=C.UTF-8
+start wa 100 30 C --model llama-3.1-70b --gpu h100-sxm --gpus 2
+start wu 100 30 "$UTF" --model llama-3.1-70b --gpu h100-sxm --gpus 2
+has wa "8/node" "ASCII: the GPU pane keeps '8/node'"
+has wu "8/node" "UTF-8: the GPU pane keeps '8/node' (cells, not bytes)"
+# The Model pane's long form has the same width in both.
+a=$(capture wa | sed -n 4p | cut -c1-26 | tr -d ' ')
+u=$(capture wu | sed -n 4p | sed 's/\xc2\xb7/-/g; s/\xe2\x94\x82/|/g' | cut -c1-26 | tr -d ' ')
+[ "$a" = "$u" ] && ok "the Model pane picks the same form in UTF-8 and ASCII ($a)" ||
+    fail "Model pane: ASCII '$a', UTF-8 '$u'"
+
+# --- cut text ends with an ellipsis --------------------------------------------
+# The title at 60 columns cannot hold the scenario: it is cut, marked.
+start ea 60 20 C --model llama-3.1-70b --gpu h100-sxm --gpus 2
+start eu 60 20 "$UTF" --model llama-3.1-70b --gpu h100-sxm --gpus 2
+capture ea | head -1 | grep -qE '\.\.\. +GB  \? help' && ok "ASCII: the cut title ends with '...'" ||
+    fail "ASCII title: $(capture ea | head -1)"
+capture eu | head -1 | grep -qE "$(printf '\342\200\246') +GB  \? help" && ok "UTF-8: the cut title ends with an ellipsis" ||
+    fail "UTF-8 title: $(capture eu | head -1)"
+# Text that fits is not marked.
+capture wa | grep -q '[^.]\.\.\.[^.]' && fail "'...' at 100x30: $(capture wa | grep '[^.]\.\.\.[^.]')" ||
+    ok "nothing cut at 100x30 (ASCII)"
+if capture wu | grep -q "$(printf '\342\200\246')"; then fail "an ellipsis at 100x30: $(capture wu | grep "$(printf '\342\200\246')")"; else ok "nothing cut at 100x30 (UTF-8)"; fi
+
+# --- the hint line keeps "? help" and "q quit" at 80 columns and below ---------
+for size in "80 24 C" "80 24 $UTF" "60 20 C" "100 30 C"; do
+    set -- $size
+    n="h$1$(echo "$3" | tr -cd 'A-Za-z0-9')"
+    start "$n" "$1" "$2" "$3" --model llama-3.1-70b --gpu h100-sxm --gpus 2
+    last=$(capture "$n" | tail -1 | sed 's/ *$//')
+    case $last in
+    *"? help  q quit") ok "$1x$2 ($3): the hint line ends with '? help  q quit'" ;;
+    *) fail "$1x$2 ($3): hint line '$last'" ;;
+    esac
+done
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer consistency checks passed"
 exit 0

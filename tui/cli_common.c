@@ -105,11 +105,9 @@ void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
 
 /* One aligned line of the text table. */
 void plan_line(FILE *f, const char *label, const char *value, const char *note) {
-    /* Pad by characters, not bytes: a translated label may hold "ñ". */
-    int pad = 26;
-    for (const char *c = label; *c; c++)
-        if (((unsigned char)*c & 0xc0) == 0x80)
-            pad++;
+    /* Pad by display cells, not bytes: a translated label may hold "ñ"
+     * (printf's width counts bytes). */
+    int pad = 26 + (int)strlen(label) - i18n_width(label);
     if (note && *note)
         fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
     else

@@ -187,11 +187,35 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
         tui_put(ui, w, 0, wd - rw, rw, TUI_ROLE_TITLE, right);
 }
 
+/* Key hints on the status row: as many as fit from the left, but the last
+ * two ("? help", "q quit") always, at the end: a user who sees nothing
+ * else must still see how to get help and how to leave. */
+static void draw_hints(struct tui_ui *ui, WINDOW *w, const char *const (*keys)[2], size_t n) {
+    int wd = getmaxx(w), x = 1, tail = 0;
+    size_t keep = n >= 2 ? n - 2 : 0;
+    for (size_t i = keep; i < n; i++)
+        tail += tui_width(keys[i][0]) + 1 + tui_width(_(keys[i][1])) + 2;
+    bool full = false;
+    for (size_t i = 0; i < n; i++) {
+        int need = tui_width(keys[i][0]) + 1 + tui_width(_(keys[i][1])) + 2;
+        if (i < keep && (full || x + need + tail - 2 > wd)) {
+            full = true; /* the rest is dropped: the essentials keep their room */
+            continue;
+        }
+        if (x + need - 2 > wd)
+            break;
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, keys[i][0]);
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(keys[i][1]));
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
+    }
+}
+
 /* The bottom row: the last message, or the key hints. */
 static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
     const struct tui_glyphs *g = ui->g;
     WINDOW *w = ui->status;
-    int wd = getmaxx(w), x = 1;
+    int wd = getmaxx(w);
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_STATUS));
     werase(w);
     if (st->lx.prompt != TUI_PROMPT_NONE) {
@@ -220,27 +244,10 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
         lesson_keys[2][0] = "s o";
         lesson_keys[2][1] = N_("save/open");
     }
-    if (st->lx.lesson || st->lx.present) {
-        for (size_t i = 0; i < sizeof(lesson_keys) / sizeof(lesson_keys[0]); i++) {
-            int need = tui_width(lesson_keys[i][0]) + 1 + tui_width(_(lesson_keys[i][1])) + 2;
-            if (x + need > wd)
-                break;
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, lesson_keys[i][0]);
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(lesson_keys[i][1]));
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
-        }
-        return;
-    }
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        int need = tui_width(keys[i][0]) + 1 + tui_width(_(keys[i][1])) + 2;
-        if (x + need > wd)
-            break;
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, keys[i][0]);
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(keys[i][1]));
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
-    }
+    if (st->lx.lesson || st->lx.present)
+        draw_hints(ui, w, lesson_keys, sizeof(lesson_keys) / sizeof(lesson_keys[0]));
+    else
+        draw_hints(ui, w, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
 /* The notice shown when the terminal is below 40x12. */

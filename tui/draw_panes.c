@@ -45,14 +45,16 @@ void tui_draw_model(struct tui_pen *p) {
     if (p->iw >= tui_width(name) + nw + 1)
         tui_pen_text(p, 0, p->iw - nw, TUI_ROLE_VALUE, n);
 
-    int len = snprintf(buf, sizeof(buf), _("%u L %s %u h %s %u/%u heads"), m->layers, g->dot,
-                       m->hidden, g->dot, m->heads, m->kv_heads);
-    if (len > p->iw) /* narrow pane: the short form */
-        len = snprintf(buf, sizeof(buf), _("%uL %uh %u/%u heads"), m->layers, m->hidden, m->heads,
-                       m->kv_heads);
-    if (len > p->iw) /* narrower: layers and heads (q/kv) */
-        len = snprintf(buf, sizeof(buf), _("%uL %u/%u heads"), m->layers, m->heads, m->kv_heads);
-    if (m->experts > 0 && len > 0 && (size_t)len < sizeof(buf))
+    /* Widths in display cells ('·' is two bytes but one cell). */
+    int cells = tui_printw(buf, sizeof(buf), _("%u L %s %u h %s %u/%u heads"), m->layers, g->dot,
+                           m->hidden, g->dot, m->heads, m->kv_heads);
+    if (cells > p->iw) /* narrow pane: the short form */
+        cells = tui_printw(buf, sizeof(buf), _("%uL %uh %u/%u heads"), m->layers, m->hidden,
+                           m->heads, m->kv_heads);
+    if (cells > p->iw) /* narrower: layers and heads (q/kv) */
+        tui_printw(buf, sizeof(buf), _("%uL %u/%u heads"), m->layers, m->heads, m->kv_heads);
+    size_t len = strlen(buf);
+    if (m->experts > 0 && len < sizeof(buf))
         snprintf(buf + len, sizeof(buf) - (size_t)len, _(" %s %u/%u experts"), g->dot,
                  m->active_experts, m->experts);
     tui_pen_text(p, 1, 0, m->derived ? TUI_ROLE_DIM : TUI_ROLE_LABEL, buf);
@@ -111,8 +113,8 @@ static void draw_format_recipe(struct tui_pen *p, int x) {
         snprintf(num, sizeof(num), "%g B", r->weights);
         w = num;
     }
-    if (snprintf(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x &&
-        snprintf(buf, sizeof(buf), _("%s (recipe)"), w) > p->iw - x)
+    if (tui_printw(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x &&
+        tui_printw(buf, sizeof(buf), _("%s (recipe)"), w) > p->iw - x)
         snprintf(buf, sizeof(buf), "%s", w);
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, buf);
     snprintf(buf, sizeof(buf), "%g b/w", r->weights * 8);
@@ -249,8 +251,8 @@ void tui_draw_gpu(struct tui_pen *p) {
     double mbw = st->opt.sc.measured_bytes_per_s, mfl = st->opt.sc.measured_flop_per_s;
     report_bytes(gpu->memory_bytes, st->opt.units, a, sizeof(a));
     report_bandwidth(mbw > 0 ? mbw : gpu->bandwidth_bytes_per_s, b, sizeof(b));
-    if (snprintf(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw &&
-        snprintf(buf, sizeof(buf), "%s, %s", a, b) > p->iw)
+    if (tui_printw(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw &&
+        tui_printw(buf, sizeof(buf), "%s, %s", a, b) > p->iw)
         tight_pair(buf, sizeof(buf), a, b);
     tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, buf);
     if (mbw > 0) /* the measured rate in the calibrated colour */
@@ -263,7 +265,7 @@ void tui_draw_gpu(struct tui_pen *p) {
     double fl = (unsigned)c < ENGINE_COMPUTE_COUNT ? gpu->flops[c] : 0;
     if (mfl > 0) {
         report_flops(mfl, a, sizeof(a));
-        if (snprintf(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
+        if (tui_printw(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
             snprintf(buf, sizeof(buf), _("%s meas."), a);
         tui_pen_text(p, 2, 0, TUI_ROLE_WARN, buf);
     } else if (fl > 0) {
@@ -279,8 +281,8 @@ void tui_draw_gpu(struct tui_pen *p) {
         report_bandwidth(gpu->bandwidth_bytes_per_s, a, sizeof(a));
         report_flops(fl > 0 ? fl : gpu->flops[ENGINE_COMPUTE_FP16], b, sizeof(b));
         const char *sheet = mbw > 0 ? a : b;
-        if (snprintf(buf, sizeof(buf), _("measured; data sheet %s"), sheet) > p->iw &&
-            snprintf(buf, sizeof(buf), _("meas.; sheet %s"), sheet) > p->iw)
+        if (tui_printw(buf, sizeof(buf), _("measured; data sheet %s"), sheet) > p->iw &&
+            tui_printw(buf, sizeof(buf), _("meas.; sheet %s"), sheet) > p->iw)
             snprintf(buf, sizeof(buf), _("sheet %s"), sheet);
         tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
         if (mbw > 0 && mfl > 0) {
@@ -292,7 +294,7 @@ void tui_draw_gpu(struct tui_pen *p) {
 
     if (gpu->link_bytes_per_s > 0) {
         report_bandwidth(gpu->link_bytes_per_s, a, sizeof(a));
-        if (snprintf(buf, sizeof(buf), _("link %s %s %u/node"), a, g->dot, gpu->gpus_per_node) >
+        if (tui_printw(buf, sizeof(buf), _("link %s %s %u/node"), a, g->dot, gpu->gpus_per_node) >
             p->iw)
             snprintf(buf, sizeof(buf), _("link %s"), a);
         tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);

@@ -7,67 +7,85 @@
 
 #include "tui/paint.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Bytes of the UTF-8 sequence starting with c (1 for stray bytes). */
-static int utf8_len(unsigned char c) {
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0)
-        return 2;
-    if ((c & 0xf0) == 0xe0)
-        return 3;
-    if ((c & 0xf8) == 0xf0)
-        return 4;
-    return 1;
-}
+#include "tui/i18n.h"
 
-/* Display columns of a string: one per code point. */
+/* Display cells of a string (i18n_width: wide characters two, combining
+ * marks none). */
 int tui_width(const char *s) {
-    int n = 0;
-    while (*s) {
-        int k = utf8_len((unsigned char)*s);
-        for (int i = 1; i < k; i++)
-            if (s[i] == '\0')
-                return n + 1;
-        s += k;
-        n++;
-    }
-    return n;
+    return i18n_width(s);
 }
 
-/* Put at most width columns of s, sanitised for ASCII terminals. */
+/* Cells one character takes as drawn: in ASCII mode every character that
+ * is not ASCII is one '?' (a zero-width one is left out). */
+static int put_cells(const struct tui_ui *ui, unsigned cp) {
+    int cw = i18n_cp_width(cp);
+    if (cp >= 0x80 && !ui->g->utf8)
+        return cw > 0 ? 1 : 0;
+    return cw;
+}
+
+/* Put at most width cells of s, sanitised for ASCII terminals; text that
+ * does not fit is cut short and ends with an ellipsis. */
 int tui_put(const struct tui_ui *ui, WINDOW *w, int y, int x, int width, enum tui_role role,
             const char *s) {
-    int cols = 0, maxy, maxx;
+    int cols = 0, maxy, maxx, total = 0;
     getmaxyx(w, maxy, maxx);
-    if (y < 0 || y >= maxy || x < 0 || x >= maxx)
+    if (y < 0 || y >= maxy || x < 0 || x >= maxx || width <= 0)
         return 0;
     if (width > maxx - x)
         width = maxx - x;
+    /* Cells up to the last character that is not a space: trailing blanks
+     * that do not fit are clipped, not marked as cut. */
+    int pos = 0;
+    for (const char *t = s; *t;) {
+        unsigned cp;
+        t += i18n_utf8_next(t, &cp);
+        pos += put_cells(ui, cp);
+        if (cp != ' ')
+            total = pos;
+    }
+    /* A cut is marked when the mark fits ("..." takes three cells in ASCII). */
+    int ew = tui_width(ui->g->ellipsis);
+    bool cut = total > width && width > ew;
+    int room = cut ? width - ew : width;
     wattrset(w, tui_attr(role));
     wmove(w, y, x);
-    while (*s && cols < width) {
-        int k = utf8_len((unsigned char)*s);
-        bool whole = true;
-        for (int i = 1; i < k; i++)
-            if (s[i] == '\0')
-                whole = false;
-        if (!whole)
+    while (*s) {
+        unsigned cp;
+        int k = i18n_utf8_next(s, &cp), cw = put_cells(ui, cp);
+        if (cols + cw > room)
             break;
-        if (k == 1 && (unsigned char)*s < 0x80) {
-            waddch(w, (unsigned char)*s >= 32 ? (chtype)(unsigned char)*s : '?');
-        } else if (ui->g->utf8) {
+        if (cp < 0x80) {
+            waddch(w, cp >= 32 && cp != 127 ? (chtype)cp : '?');
+        } else if (ui->g->utf8 && cp != 0xfffd) {
             waddnstr(w, s, k);
-        } else {
+        } else if (cw > 0) {
             waddch(w, '?');
         }
         s += k;
-        cols++;
+        cols += cw;
+    }
+    if (cut) {
+        waddstr(w, ui->g->ellipsis);
+        cols += ew;
     }
     wattrset(w, tui_attr(TUI_ROLE_NORMAL));
     return cols;
+}
+
+/* Print into buf (as snprintf) and return the display cells of the
+ * result: what fitting text into a pane compares (snprintf counts bytes,
+ * and a '·' is two of them). */
+int tui_printw(char *buf, size_t len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return tui_width(buf);
 }
 
 /* Window row of content line `line`, or -1 when scrolled out of view. */
@@ -99,6 +117,8 @@ int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role
                    const char *glyph) {
     char buf[1024];
     size_t gl = strlen(glyph), used = 0;
+    if (n > p->iw - x) /* a run of glyphs is clipped, never cut with an ellipsis */
+        n = p->iw - x;
     if (n <= 0 || gl == 0)
         return 0;
     for (int i = 0; i < n && used + gl < sizeof(buf); i++) {

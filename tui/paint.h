@@ -67,13 +67,17 @@ struct tui_pen {
     bool focused;
 };
 
-/* Put at most width columns of s at (y, x) of w with a role; returns the
- * columns written. */
+/* Put at most width cells of s at (y, x) of w with a role; text longer
+ * than width is cut short and ends with an ellipsis ("…", "..." in ASCII).
+ * Returns the cells written. */
 int tui_put(const struct tui_ui *ui, WINDOW *w, int y, int x, int width, enum tui_role role,
             const char *s);
-/* Display columns of a string (UTF-8 code points; ASCII mode: bytes ->
- * one '?' per code point). */
+/* Display cells of a string (wide characters two, combining marks none;
+ * i18n_width). */
 int tui_width(const char *s);
+/* snprintf into buf, returning the display cells of the result (for
+ * "does this form fit the pane": snprintf's count is bytes). */
+int tui_printw(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Content line i of a pen: the window row, or -1 when scrolled out. */
 int tui_pen_row(const struct tui_pen *p, int line);
 /* Draw a field's text at content line, column x (inner coordinates);
