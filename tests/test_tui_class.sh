@@ -26,7 +26,7 @@ start() {
     name=$1 w=$2 h=$3 lang=$4
     shift 4
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" \
-        "env TERM=vt100 NO_COLOR=1 LANG=$lang LC_ALL=$lang '$VRAMLAB' --fresh $*; sleep 60"
+        "env TERM=vt100 NO_COLOR=1 LANG=$lang LC_ALL=$lang '$VRAMLAB' --fresh $*; sleep 600"
     wait_for "$name" "Memory per GPU" || fail "$name: no screen"
 }
 
@@ -267,6 +267,11 @@ T8="--model llama-3.1-405b --gpu h100-sxm --mode train --gpus 8 --tp 8"
 r=$("$VRAMLAB" plan $T8 | sed -n 's/^  - needs \([0-9.,]*x\) the memory.*/\1/p')
 start f8 120 40 C $T8
 has f8 "needs $r the memory" "the verdict's ratio is plan's ($r)"
+# Llama 3.1 70B QLoRA on an RTX A6000: 52.7 of 51.5 GB, 1.02x (not "1.0x").
+r=$("$VRAMLAB" plan $SC --mode qlora | sed -n 's/^  - needs \([0-9.,]*x\) the memory.*/\1/p')
+[ "$r" = "1.02x" ] && ok "plan: 1.02x" || fail "plan's ratio: $r"
+start rq 100 30 C $SC --mode qlora
+has rq "needs $r the memory" "the verdict's ratio near 1 is plan's ($r)"
 # A cost past a thousand trillion dollars: e-notation, as plan.
 start fm 120 40 C --mode train --price 1e29
 v=$(pl --mode train --price 1e29 -- cost)
