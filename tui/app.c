@@ -151,6 +151,11 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
     session_theme(ss, st->lx.present);
 
     while (!st->quit && !tui_term_stop_signal()) {
+        /* curses may have resized the screen inside doupdate() (a SIGWINCH
+         * seen there) before its KEY_RESIZE is read: never draw the old
+         * windows into the new screen. */
+        if (dirty && (LINES != ui.screen_rows || COLS != ui.screen_cols))
+            dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         if (dirty & TUI_DIRTY_REFLOW) {
             int rows, cols;
             getmaxyx(stdscr, rows, cols);

@@ -85,6 +85,8 @@ static WINDOW *rect_win(const struct tui_rect *r) {
 /* Rebuild the windows for the current size and state. */
 void tui_ui_reflow(struct tui_ui *ui, const struct tui_state *st, int rows, int cols) {
     tui_ui_free(ui);
+    ui->screen_rows = rows;
+    ui->screen_cols = cols;
     /* A lesson's caption bar takes the bottom rows; the layout the rest.
      * Without room for it, the caption goes on the title row. */
     int cap = tui_caption_rows(st, rows, cols);

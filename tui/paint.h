@@ -52,6 +52,7 @@ struct tui_ui {
      * app copies them into the state after each frame). */
     unsigned overlay_max, overlay_page;
     size_t caption_pages; /* pages the lesson caption takes at this size */
+    int screen_rows, screen_cols; /* the screen the windows were made for */
 };
 
 /* A pane being drawn: its window, inner size, scroll offset for the
