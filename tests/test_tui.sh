@@ -50,6 +50,26 @@ sane() {
     grep -qE '(^| )icanon( |$)' "$TMP/$1.stty" && grep -qE '(^| )echo( |$)' "$TMP/$1.stty"
 }
 
+# term_state NAME: the pane's alternate screen, cursor and mouse flags.
+term_state() {
+    tmux -L "$SOCK" display -p -t "$1" '#{alternate_on} #{cursor_flag} #{mouse_any_flag}'
+}
+# app_pid NAME: the explorer's pid in a session (env execs vramlab): the
+# pane shell's child, from ps or, without procps, from /proc.
+app_pid() {
+    pp=$(tmux -L "$SOCK" list-panes -t "$1" -F '#{pane_pid}')
+    if command -v ps >/dev/null 2>&1; then
+        ps -o pid= --ppid "$pp" 2>/dev/null | head -1 | tr -d ' '
+        return
+    fi
+    for s in /proc/[0-9]*/stat; do
+        # pid (comm) state ppid ...: the fields after the last ')'
+        st=$(cat "$s" 2>/dev/null) || continue
+        rest=${st##*) }
+        set -- $rest
+        [ "${2:-}" = "$pp" ] && { p=${s#/proc/}; echo "${p%/stat}"; return; }
+    done
+}
 SCEN="--model llama-3.1-70b --gpu h100-sxm --gpus 2"
 
 # --- no terminal: refuse, point to plan, exit 2 --------------------------
@@ -222,9 +242,7 @@ tmux -L "$SOCK" send-keys -t colour C-c
 rc=$(wait_exit colour)
 [ "$rc" = 130 ] && sane colour && ok "C-c exits 130 with the terminal sane" ||
     fail "C-c: exit $rc"
-pane_pid=$(tmux -L "$SOCK" list-panes -t nocolor -F '#{pane_pid}')
-# The pane's shell runs env, which execs vramlab: its child is the app.
-app_pid=$(ps -o pid= --ppid "$pane_pid" 2>/dev/null | head -1 | tr -d ' ')
+app_pid=$(app_pid nocolor)
 if [ -n "$app_pid" ]; then
     kill -TERM "$app_pid"
     rc=$(wait_exit nocolor)
@@ -236,8 +254,7 @@ fi
 # SIGHUP (an SSH drop) likewise.
 start hup 80 24 -- $SCEN
 if wait_for hup "Memory per GPU"; then
-    pane_pid=$(tmux -L "$SOCK" list-panes -t hup -F '#{pane_pid}')
-    app_pid=$(ps -o pid= --ppid "$pane_pid" 2>/dev/null | head -1 | tr -d ' ')
+    app_pid=$(app_pid hup)
     if [ -n "$app_pid" ]; then
         kill -HUP "$app_pid"
         rc=$(wait_exit hup)
@@ -248,15 +265,6 @@ fi
 
 # --- C-\ (SIGQUIT) and the fatal signals: restored, then the signal's own
 # status (the default action: 128 + sig, a core dump where enabled) -------
-# term_state NAME: the pane's alternate screen, cursor and mouse flags.
-term_state() {
-    tmux -L "$SOCK" display -p -t "$1" '#{alternate_on} #{cursor_flag} #{mouse_any_flag}'
-}
-# app_pid NAME: the explorer's pid in a session (env execs vramlab).
-app_pid() {
-    pp=$(tmux -L "$SOCK" list-panes -t "$1" -F '#{pane_pid}')
-    ps -o pid= --ppid "$pp" 2>/dev/null | head -1 | tr -d ' '
-}
 # signal_case NAME SIG STATUS: start, check the explorer took the screen
 # (alternate screen, mouse on: the control), deliver SIG, check it died
 # of it with the terminal restored.
