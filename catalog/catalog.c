@@ -374,6 +374,24 @@ const struct engine_format *catalog_find_format(const struct catalog *c, const c
     return i < 0 ? NULL : &c->formats[i];
 }
 
+/* Whether a format is for the KV cache only (see catalog.h). */
+bool catalog_format_kv_only(const struct engine_format *f) {
+    return strstr(f->name, "KV cache") != NULL || strstr(f->name, "KV-cache") != NULL;
+}
+
+/* The weight format stored like a KV-only one (see catalog.h). */
+const struct engine_format *catalog_format_for_weights(const struct catalog *c,
+                                                       const struct engine_format *kv) {
+    for (size_t i = 0; i < c->n_formats; i++) {
+        const struct engine_format *f = &c->formats[i];
+        if (!catalog_format_kv_only(f) && f->kind == kv->kind && f->bits == kv->bits &&
+            f->block == kv->block && f->scale_bits == kv->scale_bits &&
+            f->zero_bits == kv->zero_bits && f->super_block == kv->super_block)
+            return f;
+    }
+    return NULL;
+}
+
 /* Exact lookup of an evidence table by normalised id. */
 const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id) {
     long i = find_index(c->evidence, c->n_evidence, sizeof *c->evidence, id);

@@ -108,6 +108,32 @@ int catalog_load_file(struct catalog *c, const char *path, struct catalog_diag *
 int catalog_load_buffer(struct catalog *c, const char *name, const char *text, size_t len,
                         struct catalog_diag *d);
 
+/* Largest catalog or config.json file read (1 MiB). */
+#define CATALOG_MAX_FILE_BYTES (1u << 20)
+
+/* Whether path names a regular file of at most max bytes (0: any size),
+ * by stat only (nothing is opened, so a FIFO cannot block); else false and
+ * why it is not, for messages: "a FIFO (named pipe), not a regular file",
+ * "a character device, not a regular file", "a directory, ...", the size,
+ * or strerror. */
+bool catalog_file_check(const char *path, size_t max, char *why, size_t whylen);
+/* Read a regular file of at most max bytes into a new NUL-terminated buffer
+ * the caller frees (its length in *len); NULL and the reason in why. It is
+ * checked (catalog_file_check) before it is opened, and opened with
+ * O_NONBLOCK: a FIFO or a device given as a file never blocks. */
+char *catalog_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+
+/* Most entries of one kind (gpus, models, ...) in one catalog file. */
+#define CATALOG_MAX_ENTRIES 1000
+/* Deepest nesting of lists and mappings read from a YAML or JSON file (a
+ * catalog entry is 3 deep, a config.json 5). */
+#define CATALOG_MAX_DEPTH 32
+/* Check that YAML (or JSON) text nests lists and mappings at most max deep,
+ * in time linear in the text; 0, or -1 with the 1-based line and column of
+ * the first opening too deep. A syntax error returns 0 (the loader reports
+ * it). */
+int catalog_yaml_depth(const char *text, size_t len, unsigned max, size_t *line, size_t *col);
+
 /* Load every *.yaml in $XDG_CONFIG_HOME/vramlab (or ~/.config/vramlab),
  * in name order; bad files are reported and skipped. Returns the number of
  * files that failed. */
@@ -122,6 +148,14 @@ const struct engine_model *catalog_find_model(const struct catalog *c, const cha
 const struct engine_format *catalog_find_format(const struct catalog *c, const char *id);
 const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id);
 const struct catalog_cpu *catalog_find_cpu(const struct catalog *c, const char *id);
+
+/* Whether a format is for the KV cache only: its name says so ("INT4 (KV
+ * cache, g32)"). Such a format is refused for the weights. */
+bool catalog_format_kv_only(const struct engine_format *f);
+/* The weight format stored like a KV-only one (same kind, bits, block and
+ * scale bits), or NULL: int4-g32 for int4. */
+const struct engine_format *catalog_format_for_weights(const struct catalog *c,
+                                                       const struct engine_format *kv);
 
 /* "Did you mean": write up to n closest ids (edit distance on the
  * normalised ids) of the given kind into out; returns how many. */

@@ -9,13 +9,17 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-/* Largest catalog file read (a catalog is kilobytes; this stops accidents). */
-#define MAX_FILE_BYTES (16u << 20)
+/* Largest catalog file read: the shipped ones are 100 KB together; ten
+ * times that is any real catalog, and it bounds the loader's time. */
+#define MAX_FILE_BYTES CATALOG_MAX_FILE_BYTES
 
 /* Record an error about a whole file (no line to point at). */
 static void file_error(struct catalog_diag *d, const char *path, const char *what, int err) {
@@ -37,41 +41,87 @@ int catalog_load_default(struct catalog *c, struct catalog_diag *d) {
     return rc;
 }
 
-/* Read the whole file at path into a new NUL-terminated buffer; NULL with errno set. */
-char *catalog_read_file(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
+/* What a file that is not a regular file is, for messages. */
+static const char *file_kind(mode_t m) {
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO (named pipe)";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* Whether path names a regular file of at most max bytes; else false and
+ * the reason in why (see catalog.h). Only stat: nothing is opened. */
+bool catalog_file_check(const char *path, size_t max, char *why, size_t whylen) {
+    struct stat st;
+
+    if (stat(path, &st) != 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s, not a regular file", file_kind(st.st_mode));
+        return false;
+    }
+    if (max > 0 && (uintmax_t)st.st_size > max) {
+        snprintf(why, whylen, "%jd bytes, larger than the %zu KiB allowed", (intmax_t)st.st_size,
+                 max / 1024);
+        return false;
+    }
+    return true;
+}
+
+/* Read a regular file of at most max bytes (see catalog.h). The file is
+ * checked with stat before it is opened, and opened without blocking, so a
+ * FIFO or a device never blocks; fstat checks the file opened is still
+ * a regular one. */
+char *catalog_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen) {
     struct stat st;
     char *buf;
-    size_t n;
+    size_t n = 0;
+    int fd;
 
-    if (fp == NULL)
+    if (!catalog_file_check(path, max, why, whylen))
         return NULL;
-    if (fstat(fileno(fp), &st) < 0) {
-        int err = errno;
-        fclose(fp);
-        errno = err;
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
         return NULL;
     }
-    if (!S_ISREG(st.st_mode) || st.st_size > MAX_FILE_BYTES) {
-        fclose(fp);
-        errno = S_ISREG(st.st_mode) ? EFBIG : EISDIR;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (max > 0 && (uintmax_t)st.st_size > max)) {
+        snprintf(why, whylen, "%s", S_ISREG(st.st_mode) ? "changed while being read"
+                                                        : "not a regular file");
+        close(fd);
         return NULL;
     }
     buf = malloc((size_t)st.st_size + 1);
     if (buf == NULL) {
-        fclose(fp);
-        errno = ENOMEM;
+        snprintf(why, whylen, "%s", strerror(ENOMEM));
+        close(fd);
         return NULL;
     }
-    n = fread(buf, 1, (size_t)st.st_size, fp);
-    if (ferror(fp)) {
-        int err = errno ? errno : EIO;
-        free(buf);
-        fclose(fp);
-        errno = err;
-        return NULL;
+    while (n < (size_t)st.st_size) {
+        ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(why, whylen, "%s", strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
     }
-    fclose(fp);
+    close(fd);
     buf[n] = '\0';
     *len = n;
     return buf;
@@ -80,13 +130,14 @@ char *catalog_read_file(const char *path, size_t *len) {
 /* Load one YAML file; on error nothing of it is added and -1 is returned. */
 int catalog_load_file(struct catalog *c, const char *path, struct catalog_diag *d) {
     size_t len = 0;
-    char *text;
+    char *text, why[160];
     int rc;
 
-    errno = 0;
-    text = catalog_read_file(path, &len);
+    text = catalog_read_regular(path, MAX_FILE_BYTES, &len, why, sizeof why);
     if (text == NULL) {
-        file_error(d, path, "cannot read", errno ? errno : EIO);
+        catalog_diag_append(d, "%s: cannot read: %s\n", path, why);
+        if (d != NULL)
+            d->errors++;
         return -1;
     }
     rc = catalog_load_buffer(c, path, text, len, d);

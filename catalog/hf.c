@@ -126,6 +126,8 @@ struct hf_config {
     char name[128];
     char arch[64];
     long long sliding_layer_types; /* layers marked sliding_attention; -1 absent */
+    const yaml_node_t *node[H_N_SLOTS]; /* the value that filled each slot */
+    const char *key[H_N_SLOTS];         /* and its key, for messages */
 };
 
 /* What the model_type implies about the parts a config leaves out. */
@@ -252,6 +254,9 @@ static bool take_string(struct hf_ctx *x, const yaml_node_t *v, const char *key,
 static void read_mapping(struct hf_ctx *x, yaml_node_t *map, struct hf_config *c, bool top) {
     yaml_node_t *text_config = NULL;
     yaml_node_pair_t *pair;
+    /* The key node of each known key seen in this mapping: JSON objects
+     * with a repeated key would silently keep the last value. */
+    const yaml_node_t *seen[sizeof hf_keys / sizeof hf_keys[0]] = {NULL};
 
     for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
         yaml_node_t *k = yaml_document_get_node(x->doc, pair->key);
@@ -269,6 +274,14 @@ static void read_mapping(struct hf_ctx *x, yaml_node_t *map, struct hf_config *c
         }
         if (i == sizeof hf_keys / sizeof hf_keys[0])
             continue; /* HF configs carry many keys we do not need */
+        if (seen[i] != NULL) {
+            snprintf(err, sizeof err,
+                     "expected each key once, found it again (first at line %zu, column %zu)",
+                     (size_t)seen[i]->start_mark.line + 1, (size_t)seen[i]->start_mark.column + 1);
+            hf_error(x, k, key, err);
+            continue;
+        }
+        seen[i] = k;
         switch (hf_keys[i].kind) {
         case HK_INT: {
             uint64_t n;
@@ -278,19 +291,31 @@ static void read_mapping(struct hf_ctx *x, yaml_node_t *map, struct hf_config *c
                 hf_error(x, v, key, "expected a whole number, found a structure");
                 break;
             }
+            /* "4096" in quotes is a JSON string, not a number. */
+            if (v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+                char q[64];
+                catalog_quote((const char *)v->data.scalar.value, q, sizeof q);
+                snprintf(err, sizeof err, "expected a whole number, found the string \"%s\"", q);
+                hf_error(x, v, key, err);
+                break;
+            }
             if (catalog_parse_uint((const char *)v->data.scalar.value, UINT32_MAX, &n, err,
                                    sizeof err) < 0) {
                 hf_error(x, v, key, err);
                 break;
             }
             c->v[hf_keys[i].slot] = (long long)n;
+            c->node[hf_keys[i].slot] = v;
+            c->key[hf_keys[i].slot] = hf_keys[i].key;
             break;
         }
         case HK_BOOL: {
             const char *s = (const char *)v->data.scalar.value;
             if (is_null(v))
                 break;
-            if (v->type == YAML_SCALAR_NODE && strcmp(s, "true") == 0)
+            if (v->type == YAML_SCALAR_NODE && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+                hf_error(x, v, key, "expected true or false, found a string");
+            else if (v->type == YAML_SCALAR_NODE && strcmp(s, "true") == 0)
                 c->v[hf_keys[i].slot] = 1;
             else if (v->type == YAML_SCALAR_NODE && strcmp(s, "false") == 0)
                 c->v[hf_keys[i].slot] = 0;
@@ -378,12 +403,42 @@ static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_con
     size_t i;
 
     for (i = 0; i < 4; i++) {
-        if (c->v[req_slot[i]] <= 0) {
+        if (c->v[req_slot[i]] < 0) {
             char msg[160];
             snprintf(msg, sizeof msg, "expected in a config.json (the model's %s), found none",
                      required[i][1]);
             hf_error(x, root, required[i][0], msg);
         }
+    }
+    /* Given, a count must be positive (0 heads is not "no heads given"). */
+    static const int positive[] = {H_LAYERS, H_HIDDEN, H_HEADS, H_KV_HEADS, H_HEAD_DIM,
+                                   H_VOCAB,  H_FFN};
+    for (i = 0; i < sizeof positive / sizeof positive[0]; i++) {
+        int slot = positive[i];
+        if (c->v[slot] == 0 && c->node[slot] != NULL)
+            hf_error(x, c->node[slot], c->key[slot], "expected a positive whole number, found 0");
+    }
+    if (x->errors > 0)
+        return;
+    /* The command line's checks: KV heads divide the heads (grouped-query
+     * attention shares each K/V head among heads / kv_heads), and without
+     * head_dim the heads divide the hidden size. */
+    if (c->v[H_KV_HEADS] > 0 && c->v[H_HEADS] % c->v[H_KV_HEADS] != 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "expected a divisor of %s (%lld), found %lld",
+                 c->key[H_HEADS] ? c->key[H_HEADS] : "num_attention_heads", c->v[H_HEADS],
+                 c->v[H_KV_HEADS]);
+        hf_error(x, c->node[H_KV_HEADS] ? c->node[H_KV_HEADS] : root,
+                 c->key[H_KV_HEADS] ? c->key[H_KV_HEADS] : "num_key_value_heads", msg);
+    }
+    if (c->v[H_HEAD_DIM] < 0 && c->v[H_HIDDEN] % c->v[H_HEADS] != 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "expected a divisor of %s (%lld), found %lld (or give head_dim)",
+                 c->key[H_HIDDEN] ? c->key[H_HIDDEN] : "hidden_size", c->v[H_HIDDEN],
+                 c->v[H_HEADS]);
+        hf_error(x, c->node[H_HEADS] ? c->node[H_HEADS] : root,
+                 c->key[H_HEADS] ? c->key[H_HEADS] : "num_attention_heads", msg);
     }
     if (x->errors > 0)
         return;
@@ -485,6 +540,15 @@ static int import_text(const char *msg_name, const char *text, size_t len, const
     if (!yaml_parser_initialize(&parser))
         return -1;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    size_t deep_line, deep_col;
+    if (catalog_yaml_depth(text, len, CATALOG_MAX_DEPTH, &deep_line, &deep_col) != 0) {
+        catalog_diag_error(d, msg_name, text, len, deep_line, deep_col, NULL,
+                           "expected objects and arrays nested at most %d deep, found deeper "
+                           "(a config.json is 5 deep)",
+                           CATALOG_MAX_DEPTH);
+        yaml_parser_delete(&parser);
+        return -1;
+    }
     if (!yaml_parser_load(&parser, &doc)) {
         catalog_diag_error(d, msg_name, text, len, parser.problem_mark.line + 1,
                            parser.problem_mark.column + 1, NULL, "JSON syntax: %s",
@@ -519,14 +583,13 @@ int catalog_import_hf_buffer(const char *name, const char *text, size_t len, str
 /* Import a config.json file; without _name_or_path the model is named
  * after its directory (".../Llama-3.1-8B/config.json": Llama-3.1-8B). */
 int catalog_import_hf_config(const char *path, struct engine_model *m, struct catalog_diag *d) {
-    char dir[256], *text, *slash;
+    char dir[256], *text, *slash, why[160];
     size_t len = 0;
     int rc;
 
-    errno = 0;
-    text = catalog_read_file(path, &len);
+    text = catalog_read_regular(path, CATALOG_MAX_FILE_BYTES, &len, why, sizeof why);
     if (text == NULL) {
-        catalog_diag_append(d, "%s: cannot read: %s\n", path, strerror(errno ? errno : EIO));
+        catalog_diag_append(d, "%s: cannot read: %s\n", path, why);
         if (d != NULL)
             d->errors++;
         return -1;

@@ -25,9 +25,6 @@ struct catalog_embedded_file {
 extern const struct catalog_embedded_file catalog_embedded_files[];
 extern const size_t catalog_embedded_count;
 
-/* Read a whole file (at most 16 MiB) into a new NUL-terminated buffer that
- * the caller frees; NULL with errno set. */
-char *catalog_read_file(const char *path, size_t *len);
 
 /* Copy s for a message: at most 40 bytes, control characters as '?'. */
 void catalog_quote(const char *s, char *buf, size_t len);

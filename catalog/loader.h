@@ -1,7 +1,8 @@
 /*
- * loader.h: what the YAML loader (load.c) and the schema tables
- * (schema.c) share: the field table types, the load context and the
- * helpers that report errors at libyaml marks. Private to catalog/.
+ * loader.h: what the table walker (walk.c), the schema tables
+ * (schema.c) and the YAML loader (load.c) share: the field table types,
+ * the load context and the helpers that report errors at libyaml marks.
+ * walk.c is below schema.c, which is below load.c. Private to catalog/.
  */
 #ifndef VRAMLAB_CATALOG_LOADER_H
 #define VRAMLAB_CATALOG_LOADER_H
@@ -88,10 +89,10 @@ struct cpu_entry {
     yaml_node_t *device_names;
 };
 
-/* The table of each kind of entry, indexed by enum entity_kind. */
+/* The table of each kind of entry, indexed by enum entity_kind (schema.c). */
 extern const struct table *const catalog_entry_tables[K_COUNT];
 
-/* Report an error at mark m about key (may be NULL). */
+/* The walker (walk.c). Report an error at mark m about key (may be NULL). */
 void catalog_load_error(struct load_ctx *x, yaml_mark_t m, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* The text of a scalar node. */

@@ -111,6 +111,15 @@ const char *engine_compute_name(enum engine_compute c) {
     return (unsigned)c < ENGINE_COMPUTE_COUNT ? compute_names[c] : "?";
 }
 
+/* The FLOP/s column of a scenario (see engine.h). */
+enum engine_compute engine_compute_column(const struct engine_scenario *sc) {
+    if (sc->mode == ENGINE_MODE_TRAIN)
+        return sc->recipe == ENGINE_RECIPE_ADAM_FP32 ? ENGINE_COMPUTE_FP32 : ENGINE_COMPUTE_BF16;
+    if (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA)
+        return ENGINE_COMPUTE_BF16;
+    return sc->weight_format.compute;
+}
+
 /* Parse a FLOP/s column name. */
 int engine_compute_parse(const char *s, enum engine_compute *out) {
     int i = table_index(compute_names, ENGINE_COMPUTE_COUNT, s);
@@ -166,7 +175,7 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
     if (sc->gpus == 0 || sc->batch == 0 || sc->context == 0 || sc->tp == 0 || sc->pp == 0 ||
         sc->dp == 0 || sc->micro_batches == 0 || sc->interleave == 0 ||
         !isfinite(sc->reserve_bytes) || sc->reserve_bytes < 0 || sc->training_tokens < 0 ||
-        !isfinite(sc->training_tokens))
+        !isfinite(sc->training_tokens) || sc->price_per_hour < 0 || !isfinite(sc->price_per_hour))
         bad |= ENGINE_INVALID_WORKLOAD;
     if (sc->tp && sc->pp && sc->dp && (uint64_t)sc->tp * sc->pp * sc->dp != (uint64_t)sc->gpus)
         bad |= ENGINE_INVALID_LAYOUT;
@@ -507,15 +516,29 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
                             fmax(0.0, dp - compute * 2.0 / 3.0);
     /* Default tokens: Chinchilla's 20 per parameter for pre-training
      * (Hoffmann et al. 2022); a 100M-token fine-tuning set for LoRA. */
-    double tokens = pos(sc->training_tokens)        ? sc->training_tokens
-                    : sc->mode == ENGINE_MODE_TRAIN ? 20.0 * e->params_total
-                                                    : LORA_DEFAULT_TOKENS;
+    double tokens = engine_training_tokens(sc, e->params_total);
     e->train_tokens = tokens;
     double seconds = tokens / e->train_tokens_per_step * e->train_step_seconds;
     e->train_days = seconds / 86400.0;
     e->train_gpu_hours = seconds / 3600.0 * g;
-    double price = pos(sc->price_per_hour) ? sc->price_per_hour : sc->gpu.price_per_hour;
-    e->train_cost_usd = pos(price) ? e->train_gpu_hours * price : NAN;
+    /* A price of 0 given by the user (one's own GPUs) costs nothing; no
+     * price at all (none given, none in the catalog) has no cost. */
+    double price = engine_price_per_hour(sc);
+    e->train_cost_usd = pos(price) || sc->price_given ? e->train_gpu_hours * price : NAN;
+}
+
+/* The training tokens a scenario uses (see engine.h). */
+double engine_training_tokens(const struct engine_scenario *sc, double params_total) {
+    if (sc->training_tokens_given || pos(sc->training_tokens))
+        return sc->training_tokens;
+    return sc->mode == ENGINE_MODE_TRAIN ? 20.0 * params_total : LORA_DEFAULT_TOKENS;
+}
+
+/* The price per GPU-hour a scenario uses (see engine.h). */
+double engine_price_per_hour(const struct engine_scenario *sc) {
+    if (sc->price_given || pos(sc->price_per_hour))
+        return sc->price_per_hour;
+    return pos(sc->gpu.price_per_hour) ? sc->gpu.price_per_hour : 0;
 }
 
 /* The whole estimate. */
@@ -578,11 +601,7 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
     e->memory_ratio = e->memory.total / e->capacity;
 
     bool fallback = false;
-    enum engine_compute col = sc->weight_format.compute;
-    if (sc->mode == ENGINE_MODE_TRAIN)
-        col = sc->recipe == ENGINE_RECIPE_ADAM_FP32 ? ENGINE_COMPUTE_FP32 : ENGINE_COMPUTE_BF16;
-    else if (c.lora)
-        col = ENGINE_COMPUTE_BF16;
+    enum engine_compute col = engine_compute_column(sc);
     e->peak_flop_per_s = peak_flops(sc, col, &fallback);
     e->bandwidth_bytes_per_s = sc->gpu.bandwidth_bytes_per_s;
     if (pos(sc->measured_bytes_per_s))

@@ -166,8 +166,10 @@ struct engine_scenario {
     enum engine_recipe recipe;
     uint32_t lora_rank;
     double mfu; /* FLOP utilisation while computing (bubble and comm added) */
-    double training_tokens;
+    double training_tokens;  /* 0 = the default (20 per parameter; 100M for LoRA) */
+    bool training_tokens_given; /* training_tokens is the user's, even 0 */
     double price_per_hour;   /* 0 = the GPU's on-demand price */
+    bool price_given;        /* price_per_hour is the user's, even 0 (own GPUs) */
     double reserve_bytes;    /* CUDA context, fragmentation */
     double bw_efficiency;    /* fraction of data-sheet bandwidth reached */
     double flops_efficiency; /* fraction of data-sheet FLOP/s reached */
@@ -342,6 +344,16 @@ int engine_mode_parse(const char *s, enum engine_mode *out);
 const char *engine_recompute_name(enum engine_recompute r);
 int engine_recompute_parse(const char *s, enum engine_recompute *out);
 const char *engine_compute_name(enum engine_compute c);
+/* The FLOP/s column a scenario computes in: the weight format's in
+ * inference, the recipe's in full training (BF16, FP32 for adam-fp32),
+ * BF16 for LoRA and QLoRA (the adapters and the dequantised base). */
+enum engine_compute engine_compute_column(const struct engine_scenario *sc);
+/* The training tokens and the price per GPU-hour a scenario uses: the
+ * user's when given (0 included), else the defaults (tokens: 20 per
+ * parameter of params_total in full training, 100M for LoRA; price: the
+ * GPU's on-demand price, 0 when unknown). */
+double engine_training_tokens(const struct engine_scenario *sc, double params_total);
+double engine_price_per_hour(const struct engine_scenario *sc);
 int engine_compute_parse(const char *s, enum engine_compute *out);
 
 /* Explain one output key for this scenario and estimate. */

@@ -459,7 +459,7 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         break;
     case ENGINE_KEY_TRAIN_DAYS:
         snprintf(v, n, "%.4g tokens%s / %.4g per step * %.4g s = %.4g days", e->train_tokens,
-                 sc->training_tokens > 0         ? ""
+                 sc->training_tokens_given || sc->training_tokens > 0 ? ""
                  : sc->mode == ENGINE_MODE_TRAIN ? " (20 per parameter, Hoffmann et al. 2022)"
                                                  : " (a 100M-token fine-tuning set)",
                  e->train_tokens_per_step, e->train_step_seconds, e->train_days);
@@ -470,7 +470,7 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         break;
     case ENGINE_KEY_TRAIN_COST:
         snprintf(v, n, "%.4g GPU-hours * $%.4g/h = $%.4g", e->train_gpu_hours,
-                 sc->price_per_hour > 0 ? sc->price_per_hour : sc->gpu.price_per_hour,
+                 engine_price_per_hour(sc),
                  e->train_cost_usd);
         break;
     case ENGINE_KEY_DECODE_FLOPS_PER_TOKEN:
@@ -542,7 +542,7 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
         break;
     case ENGINE_WARN_NO_FORMAT_FLOPS:
         snprintf(buf, n, "%s has no %s figure: FP16 FLOP/s used", sc->gpu.name,
-                 engine_compute_name(sc->weight_format.compute));
+                 engine_compute_name(engine_compute_column(sc)));
         break;
     case ENGINE_WARN_DOES_NOT_FIT:
         snprintf(buf, n, "needs %.3gx the memory of one GPU (%.4g GB short)", e->memory_ratio,

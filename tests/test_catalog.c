@@ -27,15 +27,15 @@
 
 /* Load fixture `file` from memory, named "fixtures/<file>" in messages. */
 static int load_fixture(struct catalog *c, const char *file, struct catalog_diag *d) {
-    char path[1024], name[256];
+    char path[1024], name[256], why[160];
     size_t len;
     char *text;
     int rc;
 
     snprintf(path, sizeof path, FIXTURES "%s", file);
     snprintf(name, sizeof name, "fixtures/%s", file);
-    text = catalog_read_file(path, &len);
-    cr_assert_not_null(text, "cannot read %s: %s", path, strerror(errno));
+    text = catalog_read_regular(path, CATALOG_MAX_FILE_BYTES, &len, why, sizeof why);
+    cr_assert_not_null(text, "cannot read %s: %s", path, why);
     rc = catalog_load_buffer(c, name, text, len, d);
     free(text);
     return rc;

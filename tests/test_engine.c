@@ -481,3 +481,66 @@ Test(params, bare_size_derived_shape) {
     engine_estimate(&sc, &e);
     cr_assert(e.warnings & ENGINE_WARN_DERIVED_SHAPE);
 }
+
+/* A price of 0 given by the user is one's own GPUs: no cost, not the
+ * catalog's on-demand price (H100 SXM $X/h); 0 tokens given is no training,
+ * not Chinchilla's 20 per parameter (Hoffmann et al. 2022). */
+Test(training, price_and_tokens_given_zero_mean_zero) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    struct engine_estimate e;
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpu.price_per_hour = 2.0;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.train_tokens, 20 * e.params_total, 1e-12), "%.4g", e.train_tokens);
+    cr_assert(close_rel(e.train_cost_usd, e.train_gpu_hours * 2.0, 1e-12));
+    sc.price_given = true; /* --price 0 */
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert(e.train_gpu_hours > 0);
+    cr_assert_eq(e.train_cost_usd, 0.0, "cost %.4g", e.train_cost_usd);
+    sc.price_per_hour = 3.5;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.train_cost_usd, e.train_gpu_hours * 3.5, 1e-12));
+    sc.training_tokens_given = true; /* --tokens 0 */
+    sc.training_tokens = 0;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.train_tokens, 0.0);
+    cr_assert_eq(e.train_days, 0.0);
+    cr_assert_eq(e.train_cost_usd, 0.0);
+    /* Not given and no catalog price: no cost (NaN), as before. */
+    sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpu.price_per_hour = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(isnan(e.train_cost_usd));
+    cr_assert(e.warnings & ENGINE_WARN_NO_PRICE);
+    /* Not finite or negative: invalid, never silently the catalog's. */
+    sc.price_per_hour = INFINITY;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_WORKLOAD);
+    sc.price_per_hour = -1;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_WORKLOAD);
+}
+
+/* The FLOP/s column: the weight format's in inference, the recipe's in full
+ * training (BF16 mixed precision; FP32 for adam-fp32), BF16 for LoRA/QLoRA
+ * whatever the stored format (an FP8 E5M2 pick does not make training FP8). */
+Test(decode, compute_column_follows_what_runs) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    struct engine_estimate e;
+    sc.weight_format.compute = ENGINE_COMPUTE_FP8;
+    sc.gpu.flops[ENGINE_COMPUTE_FP8] = 1979e12;
+    sc.gpu.flops[ENGINE_COMPUTE_BF16] = 989e12;
+    cr_assert_eq(engine_compute_column(&sc), ENGINE_COMPUTE_FP8);
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.peak_flop_per_s, 1979e12, 1e-12));
+    sc.mode = ENGINE_MODE_TRAIN;
+    cr_assert_eq(engine_compute_column(&sc), ENGINE_COMPUTE_BF16);
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.peak_flop_per_s, 989e12, 1e-12));
+    sc.recipe = ENGINE_RECIPE_ADAM_FP32;
+    cr_assert_eq(engine_compute_column(&sc), ENGINE_COMPUTE_FP32);
+    sc.mode = ENGINE_MODE_QLORA;
+    cr_assert_eq(engine_compute_column(&sc), ENGINE_COMPUTE_BF16);
+}

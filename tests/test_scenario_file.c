@@ -220,6 +220,8 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_D(x->mfu, y->mfu, "mfu");
     EQ_D(x->training_tokens, y->training_tokens, "training_tokens");
     EQ_D(x->price_per_hour, y->price_per_hour, "price_per_hour");
+    EQ_U(x->price_given, y->price_given, "price_given");
+    EQ_U(x->training_tokens_given, y->training_tokens_given, "training_tokens_given");
     EQ_D(x->reserve_bytes, y->reserve_bytes, "reserve_bytes");
     EQ_D(x->bw_efficiency, y->bw_efficiency, "bw_efficiency");
     EQ_D(x->flops_efficiency, y->flops_efficiency, "flops_efficiency");
@@ -228,6 +230,7 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(a->units, b->units, "units");
     EQ_U(a->model_custom, b->model_custom, "model_custom");
     EQ_U(a->gpu_custom, b->gpu_custom, "gpu_custom");
+    EQ_U(a->recompute_given, b->recompute_given, "recompute_given");
 }
 
 /* Save the scenario of args, load it back, and compare every field. */
@@ -350,7 +353,10 @@ Test(scenario_file, round_trip_bare_size_modified_model_and_overridden_gpu) {
         "--gpu",   "a100-80gb",    "--gpu-memory", "100GiB", NULL,
     };
     static const char *const defaults[] = {NULL};
+    /* Given, 0 is no tokens and one's own GPUs (no cost), not the default. */
+    static const char *const zeros[] = {"--mode", "train", "--tokens", "0", "--price", "0", NULL};
 
+    round_trip("zeros", zeros);
     round_trip("bare", bare);
     round_trip("odd", odd);
     round_trip("modified", modified);

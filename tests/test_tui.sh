@@ -7,6 +7,8 @@
 # weights figure after picking a format equals `vramlab plan --json`; no
 # non-ASCII byte with LANG=C; no colour with NO_COLOR=1; q exits 0, C-c and
 # SIGTERM exit by signal, and the terminal is left sane (stty echo icanon);
+# C-\ (SIGQUIT), SIGSEGV, SIGBUS, SIGFPE and SIGABRT leave the alternate
+# screen, show the cursor, stop mouse tracking and keep their exit status;
 # mouse clicks focus and pick.
 # Skips (77) when tmux is missing.
 set -u
@@ -30,7 +32,7 @@ start() {
     [ "$#" -gt 0 ] && shift
     rm -f "$TMP/$name.rc" "$TMP/$name.stty"
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" \
-        "env TERM=screen-256color $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; stty -a > '$TMP/$name.stty' 2>&1; sleep 60"
+        "ulimit -c 0; env TERM=screen-256color $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; stty -a > '$TMP/$name.stty' 2>&1; sleep 60"
 }
 
 # wait_exit NAME: wait for the recorded exit status (5 s); print it.
@@ -48,6 +50,26 @@ sane() {
     grep -qE '(^| )icanon( |$)' "$TMP/$1.stty" && grep -qE '(^| )echo( |$)' "$TMP/$1.stty"
 }
 
+# term_state NAME: the pane's alternate screen, cursor and mouse flags.
+term_state() {
+    tmux -L "$SOCK" display -p -t "$1" '#{alternate_on} #{cursor_flag} #{mouse_any_flag}'
+}
+# app_pid NAME: the explorer's pid in a session (env execs vramlab): the
+# pane shell's child, from ps or, without procps, from /proc.
+app_pid() {
+    pp=$(tmux -L "$SOCK" list-panes -t "$1" -F '#{pane_pid}')
+    if command -v ps >/dev/null 2>&1; then
+        ps -o pid= --ppid "$pp" 2>/dev/null | head -1 | tr -d ' '
+        return
+    fi
+    for s in /proc/[0-9]*/stat; do
+        # pid (comm) state ppid ...: the fields after the last ')'
+        st=$(cat "$s" 2>/dev/null) || continue
+        rest=${st##*) }
+        set -- $rest
+        [ "${2:-}" = "$pp" ] && { p=${s#/proc/}; echo "${p%/stat}"; return; }
+    done
+}
 SCEN="--model llama-3.1-70b --gpu h100-sxm --gpus 2"
 
 # --- no terminal: refuse, point to plan, exit 2 --------------------------
@@ -220,9 +242,7 @@ tmux -L "$SOCK" send-keys -t colour C-c
 rc=$(wait_exit colour)
 [ "$rc" = 130 ] && sane colour && ok "C-c exits 130 with the terminal sane" ||
     fail "C-c: exit $rc"
-pane_pid=$(tmux -L "$SOCK" list-panes -t nocolor -F '#{pane_pid}')
-# The pane's shell runs env, which execs vramlab: its child is the app.
-app_pid=$(ps -o pid= --ppid "$pane_pid" 2>/dev/null | head -1 | tr -d ' ')
+app_pid=$(app_pid nocolor)
 if [ -n "$app_pid" ]; then
     kill -TERM "$app_pid"
     rc=$(wait_exit nocolor)
@@ -234,8 +254,7 @@ fi
 # SIGHUP (an SSH drop) likewise.
 start hup 80 24 -- $SCEN
 if wait_for hup "Memory per GPU"; then
-    pane_pid=$(tmux -L "$SOCK" list-panes -t hup -F '#{pane_pid}')
-    app_pid=$(ps -o pid= --ppid "$pane_pid" 2>/dev/null | head -1 | tr -d ' ')
+    app_pid=$(app_pid hup)
     if [ -n "$app_pid" ]; then
         kill -HUP "$app_pid"
         rc=$(wait_exit hup)
@@ -243,6 +262,39 @@ if wait_for hup "Memory per GPU"; then
             fail "SIGHUP: exit $rc"
     fi
 fi
+
+# --- C-\ (SIGQUIT) and the fatal signals: restored, then the signal's own
+# status (the default action: 128 + sig, a core dump where enabled) -------
+# signal_case NAME SIG STATUS: start, check the explorer took the screen
+# (alternate screen, mouse on: the control), deliver SIG, check it died
+# of it with the terminal restored.
+signal_case() {
+    start "$1" 80 24 -- $SCEN
+    if ! wait_for "$1" "Memory per GPU"; then
+        fail "$2: no screen"
+        return
+    fi
+    [ "$(term_state "$1")" = "1 0 1" ] || fail "$2: the explorer's screen is not on (control): $(term_state "$1")"
+    if [ "$2" = QUIT ]; then
+        tmux -L "$SOCK" send-keys -t "$1" 'C-\'
+    else
+        pid=$(app_pid "$1")
+        [ -n "$pid" ] || { fail "$2: no pid"; return; }
+        kill -"$2" "$pid"
+    fi
+    rc=$(wait_exit "$1")
+    st=$(term_state "$1")
+    if [ "$rc" = "$3" ] && sane "$1" && [ "$st" = "0 1 0" ]; then
+        ok "SIG$2 exits $3 with the main screen, the cursor and no mouse tracking"
+    else
+        fail "SIG$2: exit $rc (want $3), alternate/cursor/mouse $st (want 0 1 0)"
+    fi
+}
+signal_case quit QUIT 131
+signal_case segv SEGV 139
+signal_case bus BUS 135
+signal_case fpe FPE 136
+signal_case abrt ABRT 134
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer end-to-end checks passed"

@@ -227,7 +227,15 @@ else
     fail "--fresh restored something"
     capture last3 | head -1
 fi
+cp "$XDG_STATE_HOME/vramlab/last.yaml" "$TMP/before-fresh.yaml"
 quit last3 >/dev/null
+# --fresh leaves the saved scenario alone: the file is the one from before.
+if cmp -s "$XDG_STATE_HOME/vramlab/last.yaml" "$TMP/before-fresh.yaml" &&
+    grep -q "^model: llama-3.1-70b" "$XDG_STATE_HOME/vramlab/last.yaml"; then
+    ok "q after --fresh leaves the saved last scenario alone"
+else
+    fail "--fresh overwrote the last scenario: $(head -3 "$XDG_STATE_HOME/vramlab/last.yaml" | tr '\n' ' ')"
+fi
 printf 'model: llama-3.1-70b\ntp: 3\n' >"$XDG_STATE_HOME/vramlab/last.yaml"
 cp "$XDG_STATE_HOME/vramlab/last.yaml" "$TMP/broken.yaml"
 start last4 100 30 --

@@ -115,7 +115,7 @@ static void usage(FILE *f) {
             "to the step. F presentation mode, c compare, s save, o open a scenario.\n"
             "The last scenario is restored from $XDG_STATE_HOME/vramlab/last.yaml unless\n"
             "--fresh, --scenario, --lesson or a scenario option is given; it is saved\n"
-            "there on quit (q).\n\n"),
+            "there on quit (q), except with --fresh.\n\n"),
           f);
     options_print_explorer_help(f);
     options_print_help(f);
@@ -151,6 +151,11 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
     session_theme(ss, st->lx.present);
 
     while (!st->quit && !tui_term_stop_signal()) {
+        /* curses may have resized the screen inside doupdate() (a SIGWINCH
+         * seen there) before its KEY_RESIZE is read: never draw the old
+         * windows into the new screen. */
+        if (dirty && (LINES != ui.screen_rows || COLS != ui.screen_cols))
+            dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         if (dirty & TUI_DIRTY_REFLOW) {
             int rows, cols;
             getmaxyx(stdscr, rows, cols);
@@ -314,6 +319,10 @@ int tui_main(int argc, char **argv) {
         to.no_color = true;
 
     restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
+    /* Options given that have no effect here: said on the status line. */
+    const char *notes[1];
+    if (!msg[0] && options_ignored_notes(argc, argv, &o, notes, 1) == 1)
+        snprintf(msg, sizeof(msg), "%s", notes[0]);
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);
     if (o.lesson && tui_lecture_open(&ss.lecture, &st, o.lesson, err, sizeof(err)) != 0) {
@@ -346,8 +355,9 @@ int tui_main(int argc, char **argv) {
     tui_term_stop();
     options_print_diag(&diag);
     catalog_diag_free(&diag);
-    /* Only a normal quit saves: a signal may come from a crash or a kill. */
-    if (rc == VRAMLAB_EXIT_OK && !keep_state)
+    /* Only a normal quit saves: a signal may come from a crash or a kill;
+     * --fresh leaves the user's saved last scenario alone. */
+    if (rc == VRAMLAB_EXIT_OK && !keep_state && !o.fresh)
         save_last(&st);
     tui_lecture_free(&ss.lecture);
     catalog_free(&cat);

@@ -14,7 +14,7 @@
 
 /* Notes of the front end about the options (not the engine's warnings):
  * shown first among the warnings, in text and JSON. */
-#define CLI_MAX_NOTES 4
+#define CLI_MAX_NOTES 8
 struct cli_notes {
     const char *text[CLI_MAX_NOTES]; /* translated, static strings */
     size_t n;
@@ -46,6 +46,9 @@ void cli_end(struct cli_run *run);
 int cli_finish(struct cli_run *run);
 /* Print the reasons a scenario is invalid to stderr. */
 void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid);
+/* One aligned line of plan's text table: label, value, optional note
+ * (cli_common.c: used by cli_plan.c and cli_limits.c). */
+void plan_line(FILE *f, const char *label, const char *value, const char *note);
 
 /* The inverse questions of a scenario (cli_plan.c). */
 struct plan_limits {
@@ -61,8 +64,6 @@ void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits
 struct json_writer;
 void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
                       const struct plan_limits *l);
-/* One aligned line of the text table: label, value, optional note. */
-void plan_line(FILE *f, const char *label, const char *value, const char *note);
 
 /* Shared by plan and search (cli_plan.c); limits may be NULL. */
 void plan_write_header(FILE *f, const struct options *o, bool with_layout);

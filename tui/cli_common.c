@@ -40,17 +40,9 @@ int cli_begin_catalog(struct cli_run *run, int argc, char **argv) {
     return 0;
 }
 
-/* Add a note for the output's warnings (at most CLI_MAX_NOTES). */
-static void cli_note(struct cli_run *run, const char *text) {
-    if (run->notes.n < CLI_MAX_NOTES)
-        run->notes.text[run->notes.n++] = text;
-}
-
 /* Notes about options given but without effect in this scenario. */
 static void cli_notes_add_options(struct cli_run *run, int argc, char **argv) {
-    if (run->o.sc.mode == ENGINE_MODE_TRAIN && options_flag_given(argc, argv, "format"))
-        cli_note(run, _("--format has no effect in full training: the --optimizer recipe sets "
-                        "the bytes"));
+    run->notes.n = options_ignored_notes(argc, argv, &run->o, run->notes.text, CLI_MAX_NOTES);
 }
 
 /* Load the catalog, parse the scenario, open the output buffer. */
@@ -109,4 +101,15 @@ void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
         engine_invalid_text(sc, 1u << b, text, sizeof(text));
         fprintf(stderr, _("vramlab: invalid scenario: %s\n"), text);
     }
+}
+
+/* One aligned line of the text table. */
+void plan_line(FILE *f, const char *label, const char *value, const char *note) {
+    /* Pad by display cells, not bytes: a translated label may hold "ñ"
+     * (printf's width counts bytes). */
+    int pad = 26 + (int)strlen(label) - i18n_width(label);
+    if (note && *note)
+        fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
+    else
+        fprintf(f, "  %-*s %16s\n", pad, label, value);
 }

@@ -84,22 +84,24 @@ void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits
 
     fputs(_("\nLimits on this hardware\n"), f);
     if (l->max_batch)
-        snprintf(v, sizeof(v), "%u", l->max_batch);
+        report_int(l->max_batch, v, sizeof(v));
     else
         snprintf(v, sizeof(v), "%s", _("none"));
     plan_line(f, _("largest batch that fits"), v, NULL);
     if (l->max_context)
-        report_number(l->max_context, v, sizeof(v));
+        report_int(l->max_context, v, sizeof(v));
     else
         snprintf(v, sizeof(v), "%s", _("none"));
     plan_line(f, _("longest context that fits"), v, NULL);
     if (l->min_gpus) {
         char note[64];
-        snprintf(v, sizeof(v), "%u", l->min_gpus);
+        report_int(l->min_gpus, v, sizeof(v));
         snprintf(note, sizeof(note), "TP %u x PP %u x DP %u", l->tp, l->pp, l->dp);
         plan_line(f, _("fewest GPUs of this kind"), v, note);
     } else {
-        snprintf(v, sizeof(v), _("over %u"), PLAN_MAX_GPUS);
+        char n[24];
+        report_int(PLAN_MAX_GPUS, n, sizeof(n));
+        snprintf(v, sizeof(v), _("over %s"), n);
         plan_line(f, _("fewest GPUs of this kind"), v, NULL);
     }
     if (l->has_family)

@@ -335,24 +335,11 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
         char text[512];
         if (!(est->warnings & (1u << b)))
             continue;
-        engine_warning_text(sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
+        report_warning(sc, est, (enum engine_warning)(1u << b), o->units, text, sizeof(text));
         json_string(&w, text);
     }
     json_end_array(&w);
     json_end_object(&w);
-}
-
-/* One aligned line of the text table. */
-void plan_line(FILE *f, const char *label, const char *value, const char *note) {
-    /* Pad by characters, not bytes: a translated label may hold "ñ". */
-    int pad = 26;
-    for (const char *c = label; *c; c++)
-        if (((unsigned char)*c & 0xc0) == 0x80)
-            pad++;
-    if (note && *note)
-        fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
-    else
-        fprintf(f, "  %-*s %16s\n", pad, label, value);
 }
 
 /* The text lines of one section; training-only memory lines that are zero
@@ -406,13 +393,19 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
                 engine_recipe_info(sc->recipe)->weights);
     else
         fprintf(f, _("%s weights, %s KV cache"), sc->weight_format.name, sc->kv_format.name);
-    fprintf(f, " | %u x %s | ", sc->gpus, sc->gpu.name);
+    char ng[24];
+    report_int(sc->gpus, ng, sizeof(ng));
+    fprintf(f, " | %s x %s | ", ng, sc->gpu.name);
     if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
     fprintf(f, "%s\n", engine_mode_name(sc->mode));
-    fprintf(f, _("batch %u, context %u tokens"), sc->batch, sc->context);
+    char nb[24], nc[24], np[24];
+    report_int(sc->batch, nb, sizeof(nb));
+    report_int(sc->context, nc, sizeof(nc));
+    report_int(sc->prompt ? sc->prompt : sc->context, np, sizeof(np));
+    fprintf(f, _("batch %s, context %s tokens"), nb, nc);
     if (sc->mode == ENGINE_MODE_INFER)
-        fprintf(f, _(", prompt %u"), sc->prompt ? sc->prompt : sc->context);
+        fprintf(f, _(", prompt %s"), np);
     else if (sc->micro_batches == 1)
         fprintf(f, _(", %s recompute, %s, ZeRO %u, 1 micro-batch"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero);
@@ -465,7 +458,7 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
         if (!any)
             fputs(_("\nWarnings\n"), f);
         any = true;
-        engine_warning_text(&o->sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
+        report_warning(&o->sc, est, (enum engine_warning)(1u << b), o->units, text, sizeof(text));
         fprintf(f, "  - %s\n", text);
     }
 }

@@ -34,6 +34,10 @@ struct options {
     const char *scenario_file; /* --scenario FILE: the starting scenario */
     const char *lesson;    /* explorer: --lesson FILE|NAME */
     bool fresh;            /* explorer: --fresh, do not restore the last scenario */
+    /* --recompute (or the explorer's recompute field) was set: otherwise
+     * recompute follows the mode (selective; full for LoRA and QLoRA),
+     * however the mode was reached. */
+    bool recompute_given;
     bool present;          /* explorer: --present, start in presentation mode */
 };
 
@@ -57,6 +61,14 @@ void options_model_id_of(const char *name, char *out, size_t len);
  * valid names to stderr; returns 0 or VRAMLAB_EXIT_USAGE. */
 int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
                   bool allow_unknown);
+
+/* Up to n notes (translated, static strings) about options argv gave that
+ * have no effect in o's scenario: --zero in inference, --lora-rank outside
+ * LoRA, --sequence-parallel with TP 1, ...; returns how many. The
+ * commands print them among the warnings (text and JSON warnings[]), the
+ * explorer on its status line. */
+size_t options_ignored_notes(int argc, char **argv, const struct options *o, const char **out,
+                             size_t n);
 
 /* Print the scenario options with one line of help each (for --help). */
 void options_print_help(FILE *f);

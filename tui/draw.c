@@ -1,6 +1,9 @@
 /*
- * draw.c: windows, the frame, borders, the title and status rows, and the
- * text helpers every pane uses.
+ * draw.c: windows, the frame, the title and status rows.
+ *
+ * The top of the drawing code: it calls every pane (draw_panes.c,
+ * draw_speed.c, draw_measure.c), the lecture screens and the overlays, which
+ * use only the primitives of paint.c.
  *
  * A frame: every visible pane is erased, redrawn and wnoutrefresh()ed
  * (touched first, so an overlay closed since the last frame leaves nothing
@@ -10,6 +13,11 @@
 #include "config.h"
 
 #include "tui/draw.h"
+#include "tui/draw_lecture.h"
+#include "tui/draw_measure.h"
+#include "tui/draw_overlay.h"
+#include "tui/draw_panes.h"
+#include "tui/draw_speed.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,124 +36,6 @@ static const char *const tui_pane_titles[TUI_PANE_COUNT] = {
     N_("Model"), N_("Format"), N_("GPU"),     N_("Layout"),
     N_("Memory per GPU"), N_("Speed"), N_("Roofline"), N_("Measure"),
 };
-
-/* Bytes of the UTF-8 sequence starting with c (1 for stray bytes). */
-static int utf8_len(unsigned char c) {
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0)
-        return 2;
-    if ((c & 0xf0) == 0xe0)
-        return 3;
-    if ((c & 0xf8) == 0xf0)
-        return 4;
-    return 1;
-}
-
-/* Display columns of a string: one per code point. */
-int tui_width(const char *s) {
-    int n = 0;
-    while (*s) {
-        int k = utf8_len((unsigned char)*s);
-        for (int i = 1; i < k; i++)
-            if (s[i] == '\0')
-                return n + 1;
-        s += k;
-        n++;
-    }
-    return n;
-}
-
-/* Put at most width columns of s, sanitised for ASCII terminals. */
-int tui_put(const struct tui_ui *ui, WINDOW *w, int y, int x, int width, enum tui_role role,
-            const char *s) {
-    int cols = 0, maxy, maxx;
-    getmaxyx(w, maxy, maxx);
-    if (y < 0 || y >= maxy || x < 0 || x >= maxx)
-        return 0;
-    if (width > maxx - x)
-        width = maxx - x;
-    wattrset(w, tui_attr(role));
-    wmove(w, y, x);
-    while (*s && cols < width) {
-        int k = utf8_len((unsigned char)*s);
-        bool whole = true;
-        for (int i = 1; i < k; i++)
-            if (s[i] == '\0')
-                whole = false;
-        if (!whole)
-            break;
-        if (k == 1 && (unsigned char)*s < 0x80) {
-            waddch(w, (unsigned char)*s >= 32 ? (chtype)(unsigned char)*s : '?');
-        } else if (ui->g->utf8) {
-            waddnstr(w, s, k);
-        } else {
-            waddch(w, '?');
-        }
-        s += k;
-        cols++;
-    }
-    wattrset(w, tui_attr(TUI_ROLE_NORMAL));
-    return cols;
-}
-
-/* Window row of content line `line`, or -1 when scrolled out of view. */
-int tui_pen_row(const struct tui_pen *p, int line) {
-    int r = line - p->offset;
-    if (r < 0 || r >= p->ih)
-        return -1;
-    return r + 1;
-}
-
-/* Scroll the pen so that a content line is visible. */
-void tui_pen_show(struct tui_pen *p, int line) {
-    if (line >= p->offset + p->ih)
-        p->offset = line - p->ih + 1;
-    if (line < p->offset)
-        p->offset = line;
-}
-
-/* Plain text on a content line. */
-int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const char *text) {
-    int row = tui_pen_row(p, line);
-    if (row < 0 || x >= p->iw)
-        return 0;
-    return tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
-}
-
-/* A glyph repeated n times, written with one call. */
-int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role,
-                   const char *glyph) {
-    char buf[1024];
-    size_t gl = strlen(glyph), used = 0;
-    if (n <= 0 || gl == 0)
-        return 0;
-    for (int i = 0; i < n && used + gl < sizeof(buf); i++) {
-        memcpy(buf + used, glyph, gl);
-        used += gl;
-    }
-    buf[used] = '\0';
-    return tui_pen_text(p, line, x, role, buf);
-}
-
-/* A field's value on a content line, highlighted when focused; records
- * where it went for the mouse. */
-int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text) {
-    int row = tui_pen_row(p, line);
-    enum tui_role role = TUI_ROLE_VALUE;
-    if (!tui_field_applies(p->st, f))
-        role = TUI_ROLE_DIM;
-    else if (p->focused && p->st->focus[p->pane] == f)
-        role = TUI_ROLE_FIELD_FOCUS;
-    if (row < 0 || x >= p->iw)
-        return 0;
-    int n = tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
-    struct tui_ui *ui = p->ui;
-    if (ui->n_hits < TUI_MAX_HITS && n > 0) {
-        ui->hits[ui->n_hits++] = (struct tui_hit){f, p->y0 + row, p->x0 + x + 1, n};
-    }
-    return n;
-}
 
 /* The field drawn at a screen cell or, failing that, the nearest field on
  * the same row of the same pane (a click on a label picks its value);
@@ -195,6 +85,8 @@ static WINDOW *rect_win(const struct tui_rect *r) {
 /* Rebuild the windows for the current size and state. */
 void tui_ui_reflow(struct tui_ui *ui, const struct tui_state *st, int rows, int cols) {
     tui_ui_free(ui);
+    ui->screen_rows = rows;
+    ui->screen_cols = cols;
     /* A lesson's caption bar takes the bottom rows; the layout the rest.
      * Without room for it, the caption goes on the title row. */
     int cap = tui_caption_rows(st, rows, cols);
@@ -220,26 +112,6 @@ void tui_ui_reflow(struct tui_ui *ui, const struct tui_state *st, int rows, int 
     }
     for (int p = 0; p < TUI_PANE_COUNT; p++)
         ui->pane[p] = rect_win(&ui->layout.pane[p]);
-}
-
-/* Draw the border of a window (lines and corners) in a role's colour. */
-void tui_draw_border(const struct tui_ui *ui, WINDOW *w, enum tui_role role) {
-    const struct tui_glyphs *g = ui->g;
-    int h, wd;
-    getmaxyx(w, h, wd);
-    wattrset(w, tui_attr(role));
-    for (int x = 1; x < wd - 1; x++) {
-        mvwaddstr(w, 0, x, g->h);
-        mvwaddstr(w, h - 1, x, g->h);
-    }
-    for (int y = 1; y < h - 1; y++) {
-        mvwaddstr(w, y, 0, g->v);
-        mvwaddstr(w, y, wd - 1, g->v);
-    }
-    mvwaddstr(w, 0, 0, g->tl);
-    mvwaddstr(w, 0, wd - 1, g->tr);
-    mvwaddstr(w, h - 1, 0, g->bl);
-    mvwaddstr(w, h - 1, wd - 1, g->br);
 }
 
 /* Draw a pane's border and title. */
@@ -288,13 +160,25 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
     }
     snprintf(right, sizeof(right), _("%s  ? help "), st->opt.units == UNITS_GIB ? "GiB" : "GB");
     int rw = tui_width(right);
-    /* Narrow screens drop the program's name, then use the GPU's id. */
-    for (int form = 0; form < 3; form++) {
+    /* Training modes say their recompute next to the mode: the memory
+     * depends on it ("QLoRA, full recompute"). */
+    char mode[2][64];
+    snprintf(mode[0], sizeof(mode[0]), "%s", _(tui_mode_label(sc->mode)));
+    snprintf(mode[1], sizeof(mode[1]), "%s", mode[0]);
+    if (sc->mode != ENGINE_MODE_INFER) {
+        const char *rc = _(engine_recompute_name(sc->recompute));
+        snprintf(mode[0], sizeof(mode[0]), _("%s, %s recompute"), _(tui_mode_label(sc->mode)), rc);
+        snprintf(mode[1], sizeof(mode[1]), _("%s, rc %s"), _(tui_mode_label(sc->mode)), rc);
+    }
+    char ngpus[24];
+    report_int(sc->gpus, ngpus, sizeof(ngpus));
+    /* Narrow screens drop the program's name, use the GPU's id, then the
+     * short recompute. */
+    for (int form = 0; form < 4; form++) {
         const char *gpu = form < 2 && sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id;
-        snprintf(buf, sizeof(buf), "%s%s %s %s %s %u %s %s %s %s%s",
+        snprintf(buf, sizeof(buf), "%s%s %s %s %s %s %s %s %s %s%s",
                  form == 0 ? " vramlab   " : " ", sc->model.name[0] ? sc->model.name : sc->model.id,
-                 g->dot, wf, g->dot, sc->gpus, g->times, gpu, g->dot, lay,
-                 _(tui_mode_label(sc->mode)));
+                 g->dot, wf, g->dot, ngpus, g->times, gpu, g->dot, lay, mode[form < 3 ? 0 : 1]);
         if (tui_width(buf) <= wd - rw - 1)
             break;
     }
@@ -305,11 +189,35 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
         tui_put(ui, w, 0, wd - rw, rw, TUI_ROLE_TITLE, right);
 }
 
+/* Key hints on the status row: as many as fit from the left, but the last
+ * two ("? help", "q quit") always, at the end: a user who sees nothing
+ * else must still see how to get help and how to leave. */
+static void draw_hints(struct tui_ui *ui, WINDOW *w, const char *const (*keys)[2], size_t n) {
+    int wd = getmaxx(w), x = 1, tail = 0;
+    size_t keep = n >= 2 ? n - 2 : 0;
+    for (size_t i = keep; i < n; i++)
+        tail += tui_width(keys[i][0]) + 1 + tui_width(_(keys[i][1])) + 2;
+    bool full = false;
+    for (size_t i = 0; i < n; i++) {
+        int need = tui_width(keys[i][0]) + 1 + tui_width(_(keys[i][1])) + 2;
+        if (i < keep && (full || x + need + tail - 2 > wd)) {
+            full = true; /* the rest is dropped: the essentials keep their room */
+            continue;
+        }
+        if (x + need - 2 > wd)
+            break;
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, keys[i][0]);
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(keys[i][1]));
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
+    }
+}
+
 /* The bottom row: the last message, or the key hints. */
 static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
     const struct tui_glyphs *g = ui->g;
     WINDOW *w = ui->status;
-    int wd = getmaxx(w), x = 1;
+    int wd = getmaxx(w);
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_STATUS));
     werase(w);
     if (st->lx.prompt != TUI_PROMPT_NONE) {
@@ -338,27 +246,10 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
         lesson_keys[2][0] = "s o";
         lesson_keys[2][1] = N_("save/open");
     }
-    if (st->lx.lesson || st->lx.present) {
-        for (size_t i = 0; i < sizeof(lesson_keys) / sizeof(lesson_keys[0]); i++) {
-            int need = tui_width(lesson_keys[i][0]) + 1 + tui_width(_(lesson_keys[i][1])) + 2;
-            if (x + need > wd)
-                break;
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, lesson_keys[i][0]);
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(lesson_keys[i][1]));
-            x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
-        }
-        return;
-    }
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        int need = tui_width(keys[i][0]) + 1 + tui_width(_(keys[i][1])) + 2;
-        if (x + need > wd)
-            break;
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_KEY, keys[i][0]);
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, " ");
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, _(keys[i][1]));
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_STATUS, "  ");
-    }
+    if (st->lx.lesson || st->lx.present)
+        draw_hints(ui, w, lesson_keys, sizeof(lesson_keys) / sizeof(lesson_keys[0]));
+    else
+        draw_hints(ui, w, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
 /* The notice shown when the terminal is below 40x12. */

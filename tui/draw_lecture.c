@@ -11,7 +11,8 @@
  */
 #include "config.h"
 
-#include "tui/draw.h"
+#include "tui/draw_lecture.h"
+#include "tui/draw_panes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -409,8 +410,7 @@ void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
         y += big_figure(ui, w, y, h - y, TUI_ROLE_VALUE, num, _("tok/s"), note);
     } else {
         tui_put(ui, w, y++, 2, wd - 4, TUI_ROLE_PANE_TITLE, _("Training time"));
-        snprintf(num, sizeof(num), "%.1f", e->train_days);
-        i18n_number(num, sizeof(num));
+        report_number(e->train_days, num, sizeof(num)); /* plan's days: "17,476" */
         note[0] = '\0';
         if (e->train_cost_usd > 0)
             report_money(e->train_cost_usd, note, sizeof(note));

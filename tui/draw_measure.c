@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/draw.h"
+#include "tui/draw_measure.h"
 #include "tui/i18n.h"
 #include "tui/measure_model.h"
 #include "tui/report.h"

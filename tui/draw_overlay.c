@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include "tui/draw.h"
+#include "tui/draw_overlay.h"
 
 #include <math.h>
 #include <stdio.h>

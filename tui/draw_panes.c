@@ -11,7 +11,8 @@
  */
 #include "config.h"
 
-#include "tui/draw.h"
+#include "tui/draw_panes.h"
+#include "tui/draw_measure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,14 +45,16 @@ void tui_draw_model(struct tui_pen *p) {
     if (p->iw >= tui_width(name) + nw + 1)
         tui_pen_text(p, 0, p->iw - nw, TUI_ROLE_VALUE, n);
 
-    int len = snprintf(buf, sizeof(buf), _("%u L %s %u h %s %u/%u heads"), m->layers, g->dot,
-                       m->hidden, g->dot, m->heads, m->kv_heads);
-    if (len > p->iw) /* narrow pane: the short form */
-        len = snprintf(buf, sizeof(buf), _("%uL %uh %u/%u heads"), m->layers, m->hidden, m->heads,
-                       m->kv_heads);
-    if (len > p->iw) /* narrower: layers and heads (q/kv) */
-        len = snprintf(buf, sizeof(buf), _("%uL %u/%u heads"), m->layers, m->heads, m->kv_heads);
-    if (m->experts > 0 && len > 0 && (size_t)len < sizeof(buf))
+    /* Widths in display cells ('·' is two bytes but one cell). */
+    int cells = tui_printw(buf, sizeof(buf), _("%u L %s %u h %s %u/%u heads"), m->layers, g->dot,
+                           m->hidden, g->dot, m->heads, m->kv_heads);
+    if (cells > p->iw) /* narrow pane: the short form */
+        cells = tui_printw(buf, sizeof(buf), _("%uL %uh %u/%u heads"), m->layers, m->hidden,
+                           m->heads, m->kv_heads);
+    if (cells > p->iw) /* narrower: layers and heads (q/kv) */
+        tui_printw(buf, sizeof(buf), _("%uL %u/%u heads"), m->layers, m->heads, m->kv_heads);
+    size_t len = strlen(buf);
+    if (m->experts > 0 && len < sizeof(buf))
         snprintf(buf + len, sizeof(buf) - (size_t)len, _(" %s %u/%u experts"), g->dot,
                  m->active_experts, m->experts);
     tui_pen_text(p, 1, 0, m->derived ? TUI_ROLE_DIM : TUI_ROLE_LABEL, buf);
@@ -110,8 +113,8 @@ static void draw_format_recipe(struct tui_pen *p, int x) {
         snprintf(num, sizeof(num), "%g B", r->weights);
         w = num;
     }
-    if (snprintf(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x &&
-        snprintf(buf, sizeof(buf), _("%s (recipe)"), w) > p->iw - x)
+    if (tui_printw(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x &&
+        tui_printw(buf, sizeof(buf), _("%s (recipe)"), w) > p->iw - x)
         snprintf(buf, sizeof(buf), "%s", w);
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, buf);
     snprintf(buf, sizeof(buf), "%g b/w", r->weights * 8);
@@ -121,6 +124,60 @@ static void draw_format_recipe(struct tui_pen *p, int x) {
         why = _("set by the recipe");
     tui_pen_text(p, 2, 0, TUI_ROLE_DIM, why);
     tui_pen_text(p, 3, 0, TUI_ROLE_DIM, kv_note(p));
+}
+
+/* The effective bits as engine.md writes them: two decimals (4.50), more
+ * when the sum needs them (4.125, 6.5625), at most three past that
+ * (NF4 double quant: 4.127). */
+static void format_bits(double eff, char *buf, size_t len) {
+    for (int d = 2; d <= 4; d++) {
+        double k = pow(10, d);
+        if (fabs(eff * k - round(eff * k)) < 1e-9) {
+            snprintf(buf, len, "%.*f", d, eff);
+            return;
+        }
+    }
+    snprintf(buf, len, "%.3f", eff);
+}
+
+/* A format's bits per weight spelled out so that the terms add up to the
+ * figure: bits + scale/block (+ zero/block) (+ super scale/super block) =
+ * effective, as engine_format_bits sums them (Q4_K: 4 + 6/32 + 6/32 +
+ * 32/256 = 4.50). Narrower forms drop the spaces, then merge the block's
+ * scale and zero, then leave the result alone: never a formula whose
+ * terms are not all there. */
+static void format_formula(const struct engine_format *f, int room, char *buf, size_t len) {
+    char effs[16], terms[3][96];
+    format_bits(engine_format_bits(f), effs, sizeof(effs));
+    if (f->block == 0 && f->super_block == 0) {
+        snprintf(buf, len, "%g b/w", f->bits); /* "16 b/w" */
+        return;
+    }
+    /* terms[0]: spaced; [1]: tight; [2]: tight, scale and zero merged. */
+    for (int form = 0; form < 3; form++) {
+        const char *plus = form == 0 ? " + " : "+";
+        char *t = terms[form];
+        size_t n = (size_t)snprintf(t, sizeof(terms[form]), "%g", f->bits);
+        if (f->block > 0 && (f->scale_bits > 0 || f->zero_bits > 0)) {
+            if (form == 2 || f->zero_bits == 0)
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus,
+                                      f->scale_bits + f->zero_bits, f->block);
+            else
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u%s%g/%u", plus,
+                                      f->scale_bits, f->block, plus, f->zero_bits, f->block);
+        }
+        if (f->super_block > 0 && n < sizeof(terms[form]))
+            snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus, f->super_scale_bits,
+                     f->super_block);
+    }
+    /* (The lengths are checked: a cut formula is never shown.) */
+    if ((size_t)snprintf(buf, len, "%s = %s b/w", terms[0], effs) < len && tui_width(buf) <= room)
+        return;
+    for (int form = 1; form < 3; form++)
+        if ((size_t)snprintf(buf, len, "%s=%sb/w", terms[form], effs) < len &&
+            tui_width(buf) <= room)
+            return;
+    snprintf(buf, len, "%s b/w", effs);
 }
 
 /* The Format pane: weights (with group), bits per weight spelled out, KV. */
@@ -146,25 +203,7 @@ void tui_draw_format(struct tui_pen *p) {
         snprintf(buf, sizeof(buf), _("none"));
     tui_pen_field(p, 1, x, TUI_F_GROUP, buf);
 
-    /* bits + scale/group (+ zero/group) = effective, as engine.md writes it. */
-    double eff = engine_format_bits(f);
-    /* Two decimals as engine.md writes them (4.50), three when needed (4.125). */
-    const char *ef = fabs(eff * 100 - round(eff * 100)) > 1e-6 ? "%.3f" : "%.2f";
-    char effs[16];
-    snprintf(effs, sizeof(effs), ef, eff);
-    int len;
-    if (f->block > 0 && f->zero_bits > 0)
-        len = snprintf(buf, sizeof(buf), "%g + %g/%u + %g/%u = %s b/w", f->bits, f->scale_bits,
-                       f->block, f->zero_bits, f->block, effs);
-    else if (f->block > 0)
-        len = snprintf(buf, sizeof(buf), "%g + %g/%u = %s b/w", f->bits, f->scale_bits,
-                       f->block, effs);
-    else
-        len = snprintf(buf, sizeof(buf), "%g b/w", eff);
-    if (len > p->iw && f->block > 0) /* tight pane: drop the spaces */
-        len = snprintf(buf, sizeof(buf), "%g+%g/%u=%sb/w", f->bits, f->scale_bits, f->block, effs);
-    if (len > p->iw) /* tighter still: the result alone */
-        snprintf(buf, sizeof(buf), "%s b/w", effs);
+    format_formula(f, p->iw, buf, sizeof(buf));
     tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
 
     x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, _("KV      "));
@@ -172,7 +211,11 @@ void tui_draw_format(struct tui_pen *p) {
     tui_pen_field(p, 3, x, TUI_F_KVFORMAT, format_label(kv, p->iw - x, nm, sizeof(nm)));
     if (sc->mode != ENGINE_MODE_INFER)
         tui_pen_text(p, 4, 0, TUI_ROLE_DIM, kv_note(p));
-    tui_draw_format_evidence(p, sc->mode != ENGINE_MODE_INFER ? 5 : 4);
+    /* The seed's Pythia-1.4B losses measure INT b-bit weights (one FP16
+     * scale per group of 32 against one per matrix), with FP16 the
+     * baseline: no evidence for FP8, NF4, MXFP4, NVFP4 or GGUF blocks. */
+    if (f->kind == ENGINE_FMT_INT || (f->kind == ENGINE_FMT_FLOAT && f->bits >= 16))
+        tui_draw_format_evidence(p, sc->mode != ENGINE_MODE_INFER ? 5 : 4);
 }
 
 /* "85.9GB 3.35TB/s": two figures without the spaces before their units. */
@@ -208,19 +251,21 @@ void tui_draw_gpu(struct tui_pen *p) {
     double mbw = st->opt.sc.measured_bytes_per_s, mfl = st->opt.sc.measured_flop_per_s;
     report_bytes(gpu->memory_bytes, st->opt.units, a, sizeof(a));
     report_bandwidth(mbw > 0 ? mbw : gpu->bandwidth_bytes_per_s, b, sizeof(b));
-    if (snprintf(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw &&
-        snprintf(buf, sizeof(buf), "%s, %s", a, b) > p->iw)
+    if (tui_printw(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw &&
+        tui_printw(buf, sizeof(buf), "%s, %s", a, b) > p->iw)
         tight_pair(buf, sizeof(buf), a, b);
     tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, buf);
     if (mbw > 0) /* the measured rate in the calibrated colour */
         tui_pen_text(p, 1, tui_width(buf) - tui_width(strrchr(buf, ' ') + 1), TUI_ROLE_WARN,
                      strrchr(buf, ' ') + 1);
 
-    enum engine_compute c = st->opt.sc.weight_format.compute;
+    /* The column the mode computes in (the engine's rule): FP8 weights
+     * run at FP8 rates in inference, but training runs BF16. */
+    enum engine_compute c = engine_compute_column(&st->opt.sc);
     double fl = (unsigned)c < ENGINE_COMPUTE_COUNT ? gpu->flops[c] : 0;
     if (mfl > 0) {
         report_flops(mfl, a, sizeof(a));
-        if (snprintf(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
+        if (tui_printw(buf, sizeof(buf), _("%s (measured)"), a) > p->iw)
             snprintf(buf, sizeof(buf), _("%s meas."), a);
         tui_pen_text(p, 2, 0, TUI_ROLE_WARN, buf);
     } else if (fl > 0) {
@@ -236,8 +281,8 @@ void tui_draw_gpu(struct tui_pen *p) {
         report_bandwidth(gpu->bandwidth_bytes_per_s, a, sizeof(a));
         report_flops(fl > 0 ? fl : gpu->flops[ENGINE_COMPUTE_FP16], b, sizeof(b));
         const char *sheet = mbw > 0 ? a : b;
-        if (snprintf(buf, sizeof(buf), _("measured; data sheet %s"), sheet) > p->iw &&
-            snprintf(buf, sizeof(buf), _("meas.; sheet %s"), sheet) > p->iw)
+        if (tui_printw(buf, sizeof(buf), _("measured; data sheet %s"), sheet) > p->iw &&
+            tui_printw(buf, sizeof(buf), _("meas.; sheet %s"), sheet) > p->iw)
             snprintf(buf, sizeof(buf), _("sheet %s"), sheet);
         tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
         if (mbw > 0 && mfl > 0) {
@@ -249,7 +294,7 @@ void tui_draw_gpu(struct tui_pen *p) {
 
     if (gpu->link_bytes_per_s > 0) {
         report_bandwidth(gpu->link_bytes_per_s, a, sizeof(a));
-        if (snprintf(buf, sizeof(buf), _("link %s %s %u/node"), a, g->dot, gpu->gpus_per_node) >
+        if (tui_printw(buf, sizeof(buf), _("link %s %s %u/node"), a, g->dot, gpu->gpus_per_node) >
             p->iw)
             snprintf(buf, sizeof(buf), _("link %s"), a);
         tui_pen_text(p, 3, 0, TUI_ROLE_DIM, buf);
@@ -275,10 +320,10 @@ void tui_draw_layout(struct tui_pen *p) {
     tui_pen_field(p, 0, x, TUI_F_MODE, _(modes[(unsigned)sc->mode < 4 ? sc->mode : 0]));
 
     x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, _("batch "));
-    snprintf(buf, sizeof(buf), "%u", sc->batch);
+    report_int(sc->batch, buf, sizeof(buf)); /* as plan writes it: "131,072" */
     x += tui_pen_field(p, 1, x, TUI_F_BATCH, buf);
     x += tui_pen_text(p, 1, x, TUI_ROLE_LABEL, _(" ctx "));
-    snprintf(buf, sizeof(buf), "%u", sc->context);
+    report_int(sc->context, buf, sizeof(buf));
     tui_pen_field(p, 1, x, TUI_F_CONTEXT, buf);
 
     const char *labels[3] = {"TP ", "PP ", "DP "};
@@ -520,7 +565,8 @@ void tui_draw_memory(struct tui_pen *p) {
             unsigned bit = 1u << w;
             if (!(e->warnings & bit) || bit == ENGINE_WARN_DOES_NOT_FIT)
                 continue;
-            engine_warning_text(&st->opt.sc, e, (enum engine_warning)bit, buf, sizeof(buf));
+            report_warning(&st->opt.sc, e, (enum engine_warning)bit, st->opt.units, buf,
+                           sizeof(buf));
             tui_pen_text(p, 3, 0, TUI_ROLE_WARN, buf);
             break;
         }

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "tui/draw.h"
+#include "tui/draw_speed.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,17 +34,23 @@ static void readout(struct tui_pen *p, int line, enum tui_field f, const char *l
 }
 
 /* The tokens/s-versus-batch curve as columns of eighth blocks, from
- * content line `top` for `rows` lines; the current batch is marked. */
+ * content line `top` for `rows` lines; the current batch is marked. The
+ * scale and the "top" are those of the batches that fit; a batch that does
+ * not fit has an empty column over a "!" (it has no throughput to draw). */
 static void draw_curve(struct tui_pen *p, int top, int rows) {
     const struct tui_state *st = p->st;
     const struct tui_glyphs *g = p->ui->g;
     double max = 0;
     char buf[96], n[32];
     for (int i = 0; i < TUI_CURVE_POINTS; i++)
-        if (st->curve_tokens[i] > max)
+        if (st->curve_fits[i] && st->curve_tokens[i] > max)
             max = st->curve_tokens[i];
-    if (!(max > 0) || rows < 2)
+    if (rows < 2)
         return;
+    if (!(max > 0)) {
+        tui_pen_text(p, top, 0, TUI_ROLE_DIM, _("tok/s vs batch: not even batch 1 fits"));
+        return;
+    }
     report_number(max, n, sizeof(n));
     /* Batches that no longer fit: named in the heading, and their columns
      * drawn in the alarm colour over a "!" (seen without colour too). */
@@ -54,13 +60,13 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
             nofit = i;
     snprintf(buf, sizeof(buf), _("tok/s vs batch 1..4096 (top %s)"), n);
     if (nofit >= 0) {
-        char c[2][96];
-        snprintf(c[0], sizeof(c[0]), _("tok/s vs batch 1..4096 (top %s; ! from %.0f: no fit)"), n,
-                 st->curve_batch[nofit]);
-        snprintf(c[1], sizeof(c[1]), _("tok/s vs batch (! from %.0f: no fit)"),
-                 st->curve_batch[nofit]);
-        for (int k = 0; k < 2; k++)
-            if (tui_width(c[k]) <= p->iw) {
+        char c[3][96], b[32];
+        report_int(st->curve_batch[nofit], b, sizeof(b));
+        snprintf(c[0], sizeof(c[0]), _("tok/s vs batch 1..4096 (top %s; ! from %s: no fit)"), n, b);
+        snprintf(c[1], sizeof(c[1]), _("tok/s vs batch (top %s; ! from %s: no fit)"), n, b);
+        snprintf(c[2], sizeof(c[2]), _("tok/s vs batch (! from %s: no fit)"), b);
+        for (int k = 0; k < 3; k++)
+            if (tui_width(c[k]) <= p->iw || k == 2) {
                 snprintf(buf, sizeof(buf), "%s", c[k]);
                 break;
             }
@@ -81,13 +87,14 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
         enum tui_role role = !st->curve_fits[i] ? TUI_ROLE_BAD
                              : cur              ? TUI_ROLE_MARKER
                                                 : TUI_ROLE_CHART;
+        if (!st->curve_fits[i]) {
+            tui_pen_repeat(p, top + h, i * colw, colw - (colw > 1), role, g->over);
+            continue;
+        }
         for (int r = 0; r < h; r++) {
             int level = eighths - (h - 1 - r) * 8;
             level = level < 0 ? 0 : level > 8 ? 8 : level;
-            const char *c = g->spark[level];
-            if (!st->curve_fits[i] && r == h - 1)
-                c = g->over;
-            tui_pen_repeat(p, top + 1 + r, i * colw, colw - (colw > 1), role, c);
+            tui_pen_repeat(p, top + 1 + r, i * colw, colw - (colw > 1), role, g->spark[level]);
         }
     }
 }
@@ -176,16 +183,16 @@ static void train_days_line(struct tui_pen *p, int vx) {
     const struct engine_estimate *e = &st->est;
     char d[32], t[32], c[3][96];
     report_count(e->train_tokens, t, sizeof(t));
-    snprintf(d, sizeof(d), "%.1f", e->train_days);
-    i18n_number(d, sizeof(d));
-    bool dflt = !(st->opt.sc.training_tokens > 0);
-    snprintf(c[0], sizeof(c[0]), _("%s days for %s tokens"), d, t);
+    /* plan's figure: "226 days", "17,476 days", "4.20 h" */
+    report_seconds(e->train_days * 86400, d, sizeof(d));
+    bool dflt = !st->opt.sc.training_tokens_given && !(st->opt.sc.training_tokens > 0);
+    snprintf(c[0], sizeof(c[0]), _("%s for %s tokens"), d, t);
     snprintf(c[1], sizeof(c[1]), "%s", c[0]);
     if (dflt && st->opt.sc.mode == ENGINE_MODE_TRAIN)
-        snprintf(c[0], sizeof(c[0]), _("%s days for %s tokens (20/param)"), d, t);
+        snprintf(c[0], sizeof(c[0]), _("%s for %s tokens (20/param)"), d, t);
     else if (dflt)
-        snprintf(c[0], sizeof(c[0]), _("%s days for %s tokens (default)"), d, t);
-    snprintf(c[2], sizeof(c[2]), _("%s d, %s tok"), d, t);
+        snprintf(c[0], sizeof(c[0]), _("%s for %s tokens (default)"), d, t);
+    snprintf(c[2], sizeof(c[2]), _("%s, %s tok"), d, t);
     int k = 0;
     while (k < 2 && tui_width(c[k]) > p->iw - vx)
         k++;

@@ -116,3 +116,64 @@ void i18n_language(char *buf, size_t len) {
     memcpy(buf, l, n);
     buf[n] = '\0';
 }
+
+/* Decode one UTF-8 character (see header). */
+int i18n_utf8_next(const char *s, unsigned *cp) {
+    const unsigned char *u = (const unsigned char *)s;
+    int k = u[0] < 0x80 ? 1 : (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3
+                          : (u[0] & 0xf8) == 0xf0 ? 4 : 1;
+    if (k == 1) {
+        *cp = u[0] < 0x80 ? u[0] : 0xfffd;
+        return 1;
+    }
+    unsigned v = u[0] & (0x7f >> k);
+    for (int i = 1; i < k; i++) {
+        if ((u[i] & 0xc0) != 0x80) { /* cut or stray: one byte, one cell */
+            *cp = 0xfffd;
+            return 1;
+        }
+        v = (v << 6) | (u[i] & 0x3f);
+    }
+    *cp = v;
+    return k;
+}
+
+/* Display cells of one code point: the zero-width and wide ranges of
+ * Unicode's East Asian Width (W, F) and combining marks (Mn), in the
+ * blocks a catalog name or a translation can hold. */
+int i18n_cp_width(unsigned cp) {
+    static const unsigned zero[][2] = {
+        {0x0300, 0x036f}, {0x0483, 0x0489}, {0x0591, 0x05bd}, {0x0610, 0x061a},
+        {0x064b, 0x065f}, {0x0e31, 0x0e31}, {0x0e34, 0x0e3a}, {0x1ab0, 0x1aff},
+        {0x1dc0, 0x1dff}, {0x200b, 0x200f}, {0x202a, 0x202e}, {0x2060, 0x2064},
+        {0x20d0, 0x20ff}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f}, {0xfeff, 0xfeff},
+    };
+    static const unsigned wide[][2] = {
+        {0x1100, 0x115f}, {0x231a, 0x231b}, {0x2329, 0x232a}, {0x23e9, 0x23ec},
+        {0x25fd, 0x25fe}, {0x2614, 0x2615}, {0x2e80, 0x303e}, {0x3041, 0x33ff},
+        {0x3400, 0x4dbf}, {0x4e00, 0x9fff}, {0xa000, 0xa4cf}, {0xa960, 0xa97f},
+        {0xac00, 0xd7a3}, {0xf900, 0xfaff}, {0xfe10, 0xfe19}, {0xfe30, 0xfe6f},
+        {0xff00, 0xff60}, {0xffe0, 0xffe6}, {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff},
+        {0x20000, 0x3fffd},
+    };
+    if (cp < 0x300)
+        return 1;
+    for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+        if (cp >= zero[i][0] && cp <= zero[i][1])
+            return 0;
+    for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+        if (cp >= wide[i][0] && cp <= wide[i][1])
+            return 2;
+    return 1;
+}
+
+/* Display cells of UTF-8 text (see header). */
+int i18n_width(const char *s) {
+    int n = 0;
+    while (*s) {
+        unsigned cp;
+        s += i18n_utf8_next(s, &cp);
+        n += i18n_cp_width(cp);
+    }
+    return n;
+}

@@ -37,6 +37,18 @@ void i18n_init(const char *argv0);
  * decimal point and thousands separator (nothing happens in C/English). */
 void i18n_number(char *buf, size_t len);
 
+/* Display cells of UTF-8 text, whatever the locale: one per character,
+ * two for a wide (East Asian, emoji) one, none for a combining mark or a
+ * zero-width character; a stray or cut byte counts one. What a terminal
+ * shows, for padding and fitting text (the explorer's panes, plan's
+ * table). */
+int i18n_width(const char *s);
+/* Decode one UTF-8 character at s into *cp; returns its bytes (1 for a
+ * stray or cut byte, *cp = 0xFFFD). */
+int i18n_utf8_next(const char *s, unsigned *cp);
+/* Display cells of one code point (0, 1 or 2). */
+int i18n_cp_width(unsigned cp);
+
 /* The locale's language code for messages ("es", "en", ...) into buf. */
 void i18n_language(char *buf, size_t len);
 

@@ -416,6 +416,10 @@ int lesson_load_buffer(const char *name, const char *text, size_t len, const str
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (scenario_file_check_depth(&x.src, err, errlen) != 0) {
+        yaml_parser_delete(&parser);
+        return -1;
+    }
     if (!yaml_parser_load(&parser, &doc)) {
         lesson_syntax_error(&x, &parser);
         yaml_parser_delete(&parser);
@@ -451,54 +455,19 @@ int lesson_load_buffer(const char *name, const char *text, size_t len, const str
     return 0;
 }
 
-/* Read a whole file into a new NUL-terminated buffer; NULL with errno set. */
-static char *lesson_read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    char *buf;
-    size_t n;
-
-    if (!f)
-        return NULL;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > LESSON_MAX_FILE) {
-        int e = errno;
-        if (e == 0 || S_ISREG(st.st_mode))
-            e = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
-        fclose(f);
-        errno = e;
-        return NULL;
-    }
-    buf = malloc((size_t)st.st_size + 1);
-    if (!buf) {
-        fclose(f);
-        errno = ENOMEM;
-        return NULL;
-    }
-    n = fread(buf, 1, (size_t)st.st_size, f);
-    if (ferror(f)) {
-        free(buf);
-        fclose(f);
-        errno = EIO;
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 /* Load a lesson file (see header). */
 int lesson_load(const char *path, const struct catalog *cat, struct lesson *l, char *err,
                 size_t errlen) {
     size_t len = 0;
-    char *text = lesson_read_file(path, &len);
+    char *text;
     int rc;
 
     memset(l, 0, sizeof(*l));
-    if (!text) {
-        snprintf(err, errlen, _("%s: cannot read: %s\n"), path, strerror(errno));
+    if (err && errlen)
+        err[0] = '\0';
+    text = scenario_file_read(path, LESSON_MAX_FILE, &len, err, errlen, NULL);
+    if (!text)
         return -1;
-    }
     rc = lesson_load_buffer(path, text, len, cat, l, err, errlen);
     free(text);
     return rc;
@@ -518,8 +487,12 @@ int lesson_resolve(const char *name, const char *lang, char *buf, size_t len) {
 
     if (!name || !*name)
         return -1;
-    if (strchr(name, '/') || lesson_is_file(name)) {
-        if (!lesson_is_file(name))
+    /* A path: taken as it is when it exists, even when it is not a regular
+     * file (a FIFO, a device), so that reading it says what it is; a bare
+     * name that is a directory here is still looked up as a lesson name. */
+    struct stat st;
+    if (strchr(name, '/') || (stat(name, &st) == 0 && !S_ISDIR(st.st_mode))) {
+        if (stat(name, &st) != 0)
             return -1;
         snprintf(buf, len, "%s", name);
         return 0;

@@ -3,7 +3,8 @@
  * explorer (product.md "Scenario options"), and the catalog loading every
  * command does.
  *
- * Options are a table {name, argument kind, help} (tmux's options-table).
+ * Options are a table {name, argument kind, help} (tmux's options-table,
+ * in tui/options_table.c with the helpers both passes use).
  * Parsing is two passes: the first records the last value of each option
  * (GNU style: `--opt value` or `--opt=value`, in any order); the second
  * builds the scenario in a fixed order (mode, model, overrides, formats,
@@ -36,100 +37,7 @@
 #include "tui/i18n.h"
 #include "tui/options_internal.h"
 
-/* The options table: every scenario option of product.md and more. */
-static const struct opt_def opt_table[] = {
-    {OPT_MODEL, "model", ARG_REQUIRED, "ID", N_("catalog model (default llama-3.1-8b)")},
-    {OPT_PARAMS, "params", ARG_REQUIRED, "N", N_("bare model size instead: 70B, 405e9")},
-    {OPT_MODEL_CONFIG, "model-config", ARG_REQUIRED, "FILE", N_("a Hugging Face config.json")},
-    {OPT_FORMAT, "format", ARG_REQUIRED, "ID", N_("weight format (default fp16; bf16 training)")},
-    {OPT_KV_FORMAT, "kv-format", ARG_REQUIRED, "ID", N_("KV cache format (default fp16)")},
-    {OPT_GPU, "gpu", ARG_REQUIRED, "ID", N_("catalog GPU (default h100-sxm)")},
-    {OPT_GPUS, "gpus", ARG_REQUIRED, "N", N_("number of GPUs (default tp*pp*dp, or 1)")},
-    {OPT_TP, "tp", ARG_REQUIRED, "N", N_("tensor-parallel degree")},
-    {OPT_PP, "pp", ARG_REQUIRED, "N", N_("pipeline-parallel degree")},
-    {OPT_DP, "dp", ARG_REQUIRED, "N", N_("data-parallel degree")},
-    {OPT_ZERO, "zero", ARG_REQUIRED, "0..3", N_("ZeRO stage")},
-    {OPT_MODE, "mode", ARG_REQUIRED, "MODE", N_("infer | train | lora | qlora")},
-    {OPT_BATCH, "batch", ARG_REQUIRED, "N", N_("sequences per replica (default 1)")},
-    {OPT_CONTEXT, "context", ARG_REQUIRED, "N",
-     N_("tokens per sequence (default 4096; 8k, 128K: k = 1024)")},
-    {OPT_PROMPT, "prompt", ARG_REQUIRED, "N", N_("prefill tokens (default: the context; 8k)")},
-    {OPT_MICRO_BATCHES, "micro-batches", ARG_REQUIRED, "N", N_("micro-batches per step")},
-    {OPT_RECOMPUTE, "recompute", ARG_REQUIRED, "R",
-     N_("none | selective | full (default selective; full for LoRA/QLoRA)")},
-    {OPT_OPTIMIZER, "optimizer", ARG_REQUIRED, "RECIPE", N_("training recipe (default adam-mixed)")},
-    {OPT_MFU, "mfu", ARG_REQUIRED, "X", N_("model FLOP utilisation (0.4 or 40%)")},
-    {OPT_TOKENS, "tokens", ARG_REQUIRED, "N", N_("training tokens: 15.6T")},
-    {OPT_UNITS, "units", ARG_REQUIRED, "U", N_("gb (1e9, default) | gib (2^30)")},
-    {OPT_RESERVE, "reserve", ARG_REQUIRED, "BYTES", N_("per-GPU reserve: 1GB, 512MiB")},
-    {OPT_CATALOG, "catalog", ARG_REQUIRED, "FILE", N_("extra catalog YAML file")},
-    {OPT_SEQUENCE_PARALLEL, "sequence-parallel", ARG_NONE, NULL, N_("sequence parallelism with TP")},
-    {OPT_INTERLEAVE, "interleave", ARG_REQUIRED, "V", N_("virtual pipeline stages per GPU")},
-    {OPT_GPUS_PER_NODE, "gpus-per-node", ARG_REQUIRED, "N", N_("GPUs per node (default: the GPU's)")},
-    {OPT_INTRA_BW, "intra-node-bw", ARG_REQUIRED, "BW", N_("per-GPU link bandwidth: 900GB/s")},
-    {OPT_INTER_BW, "inter-node-bw", ARG_REQUIRED, "BW", N_("per-GPU network bandwidth: 50GB/s")},
-    {OPT_ALLREDUCE_LATENCY, "allreduce-latency", ARG_REQUIRED, "T", N_("per all-reduce: 5us")},
-    {OPT_BW_EFFICIENCY, "bw-efficiency", ARG_REQUIRED, "X", N_("fraction of data-sheet bandwidth")},
-    {OPT_FLOPS_EFFICIENCY, "flops-efficiency", ARG_REQUIRED, "X", N_("fraction of data-sheet FLOP/s")},
-    {OPT_LORA_RANK, "lora-rank", ARG_REQUIRED, "R", N_("LoRA rank")},
-    {OPT_PRICE, "price", ARG_REQUIRED, "USD", N_("price per GPU-hour: 2.49 or $2.49/h")},
-    {OPT_MEASURED_BW, "measured-bw", ARG_REQUIRED, "BW",
-     N_("calibrate: measured bandwidth per GPU instead of the data sheet, 3.0TB/s")},
-    {OPT_MEASURED_FLOPS, "measured-flops", ARG_REQUIRED, "F",
-     N_("calibrate: measured FLOP/s per GPU instead of the data sheet, 700T")},
-    {OPT_LAYERS, "layers", ARG_REQUIRED, "N", N_("custom model: transformer layers")},
-    {OPT_HIDDEN, "hidden", ARG_REQUIRED, "N", N_("custom model: hidden size")},
-    {OPT_HEADS, "heads", ARG_REQUIRED, "N", N_("custom model: attention heads")},
-    {OPT_KV_HEADS, "kv-heads", ARG_REQUIRED, "N", N_("custom model: KV heads (default heads)")},
-    {OPT_HEAD_DIM, "head-dim", ARG_REQUIRED, "N", N_("custom model: head size (default hidden/heads)")},
-    {OPT_FFN, "ffn", ARG_REQUIRED, "N", N_("custom model: MLP size (default 4*hidden)")},
-    {OPT_VOCAB, "vocab", ARG_REQUIRED, "N", N_("custom model: vocabulary size")},
-    {OPT_TIED, "tied", ARG_OPTIONAL, "yes|no", N_("custom model: head tied to the embedding")},
-    {OPT_GATED, "gated", ARG_OPTIONAL, "yes|no", N_("custom model: gated (SwiGLU) MLP")},
-    {OPT_BIAS, "bias", ARG_OPTIONAL, "none|qkv|all", N_("custom model: biases (flag alone: all)")},
-    {OPT_NORM, "norm", ARG_REQUIRED, "rms|layer", N_("custom model: RMSNorm or LayerNorm")},
-    {OPT_POS_EMBEDDINGS, "pos-embeddings", ARG_REQUIRED, "N", N_("custom model: learned positions")},
-    {OPT_EXPERTS, "experts", ARG_REQUIRED, "N", N_("custom model: MoE experts")},
-    {OPT_ACTIVE_EXPERTS, "active-experts", ARG_REQUIRED, "N", N_("custom model: experts per token")},
-    {OPT_SHARED_EXPERTS, "shared-experts", ARG_REQUIRED, "N", N_("custom model: shared experts")},
-    {OPT_GPU_MEMORY, "gpu-memory", ARG_REQUIRED, "BYTES", N_("custom GPU: memory, 80GiB")},
-    {OPT_GPU_BANDWIDTH, "gpu-bandwidth", ARG_REQUIRED, "BW", N_("custom GPU: bandwidth, 3.35TB/s")},
-    {OPT_GPU_FLOPS, "gpu-flops", ARG_REQUIRED, "F", N_("custom GPU: 16-bit FLOP/s, 989T")},
-    {OPT_JSON, "json", ARG_NONE, NULL, N_("print one JSON object")},
-    {OPT_EXPLAIN, "explain", ARG_NONE, NULL, N_("plan: each figure's formula, values, source")},
-    {OPT_NO_COLOR, "no-color", ARG_NONE, NULL, N_("explorer: no colours")},
-    {OPT_NO_MOUSE, "no-mouse", ARG_NONE, NULL, N_("explorer: no mouse")},
-    {OPT_ASCII, "ascii", ARG_NONE, NULL, N_("explorer: ASCII drawing only")},
-    {OPT_THEME, "theme", ARG_REQUIRED, "NAME", N_("explorer: dark | light | high-contrast")},
-    {OPT_SCENARIO, "scenario", ARG_REQUIRED, "FILE", N_("start from a scenario file (docs/lessons.md)")},
-    {OPT_LESSON, "lesson", ARG_REQUIRED, "FILE|NAME", N_("explorer: step through a lesson")},
-    {OPT_FRESH, "fresh", ARG_NONE, NULL, N_("explorer: do not restore the last scenario")},
-    {OPT_PRESENT, "present", ARG_NONE, NULL, N_("explorer: start in presentation mode")},
-    {OPT_HELP, "help", ARG_NONE, NULL, N_("show this help")},
-};
-#define OPT_TABLE_LEN (sizeof(opt_table) / sizeof(opt_table[0]))
-
-
-/* Print "vramlab: " and a formatted message to stderr. */
-/* The name (without dashes) of an option (the table is kept in enum order). */
-const char *opt_name(enum opt_id id) {
-    if ((size_t)id < OPT_TABLE_LEN && opt_table[id].id == id)
-        return opt_table[id].name;
-    for (size_t i = 0; i < OPT_TABLE_LEN; i++)
-        if (opt_table[i].id == id)
-            return opt_table[i].name;
-    return "?";
-}
-
-/* Print "vramlab: " and a formatted message to stderr. */
-void opt_error(const char *fmt, ...) {
-    va_list ap;
-    fputs("vramlab: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, _(fmt), ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
+#define OPT_TABLE_LEN opt_table_len
 
 /* Levenshtein distance between two short strings (capped at 63 chars). */
 static size_t opt_distance(const char *a, const char *b) {
@@ -184,74 +92,9 @@ size_t options_closest(const char *word, const char *const *names, size_t n_name
     return count;
 }
 
-/* The catalog id a Hugging Face model name would have: the part after the
- * last '/', lower-cased, other characters than [a-z0-9.] turned into '-'. */
-void options_model_id_of(const char *name, char *out, size_t len) {
-    const char *slash = strrchr(name, '/');
-    size_t n = 0;
-    bool dash = false;
-
-    if (slash && slash[1])
-        name = slash + 1;
-    for (; *name && n + 2 < len; name++) {
-        char ch = *name;
-        if (ch >= 'A' && ch <= 'Z')
-            ch = (char)(ch - 'A' + 'a');
-        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.') {
-            if (dash && n > 0)
-                out[n++] = '-';
-            out[n++] = ch;
-            dash = false;
-        } else {
-            dash = true;
-        }
-    }
-    out[n] = '\0';
-}
-
-/* A token count: an integer, or with k (x1024) or M (x1024^2) as model
- * cards mean it ("128K context" is 131,072 tokens): 8k, 128K, 1.5k, 1M. */
-int opt_tokens(const char *flag, const char *s, bool allow_zero, uint32_t *out) {
-    char *end;
-    double v, scale = 1;
-
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-        goto bad;
-    v = strtod(s, &end);
-    if (end == s)
-        goto bad;
-    if (*end == 'k' || *end == 'K')
-        scale = 1024;
-    else if (*end == 'm' || *end == 'M')
-        scale = 1024.0 * 1024.0;
-    if (scale > 1)
-        end++;
-    else if (strpbrk(s, ".eExX"))
-        goto bad; /* a bare count is a whole number */
-    v *= scale;
-    if (*end || !(v >= (allow_zero ? 0 : 1)) || v > (double)(1u << 30) || v != floor(v))
-        goto bad;
-    *out = (uint32_t)v;
-    return 0;
-bad:
-    opt_error("--%s: expected a whole number of tokens like 4096, 8k or 128K (k = 1024, "
-              "M = 1024k) up to 2^30, found '%s'",
-              flag, s ? s : "");
-    return -1;
-}
-
-/* The option named name (without dashes), or NULL. */
-static const struct opt_def *opt_find(const char *name, size_t len) {
-    for (size_t i = 0; i < OPT_TABLE_LEN; i++) {
-        if (strlen(opt_table[i].name) == len && strncmp(opt_table[i].name, name, len) == 0)
-            return &opt_table[i];
-    }
-    return NULL;
-}
-
 /* Tell the user an option is unknown, with the closest names. */
 static void opt_unknown(const char *arg) {
-    const char *names[OPT_TABLE_LEN];
+    const char *names[OPT_COUNT];
     const char *close[3];
     char word[64];
     const char *eq = strchr(arg, '=');
@@ -421,6 +264,38 @@ bool options_flag_given(int argc, char **argv, const char *name) {
     return s.set[d->id];
 }
 
+/* Notes about options given but without effect in this scenario (see
+ * commands.h): static, translated strings. */
+size_t options_ignored_notes(int argc, char **argv, const struct options *o, const char **out,
+                             size_t n) {
+    const struct engine_scenario *sc = &o->sc;
+    struct opt_seen s;
+    size_t k = 0;
+
+    memset(&s, 0, sizeof(s));
+    if (opt_scan(argc, argv, true, &s) != 0)
+        return 0;
+    bool lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
+    const char *note[8];
+    size_t m = 0;
+    if (sc->mode == ENGINE_MODE_TRAIN && s.set[OPT_FORMAT])
+        note[m++] = _("--format has no effect in full training: the --optimizer recipe sets "
+                      "the bytes");
+    if (sc->mode == ENGINE_MODE_INFER && s.set[OPT_ZERO] && sc->zero > 0)
+        note[m++] = _("--zero has no effect in inference: ZeRO shards training state "
+                      "(gradients, optimizer)");
+    if (!lora && s.set[OPT_LORA_RANK])
+        note[m++] = _("--lora-rank has no effect outside --mode lora or qlora");
+    if (s.set[OPT_SEQUENCE_PARALLEL] && sc->tp == 1)
+        note[m++] = _("--sequence-parallel has no effect with TP 1: it splits activations "
+                      "across the tensor-parallel GPUs");
+    if (s.set[OPT_INTERLEAVE] && sc->interleave > 1 && (sc->pp == 1 || sc->mode == ENGINE_MODE_INFER))
+        note[m++] = _("--interleave has no effect without a training pipeline (--pp above 1)");
+    for (size_t i = 0; i < m && k < n; i++)
+        out[k++] = note[i];
+    return k;
+}
+
 /* Parse the scenario options into o (see commands.h). */
 int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
                   bool allow_unknown) {
@@ -445,6 +320,7 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     o->scenario_file = s.set[OPT_SCENARIO] ? s.val[OPT_SCENARIO] : NULL;
     o->lesson = s.set[OPT_LESSON] ? s.val[OPT_LESSON] : NULL;
     o->fresh = s.set[OPT_FRESH];
+    o->recompute_given = s.set[OPT_RECOMPUTE];
     o->present = s.set[OPT_PRESENT];
     if (o->help)
         return 0;

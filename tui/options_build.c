@@ -96,16 +96,11 @@ static int opt_rate(const char *flag, const char *s,
     return 0;
 }
 
-/* A price: "$2.49/h" or a plain number of dollars per GPU-hour. */
+/* A price: "$2.49/h" or a plain number of dollars per GPU-hour, finite
+ * and not negative; 0 is one's own GPUs (no cost), not "the catalog's". */
 static int opt_price(const char *s, double *out) {
     char err[160];
-    char *end;
-    double v = strtod(s, &end);
 
-    if (end != s && !*end && v >= 0) {
-        *out = v;
-        return 0;
-    }
     if (catalog_parse_price(s, out, err, sizeof(err)) != 0) {
         opt_error("--price: %s", err);
         return -1;
@@ -210,6 +205,12 @@ static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
     }
     if (s->set[OPT_HEADS] && !s->set[OPT_KV_HEADS] && m->kv_heads > m->heads)
         m->kv_heads = m->heads;
+    /* Experts per token of a dense model would be silently ignored. */
+    if (m->experts == 0 && (s->set[OPT_ACTIVE_EXPERTS] || s->set[OPT_SHARED_EXPERTS])) {
+        opt_error("--%s needs a mixture of experts: the model has none (give --experts N)",
+                  s->set[OPT_ACTIVE_EXPERTS] ? "active-experts" : "shared-experts");
+        return -1;
+    }
     if (m->experts > 0 && m->active_experts == 0)
         m->active_experts = m->experts < 2 ? m->experts : 2;
     if (m->experts > 0 && m->active_experts > m->experts) {
@@ -342,7 +343,8 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
     return 0;
 }
 
-/* Look up a format by id, with suggestions on failure. */
+/* Look up a format by id, with suggestions on failure; a KV-cache-only
+ * format is refused for the weights (--format), naming its weights twin. */
 int opt_format(const struct catalog *cat, const char *flag, const char *id, bool given,
                       struct engine_format *out) {
     const struct engine_format *f = catalog_find_format(cat, id);
@@ -350,6 +352,18 @@ int opt_format(const struct catalog *cat, const char *flag, const char *id, bool
     if (!f) {
         opt_unknown_id(cat, CATALOG_FORMAT, flag, id, id);
         return given ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
+    }
+    if (!strcmp(flag, "format") && catalog_format_kv_only(f)) {
+        const struct engine_format *w = catalog_format_for_weights(cat, f);
+        if (w)
+            opt_error("--format: %s (%s) is a format for the KV cache (--kv-format); for the "
+                      "weights use %s (%s)",
+                      f->id, f->name, w->id, w->name);
+        else
+            opt_error("--format: %s (%s) is a format for the KV cache (--kv-format), not for "
+                      "the weights (see 'vramlab catalog formats')",
+                      f->id, f->name);
+        return VRAMLAB_EXIT_USAGE;
     }
     *out = *f;
     return 0;
@@ -519,6 +533,17 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
     if (s->set[OPT_INTERLEAVE] &&
         opt_uint("interleave", s->val[OPT_INTERLEAVE], false, 1024, &sc->interleave))
         return -1;
+    /* Each virtual stage holds at least one layer (Narayanan et al. 2021:
+     * v model chunks per GPU): more than the layers of a stage cannot be. */
+    if (s->set[OPT_INTERLEAVE] && sc->model.layers > 0) {
+        uint32_t per_stage = (sc->model.layers + sc->pp - 1) / sc->pp;
+        if (sc->interleave > per_stage) {
+            opt_error("--interleave %u exceeds the %u layers per pipeline stage (%u layers on "
+                      "--pp %u): each virtual stage holds at least one layer",
+                      sc->interleave, per_stage, sc->model.layers, sc->pp);
+            return -1;
+        }
+    }
     if (s->set[OPT_LORA_RANK] &&
         opt_uint("lora-rank", s->val[OPT_LORA_RANK], false, 1u << 20, &sc->lora_rank))
         return -1;
@@ -552,6 +577,8 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
     if (s->set[OPT_TOKENS] &&
         opt_unit("tokens", s->val[OPT_TOKENS], catalog_parse_count, &sc->training_tokens))
         return -1;
+    /* Given, 0 means no tokens (not the default of 20 per parameter). */
+    sc->training_tokens_given = s->set[OPT_TOKENS];
     if (s->set[OPT_RESERVE] &&
         opt_unit("reserve", s->val[OPT_RESERVE], catalog_parse_bytes, &sc->reserve_bytes))
         return -1;
@@ -567,6 +594,7 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         return -1;
     if (s->set[OPT_PRICE] && opt_price(s->val[OPT_PRICE], &sc->price_per_hour))
         return -1;
+    sc->price_given = s->set[OPT_PRICE];
     /* Calibration (vramlab measure, or the explorer's Measure pane): a rate
      * of zero would silently mean "the data sheet", so it is refused. */
     if (s->set[OPT_MEASURED_BW] &&

@@ -1,7 +1,9 @@
 /*
- * options_internal.h: what tui/options.c (the table, the first pass, help)
- * and tui/options_build.c (value parsers, the second pass that builds the
- * scenario) share. Not for other modules: they use tui/commands.h.
+ * options_internal.h: what tui/options.c (the first pass, help) and
+ * tui/options_build.c (value parsers, the second pass that builds the
+ * scenario) share. The table and the helpers both use are in
+ * tui/options_table.c, below both. Not for other modules: they use
+ * tui/commands.h.
  */
 #ifndef VRAMLAB_OPTIONS_INTERNAL_H
 #define VRAMLAB_OPTIONS_INTERNAL_H
@@ -99,6 +101,11 @@ struct opt_seen {
     const char *val[OPT_COUNT];
 };
 
+/* The table (tui/options_table.c), in enum order. */
+extern const struct opt_def opt_table[];
+extern const size_t opt_table_len;
+/* The option named name (len bytes, without dashes), or NULL. */
+const struct opt_def *opt_find(const char *name, size_t len);
 /* The name (without dashes) of an option. */
 const char *opt_name(enum opt_id id);
 

@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,8 @@ struct qtensor {
     struct kern_qstats st;
     double bytes_before, bytes_after;
     const char *skip; /* reason when not quantized */
+    bool invalid;     /* skipped for its values (not finite, scale overflow) */
+    char why[160];    /* the reason of an invalid tensor */
 };
 
 /* Shape as "[4096, 11008]". */
@@ -58,6 +61,64 @@ static void shape_text(const struct kern_st_tensor *t, char *buf, size_t len) {
                               (unsigned long long)t->shape[i]);
     if (n < len)
         snprintf(buf + n, len - n, "]");
+}
+
+/* Check a 2-D tensor's values before quantizing it: every weight finite,
+ * and every group's FP16 scale max|w| / qmax finite (FP16 stops at 65504:
+ * weights of 1e6 at 4 bits give a scale of 142857, which overflows). A
+ * tensor that fails is named and excluded, never averaged in as "-nan" or
+ * as an error of 0. Returns 0 (q->why set when invalid), -1 on a read
+ * error. */
+static int check_tensor(struct qtensor *q, unsigned bits, size_t group, float *buf) {
+    const struct kern_st_tensor *t = q->t;
+    size_t rows = (size_t)t->shape[0], cols = (size_t)t->shape[1];
+    uint64_t nan = 0, inf = 0, first = 0, over = 0;
+    float worst = 0, amax_all = 0;
+    for (size_t r = 0; r < rows; r++) {
+        if (kern_st_read_f32(t, (uint64_t)r * cols, cols, buf) != 0)
+            return -1;
+        for (size_t c0 = 0; c0 < cols; c0 += group ? group : cols) {
+            size_t c1 = group && c0 + group < cols ? c0 + group : cols;
+            float amax = 0;
+            for (size_t c = c0; c < c1; c++) {
+                float v = buf[c];
+                if (!isfinite(v)) {
+                    if (nan + inf == 0)
+                        first = (uint64_t)r * cols + c;
+                    isnan(v) ? nan++ : inf++;
+                    continue;
+                }
+                amax = fabsf(v) > amax ? fabsf(v) : amax;
+            }
+            if (group) {
+                uint16_t s = kern_quant_scale(amax, bits);
+                if ((s & 0x7c00u) == 0x7c00u) {
+                    over++;
+                    worst = amax > worst ? amax : worst;
+                }
+            }
+            amax_all = amax > amax_all ? amax : amax_all;
+        }
+    }
+    if (!group && (kern_quant_scale(amax_all, bits) & 0x7c00u) == 0x7c00u) {
+        over = 1;
+        worst = amax_all;
+    }
+    if (nan + inf > 0) {
+        snprintf(q->why, sizeof q->why,
+                 "not finite: %llu NaN and %llu infinite weights, the first at [%llu, %llu]",
+                 (unsigned long long)nan, (unsigned long long)inf,
+                 (unsigned long long)(first / cols), (unsigned long long)(first % cols));
+    } else if (over > 0) {
+        snprintf(q->why, sizeof q->why,
+                 "scale overflows FP16: max|w| %.4g / %d > 65504 in %llu group%s", (double)worst,
+                 kern_qmax(bits), (unsigned long long)over, over == 1 ? "" : "s");
+    } else {
+        return 0;
+    }
+    q->invalid = true;
+    q->skip = q->why;
+    return 0;
 }
 
 /* Quantize one 2-D tensor block by block; -1 on a read error. */
@@ -115,7 +176,7 @@ static void print_text(const char *file, const struct qtensor *q, size_t n, unsi
                q[i].bytes_before / 1e6, q[i].bytes_after / 1e6);
     }
     if (!(after > 0)) {
-        printf("no 2-D tensors quantized (F32, F16 or BF16 matrices)\n");
+        printf("no 2-D tensors quantized (F32, F16 or BF16 matrices of finite weights)\n");
         return;
     }
     printf("%-44s %-5s %-16s %9.4f %6.1f%% %8.1f %9.3fM %9.3fM", "overall", "", "",
@@ -279,6 +340,13 @@ int cmd_quantize(int argc, char **argv) {
         return VRAMLAB_EXIT_USAGE;
     }
 
+    /* A FIFO or a device would block or never end: refused before it is
+     * opened (the safetensors reader maps regular files only). */
+    char why[160];
+    if (!catalog_file_check(file, 0, why, sizeof why)) {
+        fprintf(stderr, "vramlab quantize: %s: cannot read: %s\n", file, why);
+        return VRAMLAB_EXIT_USAGE;
+    }
     struct kern_st_file f;
     if (kern_st_open(file, &f, err, sizeof err) != 0) {
         fprintf(stderr, "vramlab quantize: %s\n", err);
@@ -296,6 +364,7 @@ int cmd_quantize(int argc, char **argv) {
     }
     struct kern_qstats all = {0};
     double before = 0, after = 0;
+    size_t n_invalid = 0, n_done = 0;
     for (size_t i = 0; i < f.n; i++) {
         const struct kern_st_tensor *t = &f.tensors[i];
         q[i].t = t;
@@ -309,6 +378,20 @@ int cmd_quantize(int argc, char **argv) {
             q[i].skip = "rows longer than 2^20 elements";
         if (q[i].skip)
             continue;
+        if (check_tensor(&q[i], bits, group, buf) != 0) {
+            fprintf(stderr, "vramlab quantize: %s: tensor '%s': cannot read its data\n", file,
+                    t->name);
+            rc = VRAMLAB_EXIT_USAGE;
+            goto out;
+        }
+        if (q[i].invalid) {
+            fprintf(stderr,
+                    "vramlab quantize: warning: %s: tensor '%s': %s; excluded from the "
+                    "totals\n",
+                    file, t->name, q[i].why);
+            n_invalid++;
+            continue;
+        }
         if (quantize_tensor(&q[i], bits, group, buf, codes, scales) != 0) {
             fprintf(stderr, "vramlab quantize: %s: tensor '%s': cannot read its data\n", file,
                     t->name);
@@ -318,11 +401,19 @@ int cmd_quantize(int argc, char **argv) {
         kern_qstats_merge(&all, &q[i].st);
         before += q[i].bytes_before;
         after += q[i].bytes_after;
+        n_done++;
     }
     if (json)
         print_json(file, q, f.n, bits, group, &all, before, after);
     else
         print_text(file, q, f.n, bits, group, &all, before, after);
+    /* Nothing valid left to quantize: bad input, like an unreadable file. */
+    if (n_invalid > 0 && n_done == 0) {
+        fprintf(stderr,
+                "vramlab quantize: %s: no valid tensor left (%zu excluded for their values)\n",
+                file, n_invalid);
+        rc = VRAMLAB_EXIT_USAGE;
+    }
 out:
     free(q);
     free(buf);

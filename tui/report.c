@@ -1,13 +1,20 @@
 /*
  * report.c: human formatting of bytes, rates, counts, times and money.
  *
+ * The one number formatter of the explorer's screen and of the text output
+ * of the commands: a figure reads the same in both.
+ *
  * Memory: decimal GB (1e9) by default, GiB (2^30) with --units gib
  * (engine.md "Units"). Values at or above 10 get one decimal, below 10 two,
- * so the seed figures read as in the course text: 280.0, 140.0, 39.4 GB.
- * Memory stays in GB up to 100,000 GB (never "1.12 TB" for the seed's
- * 1120 GB).
- * Counts and bare numbers of 1e15 and more print in e-notation (1.00e+18).
- * Non-finite values print "n/a".
+ * so the seed figures read as in the course text: 280.0, 140.0, 39.4 GB;
+ * the unit climbs when the value would show 1000 (999.96 GB is "1.00 TB",
+ * 13,496.8 GB "13.5 TB"), up to EB; past 1000 EB, e-notation.
+ * Rates (B/s, FLOP/s) climb to E, then e-notation; seconds go down to ns,
+ * then e-notation; days get thousands separators ("17,476 days"); money
+ * past a thousand trillion dollars, counts and bare numbers of 1e15 and
+ * more print in e-notation (1.00e+18); whole numbers (batches, GPUs) get
+ * thousands separators ("6,031"); ratios three significant figures
+ * ("1.02x"). Non-finite values print "n/a".
  */
 #include "tui/report.h"
 
@@ -53,20 +60,15 @@ static void report_bytes_c(double bytes, enum units u, char *buf, size_t len) {
         snprintf(buf, len, "0 B");
         return;
     }
-    if (fabs(bytes) >= 1e23) { /* past 100,000 EB: no unit says more */
+    /* Climb when the shown value would round up to a whole step (999.96
+     * shows "1000.0": it is 1.00 of the next unit). */
+    while (i < 6 && fabs(v) >= step - 0.05) {
+        v /= step;
+        i++;
+    }
+    if (fabs(v) >= step - 0.05) { /* past 1000 EB: no unit says more */
         snprintf(buf, len, "%.2e B", bytes);
         return;
-    }
-    /* Memory stays in GB up to 100,000 GB, as the seeds write it
-     * (1120 GB); only absurd sizes climb further. */
-    /* Climb when the shown value would round up to a whole step. */
-    while (i < 3 && fabs(v) >= step - 0.05) {
-        v /= step;
-        i++;
-    }
-    while (i >= 3 && i < 6 && fabs(v) >= 100000) {
-        v /= step;
-        i++;
     }
     if (i == 0)
         snprintf(buf, len, "%.0f B", v);
@@ -105,11 +107,45 @@ static void report_number_c(double v, char *buf, size_t len) {
         snprintf(tmp, sizeof(tmp), "%.0f", v);
     else if (a >= 9.995)
         snprintf(tmp, sizeof(tmp), "%.1f", v);
-    else if (a >= 1)
+    else if (a >= 0.9995) /* 0.9999 shows "1.00", as 1 does */
         snprintf(tmp, sizeof(tmp), "%.2f", v);
     else
         snprintf(tmp, sizeof(tmp), "%.3g", v);
     report_group(tmp, buf, len);
+}
+
+/* A whole number with thousands separators ("6,031"); past 1e15 in
+ * e-notation. */
+static void report_int_c(double v, char *buf, size_t len) {
+    char tmp[64];
+
+    if (report_not_finite(v, buf, len))
+        return;
+    if (fabs(v) >= REPORT_E_NOTATION) {
+        snprintf(buf, len, "%.2e", v);
+        return;
+    }
+    snprintf(tmp, sizeof(tmp), "%.0f", v);
+    report_group(tmp, buf, len);
+}
+
+/* A ratio with three significant figures and an "x": "1.02x", "13.5x",
+ * "102x", "1,234x"; past 1e15 in e-notation. */
+static void report_ratio_c(double r, char *buf, size_t len) {
+    char num[64];
+    double a = fabs(r);
+
+    if (report_not_finite(r, buf, len))
+        return;
+    if (a >= REPORT_E_NOTATION)
+        snprintf(num, sizeof(num), "%.2e", r);
+    else if (a >= 99.95)
+        report_int_c(r, num, sizeof(num));
+    else if (a >= 9.995)
+        snprintf(num, sizeof(num), "%.1f", r);
+    else
+        snprintf(num, sizeof(num), "%.2f", r);
+    snprintf(buf, len, "%sx", num);
 }
 
 /* A count with K/M/B/T suffixes; past 1e15 (1000T) in e-notation. The
@@ -148,6 +184,11 @@ static void report_seconds_c(double s, char *buf, size_t len) {
         return;
     if (s == 0) {
         snprintf(buf, len, "0 s");
+    } else if (fabs(s) < 0.9995e-9) { /* below a nanosecond: no unit says less */
+        snprintf(buf, len, "%.2e s", s);
+    } else if (fabs(s) < 0.9995e-6) {
+        report_number_c(s * 1e9, num, sizeof(num));
+        snprintf(buf, len, "%s ns", num);
     } else if (s < 1e-3) {
         report_number_c(s * 1e6, num, sizeof(num));
         snprintf(buf, len, "%s us", num);
@@ -164,7 +205,11 @@ static void report_seconds_c(double s, char *buf, size_t len) {
         report_number_c(s / 3600, num, sizeof(num));
         snprintf(buf, len, "%s h", num);
     } else {
-        report_number_c(s / 86400, num, sizeof(num));
+        /* Past a billion days (2.7 million years) the digits mean nothing. */
+        if (s / 86400 >= 1e9)
+            snprintf(num, sizeof(num), "%.2e", s / 86400);
+        else
+            report_number_c(s / 86400, num, sizeof(num));
         snprintf(buf, len, _("%s days"), num);
     }
 }
@@ -180,6 +225,10 @@ static void report_si(double v, const char *unit, char *buf, size_t len) {
     while (i < 6 && fabs(x) >= 999.5) {
         x /= 1000;
         i++;
+    }
+    if (fabs(x) >= 999.5) { /* past 1000 E: no prefix says more */
+        snprintf(buf, len, "%.2e %s", v, unit);
+        return;
     }
     if (fabs(x) >= 99.95 || x == 0)
         snprintf(buf, len, "%.0f %s%s", x, prefix[i], unit);
@@ -205,6 +254,10 @@ static void report_money_c(double usd, char *buf, size_t len) {
 
     if (report_not_finite(usd, buf, len))
         return;
+    if (fabs(usd) >= REPORT_E_NOTATION) { /* no sum of money has 16 digits */
+        snprintf(buf, len, "$%.2e", usd);
+        return;
+    }
     if (fabs(usd) < 100)
         snprintf(tmp, sizeof(tmp), "%.2f", usd);
     else
@@ -269,4 +322,37 @@ void report_percent(double fraction, char *buf, size_t len) {
 void report_number(double v, char *buf, size_t len) {
     report_number_c(v, buf, len);
     i18n_number(buf, len);
+}
+
+/* report_int, with the locale's separators. */
+void report_int(double v, char *buf, size_t len) {
+    report_int_c(v, buf, len);
+    i18n_number(buf, len);
+}
+
+/* report_ratio, with the locale's decimal point and separators. */
+void report_ratio(double r, char *buf, size_t len) {
+    report_ratio_c(r, buf, len);
+    i18n_number(buf, len);
+}
+
+/* The text of one engine warning with its figures in this formatter's
+ * words (see report.h). */
+void report_warning(const struct engine_scenario *sc, const struct engine_estimate *e,
+                    enum engine_warning w, enum units u, char *buf, size_t len) {
+    char a[48], b[48];
+    switch (w) {
+    case ENGINE_WARN_DOES_NOT_FIT:
+        report_ratio(e->memory_ratio, a, sizeof(a));
+        report_bytes(-e->spare_bytes, u, b, sizeof(b));
+        snprintf(buf, len, _("needs %s the memory of one GPU (%s short)"), a, b);
+        return;
+    case ENGINE_WARN_COMM_BOUND:
+        report_seconds(e->train_tp_comm_seconds + e->train_dp_comm_seconds, a, sizeof(a));
+        report_seconds(e->train_step_seconds, b, sizeof(b));
+        snprintf(buf, len, _("communication (%s) exceeds compute (%s) per step"), a, b);
+        return;
+    default:
+        engine_warning_text(sc, e, w, buf, len);
+    }
 }

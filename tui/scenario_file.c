@@ -18,10 +18,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -122,50 +124,30 @@ static void sf_error_at(char *err, size_t errlen, const struct scenario_source *
 
 /* ---- reading ------------------------------------------------------------------ */
 
-/* Read a whole file into a new NUL-terminated buffer; NULL with errno set. */
-static char *sf_read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
+/* Read a scenario or lesson file (see header). */
+char *scenario_file_read(const char *path, size_t max, size_t *len, char *err, size_t errlen,
+                         bool *missing) {
+    struct stat st;
+    char why[160];
+    char *text;
 
-    if (!f)
-        return NULL;
-    for (;;) {
-        size_t got;
-        if (n + 4096 + 1 > cap) {
-            char *p;
-            cap = cap ? cap * 2 : 8192;
-            if (cap > SF_MAX_FILE + 4096 + 1) {
-                free(buf);
-                fclose(f);
-                errno = EFBIG;
-                return NULL;
-            }
-            p = realloc(buf, cap);
-            if (!p) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = p;
-        }
-        got = fread(buf + n, 1, 4096, f);
-        n += got;
-        if (got < 4096)
-            break;
-    }
-    if (ferror(f)) {
-        int e = errno ? errno : EIO;
-        free(buf);
-        fclose(f);
-        errno = e;
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    if (missing)
+        *missing = stat(path, &st) != 0 && errno == ENOENT;
+    text = catalog_read_regular(path, max, len, why, sizeof(why));
+    if (!text)
+        sf_append(err, errlen, _("%s: cannot read: %s\n"), path, why);
+    return text;
+}
+
+/* The nesting depth of a source (see header). */
+int scenario_file_check_depth(const struct scenario_source *src, char *err, size_t errlen) {
+    size_t line, col;
+    if (catalog_yaml_depth(src->text, src->len, CATALOG_MAX_DEPTH, &line, &col) == 0)
+        return 0;
+    scenario_file_error(err, errlen, src, line, col, NULL,
+                        _("expected lists and mappings nested at most %d deep, found deeper"),
+                        CATALOG_MAX_DEPTH);
+    return -1;
 }
 
 /* The text of a scalar node, or NULL for other node kinds. */
@@ -526,6 +508,10 @@ int scenario_file_load_buffer(const char *name, const char *text, size_t len,
         return rc;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (scenario_file_check_depth(&src, err, errlen) != 0) {
+        yaml_parser_delete(&parser);
+        return rc;
+    }
     if (!yaml_parser_load(&parser, &doc)) {
         sf_syntax_error(&src, &parser, err, errlen);
         yaml_parser_delete(&parser);
@@ -563,12 +549,10 @@ int scenario_file_load(const char *path, const struct catalog *cat, struct optio
 
     if (err && errlen)
         err[0] = '\0';
-    text = sf_read_file(path, &len);
-    if (!text) {
-        int e = errno;
-        sf_append(err, errlen, _("%s: cannot read: %s\n"), path, strerror(e));
-        return e == ENOENT ? SCENARIO_FILE_MISSING : SCENARIO_FILE_ERROR;
-    }
+    bool missing = false;
+    text = scenario_file_read(path, SF_MAX_FILE, &len, err, errlen, &missing);
+    if (!text)
+        return missing ? SCENARIO_FILE_MISSING : SCENARIO_FILE_ERROR;
     rc = scenario_file_load_buffer(path, text, len, cat, o, err, errlen);
     free(text);
     return rc;

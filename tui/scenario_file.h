@@ -145,4 +145,18 @@ void scenario_file_error(char *err, size_t errlen, const struct scenario_source 
                          size_t col, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
+/*
+ * Read a scenario or lesson file of at most max bytes: a regular file,
+ * checked before it is opened and opened without blocking (a FIFO or a
+ * device is refused at once, named as such). Returns the text (the caller
+ * frees it) and its length, or NULL with "path: cannot read: why\n" in
+ * err; *missing (may be NULL) says the file does not exist.
+ */
+char *scenario_file_read(const char *path, size_t max, size_t *len, char *err, size_t errlen,
+                         bool *missing);
+/* 0 when the source nests lists and mappings at most CATALOG_MAX_DEPTH
+ * deep, else -1 with "name:line:col: ..." in err (checked in time linear in
+ * the text, before libyaml builds the document). */
+int scenario_file_check_depth(const struct scenario_source *src, char *err, size_t errlen);
+
 #endif

@@ -225,7 +225,8 @@ static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog 
 }
 
 /* Write the layout and workload keys, every one, defaults included. */
-static void sf_write_workload(FILE *f, const struct engine_scenario *sc) {
+static void sf_write_workload(FILE *f, const struct options *o) {
+    const struct engine_scenario *sc = &o->sc;
     char buf[64];
 
     fprintf(f, "gpus: %u\ntp: %u\npp: %u\ndp: %u\n", sc->gpus, sc->tp, sc->pp, sc->dp);
@@ -235,15 +236,30 @@ static void sf_write_workload(FILE *f, const struct engine_scenario *sc) {
             engine_mode_name(sc->mode), sc->batch, sc->context, sc->prompt);
     fprintf(f, "micro-batches: %u\ninterleave: %u\nsequence-parallel: %s\n", sc->micro_batches,
             sc->interleave, sc->sequence_parallel ? "true" : "false");
-    fprintf(f, "recompute: %s\noptimizer: %s\nlora-rank: %u\n",
-            engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id,
+    /* Recompute only when chosen: otherwise it follows the mode. */
+    if (o->recompute_given)
+        fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
+    else
+        fprintf(f, "# recompute: %s, the mode's (selective; full for LoRA and QLoRA)\n",
+                engine_recompute_name(sc->recompute));
+    fprintf(f, "optimizer: %s\nlora-rank: %u\n", engine_recipe_info(sc->recipe)->id,
             sc->lora_rank);
     sf_number(buf, sizeof(buf), sc->mfu);
     fprintf(f, "mfu: %s\n", buf);
-    sf_quantity(buf, sizeof(buf), sc->training_tokens, sf_count_units, 5, catalog_parse_count);
-    fprintf(f, "tokens: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->price_per_hour);
-    fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: the GPU's own price" : "");
+    /* Tokens and price only when the user gave them: given, 0 means none
+     * (no tokens; one's own GPUs, no cost), not the default. */
+    if (sc->training_tokens_given || sc->training_tokens > 0) {
+        sf_quantity(buf, sizeof(buf), sc->training_tokens, sf_count_units, 5, catalog_parse_count);
+        fprintf(f, "tokens: %s\n", buf);
+    } else {
+        fputs("# tokens: 20 per parameter (training), 100M (LoRA); give a count to override\n", f);
+    }
+    if (sc->price_given || sc->price_per_hour > 0) {
+        sf_number(buf, sizeof(buf), sc->price_per_hour);
+        fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: own GPUs, no cost" : "");
+    } else {
+        fputs("# price: the GPU's own on-demand price; give one to override (0: no cost)\n", f);
+    }
     sf_quantity(buf, sizeof(buf), sc->reserve_bytes, sf_bytes_units, 8, catalog_parse_bytes);
     fprintf(f, "reserve: %s\n", buf);
     sf_quantity(buf, sizeof(buf), sc->intra_node_bytes_per_s, sf_bandwidth_units, 5,
@@ -284,7 +300,7 @@ char *scenario_file_format(const struct options *o, const struct catalog *cat, c
     sf_write_model(f, o, cat);
     fprintf(f, "format: %s\nkv-format: %s\n", o->sc.weight_format.id, o->sc.kv_format.id);
     sf_write_gpu(f, o, cat);
-    sf_write_workload(f, &o->sc);
+    sf_write_workload(f, o);
     fprintf(f, "units: %s\n", o->units == UNITS_GIB ? "gib" : "gb");
     if (c_num)
         uselocale(old);
@@ -420,6 +436,7 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->units = loaded->units;
     session->model_custom = loaded->model_custom;
     session->gpu_custom = loaded->gpu_custom;
+    session->recompute_given = loaded->recompute_given;
 }
 
 /* Apply --scenario FILE on top of the command line's options. */

@@ -112,24 +112,6 @@ static void fill_defaults(struct tui_state *st) {
     tui_state_fix_layout(st);
 }
 
-/* The first field of a pane that applies now, or TUI_F_COUNT. */
-static enum tui_field first_field(const struct tui_state *st, enum tui_pane p) {
-    for (int f = 0; f < TUI_F_COUNT; f++)
-        if (tui_field_info((enum tui_field)f)->pane == p && tui_field_applies(st, f))
-            return (enum tui_field)f;
-    return TUI_F_COUNT;
-}
-
-/* Keep every pane's focused field on one that applies (after a mode change). */
-void tui_state_fix_focus(struct tui_state *st) {
-    for (int p = 0; p < TUI_PANE_COUNT; p++) {
-        enum tui_field f = st->focus[p];
-        if (f >= TUI_F_COUNT || tui_field_info(f)->pane != (enum tui_pane)p ||
-            !tui_field_applies(st, f))
-            st->focus[p] = first_field(st, (enum tui_pane)p);
-    }
-}
-
 /* Set up the state from options and catalog, then compute. */
 void tui_state_init(struct tui_state *st, const struct options *o, const struct catalog *cat) {
     memset(st, 0, sizeof(*st));
@@ -154,7 +136,7 @@ void tui_state_init(struct tui_state *st, const struct options *o, const struct 
 static bool pane_usable(const struct tui_state *st, enum tui_pane p) {
     if (st->compact && (p == TUI_PANE_ROOF || p == TUI_PANE_MEASURE))
         return false;
-    return first_field(st, p) != TUI_F_COUNT;
+    return tui_field_first(st, p) != TUI_F_COUNT;
 }
 
 /* Move focus to the next (dir 1) or previous (-1) usable pane. */

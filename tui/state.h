@@ -301,9 +301,12 @@ void tui_state_set_mode(struct tui_state *st, enum engine_mode mode);
 bool tui_format_for_weights(const struct engine_format *f);
 bool tui_format_for_kv(const struct engine_format *f);
 uint32_t tui_gpus_per_node(const struct engine_scenario *sc);
-/* Internal: keep every pane's focus on a field that applies; open the
- * focused field's picker; a key while a picker is open (state_picker.c). */
+/* Internal (state_fields.c): the first field of a pane that applies now
+ * (TUI_F_COUNT: none); keep every pane's focus on a field that applies. */
+enum tui_field tui_field_first(const struct tui_state *st, enum tui_pane p);
 void tui_state_fix_focus(struct tui_state *st);
+/* Internal (state_picker.c): open the focused field's picker; a key while
+ * a picker is open. */
 unsigned tui_picker_open(struct tui_state *st, enum tui_field f);
 unsigned tui_picker_key(struct tui_state *st, int key);
 /* The message saying the recipe sets the weights in full training. */

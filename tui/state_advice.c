@@ -66,12 +66,13 @@ bool tui_state_set_gpus(struct tui_state *st, uint32_t gpus) {
     return true;
 }
 
-/* Whether a catalog format is for the KV cache only (its name or source
- * says so: the 4-bit KV entry, the fp8 alias). */
+/* Whether a catalog format is listed for the KV cache only: a KV-only
+ * format (catalog_format_kv_only, refused for weights everywhere), or an
+ * alias kept for --kv-format (the fp8 alias of fp8-e4m3, which the weights
+ * picker lists under its own id). */
 static bool format_kv_only(const struct engine_format *f) {
     const char *src = f->source ? f->source : "";
-    return strstr(f->name, "KV") != NULL || strstr(src, "as used for the KV cache") != NULL ||
-           strncmp(src, "4-bit KV cache", 14) == 0;
+    return catalog_format_kv_only(f) || strstr(src, "as used for the KV cache") != NULL;
 }
 
 /* Whether a format can hold the KV cache: plain floats (16-bit, FP8), INT8
@@ -98,13 +99,21 @@ static int format_index(const struct catalog *c, const char *id) {
 }
 
 /* Change the mode: entering QLoRA switches the weights to NF4 (the base it
- * quantizes), leaving it restores the format it replaced. */
+ * quantizes), leaving it restores the format it replaced; recompute
+ * follows the mode (full for LoRA and QLoRA, selective otherwise) unless
+ * the user set it. */
 void tui_state_set_mode(struct tui_state *st, enum engine_mode mode) {
     struct engine_scenario *sc = &st->opt.sc;
     enum engine_mode old = sc->mode;
     sc->mode = mode;
     if (old == mode)
         return;
+    /* One rule whatever the path (--mode, t, the picker, a lesson): the
+     * mode's recompute unless the user chose one (options_build.c). */
+    if (!st->opt.recompute_given)
+        sc->recompute = mode == ENGINE_MODE_LORA || mode == ENGINE_MODE_QLORA
+                            ? ENGINE_RECOMPUTE_FULL
+                            : ENGINE_RECOMPUTE_SELECTIVE;
     if (mode == ENGINE_MODE_QLORA) {
         int i = format_index(st->cat, "nf4");
         if (i < 0 || strcmp(sc->weight_format.id, "nf4") == 0)
@@ -201,12 +210,14 @@ static void advise_gpus(const struct engine_scenario *sc, const char *pre, char 
     for (g = next_count(sc->gpus); g <= 4096; g = next_count(g)) {
         if (engine_search_layouts(sc, g, &l, 1) == 0 || !l.fits || l.reject != ENGINE_REJECT_NONE)
             continue;
+        char n[24];
+        report_int(g, n, sizeof(n));
         if (l.pp > 1)
-            snprintf(buf, len, _("%s%u GPUs (TP=%u PP=%u)"), pre, g, l.tp, l.pp);
+            snprintf(buf, len, _("%s%s GPUs (TP=%u PP=%u)"), pre, n, l.tp, l.pp);
         else if (l.tp > 1)
-            snprintf(buf, len, _("%s%u GPUs (TP=%u)"), pre, g, l.tp);
+            snprintf(buf, len, _("%s%s GPUs (TP=%u)"), pre, n, l.tp);
         else
-            snprintf(buf, len, _("%s%u GPUs"), pre, g);
+            snprintf(buf, len, _("%s%s GPUs"), pre, n);
         return;
     }
 }
@@ -263,16 +274,17 @@ void tui_state_verdict(struct tui_state *st) {
         }
     }
     if (e->fits) {
+        char n[24];
         report_bytes(e->spare_bytes, st->opt.units, a, sizeof(a));
-        snprintf(st->verdict, sizeof(st->verdict), _("fits on %u x %s with %s spare"), e->gpus,
+        report_int(e->gpus, n, sizeof(n));
+        snprintf(st->verdict, sizeof(st->verdict), _("fits on %s x %s with %s spare"), n,
                  sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, a);
         return;
     }
     verdict_advice(st, advice, sizeof(advice));
     report_bytes(-e->spare_bytes, st->opt.units, a, sizeof(a));
     char ratio[24];
-    snprintf(ratio, sizeof(ratio), "%.1f", e->memory_ratio);
-    i18n_number(ratio, sizeof(ratio));
-    snprintf(st->verdict, sizeof(st->verdict), _("needs %sx the memory (%s short)%s%s"), ratio, a,
+    report_ratio(e->memory_ratio, ratio, sizeof(ratio)); /* plan's "1.02x" */
+    snprintf(st->verdict, sizeof(st->verdict), _("needs %s the memory (%s short)%s%s"), ratio, a,
              advice[0] ? ": " : "", advice);
 }

@@ -473,6 +473,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         break;
     case TUI_F_RECOMPUTE:
         sc->recompute = (enum engine_recompute)list_move((int)sc->recompute, dir, 3);
+        st->opt.recompute_given = true;
         break;
     case TUI_F_RECIPE:
         sc->recipe = (enum engine_recipe)list_move((int)sc->recipe, dir, ENGINE_RECIPE_COUNT);
@@ -534,4 +535,22 @@ double tui_measure_rate(const struct tui_measure *m, const char *test) {
         if (strcmp(m->rows[i].test, test) == 0)
             return m->rows[i].bytes_per_s;
     return 0;
+}
+
+/* The first field of a pane that applies now, or TUI_F_COUNT. */
+enum tui_field tui_field_first(const struct tui_state *st, enum tui_pane p) {
+    for (int f = 0; f < TUI_F_COUNT; f++)
+        if (tui_field_info((enum tui_field)f)->pane == p && tui_field_applies(st, f))
+            return (enum tui_field)f;
+    return TUI_F_COUNT;
+}
+
+/* Keep every pane's focused field on one that applies (after a mode change). */
+void tui_state_fix_focus(struct tui_state *st) {
+    for (int p = 0; p < TUI_PANE_COUNT; p++) {
+        enum tui_field f = st->focus[p];
+        if (f >= TUI_F_COUNT || tui_field_info(f)->pane != (enum tui_pane)p ||
+            !tui_field_applies(st, f))
+            st->focus[p] = tui_field_first(st, (enum tui_pane)p);
+    }
 }

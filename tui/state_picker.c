@@ -215,6 +215,7 @@ unsigned tui_picker_choose(struct tui_state *st, size_t i) {
         break;
     case TUI_PICK_RECOMPUTE:
         sc->recompute = (enum engine_recompute)raw;
+        st->opt.recompute_given = true;
         break;
     case TUI_PICK_RECIPE:
         sc->recipe = (enum engine_recipe)raw;

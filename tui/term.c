@@ -3,10 +3,12 @@
  *
  * Signal handlers for SIGINT/SIGTERM/SIGHUP only record the signal; they
  * are installed without SA_RESTART so a blocking read returns, and the loop
- * also polls with a short timeout. Fatal signals (SIGSEGV, SIGBUS, SIGFPE,
- * SIGABRT, SIGILL) call endwin() - not async-signal-safe, but the process is
+ * also polls with a short timeout. Fatal signals (SIGQUIT from Ctrl-\,
+ * SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL) turn the mouse off, show the
+ * cursor and call endwin() - not async-signal-safe, but the process is
  * dying and a raw terminal in front of a class is worse (htop does the
- * same) - then re-raise with the default action.
+ * same) - then re-raise with the default action (unblocked, so it is
+ * delivered at once): the exit status and any core dump stay true.
  */
 #include "config.h"
 
@@ -32,13 +34,28 @@ static void on_stop(int sig) {
     tui_stop_signal = sig;
 }
 
-/* Restore the terminal, then die of the same signal. */
+/* Restore the terminal (mouse tracking off, cursor shown, the main
+ * screen back), then die of the same signal with its default action, so
+ * the exit status (128 + sig) and a core dump stay what they would be. */
 static void on_fatal(int sig) {
     if (tui_curses_on) {
         tui_curses_on = 0;
+        mousemask(0, NULL);
+        curs_set(1);
         endwin();
+        fflush(stdout);
     }
-    signal(sig, SIG_DFL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    /* The signal is blocked while its handler runs: unblock it so that it
+     * is delivered now, not after returning to a faulting instruction. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
 }
 
@@ -133,6 +150,7 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
     handle(SIGINT, on_stop);
     handle(SIGTERM, on_stop);
     handle(SIGHUP, on_stop);
+    handle(SIGQUIT, on_fatal); /* Ctrl-\ */
     handle(SIGSEGV, on_fatal);
     handle(SIGBUS, on_fatal);
     handle(SIGFPE, on_fatal);

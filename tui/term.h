@@ -6,8 +6,9 @@
  * curses, picks the colour scheme (monochrome when the terminal has no
  * colours, NO_COLOR is set or --no-color), enables the mouse unless told
  * not to, and installs signal handlers: SIGINT, SIGTERM and SIGHUP only set
- * a flag that the loop polls; fatal signals restore the terminal and
- * re-raise. tui_term_stop() is idempotent and also runs at exit.
+ * a flag that the loop polls; SIGQUIT and the fatal signals (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGABRT, SIGILL) restore the terminal and re-raise with
+ * the default action. tui_term_stop() is idempotent and also runs at exit.
  */
 #ifndef VRAMLAB_TUI_TERM_H
 #define VRAMLAB_TUI_TERM_H

@@ -72,6 +72,7 @@ struct tui_glyphs {
     const char *times, *dot, *enter, *arrows, *bullet, *le, *approx;
     const char *binds;                     /* marks the binding ceiling (+ "binds") */
     const char *spark[9];                  /* spark[k]: k/8 high column, [0] blank */
+    const char *ellipsis;                  /* the last cell of cut text */
 };
 
 /* Parse a --theme name; returns 0 or -1. */

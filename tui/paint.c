@@ -1,0 +1,170 @@
+/*
+ * paint.c: the drawing primitives every pane uses (see paint.h): display
+ * widths, text clipped to a window, pens over a pane's content lines,
+ * borders.
+ */
+#include "config.h"
+
+#include "tui/paint.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/i18n.h"
+
+/* Display cells of a string (i18n_width: wide characters two, combining
+ * marks none). */
+int tui_width(const char *s) {
+    return i18n_width(s);
+}
+
+/* Cells one character takes as drawn: in ASCII mode every character that
+ * is not ASCII is one '?' (a zero-width one is left out). */
+static int put_cells(const struct tui_ui *ui, unsigned cp) {
+    int cw = i18n_cp_width(cp);
+    if (cp >= 0x80 && !ui->g->utf8)
+        return cw > 0 ? 1 : 0;
+    return cw;
+}
+
+/* Put at most width cells of s, sanitised for ASCII terminals; text that
+ * does not fit is cut short and ends with an ellipsis. */
+int tui_put(const struct tui_ui *ui, WINDOW *w, int y, int x, int width, enum tui_role role,
+            const char *s) {
+    int cols = 0, maxy, maxx, total = 0;
+    getmaxyx(w, maxy, maxx);
+    if (y < 0 || y >= maxy || x < 0 || x >= maxx || width <= 0)
+        return 0;
+    if (width > maxx - x)
+        width = maxx - x;
+    /* Cells up to the last character that is not a space: trailing blanks
+     * that do not fit are clipped, not marked as cut. */
+    int pos = 0;
+    for (const char *t = s; *t;) {
+        unsigned cp;
+        t += i18n_utf8_next(t, &cp);
+        pos += put_cells(ui, cp);
+        if (cp != ' ')
+            total = pos;
+    }
+    /* A cut is marked when the mark fits ("..." takes three cells in ASCII). */
+    int ew = tui_width(ui->g->ellipsis);
+    bool cut = total > width && width > ew;
+    int room = cut ? width - ew : width;
+    wattrset(w, tui_attr(role));
+    wmove(w, y, x);
+    while (*s) {
+        unsigned cp;
+        int k = i18n_utf8_next(s, &cp), cw = put_cells(ui, cp);
+        if (cols + cw > room)
+            break;
+        if (cp < 0x80) {
+            waddch(w, cp >= 32 && cp != 127 ? (chtype)cp : '?');
+        } else if (ui->g->utf8 && cp != 0xfffd) {
+            waddnstr(w, s, k);
+        } else if (cw > 0) {
+            waddch(w, '?');
+        }
+        s += k;
+        cols += cw;
+    }
+    if (cut) {
+        waddstr(w, ui->g->ellipsis);
+        cols += ew;
+    }
+    wattrset(w, tui_attr(TUI_ROLE_NORMAL));
+    return cols;
+}
+
+/* Print into buf (as snprintf) and return the display cells of the
+ * result: what fitting text into a pane compares (snprintf counts bytes,
+ * and a '·' is two of them). */
+int tui_printw(char *buf, size_t len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return tui_width(buf);
+}
+
+/* Window row of content line `line`, or -1 when scrolled out of view. */
+int tui_pen_row(const struct tui_pen *p, int line) {
+    int r = line - p->offset;
+    if (r < 0 || r >= p->ih)
+        return -1;
+    return r + 1;
+}
+
+/* Scroll the pen so that a content line is visible. */
+void tui_pen_show(struct tui_pen *p, int line) {
+    if (line >= p->offset + p->ih)
+        p->offset = line - p->ih + 1;
+    if (line < p->offset)
+        p->offset = line;
+}
+
+/* Plain text on a content line. */
+int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const char *text) {
+    int row = tui_pen_row(p, line);
+    if (row < 0 || x >= p->iw)
+        return 0;
+    return tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
+}
+
+/* A glyph repeated n times, written with one call. */
+int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role,
+                   const char *glyph) {
+    char buf[1024];
+    size_t gl = strlen(glyph), used = 0;
+    if (n > p->iw - x) /* a run of glyphs is clipped, never cut with an ellipsis */
+        n = p->iw - x;
+    if (n <= 0 || gl == 0)
+        return 0;
+    for (int i = 0; i < n && used + gl < sizeof(buf); i++) {
+        memcpy(buf + used, glyph, gl);
+        used += gl;
+    }
+    buf[used] = '\0';
+    return tui_pen_text(p, line, x, role, buf);
+}
+
+/* A field's value on a content line, highlighted when focused; records
+ * where it went for the mouse. */
+int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text) {
+    int row = tui_pen_row(p, line);
+    enum tui_role role = TUI_ROLE_VALUE;
+    if (!tui_field_applies(p->st, f))
+        role = TUI_ROLE_DIM;
+    else if (p->focused && p->st->focus[p->pane] == f)
+        role = TUI_ROLE_FIELD_FOCUS;
+    if (row < 0 || x >= p->iw)
+        return 0;
+    int n = tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
+    struct tui_ui *ui = p->ui;
+    if (ui->n_hits < TUI_MAX_HITS && n > 0) {
+        ui->hits[ui->n_hits++] = (struct tui_hit){f, p->y0 + row, p->x0 + x + 1, n};
+    }
+    return n;
+}
+
+/* Draw the border of a window (lines and corners) in a role's colour. */
+void tui_draw_border(const struct tui_ui *ui, WINDOW *w, enum tui_role role) {
+    const struct tui_glyphs *g = ui->g;
+    int h, wd;
+    getmaxyx(w, h, wd);
+    wattrset(w, tui_attr(role));
+    for (int x = 1; x < wd - 1; x++) {
+        mvwaddstr(w, 0, x, g->h);
+        mvwaddstr(w, h - 1, x, g->h);
+    }
+    for (int y = 1; y < h - 1; y++) {
+        mvwaddstr(w, y, 0, g->v);
+        mvwaddstr(w, y, wd - 1, g->v);
+    }
+    mvwaddstr(w, 0, 0, g->tl);
+    mvwaddstr(w, 0, wd - 1, g->tr);
+    mvwaddstr(w, h - 1, 0, g->bl);
+    mvwaddstr(w, h - 1, wd - 1, g->br);
+}
+
