@@ -299,6 +299,7 @@ static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct
             struct kern_cpu_scratch ps = s;
             part.batch = g->batch - b0 < KERN_CPU_SMALL_BATCH ? g->batch - b0 : KERN_CPU_SMALL_BATCH;
             part.y = g->y + b0 * g->rows;
+            part.x = g->x + b0 * g->cols; /* paths that read x itself (FMLAL) */
             ps.xf = s.xf + b0 * s.xpad;
             if (part.batch == 1)
                 im->gemv1[g->fmt](&part, &ps, r0, r1);
