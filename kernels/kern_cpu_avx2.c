@@ -264,24 +264,6 @@ static void gemv1_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s
     gemv1_q_body(g, s, r0, r1, 4);
 }
 
-/* The four 8-weight chunks of a 32-weight block as floats u (x's order). */
-AI void block_u(const uint8_t *p, unsigned bits, __m256 u[4]) {
-    if (bits == 8) {
-        UNROLL
-        for (int j = 0; j < 4; j++)
-            u[j] = _mm256_cvtepi32_ps(
-                _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 8 * j))));
-    } else {
-        const __m256i m = _mm256_set1_epi32(15);
-        __m256i v0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
-        __m256i v1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 8)));
-        u[0] = _mm256_cvtepi32_ps(_mm256_and_si256(v0, m));
-        u[1] = _mm256_cvtepi32_ps(_mm256_and_si256(v1, m));
-        u[2] = _mm256_cvtepi32_ps(_mm256_srli_epi32(v0, 4));
-        u[3] = _mm256_cvtepi32_ps(_mm256_srli_epi32(v1, 4));
-    }
-}
-
 /* ---- batch 2..4: R rows by NB vectors, no tile --------------------------- */
 
 /* NB x rows and R x NB accumulators in registers: FP16/BF16 batch 2 runs
