@@ -492,7 +492,6 @@ static int run_cpu(const struct probe_ar_opts *ao, bool device_sent) {
             dv.backend = "cpu";
             probe_cpu_name(dv.name, sizeof dv.name);
             dv.memory_bytes = mem;
-            dv.compute_units = (unsigned)W.size;
             dv.l2_bytes = probe_llc_bytes();
             probe_emit_device(&dv);
         }
