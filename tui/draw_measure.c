@@ -537,7 +537,7 @@ static int mallreduce(struct tui_pen *p, int line) {
     lo /= 2;
     int cw = p->iw - 40;
     snprintf(buf, sizeof(buf), "%-10s %12s %12s  %s", _("size"), _("busbw"), _("predicted"),
-             cw >= 10 ? _("(log scale: bar measured, | predicted)") : "");
+             cw >= 10 ? _("(log scale: bar measured, mark predicted)") : "");
     tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
     size_t shown = (size_t)rows < n ? (size_t)rows : n;
     for (size_t r = 0; r < shown; r++, line++) {
