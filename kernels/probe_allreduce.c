@@ -93,9 +93,9 @@ static void w_barrier(void) {
 /* ---- the deadline ---------------------------------------------------------- */
 
 static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
-static double wd_at;       /* monotonic seconds; 0: nothing in flight */
-static double wd_limit;    /* the deadline armed, seconds */
-static char wd_what[160];  /* the collective in flight */
+static double wd_at;      /* monotonic seconds; 0: nothing in flight */
+static double wd_limit;   /* the deadline armed, seconds */
+static char wd_what[160]; /* the collective in flight */
 static bool wd_started;
 
 /* Monotonic seconds. */
@@ -211,10 +211,10 @@ static void wd_unguard(bool armed) {
 /* ---- transports behind one shape ------------------------------------------- */
 
 struct xport {
-    const char *name;  /* "mpi", "nccl" */
-    unsigned ranks;    /* in the reduction */
+    const char *name; /* "mpi", "nccl" */
+    unsigned ranks;   /* in the reduction */
     unsigned hosts;
-    double target_s;   /* one timed sample lasts about this long */
+    double target_s; /* one timed sample lasts about this long */
     /* Fill the send buffers with this process's ranks' patterns and poison
      * the receive buffers; 0 or -1 with msg. */
     int (*fill)(struct xport *x, enum probe_ar_dtype d, size_t count, char *msg, size_t len);
@@ -422,8 +422,8 @@ static double mpi_run(struct xport *x, enum probe_ar_dtype d, size_t count, unsi
     return par_mpi_allreduce(x->send, x->recv, count, d, iters, msg, len);
 }
 
-static int mpi_check(struct xport *x, enum probe_ar_dtype d, size_t count, size_t *bad,
-                     double *err, char *msg, size_t len) {
+static int mpi_check(struct xport *x, enum probe_ar_dtype d, size_t count, size_t *bad, double *err,
+                     char *msg, size_t len) {
     (void)msg;
     (void)len;
     *bad = probe_ar_check(x->recv, d, count, x->ranks, err);

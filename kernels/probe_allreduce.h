@@ -39,14 +39,14 @@
 extern "C" {
 #endif
 
-#define PROBE_AR_MAX_SIZES    48
-#define PROBE_AR_MIN_ITERS    20 /* timed samples per size, at least */
-#define PROBE_AR_MAX_ITERS    64 /* PROBE_MAX_SAMPLES */
-#define PROBE_AR_WARMUP       5  /* as all_reduce_perf's default */
-#define PROBE_AR_DEADLINE_S   30 /* default deadline of one collective */
-#define PROBE_AR_DEFAULT      "8-1G"
-#define PROBE_AR_QUICK        "8-64M"
-#define PROBE_AR_MAX_BYTES    (64.0 * 1024 * 1024 * 1024) /* 64 GiB: a typo, not a size */
+#define PROBE_AR_MAX_SIZES  48
+#define PROBE_AR_MIN_ITERS  20 /* timed samples per size, at least */
+#define PROBE_AR_MAX_ITERS  64 /* PROBE_MAX_SAMPLES */
+#define PROBE_AR_WARMUP     5  /* as all_reduce_perf's default */
+#define PROBE_AR_DEADLINE_S 30 /* default deadline of one collective */
+#define PROBE_AR_DEFAULT    "8-1G"
+#define PROBE_AR_QUICK      "8-64M"
+#define PROBE_AR_MAX_BYTES  (64.0 * 1024 * 1024 * 1024) /* 64 GiB: a typo, not a size */
 
 enum probe_ar_dtype { PROBE_AR_FP32 = 0, PROBE_AR_BF16, PROBE_AR_DTYPES };
 

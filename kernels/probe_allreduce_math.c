@@ -140,8 +140,8 @@ int probe_ar_parse_sizes(const char *s, size_t elem, struct probe_ar_sizes *out,
             if (size_ok(lo, elem, msg, len) != 0 || size_ok(hi, elem, msg, len) != 0)
                 return -1;
             if (lo > hi) {
-                snprintf(msg, len, "--sizes: the range '%.*s' goes down (MIN-MAX)",
-                         (int)(p - tok), tok);
+                snprintf(msg, len, "--sizes: the range '%.*s' goes down (MIN-MAX)", (int)(p - tok),
+                         tok);
                 return -1;
             }
             for (double b = lo; b < hi; b *= f)
@@ -206,8 +206,7 @@ double probe_ar_bus_factor(unsigned ranks) {
 
 /* bytes / seconds. */
 double probe_ar_algbw(double bytes, double seconds) {
-    return bytes > 0 && seconds > 0 && isfinite(bytes) && isfinite(seconds) ? bytes / seconds
-                                                                            : NAN;
+    return bytes > 0 && seconds > 0 && isfinite(bytes) && isfinite(seconds) ? bytes / seconds : NAN;
 }
 
 /* algbw x 2(n-1)/n. */

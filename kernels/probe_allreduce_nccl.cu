@@ -75,8 +75,7 @@ static bool try_open(const char *path) {
     PNCCL_SYM(get_error_string, "ncclGetErrorString");
 #undef PNCCL_SYM
     if (!a.get_version || !a.get_unique_id || !a.comm_init_rank || !a.comm_init_all ||
-        !a.all_reduce || !a.group_start || !a.group_end || !a.comm_destroy ||
-        !a.get_error_string) {
+        !a.all_reduce || !a.group_start || !a.group_end || !a.comm_destroy || !a.get_error_string) {
         dlclose(h);
         return false;
     }
@@ -104,8 +103,7 @@ extern "C" int pnccl_open(char *msg, size_t len) {
     if (env && *env) {
         if (try_open(env))
             return 0;
-        snprintf(msg, len, "NCCL not found: VRAMLAB_NCCL=%s cannot be opened (%s)", env,
-                 dlerror());
+        snprintf(msg, len, "NCCL not found: VRAMLAB_NCCL=%s cannot be opened (%s)", env, dlerror());
         return -1;
     }
     static const char *const names[] = {
@@ -128,8 +126,8 @@ extern "C" int pnccl_open(char *msg, size_t len) {
         snprintf(pat, sizeof pat, "%s/lib/libnccl.so.2", h);
         if (try_glob(pat))
             return 0;
-        snprintf(pat, sizeof pat, "%s/%slib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
-                 h, i == 2 ? ".local/" : "");
+        snprintf(pat, sizeof pat, "%s/%slib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2", h,
+                 i == 2 ? ".local/" : "");
         if (try_glob(pat))
             return 0;
     }
@@ -239,8 +237,8 @@ struct pnccl {
 static int make_streams(struct pnccl *p, char *msg, size_t len) {
     for (int i = 0; i < p->n; i++) {
         if (cuda_bad(cudaSetDevice(p->dev[i]), "cudaSetDevice", msg, len) ||
-            cuda_bad(cudaStreamCreateWithFlags(&p->s[i], cudaStreamNonBlocking),
-                     "cudaStreamCreate", msg, len) ||
+            cuda_bad(cudaStreamCreateWithFlags(&p->s[i], cudaStreamNonBlocking), "cudaStreamCreate",
+                     msg, len) ||
             cuda_bad(cudaEventCreate(&p->e0[i]), "cudaEventCreate", msg, len) ||
             cuda_bad(cudaEventCreate(&p->e1[i]), "cudaEventCreate", msg, len) ||
             cuda_bad(cudaMalloc((void **)&p->dbad[i], sizeof(unsigned long long)), "cudaMalloc",
@@ -366,8 +364,8 @@ __global__ void k_fill(void *send, void *recv, size_t count, int rank, int bf16)
 
 /* Count the elements off their expected sum e[i mod 3] by more than tol;
  * the largest error (a non-negative float's bits order as unsigned). */
-__global__ void k_check(const void *recv, size_t count, int bf16, int e0, int e1, int e2,
-                        float tol, unsigned long long *bad, unsigned *maxerr) {
+__global__ void k_check(const void *recv, size_t count, int bf16, int e0, int e1, int e2, float tol,
+                        unsigned long long *bad, unsigned *maxerr) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     unsigned long long mine = 0;
     float worst = 0;
@@ -459,11 +457,11 @@ extern "C" int pnccl_check(struct pnccl *p, enum probe_ar_dtype d, size_t count,
         cudaSetDevice(p->dev[i]);
         if (cuda_bad(cudaMemsetAsync(p->dbad[i], 0, sizeof(unsigned long long), p->s[i]),
                      "cudaMemset", msg, len) ||
-            cuda_bad(cudaMemsetAsync(p->dmax[i], 0, sizeof(unsigned), p->s[i]), "cudaMemset",
-                     msg, len))
+            cuda_bad(cudaMemsetAsync(p->dmax[i], 0, sizeof(unsigned), p->s[i]), "cudaMemset", msg,
+                     len))
             return -1;
-        k_check<<<1024, 256, 0, p->s[i]>>>(p->recv[i], count, d == PROBE_AR_BF16, e[0], e[1],
-                                           e[2], tol, p->dbad[i], p->dmax[i]);
+        k_check<<<1024, 256, 0, p->s[i]>>>(p->recv[i], count, d == PROBE_AR_BF16, e[0], e[1], e[2],
+                                           tol, p->dbad[i], p->dmax[i]);
         unsigned long long nb = 0;
         unsigned mx = 0;
         if (cuda_bad(cudaGetLastError(), "the check kernel", msg, len) ||

@@ -16,7 +16,7 @@
 #include "kernels/probe_allreduce.h"
 #include "tui/measure_ar.h"
 
-#define CLOSE(a, b, rel) cr_assert(fabs((a) - (b)) <= (rel) * fabs(b), "%.10g vs %.10g", (a), (b))
+#define CLOSE(a, b, rel) cr_assert(fabs((a) - (b)) <= (rel)*fabs(b), "%.10g vs %.10g", (a), (b))
 
 /* ---- nccl-tests' definitions ------------------------------------------------ */
 
@@ -157,8 +157,7 @@ Test(allreduce, sizes_refused) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         msg[0] = 0;
-        cr_assert_eq(probe_ar_parse_sizes(bad[i].in, 4, &s, msg, sizeof msg), -1, "%s",
-                     bad[i].in);
+        cr_assert_eq(probe_ar_parse_sizes(bad[i].in, 4, &s, msg, sizeof msg), -1, "%s", bad[i].in);
         cr_assert(strstr(msg, bad[i].says) && strstr(msg, "--sizes"), "%s: %s", bad[i].in, msg);
     }
 }
@@ -245,8 +244,12 @@ Test(allreduce, predicted_ring_model) {
  * engine halves it) and the latency; its own ring model then reproduces
  * the fit's times exactly. Across hosts, the inter-node figure. */
 Test(allreduce, calibrate_round_trip) {
-    struct measure_ar_fit f = {.valid = true, .ranks = 4, .hosts = 1, .points = 10,
-                               .alpha_s = 1.2e-5, .beta_bytes_per_s = 2e9};
+    struct measure_ar_fit f = {.valid = true,
+                               .ranks = 4,
+                               .hosts = 1,
+                               .points = 10,
+                               .alpha_s = 1.2e-5,
+                               .beta_bytes_per_s = 2e9};
     snprintf(f.dtype, sizeof f.dtype, "fp32");
     f.bus_beta_bytes_per_s = f.beta_bytes_per_s * measure_ar_bus_factor(4);
     struct engine_scenario sc;

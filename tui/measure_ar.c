@@ -40,8 +40,8 @@ bool measure_ar_fit_read(const struct probe_json *j, struct measure_ar_fit *f) {
 }
 
 /* The ring model's seconds. */
-double measure_ar_predicted_seconds(const struct engine_scenario *sc, double bytes,
-                                    unsigned ranks, unsigned hosts) {
+double measure_ar_predicted_seconds(const struct engine_scenario *sc, double bytes, unsigned ranks,
+                                    unsigned hosts) {
     if (ranks < 2 || !(bytes > 0))
         return NAN;
     double bw = engine_allreduce_bandwidth(sc, hosts > 1);

@@ -44,8 +44,8 @@ bool measure_ar_fit_read(const struct probe_json *j, struct measure_ar_fit *f);
 /* The engine's ring model for the scenario: the seconds of an all-reduce
  * of bytes over ranks, within a node when hosts <= 1, across nodes
  * otherwise; and its bus bandwidth bytes / t x 2(n-1)/n. NAN for n < 2. */
-double measure_ar_predicted_seconds(const struct engine_scenario *sc, double bytes,
-                                    unsigned ranks, unsigned hosts);
+double measure_ar_predicted_seconds(const struct engine_scenario *sc, double bytes, unsigned ranks,
+                                    unsigned hosts);
 double measure_ar_predicted_busbw(const struct engine_scenario *sc, double bytes, unsigned ranks,
                                   unsigned hosts);
 
