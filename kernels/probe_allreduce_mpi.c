@@ -58,8 +58,7 @@ int par_mpi_init(struct probe_ar_world *w, char *msg, size_t len) {
     int nl = 0;
     MPI_Get_processor_name(name, &nl);
     snprintf(w->host, sizeof w->host, "%.*s", nl, name);
-    /* ranks sharing memory are on one host: the local rank and the hosts
-     * (count the ranks that are local rank 0) */
+    /* the local rank: among the ranks that share memory with this one */
     MPI_Comm local;
     w->local_rank = 0;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
@@ -67,9 +66,25 @@ int par_mpi_init(struct probe_ar_world *w, char *msg, size_t len) {
         MPI_Comm_rank(local, &w->local_rank);
         MPI_Comm_free(&local);
     }
-    int leader = w->local_rank == 0, hosts = 1;
-    MPI_Allreduce(&leader, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    w->hosts = hosts;
+    /* the hosts: distinct host names over the ranks (MPI_Get_processor_name) */
+    enum { HN = 64 };
+    char mine[HN];
+    memset(mine, 0, sizeof mine);
+    snprintf(mine, sizeof mine, "%s", w->host);
+    char *all = calloc((size_t)w->size, HN);
+    w->hosts = 1;
+    if (all &&
+        MPI_Allgather(mine, HN, MPI_CHAR, all, HN, MPI_CHAR, MPI_COMM_WORLD) == MPI_SUCCESS) {
+        int hosts = 0;
+        for (int i = 0; i < w->size; i++) {
+            bool seen = false;
+            for (int j = 0; j < i && !seen; j++)
+                seen = strncmp(all + (size_t)i * HN, all + (size_t)j * HN, HN) == 0;
+            hosts += !seen;
+        }
+        w->hosts = hosts;
+    }
+    free(all);
     MPI_Op_create(bf16_add, 1, &bf16_sum);
     return 0;
 }
