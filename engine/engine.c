@@ -433,11 +433,30 @@ static void fill_nan(struct engine_estimate *e) {
         *fields[i] = NAN;
 }
 
-/* Ring all-reduce time of n bytes over k ranks at bw bytes/s, plus latency. */
+/* Ring all-reduce time of n bytes over k ranks at bw bytes/s, plus latency
+ * (engine.h: engine_allreduce_seconds). */
 static double allreduce_s(double bytes, double k, double bw, double latency) {
     if (k <= 1)
         return 0;
     return 2.0 * (k - 1.0) / k * bytes / bw + latency;
+}
+
+/* The ring model (see engine.h). */
+double engine_allreduce_seconds(double bytes, double ranks, double bytes_per_s, double latency_s) {
+    return allreduce_s(bytes, ranks, bytes_per_s, latency_s);
+}
+
+/* The one-way link bandwidth of the ring model (see engine.h). */
+double engine_allreduce_bandwidth(const struct engine_scenario *sc, bool across_nodes) {
+    /* Intra-node links are quoted as vendors do, both directions together
+     * (H100 NVLink 900 GB/s = 450 each way); a ring all-reduce moves data
+     * one way at a time, so it gets half. Inter-node figures are per
+     * direction already (400 Gb/s NDR = 50 GB/s). */
+    if (across_nodes)
+        return sc->inter_node_bytes_per_s;
+    return pos(sc->intra_node_bytes_per_s) ? sc->intra_node_bytes_per_s / 2.0
+           : pos(sc->gpu.link_bytes_per_s) ? sc->gpu.link_bytes_per_s / 2.0
+                                           : sc->inter_node_bytes_per_s;
 }
 
 /* Decode and prefill ceilings (inference modes). */
@@ -484,13 +503,7 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         e->train_flops_per_token * e->train_tokens_per_step / (g * e->peak_flop_per_s * sc->mfu);
     double m = sc->micro_batches, v = sc->interleave;
     e->train_bubble_fraction = (c->p - 1.0) / (v * m + c->p - 1.0);
-    /* Intra-node links are quoted as vendors do, both directions together
-     * (H100 NVLink 900 GB/s = 450 each way); a ring all-reduce moves data
-     * one way at a time, so it gets half. Inter-node figures are per
-     * direction already (400 Gb/s NDR = 50 GB/s). */
-    double intra = pos(sc->intra_node_bytes_per_s) ? sc->intra_node_bytes_per_s / 2.0
-                   : pos(sc->gpu.link_bytes_per_s) ? sc->gpu.link_bytes_per_s / 2.0
-                                                   : sc->inter_node_bytes_per_s;
+    double intra = engine_allreduce_bandwidth(sc, false);
     /* TP: 2 all-reduces of s b h 16-bit activations per layer forward, 2 backward. */
     double act_bytes = c->ctx * c->b * c->s.hidden * 2.0;
     double lat = sc->allreduce_latency_s;

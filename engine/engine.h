@@ -318,6 +318,16 @@ struct engine_explanation {
 /* Fill a scenario with the documented defaults (no model, no GPU). */
 void engine_scenario_defaults(struct engine_scenario *sc);
 
+/* The ring all-reduce model of TP and DP communication (engine.md):
+ * 2(k-1)/k x bytes / bytes_per_s + latency_s over k ranks, 0 for k <= 1;
+ * the bandwidth is one way per link (nccl-tests' bus bandwidth). */
+double engine_allreduce_seconds(double bytes, double ranks, double bytes_per_s, double latency_s);
+/* The bandwidth that model uses for a scenario: within a node the
+ * intra-node figure (--intra-node-bw, else the GPU's link) halved, as
+ * vendors quote both directions together; across nodes the inter-node
+ * figure (--inter-node-bw), per direction already. */
+double engine_allreduce_bandwidth(const struct engine_scenario *sc, bool across_nodes);
+
 /* Compute the estimate of a scenario; never fails, reports invalid input. */
 void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *est);
 

@@ -36,6 +36,7 @@ enum probe_test_id {
     PROBE_W8A16,
     PROBE_W4A16,
     PROBE_ERROR,
+    PROBE_ALLREDUCE, /* kernels/probe_allreduce.c: not in --quick unless named */
     PROBE_TEST_COUNT
 };
 

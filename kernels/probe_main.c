@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kernels/probe.h"
+#include "kernels/probe_allreduce.h"
 
 const struct probe_test probe_tests[PROBE_TEST_COUNT] = {
     [PROBE_COPY] = {"copy", "copy (defines C)", "read + write", false, false},
@@ -32,6 +33,7 @@ const struct probe_test probe_tests[PROBE_TEST_COUNT] = {
     [PROBE_W8A16] = {"w8a16", "W8A16 GEMV", "codes + scales + x + y", false, false},
     [PROBE_W4A16] = {"w4a16", "W4A16 GEMV", "codes + scales + x + y", false, false},
     [PROBE_ERROR] = {"error", "error lab", "-", false, false},
+    [PROBE_ALLREDUCE] = {"allreduce", "all-reduce (NCCL, MPI)", "bytes per rank", false, false},
 };
 
 volatile sig_atomic_t probe_cancel_flag = 0;
@@ -231,6 +233,70 @@ static void emit_error(const char *code, const char *msg) {
     jl_end(&j);
 }
 
+/* An error event naming the failing rank and host (the all-reduce). */
+void probe_emit_error_at(const char *code, const char *msg, int rank, const char *host) {
+    struct jline j;
+    jl_begin(&j, "error");
+    jl_str(&j, "message", msg);
+    jl_str(&j, "code", code);
+    if (rank >= 0) {
+        jl_num(&j, "rank", rank);
+        jl_str(&j, "host", host);
+    }
+    jl_end(&j);
+}
+
+/* One all-reduce size (the names of issue 15; algbw and busbw as
+ * nccl-tests defines them, probe_allreduce.h). */
+void probe_emit_allreduce(const struct probe_ar_result *r) {
+    struct jline j;
+    double med = r->st.median_s, best = r->st.best_s;
+    double alg = probe_ar_algbw(r->bytes, med), balg = probe_ar_algbw(r->bytes, best);
+    jl_begin(&j, "result");
+    jl_str(&j, "test", "allreduce");
+    jl_str(&j, "method", r->transport);
+    jl_str(&j, "transport", r->transport);
+    jl_str(&j, "dtype", r->dtype);
+    jl_num(&j, "bytes", r->bytes);
+    jl_num(&j, "count", (double)r->count);
+    jl_num(&j, "ranks", r->ranks);
+    jl_num(&j, "hosts", r->hosts);
+    jl_num(&j, "seconds", med);
+    jl_num(&j, "best_seconds", best);
+    jl_num(&j, "algbw_bytes_per_s", alg);
+    jl_num(&j, "busbw_bytes_per_s", probe_ar_busbw(alg, r->ranks));
+    jl_num(&j, "best_busbw_bytes_per_s", probe_ar_busbw(balg, r->ranks));
+    jl_num(&j, "spread", r->st.spread);
+    jl_bool(&j, "flagged", r->st.spread > PROBE_SPREAD_FLAG);
+    jl_num(&j, "samples", r->st.samples);
+    jl_num(&j, "iterations_per_sample", r->iterations);
+    jl_bool(&j, "verified", r->verified);
+    jl_num(&j, "max_error", r->max_error);
+    if (r->note)
+        jl_str(&j, "note", r->note);
+    jl_end(&j);
+}
+
+/* The latency-bandwidth fit of one dtype. */
+void probe_emit_ar_fit(const char *transport, const char *dtype, unsigned ranks, unsigned hosts,
+                       const struct probe_ar_fit *f) {
+    struct jline j;
+    jl_begin(&j, "fit");
+    jl_str(&j, "test", "allreduce");
+    jl_str(&j, "transport", transport);
+    jl_str(&j, "dtype", dtype);
+    jl_num(&j, "ranks", ranks);
+    jl_num(&j, "hosts", hosts);
+    jl_num(&j, "points", f->points);
+    jl_num(&j, "alpha_s", f->ok ? f->alpha_s : NAN);
+    jl_num(&j, "beta_bytes_per_s", f->ok ? f->beta_bytes_per_s : NAN);
+    jl_num(&j, "bus_beta_bytes_per_s",
+           f->ok ? f->beta_bytes_per_s * probe_ar_bus_factor(ranks) : NAN);
+    jl_num(&j, "residual", f->ok ? f->residual : NAN);
+    jl_bool(&j, "ok", f->ok);
+    jl_end(&j);
+}
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct probe_backend *const backends[] = {
@@ -244,8 +310,14 @@ static const struct probe_backend *const backends[] = {
 static void usage(FILE *f) {
     fputs("usage: vramlab-probe [--device cpu|cuda[:N]] [--quick] [--tests LIST]\n"
           "                     [--threads N] [--build-info] [--help]\n"
+          "       vramlab-probe --allreduce [--device cpu|cuda] [--sizes LIST]\n"
+          "                     [--dtypes fp32,bf16] [--iters N] [--deadline SECONDS]\n"
           "Runs memory and quantization kernels and writes JSON Lines on stdout:\n"
-          "device, progress, result and error events.\n"
+          "device, progress, result and error events. The all-reduce runs NCCL over\n"
+          "this process's GPUs, or under mpirun one rank per process (--device cuda:\n"
+          "NCCL bootstrapped through MPI; --device cpu: MPI_Allreduce); not in --quick\n"
+          "unless named. --sizes: 8,64K,1M or MIN-MAX[x2|x4] (default " PROBE_AR_DEFAULT
+          ", quick " PROBE_AR_QUICK ").\n"
           "tests: ",
           f);
     for (int i = 0; i < PROBE_TEST_COUNT; i++)
@@ -267,6 +339,11 @@ static void build_info(void) {
     jl_str(&j, "cuda_toolkit", VRAMLAB_CUDA_VERSION);
 #else
     jl_str(&j, "cuda_toolkit", NULL);
+#endif
+#ifdef VRAMLAB_PROBE_HAVE_MPI
+    jl_bool(&j, "mpi", true);
+#else
+    jl_bool(&j, "mpi", false);
 #endif
     jl_raw(&j, ",\"backends\":[");
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
@@ -310,6 +387,13 @@ int main(int argc, char **argv) {
         o.want[i] = true;
     const char *device = "cpu";
     char msg[512];
+    struct probe_ar_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.dtype[PROBE_AR_FP32] = ao.dtype[PROBE_AR_BF16] = true;
+    ao.iters = PROBE_AR_MIN_ITERS;
+    ao.deadline_s = PROBE_AR_DEADLINE_S;
+    const char *sizes = NULL;
+    bool tests_given = false;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -331,6 +415,47 @@ int main(int argc, char **argv) {
                 emit_error(PROBE_ERR_USAGE, msg);
                 return 2;
             }
+            tests_given = true;
+            ao.explicit_test = o.want[PROBE_ALLREDUCE];
+        } else if (strcmp(a, "--allreduce") == 0) {
+            if (!tests_given)
+                memset(o.want, 0, sizeof o.want);
+            tests_given = true;
+            o.want[PROBE_ALLREDUCE] = ao.explicit_test = true;
+        } else if ((strcmp(a, "--sizes") == 0 || strcmp(a, "--dtypes") == 0 ||
+                    strcmp(a, "--iters") == 0 || strcmp(a, "--deadline") == 0) &&
+                   i + 1 >= argc) {
+            snprintf(msg, sizeof msg, "%s needs a value (see --help)", a);
+            emit_error(PROBE_ERR_USAGE, msg);
+            return 2;
+        } else if (strcmp(a, "--sizes") == 0) {
+            sizes = argv[++i];
+        } else if (strcmp(a, "--dtypes") == 0) {
+            if (probe_ar_parse_dtypes(argv[++i], ao.dtype, msg, sizeof msg) != 0) {
+                emit_error(PROBE_ERR_USAGE, msg);
+                return 2;
+            }
+        } else if (strcmp(a, "--iters") == 0 || strcmp(a, "--deadline") == 0) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            bool iters = a[2] == 'i';
+            if (*end || argv[i] == end || (iters && (v < PROBE_AR_MIN_ITERS ||
+                                                     v > PROBE_AR_MAX_ITERS || v != floor(v))) ||
+                (!iters && !(v >= 1 && v <= 86400))) {
+                if (iters)
+                    snprintf(msg, sizeof msg, "--iters expects %d..%d timed samples, found '%s'",
+                             PROBE_AR_MIN_ITERS, PROBE_AR_MAX_ITERS, argv[i]);
+                else
+                    snprintf(msg, sizeof msg,
+                             "--deadline expects 1..86400 seconds per collective, found '%s'",
+                             argv[i]);
+                emit_error(PROBE_ERR_USAGE, msg);
+                return 2;
+            }
+            if (iters)
+                ao.iters = (unsigned)v;
+            else
+                ao.deadline_s = v;
         } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
             char *end;
             long n = strtol(argv[++i], &end, 10);
@@ -382,6 +507,33 @@ int main(int argc, char **argv) {
     /* a reader that went away must not kill us mid-kernel: writes fail instead */
     signal(SIGPIPE, SIG_IGN);
 
+    /* The all-reduce: off in --quick unless named; its sizes; under an
+     * MPI launcher it is the only test (every rank would run the rest). */
+    if (o.quick && !ao.explicit_test)
+        o.want[PROBE_ALLREDUCE] = false;
+    bool ar = o.want[PROBE_ALLREDUCE];
+    o.want[PROBE_ALLREDUCE] = false;
+    if (ar) {
+        size_t elem = ao.dtype[PROBE_AR_FP32] ? 4 : 2;
+        if (probe_ar_parse_sizes(sizes ? sizes : o.quick ? PROBE_AR_QUICK : PROBE_AR_DEFAULT,
+                                 elem, &ao.sizes, msg, sizeof msg) != 0) {
+            emit_error(PROBE_ERR_USAGE, msg);
+            return 2;
+        }
+    }
+    if (probe_ar_launched_by_mpi()) {
+        bool others = false;
+        for (int i = 0; i < PROBE_TEST_COUNT; i++)
+            others = others || o.want[i];
+        if (!ar || (others && tests_given)) {
+            emit_error(PROBE_ERR_USAGE, "under an MPI launcher the probe runs only the "
+                                        "all-reduce (--allreduce): every rank would run the "
+                                        "other tests alone");
+            return 2;
+        }
+        memset(o.want, 0, sizeof o.want);
+    }
+
     const char *code = PROBE_ERR_INTERNAL;
     msg[0] = 0;
     if (be != &probe_backend_cpu)
@@ -393,7 +545,12 @@ int main(int argc, char **argv) {
                                     ? "CPU only: the GPU's roofline comes from the GEMM sweep"
                                     : "CPU only (the GPU kernels are FP16, W8A16 and W4A16)");
             }
-    int rc = be->run(&o, &code, msg, sizeof msg);
+    bool others = false;
+    for (int i = 0; i < PROBE_TEST_COUNT; i++)
+        others = others || o.want[i];
+    int rc = others ? be->run(&o, &code, msg, sizeof msg) : 0;
+    if (rc == 0 && ar && !probe_cancelled())
+        return probe_ar_run(&ao, be != &probe_backend_cpu, others);
     if (probe_cancelled())
         return 128 + (int)probe_cancel_flag;
     if (rc != 0) {

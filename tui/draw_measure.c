@@ -33,6 +33,7 @@ static const struct {
     {"w8a16", N_("W8A16 GEMV")},    {"w4a16", N_("W4A16 GEMV")},
     {"error", N_("error lab")},     {"quantize", N_("quantize")},
     {"dequantize", N_("dequantize")},
+    {"allreduce", N_("all-reduce")},
 };
 
 /* Whether a row's rate is FLOP/s. */
@@ -471,11 +472,113 @@ static int mlab(struct tui_pen *p, int line) {
     return line;
 }
 
+/* The all-reduce view (x): the fit, then per size the measured bus
+ * bandwidth against the engine's ring model for the scenario (a log
+ * scale: a CPU's shared memory and NVLink differ by orders of magnitude),
+ * FP32 (else BF16) sizes, evenly thinned to the lines there are; returns
+ * the next line. */
+static int mallreduce(struct tui_pen *p, int line) {
+    const struct tui_state *st = p->st;
+    const struct tui_measure_ar *a = &st->measure.ar;
+    const struct tui_glyphs *g = p->ui->g;
+    char buf[320], x[32], y[32], z[32];
+    if (a->n == 0) {
+        tui_pen_text(p, line, 0, TUI_ROLE_DIM,
+                     _("all-reduce: nothing measured yet (x runs it; v: the other views)"));
+        return line + 1;
+    }
+    const struct measure_ar_fit *f = tui_measure_ar_fit(&st->measure);
+    bool bf16 = true;
+    for (size_t i = 0; i < a->n; i++)
+        bf16 = bf16 && a->p[i].bf16;
+    char c[3][320];
+    if (f && f->valid) {
+        report_seconds(f->alpha_s, x, sizeof(x));
+        report_bandwidth(f->bus_beta_bytes_per_s, y, sizeof(y));
+        snprintf(c[0], sizeof(c[0]),
+                 _("all-reduce, %u ranks on %u host(s) (%s, %s): t = %s + bytes/beta, link %s, "
+                   "residual %.0f%%"),
+                 a->ranks, a->hosts, a->transport, f->dtype, x, y, 100 * f->residual);
+        snprintf(c[1], sizeof(c[1]), _("all-reduce %u ranks, %u host(s): %s + bytes/beta, link %s"),
+                 a->ranks, a->hosts, x, y);
+        snprintf(c[2], sizeof(c[2]), _("%u ranks: %s, link %s"), a->ranks, x, y);
+    } else {
+        snprintf(c[0], sizeof(c[0]), _("all-reduce, %u ranks on %u host(s) (%s): no fit"),
+                 a->ranks, a->hosts, a->transport);
+        snprintf(c[1], sizeof(c[1]), "%s", c[0]);
+        snprintf(c[2], sizeof(c[2]), "%s", c[0]);
+    }
+    const char *cand[] = {c[0], c[1], c[2]};
+    mfit(buf, sizeof(buf), p->iw, cand, 3);
+    tui_pen_text(p, line++, 0, TUI_ROLE_VALUE, buf);
+    if (a->note[0] && line < p->ih - 2)
+        tui_pen_text(p, line++, 0, TUI_ROLE_WARN, a->note);
+    /* the points shown and the scale */
+    size_t idx[TUI_MEASURE_AR], n = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->p[i].bf16 == bf16)
+            idx[n++] = i;
+    int rows = p->ih - 1 - line - 1;
+    if (rows < 1 || n == 0)
+        return line;
+    double lo = INFINITY, hi = 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct tui_measure_ar_point *q = &a->p[idx[k]];
+        double pb = measure_ar_predicted_busbw(&st->opt.sc, q->bytes, a->ranks, a->hosts);
+        if (q->busbw > 0) {
+            lo = fmin(lo, q->busbw);
+            hi = fmax(hi, q->busbw);
+        }
+        if (pb > 0) {
+            lo = fmin(lo, pb);
+            hi = fmax(hi, pb);
+        }
+    }
+    lo /= 2;
+    int cw = p->iw - 40;
+    snprintf(buf, sizeof(buf), "%-10s %12s %12s  %s", _("size"), _("busbw"), _("predicted"),
+             cw >= 10 ? _("(log scale: bar measured, mark predicted)") : "");
+    tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
+    size_t shown = (size_t)rows < n ? (size_t)rows : n;
+    for (size_t r = 0; r < shown; r++, line++) {
+        size_t k = shown > 1 ? r * (n - 1) / (shown - 1) : 0;
+        const struct tui_measure_ar_point *q = &a->p[idx[k]];
+        double pb = measure_ar_predicted_busbw(&st->opt.sc, q->bytes, a->ranks, a->hosts);
+        report_bytes(q->bytes, UNITS_GIB, x, sizeof(x));
+        report_bandwidth(q->busbw, y, sizeof(y));
+        if (pb > 0)
+            report_bandwidth(pb, z, sizeof(z));
+        else
+            snprintf(z, sizeof(z), "-");
+        snprintf(buf, sizeof(buf), "%-10s %12s %12s", x, y, z);
+        int xx = tui_pen_text(p, line, 0, q->verified ? TUI_ROLE_VALUE : TUI_ROLE_BAD, buf);
+        if (cw < 10 || !(hi > lo) || !(lo > 0))
+            continue;
+        double span = log(hi / lo);
+        double fm = q->busbw > 0 ? log(q->busbw / lo) / span : 0;
+        mbar(p, line, xx + 2, cw - 2, fm, TUI_ROLE_GOOD);
+        if (pb > 0) {
+            int at = (int)lround(log(pb / lo) / span * (cw - 3));
+            at = at < 0 ? 0 : at > cw - 3 ? cw - 3 : at;
+            tui_pen_text(p, line, xx + 2 + at, TUI_ROLE_WARN, g->cap);
+        }
+    }
+    return line;
+}
+
 /* The key hints or the last note on a content line. */
 static void mhints(struct tui_pen *p, int line) {
     const struct tui_measure *m = &p->st->measure;
     if (m->note[0]) {
         tui_pen_text(p, line, 0, m->confirm_save ? TUI_ROLE_WARN : TUI_ROLE_DIM, m->note);
+        return;
+    }
+    if (m->ar_view) {
+        tui_pen_text(p, line, 0, TUI_ROLE_DIM,
+                     m->ar.calibrated
+                         ? _("a: the scenario's links again  w: save JSON  v: views  x: again")
+                         : _("a: calibrate the links from the fit  w: save JSON  v: views  x: "
+                             "again"));
         return;
     }
     tui_pen_text(
@@ -575,6 +678,9 @@ void tui_draw_measure(struct tui_pen *p) {
         tui_pen_text(
             p, 1, 0, TUI_ROLE_DIM,
             _("(quick: copy, read, FP16 GEMV, W8A16/W4A16, error lab; `vramlab measure` for all)"));
+        if (p->ih > 3 && !m->note[0])
+            tui_pen_text(p, 2, 0, TUI_ROLE_DIM,
+                         _("x (Tab here): the all-reduce, NCCL over this machine's GPUs"));
         if (p->ih > 3)
             mhints(p, p->ih - 1);
         return;
@@ -604,7 +710,9 @@ void tui_draw_measure(struct tui_pen *p) {
             return;
         }
     }
-    if (m->lab_view) {
+    if (m->ar_view) {
+        line = mallreduce(p, line);
+    } else if (m->lab_view) {
         line = mlab(p, line);
     } else {
         if (m->on_cpu) {

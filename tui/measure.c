@@ -53,6 +53,7 @@
 #include "tui/commands.h"
 #include "tui/measure_run.h"
 #include "tui/probe_client.h"
+#include "tui/report.h"
 
 #define MEASURE_IDLE_TIMEOUT_MS (600 * 1000) /* no line for 10 minutes: give up */
 #define MEASURE_STOP_GRACE_MS   500          /* SIGTERM to SIGKILL when a signal stops us */
@@ -73,12 +74,16 @@ static const struct {
     {"w8a16", "decode GEMV with 8-bit weights, dequantized on the fly"},
     {"w4a16", "decode GEMV with 4-bit weights"},
     {"error", "the error lab: relative error and zero codes per width"},
+    {"allreduce", "the all-reduce, NCCL or MPI (--allreduce; not in --quick)"},
 };
 
 /* Usage text. */
 static void measure_usage(FILE *f) {
     fputs("usage: vramlab measure [--device cpu|cuda|cuda:N] [--quick] [--tests LIST]\n"
           "                       [--threads N] [--json] [--catalog FILE]\n"
+          "       vramlab measure --allreduce [--device cpu|cuda] [--sizes LIST]\n"
+          "                       [--dtypes fp32,bf16] [--iters N] [--deadline S]\n"
+          "                       [--mpirun CMD] [--json] [--catalog FILE]\n"
           "Runs vramlab-probe on this machine and prints predicted versus measured\n"
           "bandwidth and FLOP/s. The probe is found through $VRAMLAB_PROBE, the build\n"
           "tree, or " VRAMLAB_PKGLIBEXECDIR ".\n"
@@ -88,7 +93,16 @@ static void measure_usage(FILE *f) {
     for (size_t i = 0; i < sizeof measure_tests / sizeof measure_tests[0]; i++)
         fprintf(f, "  %-11s %s\n", measure_tests[i].id, measure_tests[i].what);
     fputs("On a CPU the rates are compared with the CPU's own C and roofline, and with\n"
-          "the data sheet of the catalog CPU it names (vramlab(1), docs/catalog.md).\n",
+          "the data sheet of the catalog CPU it names (vramlab(1), docs/catalog.md).\n"
+          "\n"
+          "--allreduce: NCCL over this machine's GPUs (--device cuda), or with --mpirun\n"
+          "one rank per process: --mpirun 'mpirun -n 4 --hostfile H' runs the probe\n"
+          "under that launcher (--device cpu: MPI_Allreduce on host buffers). Sizes\n"
+          "8 B to 1 GiB by 4 (--sizes 8,64K,1M or MIN-MAX[x2|x4]), FP32 and BF16 sums,\n"
+          "the median of at least 20 timed samples, algbw = bytes / t and busbw =\n"
+          "algbw x 2(n-1)/n as nccl-tests defines them, beside the engine's ring model;\n"
+          "the fit t = alpha + bytes / beta calibrates a plan (plan --measured-allreduce\n"
+          "FILE with this command's --json).\n",
           f);
 }
 
@@ -160,11 +174,12 @@ static void measure_take(struct measure_run *m, const struct probe_event *ev,
 /* Run the probe to the end, collecting its events. Returns the probe's
  * exit status, -1 when it could not be started, or -2 when a signal
  * stopped it (measure_signal says which; the probe is reaped). */
-static int measure_collect(const char *path, const char *const *args, struct measure_run *m) {
+static int measure_collect(const char *path, const char *const *args, bool keep_stderr,
+                           struct measure_run *m) {
     struct probe_client pc;
     struct measure_progress pr = {isatty(STDERR_FILENO) != 0, 0};
     char err[512];
-    if (probe_client_start(&pc, path, args, err, sizeof err) != 0) {
+    if (probe_client_start_ex(&pc, path, args, keep_stderr, err, sizeof err) != 0) {
         snprintf(m->error, sizeof m->error, "%s", err);
         return -1;
     }
@@ -290,8 +305,8 @@ static void print_device(const struct measure_run *m, const struct engine_gpu *g
                                                 : "unknown CPU (virtual machine)")
                   : (g ? g->id : "no match"));
     putchar('\n');
-    if (!on_cpu)
-        return;
+    if (!on_cpu || m->n_results == 0)
+        return; /* an all-reduce alone: its own header says the rest */
     const char *isa = probe_json_str(d, "isa"), *avail = probe_json_str(d, "isa_available");
     double threads = probe_json_num(d, "compute_units", 0);
     printf("cpu: %s%s%s%s%s", isa ? "runs " : "", isa ? isa : "",
@@ -349,6 +364,111 @@ static void print_here(const struct measure_run *m, double c) {
     if (any)
         printf("These are this CPU's figures: `vramlab plan --measured-bw` takes a figure as the\n"
                "scenario's GPU's and cannot tell where it came from (see vramlab(1)).\n");
+}
+
+/* A latency for a flag ("0.625us"), one the option parser reads back. */
+static void flag_seconds(double s, char *buf, size_t len) {
+    if (s >= 1e-3)
+        snprintf(buf, len, "%.4gms", s * 1e3);
+    else
+        snprintf(buf, len, "%.4gus", s * 1e6);
+}
+
+/* The all-reduce: every size with the engine's ring model beside it, the
+ * fits and the flags they calibrate (tui/measure_ar.h). */
+static void print_allreduce(const struct measure_run *m) {
+    struct engine_scenario sc = m->ar_sc;
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    const struct probe_json *r0 = &m->ar[0];
+    unsigned ranks = (unsigned)probe_json_num(r0, "ranks", 0),
+             hosts = (unsigned)probe_json_num(r0, "hosts", 1);
+    const char *tr = measure_str_or(probe_json_str(r0, "transport"), "?");
+    bool across = hosts > 1;
+    double bw = engine_allreduce_bandwidth(&sc, across);
+    if (m->n_results || m->n_lab)
+        putchar('\n');
+    printf("all-reduce over %u rank%s on %u host%s (%s); every sum checked on every rank\n", ranks,
+           ranks == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s", tr);
+    report_bandwidth(bw, a, sizeof a);
+    report_seconds(sc.allreduce_latency_s, b, sizeof b);
+    char how[160];
+    if (across)
+        snprintf(how, sizeof how, "--inter-node-bw, per GPU across nodes");
+    else if (sc.gpu.link_bytes_per_s > 0)
+        snprintf(how, sizeof how, "%s's link %s both ways, halved", sc.gpu.id,
+                 (report_bandwidth(sc.gpu.link_bytes_per_s, c, sizeof c), c));
+    else
+        snprintf(how, sizeof how, "no GPU link known: the inter-node figure");
+    printf("predicted: the engine's ring model t = 2(n-1)/n x bytes / BW + latency,\n"
+           "BW = %s one way (%s), latency %s\n",
+           a, how, b);
+    printf("\n%-5s %9s %10s %11s %11s %6s %4s %10s %11s %6s\n", "dtype", "bytes", "time", "algbw",
+           "busbw", "spread", "ok", "predicted", "pred.busbw", "ratio");
+    for (size_t i = 0; i < m->n_ar; i++) {
+        const struct probe_json *r = &m->ar[i];
+        double bytes = probe_json_num(r, "bytes", NAN), t = probe_json_num(r, "seconds", NAN);
+        double pt = measure_ar_predicted_seconds(&sc, bytes, ranks, hosts);
+        double pb = measure_ar_predicted_busbw(&sc, bytes, ranks, hosts);
+        double busbw = probe_json_num(r, "busbw_bytes_per_s", NAN);
+        report_bytes(bytes, UNITS_GIB, a, sizeof a);
+        report_seconds(t, b, sizeof b);
+        report_bandwidth(probe_json_num(r, "algbw_bytes_per_s", NAN), c, sizeof c);
+        report_bandwidth(busbw, d, sizeof d);
+        report_seconds(pt, e, sizeof e);
+        report_bandwidth(pb, f, sizeof f);
+        char ratio[16] = "-";
+        if (pb > 0 && busbw > 0)
+            snprintf(ratio, sizeof ratio, busbw / pb >= 0.1 ? "%.2f" : "%.2g", busbw / pb);
+        printf("%-5s %9s %10s %11s %11s %5.1f%%%s%4s %10s %11s %6s\n",
+               measure_str_or(probe_json_str(r, "dtype"), "?"), a, b, c, d,
+               100 * probe_json_num(r, "spread", NAN),
+               probe_json_bool(r, "flagged", false) ? "!" : " ",
+               probe_json_bool(r, "verified", false) ? "yes" : "NO", pt > 0 ? e : "-",
+               pb > 0 ? f : "-", ratio);
+    }
+    for (size_t i = 0; i < m->n_ar; i++) {
+        const char *note = probe_json_str(&m->ar[i], "note");
+        if (note && *note) {
+            printf("note: %s\n", note);
+            break;
+        }
+    }
+    struct measure_ar_fit fits[8];
+    size_t nf = 0;
+    for (size_t i = 0; i < m->n_fits && nf < 8; i++)
+        if (measure_ar_fit_read(&m->fits[i], &fits[nf]))
+            nf++;
+    if (nf)
+        putchar('\n');
+    for (size_t i = 0; i < nf; i++) {
+        const struct measure_ar_fit *ft = &fits[i];
+        if (!ft->valid) {
+            printf("fit %s: no bandwidth (the times did not grow with the size over %u sizes)\n",
+                   ft->dtype, ft->points);
+            continue;
+        }
+        report_seconds(ft->alpha_s, a, sizeof a);
+        report_bandwidth(ft->beta_bytes_per_s, b, sizeof b);
+        report_bandwidth(ft->bus_beta_bytes_per_s, c, sizeof c);
+        printf("fit %s: t = %s + bytes / %s (link %s = beta x 2(n-1)/n), residual %.1f%% over %u "
+               "sizes\n",
+               ft->dtype, a, b, c, 100 * ft->residual, ft->points);
+    }
+    const struct measure_ar_fit *pick = measure_ar_pick(fits, nf);
+    if (pick && pick->valid) {
+        double link = pick->bus_beta_bytes_per_s;
+        report_bandwidth(across ? link : 2 * link, a, sizeof a);
+        for (char *p = a; *p; p++)
+            if (*p == ' ')
+                memmove(p, p + 1, strlen(p));
+        flag_seconds(pick->alpha_s, b, sizeof b);
+        printf("calibrate (the %s fit): vramlab plan --%s %s --allreduce-latency %s%s\n"
+               "  or save this with --json and give plan --measured-allreduce FILE\n",
+               pick->dtype, across ? "inter-node-bw" : "intra-node-bw", a, b,
+               across ? "" : "\n  (intra-node figures are both directions: 2 x the link)");
+    }
+    printf("\nbusbw = algbw x 2(n-1)/n, algbw = bytes / t (nccl-tests); ratio = measured busbw / "
+           "predicted;\n'!' marks a spread over 5%%.\n");
 }
 
 /* The human report. */
@@ -463,8 +583,10 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
     for (size_t i = 0; i < m->n_skips; i++)
         printf("skipped %s: %s\n", measure_str_or(probe_json_str(&m->skips[i], "test"), "?"),
                measure_str_or(probe_json_str(&m->skips[i], "reason"), ""));
-    if (on_cpu)
+    if (on_cpu && m->n_results)
         print_here(m, c);
+    if (m->n_ar)
+        print_allreduce(m);
     if (m->n_results) {
         printf("\n'!' marks a spread over 5%%; ratio = measured / %s;"
                " of C = fraction of the measured copy bandwidth;\nin cache = a working set"
@@ -478,6 +600,23 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
     }
 }
 
+/* The executable a launcher's name means: itself with a '/', else the
+ * first in $PATH. 0, or -1 when there is none. */
+static int measure_find_exe(const char *name, char *out, size_t len) {
+    if (strchr(name, '/')) {
+        snprintf(out, len, "%s", name);
+        return access(out, X_OK) == 0 ? 0 : -1;
+    }
+    const char *path = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s", path ? path : "/usr/bin:/bin");
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        if (snprintf(out, len, "%s/%s", *d ? d : ".", name) < (int)len && access(out, X_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 /* Whether a --tests list names at least one test and no empty one. */
 static bool tests_list_ok(const char *list) {
     if (!*list || *list == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
@@ -487,9 +626,9 @@ static bool tests_list_ok(const char *list) {
 
 /* `vramlab measure`. */
 int cmd_measure(int argc, char **argv) {
-    const char *args[16];
+    const char *args[32], *mpirun = NULL;
     size_t na = 0;
-    bool json = false;
+    bool json = false, allreduce = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -499,6 +638,22 @@ int cmd_measure(int argc, char **argv) {
             json = true;
         } else if (!strcmp(a, "--quick")) {
             args[na++] = "--quick";
+        } else if (!strcmp(a, "--allreduce")) {
+            if (!allreduce)
+                args[na++] = "--allreduce";
+            allreduce = true;
+        } else if (!strcmp(a, "--sizes") || !strcmp(a, "--dtypes") || !strcmp(a, "--iters") ||
+                   !strcmp(a, "--deadline") || !strcmp(a, "--mpirun")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "vramlab measure: %s needs a value (see --help)\n", a);
+                return VRAMLAB_EXIT_USAGE;
+            }
+            if (!strcmp(a, "--mpirun")) {
+                mpirun = argv[++i];
+                continue;
+            }
+            args[na++] = a;
+            args[na++] = argv[++i];
         } else if (!strcmp(a, "--device") || !strcmp(a, "--tests") || !strcmp(a, "--threads")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "vramlab measure: %s needs a value (see --help)\n", a);
@@ -537,6 +692,15 @@ int cmd_measure(int argc, char **argv) {
         }
     }
     args[na] = NULL;
+    if (mpirun && !allreduce) {
+        /* under a launcher the probe runs only the all-reduce */
+        if (na + 2 > sizeof args / sizeof args[0]) {
+            fprintf(stderr, "vramlab measure: too many options\n");
+            return VRAMLAB_EXIT_USAGE;
+        }
+        args[na++] = "--allreduce";
+        args[na] = NULL;
+    }
 
     struct catalog cat;
     int rc = options_load_catalog(argc, argv, &cat);
@@ -555,8 +719,37 @@ int cmd_measure(int argc, char **argv) {
         catalog_free(&cat);
         return VRAMLAB_EXIT_DEVICE;
     }
+    /* --mpirun CMD: the launcher, its words, then the probe and its options */
+    char words[1024], launcher[1024];
+    const char *full[64];
+    const char *run_path = path;
+    const char *const *run_args = args;
+    if (mpirun) {
+        size_t nw = 0;
+        snprintf(words, sizeof words, "%s", mpirun);
+        for (char *save = NULL, *t = strtok_r(words, " \t", &save); t && nw < 24;
+             t = strtok_r(NULL, " \t", &save))
+            full[nw++] = t;
+        if (nw == 0 || measure_find_exe(full[0], launcher, sizeof launcher) != 0) {
+            fprintf(stderr, "vramlab measure: --mpirun: %s%s%s\n",
+                    nw ? "cannot find the launcher '" : "expected a launcher like 'mpirun -n 4'",
+                    nw ? full[0] : "", nw ? "' (not in $PATH)" : "");
+            free(m);
+            catalog_free(&cat);
+            return VRAMLAB_EXIT_USAGE;
+        }
+        size_t k = 0;
+        for (size_t w = 1; w < nw; w++)
+            full[k++] = full[w];
+        full[k++] = path;
+        for (size_t w = 0; args[w] && k + 1 < sizeof full / sizeof full[0]; w++)
+            full[k++] = args[w];
+        full[k] = NULL;
+        run_path = launcher;
+        run_args = full;
+    }
     measure_catch_signals();
-    int status = measure_collect(path, args, m);
+    int status = measure_collect(run_path, run_args, mpirun != NULL, m);
     if (status == -2 || measure_signal) {
         /* stopped by a signal: the probe is gone; die of the same signal
          * (the shell sees 128 + N), or return 128 + N */
@@ -584,6 +777,10 @@ int cmd_measure(int argc, char **argv) {
     }
     const struct engine_gpu *g = measure_match(m, &cat);
     const struct catalog_cpu *cpu = measure_match_cpu(m, &cat);
+    /* the ring model beside the all-reduce: the matched GPU's links, else
+     * the explorer's default GPU's */
+    measure_run_ar_scenario(g ? g : catalog_find_gpu(&cat, "h100-sxm"), &m->ar_sc);
+    m->have_ar_sc = true;
     if (json)
         measure_run_json(stdout, m, g, cpu);
     else

@@ -94,6 +94,83 @@ static void lab_take(struct tui_measure *m, const struct probe_json *j) {
     l->zero_fraction = probe_json_num(j, "zero_fraction", NAN);
 }
 
+/* Keep an all-reduce size. */
+static void ar_take(struct tui_measure *m, const struct probe_json *j) {
+    struct tui_measure_ar *a = &m->ar;
+    if (a->n >= TUI_MEASURE_AR)
+        return;
+    struct tui_measure_ar_point *q = &a->p[a->n++];
+    q->bytes = probe_json_num(j, "bytes", 0);
+    q->seconds = probe_json_num(j, "seconds", NAN);
+    q->busbw = probe_json_num(j, "busbw_bytes_per_s", NAN);
+    q->bf16 = measure_str_or(probe_json_str(j, "dtype"), "")[0] == 'b';
+    q->verified = probe_json_bool(j, "verified", false);
+    a->ranks = (unsigned)probe_json_num(j, "ranks", 0);
+    a->hosts = (unsigned)probe_json_num(j, "hosts", 1);
+    snprintf(a->transport, sizeof(a->transport), "%s",
+             measure_str_or(probe_json_str(j, "transport"), "?"));
+    if (probe_json_str(j, "note"))
+        snprintf(a->note, sizeof(a->note), "%s", probe_json_str(j, "note"));
+}
+
+/* Forget the last all-reduce (its calibration, if any, stays applied
+ * until a puts the figures back: the saved ones are kept). */
+void tui_measure_ar_clear(struct tui_measure *m) {
+    struct tui_measure_ar *a = &m->ar;
+    a->n = a->n_fit = 0;
+    a->ranks = a->hosts = 0;
+    a->transport[0] = a->note[0] = '\0';
+}
+
+/* The fit a calibrates with. */
+const struct measure_ar_fit *tui_measure_ar_fit(const struct tui_measure *m) {
+    return measure_ar_pick(m->ar.fit, m->ar.n_fit);
+}
+
+/* a in the all-reduce view. */
+bool tui_measure_toggle_ar_calibration(struct tui_measure *m, struct engine_scenario *sc) {
+    struct tui_measure_ar *a = &m->ar;
+    if (a->calibrated) {
+        sc->intra_node_bytes_per_s = a->saved_intra;
+        sc->inter_node_bytes_per_s = a->saved_inter;
+        sc->allreduce_latency_s = a->saved_latency;
+        a->calibrated = false;
+        snprintf(m->note, sizeof(m->note), "%s",
+                 _("the scenario's link bandwidth and latency again (a applies the fit)"));
+        return true;
+    }
+    const struct measure_ar_fit *f = tui_measure_ar_fit(m);
+    if (!f) {
+        snprintf(m->note, sizeof(m->note), "%s", _("no all-reduce measured yet: x runs it"));
+        return false;
+    }
+    if (!f->valid) {
+        snprintf(m->note, sizeof(m->note), "%s",
+                 f->ranks < 2 ? _("one rank: nothing was reduced, nothing to calibrate")
+                              : _("the fit has no bandwidth: measure larger sizes"));
+        return false;
+    }
+    a->saved_intra = sc->intra_node_bytes_per_s;
+    a->saved_inter = sc->inter_node_bytes_per_s;
+    a->saved_latency = sc->allreduce_latency_s;
+    measure_ar_calibrate(sc, f);
+    a->calibrated = true;
+    char bw[32], lat[32];
+    report_seconds(f->alpha_s, lat, sizeof(lat));
+    if (f->hosts > 1) {
+        report_bandwidth(sc->inter_node_bytes_per_s, bw, sizeof(bw));
+        snprintf(m->note, sizeof(m->note),
+                 _("calibrated: inter-node %s and latency %s from %u ranks (%s)"), bw, lat,
+                 f->ranks, f->transport);
+    } else {
+        report_bandwidth(sc->intra_node_bytes_per_s, bw, sizeof(bw));
+        snprintf(m->note, sizeof(m->note),
+                 _("calibrated: intra-node %s (2 x the link) and latency %s from %u ranks (%s)"),
+                 bw, lat, f->ranks, f->transport);
+    }
+    return true;
+}
+
 /* Take one probe event into the pane. */
 void tui_measure_take(struct tui_measure *m, const struct probe_event *ev,
                       const struct catalog *cat) {
@@ -132,12 +209,20 @@ void tui_measure_take(struct tui_measure *m, const struct probe_event *ev,
     case PROBE_EV_RESULT:
         if (!s)
             break;
+        if (strcmp(s, "allreduce") == 0) {
+            ar_take(m, j);
+            break; /* its bar follows the progress events */
+        }
         if (strcmp(s, "error") == 0)
             lab_take(m, j);
         else
             row_take(m, s, j);
         if (strcmp(s, "error") != 0 && (bar = bar_of(m, s)) != NULL)
             bar->fraction = 1;
+        break;
+    case PROBE_EV_FIT:
+        if (m->ar.n_fit < 2 && measure_ar_fit_read(j, &m->ar.fit[m->ar.n_fit]))
+            m->ar.n_fit++;
         break;
     case PROBE_EV_SKIP:
         if (s && (bar = bar_of(m, s)) != NULL)

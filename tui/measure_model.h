@@ -116,6 +116,18 @@ bool tui_measure_confirm(struct tui_measure *m, struct engine_scenario *sc, bool
  * scenario changed. A calibration from the command line stays. */
 bool tui_measure_recheck_calibration(struct tui_measure *m, struct engine_scenario *sc);
 
+/* The all-reduce (x): forget the last one (a new run). */
+void tui_measure_ar_clear(struct tui_measure *m);
+
+/* The fit a calibrates with (FP32 first), or NULL. */
+const struct measure_ar_fit *tui_measure_ar_fit(const struct tui_measure *m);
+
+/* a in the all-reduce view: set --intra-node-bw (every rank on one host)
+ * or --inter-node-bw, and --allreduce-latency, from the fit (measure_ar.h);
+ * again: the scenario's figures before. Returns true when the scenario
+ * changed; the note says what happened. */
+bool tui_measure_toggle_ar_calibration(struct tui_measure *m, struct engine_scenario *sc);
+
 /* An error-lab row, or NULL. */
 const struct tui_measure_lab *tui_measure_lab_find(const struct tui_measure *m, unsigned bits,
                                                    unsigned group, bool outliers);

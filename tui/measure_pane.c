@@ -22,6 +22,7 @@
 #define MPANE_TESTS         "copy,read,gemv-fp16,gemm,w8a16,w4a16,error"
 #define MPANE_TESTS_CPU     "copy,read,fma-peak,gemv-fp16,w8a16,w4a16,error"
 #define MPANE_TESTS_CPU_OLD "copy,read,gemv-fp16,w8a16,w4a16,error"
+#define MPANE_TESTS_AR      "allreduce" /* x: with --quick, 8 B to 64 MiB */
 
 /* The compact layout has no Measure pane: the status line says how the
  * run went. */
@@ -54,6 +55,12 @@ static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *
     mp->with_fma = strstr(tests, "fma-peak") != NULL;
     mp->retry_old = false;
     mp->got_data = false;
+    mp->ar_run = strcmp(tests, MPANE_TESTS_AR) == 0;
+    if (mp->ar_run) {
+        tui_measure_ar_clear(m);
+        m->ar_view = true;
+        m->lab_view = false;
+    }
     /* one bar per test of the list */
     snprintf(list, sizeof(list), "%s", tests);
     m->n_bars = 0;
@@ -121,7 +128,8 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
     mp->running = false;
     if (mp->fallback) {
         mp->fallback = false;
-        mpane_start(mp, st, "cpu", MPANE_TESTS_CPU);
+        bool ar = mp->ar_run;
+        mpane_start(mp, st, "cpu", ar ? MPANE_TESTS_AR : MPANE_TESTS_CPU);
         snprintf(m->note, sizeof(m->note), "%s", _("no GPU found: measuring the CPU"));
         return TUI_DIRTY_REPAINT;
     }
@@ -131,7 +139,7 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
                  _("this probe has no fma-peak test: measuring without the CPU's FLOP peak"));
         return TUI_DIRTY_REPAINT;
     }
-    if (rc == 0 && !m->error[0] && (m->n_rows > 0 || m->n_lab > 0)) {
+    if (rc == 0 && !m->error[0] && (m->n_rows > 0 || m->n_lab > 0 || m->ar.n > 0)) {
         m->status = TUI_MEASURE_DONE;
     } else {
         m->status = TUI_MEASURE_FAILED;
@@ -150,6 +158,7 @@ unsigned tui_mpane_poll(struct tui_mpane *mp, struct tui_state *st) {
         return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
     }
     if (m->start_request && !mp->running) {
+        m->ar_view = false;
         mpane_start(mp, st, "cuda", MPANE_TESTS);
         return TUI_DIRTY_REPAINT;
     }
@@ -241,6 +250,9 @@ static unsigned mpane_write(struct tui_mpane *mp, struct tui_state *st, bool ove
         snprintf(m->note, sizeof(m->note), "%s", _("nothing to save yet: m runs the probe"));
         return TUI_DIRTY_REPAINT;
     }
+    /* the ring model beside an all-reduce: the scenario's, as the pane shows */
+    mp->run.ar_sc = st->opt.sc;
+    mp->run.have_ar_sc = true;
     int rc = tui_mpane_save(&mp->run, m->match, m->cpu, TUI_MEASURE_FILE, overwrite, err,
                             sizeof(err));
     if (rc == 1) {
@@ -281,7 +293,8 @@ bool tui_mpane_key(struct tui_mpane *mp, struct tui_state *st, int key, unsigned
         return false;
     switch (key) {
     case 'a':
-        if (tui_measure_toggle_calibration(m, &st->opt.sc))
+        if (m->ar_view ? tui_measure_toggle_ar_calibration(m, &st->opt.sc)
+                       : tui_measure_toggle_calibration(m, &st->opt.sc))
             *dirty = TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
         else
             *dirty = TUI_DIRTY_REPAINT;
@@ -290,8 +303,22 @@ bool tui_mpane_key(struct tui_mpane *mp, struct tui_state *st, int key, unsigned
         *dirty = mpane_write(mp, st, false);
         return true;
     case 'v':
-        m->lab_view = !m->lab_view;
+        /* rates, error lab, then the all-reduce when there is one */
+        if (m->ar_view) {
+            m->ar_view = false;
+        } else if (m->lab_view) {
+            m->lab_view = false;
+            m->ar_view = m->ar.n > 0;
+        } else {
+            m->lab_view = true;
+        }
         *dirty = TUI_DIRTY_REPAINT;
+        return true;
+    case 'x':
+        if (!mp->running) {
+            mpane_start(mp, st, "cuda", MPANE_TESTS_AR);
+            *dirty = TUI_DIRTY_REPAINT;
+        }
         return true;
     default:
         return false;

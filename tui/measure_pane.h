@@ -18,7 +18,12 @@
  * first and y applies it), w saves the
  * results to vramlab-measure.json in the current directory (written to a
  * temporary file and linked or renamed into place; an existing file is
- * only replaced after y), v switches between the rates and the error lab.
+ * only replaced after y), v switches between the rates, the error lab and
+ * the all-reduce, x measures the all-reduce (NCCL over this machine's
+ * GPUs, quick sizes 8 B to 64 MiB; on a CPU alone it explains that one
+ * rank has nothing to reduce: `vramlab measure --allreduce --mpirun`),
+ * and a in the all-reduce view calibrates the scenario's links and
+ * latency from its fit (again: the figures before).
  */
 #ifndef VRAMLAB_TUI_MEASURE_PANE_H
 #define VRAMLAB_TUI_MEASURE_PANE_H
@@ -39,6 +44,7 @@ struct tui_mpane {
     bool fallback;          /* it said "no GPU": the CPU is measured next */
     bool with_fma;          /* this CPU run asked for fma-peak */
     bool retry_old;         /* the probe refused fma-peak: run again without it */
+    bool ar_run;            /* this run is the all-reduce (x) */
     struct measure_run run; /* the last run's events, for w */
 };
 

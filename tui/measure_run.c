@@ -41,8 +41,9 @@ void measure_run_take(struct measure_run *m, const struct probe_event *ev) {
         break;
     case PROBE_EV_RESULT: {
         const char *t = probe_json_str(&ev->j, "test");
-        int rc = t && strcmp(t, "error") == 0
-                     ? push(&m->lab, &m->n_lab, &m->cap_lab, &ev->j)
+        int rc = t && strcmp(t, "error") == 0 ? push(&m->lab, &m->n_lab, &m->cap_lab, &ev->j)
+                 : t && strcmp(t, "allreduce") == 0
+                     ? push(&m->ar, &m->n_ar, &m->cap_ar, &ev->j)
                      : push(&m->results, &m->n_results, &m->cap_results, &ev->j);
         if (rc != 0) {
             m->failed = true;
@@ -60,6 +61,10 @@ void measure_run_take(struct measure_run *m, const struct probe_event *ev) {
                  measure_str_or(probe_json_str(&ev->j, "message"), "the probe reported an error"));
         snprintf(m->error_code, sizeof m->error_code, "%s",
                  measure_str_or(probe_json_str(&ev->j, "code"), "error"));
+        break;
+    case PROBE_EV_FIT:
+        if (push(&m->fits, &m->n_fits, &m->cap_fits, &ev->j) != 0)
+            m->failed = true;
         break;
     case PROBE_EV_TRUNCATED:
         m->truncated = true;
@@ -471,6 +476,49 @@ void measure_run_json(FILE *f, const struct measure_run *m, const struct engine_
         json_end_object(&w);
     }
     json_end_array(&w);
+    /* the all-reduce: each size with the engine's ring model beside it,
+     * then the fits (what plan --measured-allreduce reads back) */
+    struct engine_scenario asc;
+    if (m->have_ar_sc)
+        asc = m->ar_sc;
+    else
+        measure_run_ar_scenario(g, &asc);
+    json_key(&w, "allreduce");
+    json_begin_array(&w);
+    for (size_t i = 0; i < m->n_ar; i++) {
+        const struct probe_json *r = &m->ar[i];
+        double bytes = probe_json_num(r, "bytes", NAN), t = probe_json_num(r, "seconds", NAN);
+        unsigned ranks = (unsigned)probe_json_num(r, "ranks", 0),
+                 hosts = (unsigned)probe_json_num(r, "hosts", 1);
+        double pt = measure_ar_predicted_seconds(&asc, bytes, ranks, hosts);
+        json_begin_object(&w);
+        json_members(&w, r, NULL);
+        json_key(&w, "predicted_seconds");
+        json_number(&w, pt);
+        json_key(&w, "predicted_busbw_bytes_per_s");
+        json_number(&w, measure_ar_predicted_busbw(&asc, bytes, ranks, hosts));
+        json_key(&w, "ratio");
+        json_number(&w, pt > 0 && t > 0 ? pt / t : NAN);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_key(&w, "allreduce_fit");
+    json_begin_array(&w);
+    for (size_t i = 0; i < m->n_fits; i++) {
+        json_begin_object(&w);
+        json_members(&w, &m->fits[i], NULL);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_key(&w, "allreduce_model");
+    json_begin_object(&w);
+    json_key(&w, "intra_node_bytes_per_s");
+    json_number(&w, engine_allreduce_bandwidth(&asc, false));
+    json_key(&w, "inter_node_bytes_per_s");
+    json_number(&w, engine_allreduce_bandwidth(&asc, true));
+    json_key(&w, "latency_s");
+    json_number(&w, asc.allreduce_latency_s);
+    json_end_object(&w);
     json_key(&w, "on_this_machine");
     if (on_cpu)
         json_here(&w, m, cpu);
@@ -494,11 +542,20 @@ void measure_run_json(FILE *f, const struct measure_run *m, const struct engine_
     fputc('\n', f);
 }
 
+/* The ring model's scenario of `vramlab measure` (see measure_run.h). */
+void measure_run_ar_scenario(const struct engine_gpu *g, struct engine_scenario *sc) {
+    engine_scenario_defaults(sc);
+    if (g)
+        sc->gpu = *g;
+}
+
 /* Free the arrays and zero the run. */
 void measure_run_free(struct measure_run *m) {
     free(m->results);
     free(m->lab);
     free(m->skips);
+    free(m->ar);
+    free(m->fits);
     memset(m, 0, sizeof *m);
 }
 

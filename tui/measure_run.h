@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "catalog/catalog.h"
+#include "tui/measure_ar.h"
 #include "tui/probe_client.h"
 
 /* Everything the probe said. */
@@ -33,6 +34,14 @@ struct measure_run {
     bool have_device;
     struct probe_json *results, *lab, *skips;
     size_t n_results, n_lab, n_skips, cap_results, cap_lab, cap_skips;
+    /* The all-reduce (issue 15): its sizes and its fits, apart from the
+     * kernels' results (they have no bytes_per_s to compare). */
+    struct probe_json *ar, *fits;
+    size_t n_ar, n_fits, cap_ar, cap_fits;
+    /* The scenario whose ring model is written beside them (the pane's,
+     * or measure_run_ar_scenario's); engine defaults when not set. */
+    struct engine_scenario ar_sc;
+    bool have_ar_sc;
     char error[512], error_code[64];
     bool failed, truncated;
     unsigned bad_lines;
@@ -121,6 +130,12 @@ double measure_copy_c(const struct measure_run *m);
 /* The catalog GPU matching the device's name, or NULL (always NULL on the
  * CPU backend: a CPU is never compared with a GPU's data sheet). */
 const struct engine_gpu *measure_match(const struct measure_run *m, const struct catalog *cat);
+
+/* The engine's ring model beside the all-reduce rows of `vramlab measure`:
+ * the engine's defaults on GPU g (the matched one, else the explorer's
+ * default GPU, h100-sxm: 900 GB/s NVLink, so 450 GB/s one way; without a
+ * GPU the intra-node link is the inter-node 50 GB/s), 5 us latency. */
+void measure_run_ar_scenario(const struct engine_gpu *g, struct engine_scenario *sc);
 
 /* Write the --json object (one line of indented JSON, then a newline); g is
  * the matched GPU, cpu the matched CPU (either may be NULL). */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "tui/i18n.h"
+#include "tui/measure_ar.h"
 #include "tui/options_internal.h"
 
 /* ---- value parsers: each names the flag on error ------------------------ */
@@ -592,6 +593,27 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         opt_unit("allreduce-latency", s->val[OPT_ALLREDUCE_LATENCY], catalog_parse_seconds,
                  &sc->allreduce_latency_s))
         return -1;
+    /* A measured all-reduce (vramlab measure --allreduce --json, or the
+     * probe's lines): its fit sets the link bandwidth of the hosts it ran
+     * on (intra-node on one host, inter-node across hosts) and the
+     * latency (tui/measure_ar.h); with the same flag given too, which
+     * would win is not obvious: refused. */
+    if (s->set[OPT_MEASURED_ALLREDUCE]) {
+        struct measure_ar_fit f;
+        char err[400];
+        if (measure_ar_load(s->val[OPT_MEASURED_ALLREDUCE], &f, err, sizeof(err)) != 0) {
+            opt_error("--measured-allreduce: %s", err);
+            return -1;
+        }
+        enum opt_id bw = f.hosts > 1 ? OPT_INTER_BW : OPT_INTRA_BW;
+        if (s->set[bw] || s->set[OPT_ALLREDUCE_LATENCY]) {
+            opt_error("--measured-allreduce sets --%s and --allreduce-latency from its fit (%u "
+                      "ranks on %u host(s)): give either the file or those flags",
+                      opt_name(bw), f.ranks, f.hosts);
+            return -1;
+        }
+        measure_ar_calibrate(sc, &f);
+    }
     if (s->set[OPT_PRICE] && opt_price(s->val[OPT_PRICE], &sc->price_per_hour))
         return -1;
     sc->price_given = s->set[OPT_PRICE];

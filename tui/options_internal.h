@@ -52,6 +52,7 @@ enum opt_id {
     OPT_PRICE,
     OPT_MEASURED_BW,
     OPT_MEASURED_FLOPS,
+    OPT_MEASURED_ALLREDUCE,
     /* custom architecture (first to last: keep together) */
     OPT_LAYERS,
     OPT_HIDDEN,

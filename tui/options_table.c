@@ -57,6 +57,8 @@ const struct opt_def opt_table[] = {
      N_("calibrate: measured bandwidth per GPU instead of the data sheet, 3.0TB/s")},
     {OPT_MEASURED_FLOPS, "measured-flops", ARG_REQUIRED, "F",
      N_("calibrate: measured FLOP/s per GPU instead of the data sheet, 700T")},
+    {OPT_MEASURED_ALLREDUCE, "measured-allreduce", ARG_REQUIRED, "FILE",
+     N_("calibrate: link bandwidth and latency from a saved all-reduce measurement")},
     {OPT_LAYERS, "layers", ARG_REQUIRED, "N", N_("custom model: transformer layers")},
     {OPT_HIDDEN, "hidden", ARG_REQUIRED, "N", N_("custom model: hidden size")},
     {OPT_HEADS, "heads", ARG_REQUIRED, "N", N_("custom model: attention heads")},

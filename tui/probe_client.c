@@ -295,7 +295,7 @@ void probe_event_from_line(const char *line, size_t len, struct probe_event *ev)
         enum probe_event_kind kind;
     } kinds[] = {
         {"device", PROBE_EV_DEVICE}, {"progress", PROBE_EV_PROGRESS}, {"result", PROBE_EV_RESULT},
-        {"error", PROBE_EV_ERROR},   {"skip", PROBE_EV_SKIP},
+        {"error", PROBE_EV_ERROR},   {"skip", PROBE_EV_SKIP},     {"fit", PROBE_EV_FIT},
     };
     ev->error[0] = 0;
     if (probe_json_parse(line, len, &ev->j, ev->error, sizeof ev->error) != 0) {
@@ -341,6 +341,12 @@ int probe_client_find(char *path, size_t len, char *err, size_t errlen) {
 /* Start the probe with stdout on a pipe. */
 int probe_client_start(struct probe_client *c, const char *path, const char *const *args, char *err,
                        size_t errlen) {
+    return probe_client_start_ex(c, path, args, false, err, errlen);
+}
+
+/* The same, stderr kept where it is when keep_stderr (see probe_client.h). */
+int probe_client_start_ex(struct probe_client *c, const char *path, const char *const *args,
+                          bool keep_stderr, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
     c->pid = -1;
     c->fd = -1;
@@ -349,7 +355,7 @@ int probe_client_start(struct probe_client *c, const char *path, const char *con
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
-    const char *argv[32];
+    const char *argv[48];
     size_t n = 0;
     argv[n++] = path;
     for (size_t i = 0; args && args[i] && n + 1 < sizeof argv / sizeof argv[0]; i++)
@@ -368,7 +374,8 @@ int probe_client_start(struct probe_client *c, const char *path, const char *con
         dup2(fds[1], STDOUT_FILENO);
         if (devnull >= 0) {
             dup2(devnull, STDIN_FILENO);
-            dup2(devnull, STDERR_FILENO);
+            if (!keep_stderr)
+                dup2(devnull, STDERR_FILENO);
         }
         close(fds[0]);
         close(fds[1]);

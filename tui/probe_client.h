@@ -72,6 +72,7 @@ enum probe_event_kind {
     PROBE_EV_OTHER,     /* a well-formed event of a kind this build ignores */
     PROBE_EV_BAD,       /* a malformed line (message in .error) */
     PROBE_EV_TRUNCATED, /* the stream ended inside a line */
+    PROBE_EV_FIT,       /* the all-reduce's latency-bandwidth fit (issue 15) */
 };
 
 struct probe_event {
@@ -102,6 +103,12 @@ int probe_client_find(char *path, size_t len, char *err, size_t errlen);
  * NULL). The read end is non-blocking and close-on-exec. Returns 0 or -1. */
 int probe_client_start(struct probe_client *c, const char *path, const char *const *args, char *err,
                        size_t errlen);
+
+/* The same, with the child's stderr left where ours goes when keep_stderr
+ * (`vramlab measure --mpirun`: the launcher's own messages, never in the
+ * explorer). path may be a launcher with the probe among args. */
+int probe_client_start_ex(struct probe_client *c, const char *path, const char *const *args,
+                          bool keep_stderr, char *err, size_t errlen);
 
 /* The descriptor to poll for POLLIN; -1 once closed. */
 int probe_client_fd(const struct probe_client *c);

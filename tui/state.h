@@ -22,6 +22,7 @@
 
 #include "tui/commands.h"
 #include "tui/layout.h"
+#include "tui/measure_ar.h"
 
 /* Keys, independent of curses. Printable ASCII keys are themselves. */
 enum {
@@ -151,6 +152,24 @@ struct tui_measure_lab {
     bool outliers;        /* the weights with planted 13-sigma outliers */
     double relative_error, zero_fraction;
 };
+/* The all-reduce of the Measure pane (x; issue 15): the sizes measured,
+ * the fits, and what a calibrated the communication from (so that a again
+ * puts the scenario's own figures back). Kept across kernel runs (m). */
+#define TUI_MEASURE_AR 48
+struct tui_measure_ar_point {
+    double bytes, seconds, busbw;
+    bool bf16, verified;
+};
+struct tui_measure_ar {
+    size_t n, n_fit;
+    struct tui_measure_ar_point p[TUI_MEASURE_AR];
+    struct measure_ar_fit fit[2];
+    unsigned ranks, hosts;
+    char transport[16];
+    char note[128]; /* the probe's (one GPU: degenerate), or "" */
+    bool calibrated;
+    double saved_intra, saved_inter, saved_latency;
+};
 struct tui_measure {
     enum tui_measure_status status;
     bool start_request;  /* set by m; the app starts the probe */
@@ -178,6 +197,8 @@ struct tui_measure {
     char isa[16];                   /* the CPU path that ran ("avx2"), or "" */
     double memory_bytes;            /* the device's memory, 0 = not said */
     bool confirm_calibrate;         /* a asked: y applies another device's figures */
+    struct tui_measure_ar ar;       /* x: the all-reduce */
+    bool ar_view;                   /* v: the all-reduce view */
 };
 
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by
