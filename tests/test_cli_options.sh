@@ -26,13 +26,21 @@ check_eq "default batch" "$(json_get "$TMP/out" scenario.batch)" 1
 run plan --mode train --json
 check_eq "training default format" "$(json_get "$TMP/out" scenario.format)" '"bf16"'
 
-# --gpus alone: TP fills a node (8 H100) dividing the heads, the rest DP.
+# --gpus alone: plan takes the engine's best fitting layout, as the explorer
+# and search do (issue 13), and says which. 8B FP16 fits one H100: DP 16
+# gives the most tokens/s; 70B FP16 on 3 GPUs: TP 3 does not divide 64
+# heads and DP 3 holds 141 GB per GPU, so PP 3.
 run plan --gpus 16 --json
-check_eq "--gpus 16 tp" "$(json_get "$TMP/out" layout.tp)" 8
-check_eq "--gpus 16 dp" "$(json_get "$TMP/out" layout.dp)" 2
-run plan --gpus 6 --json
-check_eq "--gpus 6 tp (divides 6 and 32 heads)" "$(json_get "$TMP/out" layout.tp)" 2
-check_eq "--gpus 6 dp" "$(json_get "$TMP/out" layout.dp)" 3
+check_eq "--gpus 16 tp" "$(json_get "$TMP/out" layout.tp)" 1
+check_eq "--gpus 16 dp" "$(json_get "$TMP/out" layout.dp)" 16
+check_contains "--gpus 16 says which layout" "$TMP/out" "layout TP 1 x PP 1 x DP 16: the best of 16 GPUs"
+run search --gpus 16 --json
+check_eq "--gpus 16 is search's first" "$(json_get "$TMP/out" layouts.dp)" 16
+run plan --model llama-3.1-70b --gpus 3 --json
+check_eq "70B --gpus 3 pp" "$(json_get "$TMP/out" layout.pp)" 3
+check_eq "70B --gpus 3 fits" "$(json_get "$TMP/out" fits)" true
+run plan --model llama-3.1-70b --gpus 8 --rank latency --json
+check_eq "--rank latency picks TP 8" "$(json_get "$TMP/out" layout.tp)" 8
 run plan --gpus 8 --tp 2 --json
 check_eq "--gpus 8 --tp 2 solves dp" "$(json_get "$TMP/out" layout.dp)" 4
 run plan --tp 2 --pp 2 --json
