@@ -368,7 +368,7 @@ Test(scenario_file, saved_file_names_ids_and_every_workload_field) {
     char *text;
 
     parse_args(&o, (const char *const[]){"--model", "llama-3.1-70b", "--format", "int4-g32",
-                                         "--gpus", "2", NULL});
+                                         "--gpus", "2", "--tp", "2", NULL});
     text = scenario_file_format(&o, &cat, NULL);
     cr_assert_not_null(text);
     cr_expect_not_null(strstr(text, "model: llama-3.1-70b\n"), "%s", text);

@@ -530,37 +530,20 @@ static void plan_usage(FILE *f) {
           f);
 }
 
-/* The layout of --gpus N when no degree was given: the engine's best, as
- * the explorer picks it (fitting first, by --rank, default throughput;
- * else the valid one needing the least memory per GPU). A note says which. */
-static void plan_pick_layout(struct cli_run *run) {
+/* --gpus N alone took the engine's best layout (tui/options_serving.c):
+ * a note says which. */
+static void plan_layout_note(struct cli_run *run) {
     static char note[192];
-    struct engine_scenario *sc = &run->o.sc;
-    struct engine_layout v[256];
-    if (run->o.layout_given || run->o.scenario_file || sc->gpus <= 1)
+    const struct engine_scenario *sc = &run->o.sc;
+    if (!run->o.layout_picked || run->o.scenario_file)
         return;
-    size_t n = engine_search_layouts_ranked(sc, sc->gpus, run->o.rank, v, 256);
-    const struct engine_layout *pick = NULL;
-    for (size_t i = 0; i < n && i < 256; i++) {
-        if (v[i].reject == ENGINE_REJECT_NONE) {
-            pick = &v[i];
-            break;
-        }
-        if (v[i].reject == ENGINE_REJECT_MEMORY && (!pick || v[i].memory_total < pick->memory_total))
-            pick = &v[i];
-    }
-    if (!pick)
-        return;
-    sc->tp = pick->tp;
-    sc->pp = pick->pp;
-    sc->dp = pick->dp;
     snprintf(note, sizeof(note),
-             pick->reject == ENGINE_REJECT_NONE
+             run->o.layout_fits
                  ? _("layout TP %u x PP %u x DP %u: the best of %u GPUs that fits (by %s; "
                      "--tp/--pp/--dp choose another)")
                  : _("layout TP %u x PP %u x DP %u: no layout of %u GPUs fits, this one needs the "
                      "least memory (by %s)"),
-             pick->tp, pick->pp, pick->dp, sc->gpus, engine_rank_name(run->o.rank));
+             sc->tp, sc->pp, sc->dp, sc->gpus, engine_rank_name(run->o.rank));
     if (run->notes.n < CLI_MAX_NOTES)
         run->notes.text[run->notes.n++] = note;
 }
@@ -602,7 +585,7 @@ int cmd_plan(int argc, char **argv) {
     rc = cli_begin(&run, argc, argv);
     if (rc != 0)
         return rc;
-    plan_pick_layout(&run);
+    plan_layout_note(&run);
     plan_max_concurrency(&run);
     engine_estimate(&run.o.sc, &est);
     if (est.invalid) {

@@ -229,6 +229,33 @@ static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
     }
 }
 
+/* --gpus N without --tp/--pp/--dp: the engine's best layout of N GPUs, as
+ * the explorer's GPU count takes it (fitting first, by --rank; else the
+ * valid one needing the least memory per GPU). */
+static void opt_pick_layout(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    struct engine_layout v[256];
+    if (!s->set[OPT_GPUS] || o->layout_given || sc->gpus <= 1)
+        return;
+    size_t n = engine_search_layouts_ranked(sc, sc->gpus, o->rank, v, 256);
+    const struct engine_layout *pick = NULL;
+    for (size_t i = 0; i < n && i < 256; i++) {
+        if (v[i].reject == ENGINE_REJECT_NONE) {
+            pick = &v[i];
+            break;
+        }
+        if (v[i].reject == ENGINE_REJECT_MEMORY && (!pick || v[i].memory_total < pick->memory_total))
+            pick = &v[i];
+    }
+    if (!pick)
+        return;
+    sc->tp = pick->tp;
+    sc->pp = pick->pp;
+    sc->dp = pick->dp;
+    o->layout_picked = true;
+    o->layout_fits = pick->reject == ENGINE_REJECT_NONE;
+}
+
 /* Runtime, concurrency and offload options (see options_internal.h). */
 int opt_serving(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
     if (opt_runtime_values(s, cat, o) != 0 || opt_offload(s, o) != 0 ||
@@ -237,6 +264,7 @@ int opt_serving(const struct opt_seen *s, const struct catalog *cat, struct opti
     o->context_given = s->set[OPT_CONTEXT];
     o->layout_given = s->set[OPT_TP] || s->set[OPT_PP] || s->set[OPT_DP];
     opt_runtime_defaults(s, o);
+    opt_pick_layout(s, o);
     /* The prompt is part of the context (prompt + generated tokens). */
     if (o->sc.mode == ENGINE_MODE_INFER && o->sc.prompt > o->sc.context) {
         opt_error("--prompt %u is longer than --context %u: the context holds the prompt and the "
