@@ -507,6 +507,14 @@ void tui_state_recompute(struct tui_state *st) {
     struct engine_scenario trial;
     struct engine_estimate e;
 
+    /* A Measure pane run on this machine's CPU is the host bandwidth of a
+     * partial offload (its copy rate), unless the user gave one. */
+    struct engine_serving *v = &st->opt.sc.serving;
+    double cpu_bw = st->measure.on_cpu ? tui_measure_rate(&st->measure, "copy") : 0;
+    if (cpu_bw > 0 && (!(v->host_bytes_per_s > 0) || v->host_measured)) {
+        v->host_bytes_per_s = cpu_bw;
+        v->host_measured = true;
+    }
     engine_estimate(&st->opt.sc, &st->est);
     st->recomputes++;
     tui_state_verdict(st);
