@@ -41,18 +41,11 @@ static int opt_switch(const char *s, bool allow_auto) {
 static int opt_host_cpu(const struct catalog *cat, const char *id, struct options *o) {
     const struct catalog_cpu *cpu = cat ? catalog_find_cpu(cat, id) : NULL;
     if (!cpu) {
-        const char *names[256], *close[3];
-        size_t n = 0, k;
-        for (size_t i = 0; cat && i < cat->n_cpus && n < 256; i++)
-            names[n++] = cat->cpus[i].id;
-        k = options_closest(id, names, n, close, 3);
-        fprintf(stderr, _("vramlab: --host-cpu: unknown CPU '%s'"), id);
-        if (k > 0) {
-            fputs(_("; closest:"), stderr);
-            for (size_t i = 0; i < k; i++)
-                fprintf(stderr, "%s %s", i ? "," : "", close[i]);
-        }
-        fputs(_(" (the CPUs are in share/catalog/cpus.yaml)\n"), stderr);
+        /* The catalog's CPUs are few: name them all. */
+        fprintf(stderr, _("vramlab: --host-cpu: unknown CPU '%s'; the catalog has:"), id);
+        for (size_t i = 0; cat && i < cat->n_cpus; i++)
+            fprintf(stderr, "%s %s", i ? "," : "", cat->cpus[i].id);
+        fputs(_(" (share/catalog/cpus.yaml)\n"), stderr);
         return -1;
     }
     if (!(cpu->bandwidth_bytes_per_s > 0)) {
