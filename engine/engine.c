@@ -163,7 +163,6 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->serving.block_size = 16;              /* vLLM's default on CUDA */
     sc->serving.flash_attention = -1;
     sc->serving.fit = true; /* llama.cpp's --fit is on by default */
-    sc->serving.gpu_layers = -1;
 }
 
 /* True when x is a finite positive number. */
@@ -207,11 +206,12 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
         bad |= ENGINE_INVALID_PROMPT;
     const struct engine_serving *v = &sc->serving;
     double util = v->gpu_memory_utilization;
+    bool given = v->gpu_layers_given;
     if ((unsigned)v->runtime >= ENGINE_RUNTIME_COUNT || !(util > 0 && util <= 1) ||
-        v->block_size == 0 || (v->gpu_layers >= 0 && m->layers && (uint32_t)v->gpu_layers > m->layers) ||
+        v->block_size == 0 || (given && (v->gpu_layers < 0 || (m->layers && (uint32_t)v->gpu_layers > m->layers))) ||
         (m->layers && v->cpu_moe_layers > m->layers) || v->host_bytes_per_s < 0 ||
         !isfinite(v->host_bytes_per_s) ||
-        (v->gpu_layers >= 0 && sc->pp > 1 && (uint32_t)v->gpu_layers < sc->pp))
+        (given && sc->pp > 1 && (uint32_t)v->gpu_layers < sc->pp))
         bad |= ENGINE_INVALID_SERVING;
     return bad;
 }
@@ -987,7 +987,7 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
      * (llama-model.cpp), plain and vLLM keep it on stage 0 unless a layer
      * stays behind in host RAM. */
     c.Lg = c.L;
-    if (!c.training && sc->serving.gpu_layers >= 0)
+    if (!c.training && sc->serving.gpu_layers_given)
         c.Lg = fmin(c.L, sc->serving.gpu_layers);
     c.first_gpu = c.L - c.Lg;
     c.cpu_moe = c.training ? 0 : sc->serving.cpu_moe_layers;
@@ -1115,7 +1115,7 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
  * RAM is the GPU's). */
 static bool fits_layers_itself(const struct engine_scenario *sc) {
     enum engine_runtime r = sc->serving.runtime;
-    return sc->mode == ENGINE_MODE_INFER && sc->serving.gpu_layers < 0 &&
+    return sc->mode == ENGINE_MODE_INFER && !sc->serving.gpu_layers_given &&
            !sc->gpu.unified_memory &&
            ((r == ENGINE_RUNTIME_LLAMACPP && sc->serving.fit) || r == ENGINE_RUNTIME_OLLAMA);
 }
@@ -1131,6 +1131,7 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
     struct engine_scenario r = *sc;
     uint32_t L = sc->model.layers, lo = sc->pp > 1 ? sc->pp : 0, hi = L;
     r.serving.gpu_layers = (int32_t)L;
+    r.serving.gpu_layers_given = true;
     estimate_core(&r, e);
     if (e->invalid || e->fits || L == 0) {
         e->gpu_layers_fitted = !e->invalid;

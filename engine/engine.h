@@ -166,7 +166,8 @@ struct engine_serving {
     uint32_t ubatch;                 /* llama.cpp/Ollama n_ubatch; 0 = 512 */
     int flash_attention;             /* llama.cpp/Ollama: 1 on, 0 off, -1 the runtime's default */
     bool fit;                        /* llama.cpp --fit: pick the layers that fit */
-    int32_t gpu_layers;              /* transformer layers on the GPUs; -1 = all (or fit) */
+    int32_t gpu_layers;              /* transformer layers on the GPUs, when given */
+    bool gpu_layers_given;           /* else all (or what --fit / Ollama fit) */
     uint32_t cpu_moe_layers;         /* MoE experts of the first N layers in host RAM */
     double host_bytes_per_s;         /* host memory bandwidth; 0 = the default */
     bool host_measured;              /* host_bytes_per_s was measured (Measure pane) */

@@ -71,6 +71,7 @@ int32_t engine_max_gpu_layers(const struct engine_scenario *sc) {
     struct engine_scenario s = *sc;
     uint32_t L = sc->model.layers, lo = sc->pp > 1 ? sc->pp : 0;
     s.serving.gpu_layers = (int32_t)L;
+    s.serving.gpu_layers_given = true;
     if (fits(&s))
         return (int32_t)L;
     s.serving.gpu_layers = (int32_t)lo;
@@ -206,7 +207,7 @@ size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t g
             else if (t > gpn)
                 l.reject = ENGINE_REJECT_TP_NODE;
             else if (sc->model.layers == 0 || p > sc->model.layers ||
-                     (sc->serving.gpu_layers > 0 && p > (uint32_t)sc->serving.gpu_layers))
+                     (sc->serving.gpu_layers_given && p > (uint32_t)sc->serving.gpu_layers))
                 l.reject = ENGINE_REJECT_PP_LAYERS;
             else {
                 struct engine_estimate e;
@@ -283,7 +284,7 @@ static double gpus_lower_bound(const struct engine_scenario *sc) {
         per = r ? r->weights + r->grads + r->master + r->optimizer : 16;
     }
     double room = sc->gpu.memory_bytes - sc->reserve_bytes;
-    if (sc->mode == ENGINE_MODE_INFER && sc->serving.gpu_layers >= 0)
+    if (sc->mode == ENGINE_MODE_INFER && sc->serving.gpu_layers_given)
         return 1; /* layers in host RAM: no bound from the weights */
     if (!(room > 0) || !(n > 0) || !isfinite(n * per / room))
         return 1;

@@ -255,6 +255,7 @@ Test(vllm, bad_settings_are_invalid) {
     cr_assert(e.invalid & ENGINE_INVALID_SERVING);
     sc.serving.block_size = 16;
     sc.serving.gpu_layers = 33;
+    sc.serving.gpu_layers_given = true;
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_SERVING);
 }
@@ -315,6 +316,7 @@ Test(offload, decode_is_gpu_plus_host_time) {
     sc.weight_format = th_format("int4-g32", 4, 32, 16);
     sc.serving.runtime = ENGINE_RUNTIME_LLAMACPP;
     sc.serving.gpu_layers = 40;
+    sc.serving.gpu_layers_given = true;
     sc.serving.host_bytes_per_s = 100e9;
     struct engine_estimate e = est(&sc);
     cr_assert_eq(e.serving.gpu_layers, 40);
@@ -512,6 +514,7 @@ Theory((int rt, unsigned b, unsigned ctx), serving_props, more_concurrency_never
     sc.serving.runtime = (enum engine_runtime)rt;
     sc.serving.fit = false;
     sc.serving.gpu_layers = 32; /* Ollama would move layers off to fit */
+    sc.serving.gpu_layers_given = true;
     sc.gpu.memory_bytes = 1e15;
     sc.context = ctx;
     sc.batch = b;
@@ -545,6 +548,7 @@ Theory((int rt, int mi), serving_props, more_gpu_layers_never_less_vram) {
     struct engine_estimate prev = {0};
     for (int32_t n = 0; n <= (int32_t)m.layers; n++) {
         sc.serving.gpu_layers = n;
+        sc.serving.gpu_layers_given = true;
         struct engine_estimate e = est(&sc);
         if (n > 0) {
             cr_assert_geq(e.memory.total, prev.memory.total, "%d layers", n);
@@ -579,8 +583,7 @@ Test(serving_props, serving_keys_explained) {
         struct engine_scenario sc = th_scenario(th_llama31_8b());
         sc.serving.runtime = (enum engine_runtime)rt;
         sc.serving.gpu_layers = 20;
-        if (rt == ENGINE_RUNTIME_VLLM)
-            sc.serving.gpu_layers = -1;
+        sc.serving.gpu_layers_given = rt != ENGINE_RUNTIME_VLLM;
         struct engine_estimate e = est(&sc);
         for (int k = ENGINE_KEY_MEM_OVERHEAD; k < ENGINE_KEY_COUNT; k++) {
             struct engine_explanation x;

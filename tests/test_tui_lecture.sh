@@ -195,7 +195,7 @@ wait_for files "cannot read" && capture files | head -1 | grep -q "inference" &&
 quit files >/dev/null
 # The flags' run says which layout --gpus 2 took (in the user's language), a
 # note the file's run has not: compared without it, and without spaces.
-nonote() { grep -v "layout TP 1 x PP 1 x DP 2" | tr -d ' \n'; }
+nonote() { grep -v "TP 1 x PP 1 x DP 2: " | tr -d ' \n'; }
 a=$("$VRAMLAB" plan --json --scenario "$TMP/work/scenario.yaml" | nonote)
 b=$("$VRAMLAB" plan --json $SCEN | nonote)
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "the saved file gives plan --json exactly the flags' numbers" ||

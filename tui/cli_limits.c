@@ -29,6 +29,7 @@ void plan_limits_compute(const struct catalog *cat, const struct engine_scenario
     engine_estimate(sc_in, &e);
     if (e.gpu_layers_fitted && !e.invalid) {
         pinned.serving.gpu_layers = (int32_t)e.serving.gpu_layers;
+        pinned.serving.gpu_layers_given = true;
         pinned.serving.fit = false;
     }
     l->max_batch = engine_max_batch(sc);
@@ -47,7 +48,7 @@ void plan_limits_compute(const struct catalog *cat, const struct engine_scenario
     /* Fewest GPUs that hold every layer (no offload). */
     struct engine_scenario whole = *sc_in;
     if (whole.mode == ENGINE_MODE_INFER) {
-        whole.serving.gpu_layers = -1;
+        whole.serving.gpu_layers_given = false;
         whole.serving.cpu_moe_layers = 0;
         whole.serving.fit = false;
     }
@@ -154,7 +155,7 @@ void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits
     plan_line(f, _("longest context that fits"), v, note);
     bool ggml = sc->serving.runtime == ENGINE_RUNTIME_LLAMACPP ||
                 sc->serving.runtime == ENGINE_RUNTIME_OLLAMA;
-    if (l->max_gpu_layers >= -1 && (ggml || sc->serving.gpu_layers >= 0 ||
+    if (l->max_gpu_layers >= -1 && (ggml || sc->serving.gpu_layers_given ||
                                     l->max_gpu_layers < (int32_t)sc->model.layers)) {
         char nl[24];
         report_int(sc->model.layers, nl, sizeof(nl));

@@ -146,6 +146,7 @@ static int opt_offload(const struct opt_seen *s, struct options *o) {
             return -1;
         }
         v->gpu_layers = (int32_t)n;
+        v->gpu_layers_given = true;
     }
     if (s->set[OPT_N_CPU_MOE]) {
         if (opt_uint("n-cpu-moe", s->val[OPT_N_CPU_MOE], true, 1u << 20, &n))

@@ -249,7 +249,7 @@ static void sf_write_serving(FILE *f, const struct engine_scenario *sc) {
         fprintf(f, "flash-attention: %s\n", v->flash_attention ? "on" : "off");
     if (!v->fit)
         fputs("fit: off\n", f);
-    if (v->gpu_layers >= 0)
+    if (v->gpu_layers_given)
         fprintf(f, "gpu-layers: %d\n", v->gpu_layers);
     if (v->cpu_moe_layers)
         fprintf(f, "n-cpu-moe: %u\n", v->cpu_moe_layers);
