@@ -158,6 +158,11 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->allreduce_latency_s = 5e-6;    /* small-message all-reduce over NVLink */
     sc->bw_efficiency = 1.0;
     sc->flops_efficiency = 1.0;
+    sc->serving.runtime = ENGINE_RUNTIME_PLAIN;
+    sc->serving.gpu_memory_utilization = 0.9; /* vLLM's default */
+    sc->serving.block_size = 16;              /* vLLM's default on CUDA */
+    sc->serving.flash_attention = -1;
+    sc->serving.fit = true; /* llama.cpp's --fit is on by default */
 }
 
 /* True when x is a finite positive number. */
@@ -197,6 +202,17 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
     if (sc->measured_bytes_per_s < 0 || sc->measured_flop_per_s < 0 ||
         !isfinite(sc->measured_bytes_per_s) || !isfinite(sc->measured_flop_per_s))
         bad |= ENGINE_INVALID_GPU;
+    if (sc->mode == ENGINE_MODE_INFER && sc->prompt > sc->context)
+        bad |= ENGINE_INVALID_PROMPT;
+    const struct engine_serving *v = &sc->serving;
+    double util = v->gpu_memory_utilization;
+    bool given = v->gpu_layers_given;
+    if ((unsigned)v->runtime >= ENGINE_RUNTIME_COUNT || !(util > 0 && util <= 1) ||
+        v->block_size == 0 || (given && (v->gpu_layers < 0 || (m->layers && (uint32_t)v->gpu_layers > m->layers))) ||
+        (m->layers && v->cpu_moe_layers > m->layers) || v->host_bytes_per_s < 0 ||
+        !isfinite(v->host_bytes_per_s) ||
+        (given && sc->pp > 1 && (uint32_t)v->gpu_layers < sc->pp))
+        bad |= ENGINE_INVALID_SERVING;
     return bad;
 }
 
@@ -206,17 +222,23 @@ struct ctx {
     struct engine_shape s;
     double t, p, d, b, ctx, L;
     bool training, lora;
-    double lps;         /* layers per stage (ceil) */
+    double lps;         /* GPU layers per stage (ceil) */
     double bits_w;      /* bits per weight of the (frozen) weights */
+    double bits_e;      /* bits of the embedding and head (16 with --keep-embeddings-16bit) */
     double bytes_kv;    /* bytes per KV element */
     double kv_frac_ctx; /* average stored context per layer (sliding windows) */
+    double kv_tokens;   /* KV cells per layer of the whole batch, as the runtime allocates */
     double gpn;         /* GPUs per node */
+    enum engine_runtime rt;
+    double Lg;          /* transformer layers on the GPUs: the last Lg of the L */
+    double first_gpu;   /* index of the first layer on a GPU: L - Lg */
+    double cpu_moe;     /* layers whose routed experts stay in host RAM */
+    bool embed_gpu;     /* the token embedding is on stage 0's GPU */
+    bool head_gpu;      /* the output head is on the last stage's GPU */
 };
 
-/* Layers of stage i: dense and MoE counts. */
-static void stage_layers(const struct ctx *c, double i, double *dense, double *moe) {
-    double first = i * c->lps;
-    double n = fmin(c->lps, c->L - first);
+/* Dense and MoE layers among the layers [first, first + n). */
+static void layer_split(const struct ctx *c, double first, double n, double *dense, double *moe) {
     if (n < 0)
         n = 0;
     double dn = fmax(0, fmin(first + n, c->s.dense_layers) - first);
@@ -226,36 +248,106 @@ static void stage_layers(const struct ctx *c, double i, double *dense, double *m
     *moe = n - dn;
 }
 
-/* Parameters held by pipeline stage i (before TP and ZeRO division). */
-static double stage_params(const struct ctx *c, double i) {
+/* The layers [first, first + n) of GPU stage i. */
+static void stage_range(const struct ctx *c, double i, double *first, double *n) {
+    double f = i * c->lps;
+    double k = fmin(c->lps, c->Lg - f);
+    *first = c->first_gpu + f;
+    *n = k > 0 ? k : 0;
+}
+
+/* Layers of GPU stage i: dense and MoE counts. */
+static void stage_layers(const struct ctx *c, double i, double *dense, double *moe) {
+    double first, n;
+    stage_range(c, i, &first, &n);
+    layer_split(c, first, n, dense, moe);
+}
+
+/* Layers among [first, first + n) whose experts --n-cpu-moe keeps in host RAM. */
+static double cpu_moe_in(const struct ctx *c, double first, double n) {
+    if (!c->s.moe || c->cpu_moe <= 0)
+        return 0;
+    double dn, mn;
+    layer_split(c, first, n, &dn, &mn);
+    double moe_first = first + dn; /* MoE layers follow the dense ones */
+    return fmax(0, fmin(moe_first + mn, c->cpu_moe) - moe_first);
+}
+
+/* Parameters of the embedding and head held by GPU stage i. */
+static double stage_embed_params(const struct ctx *c, double i) {
     const struct engine_model *m = &c->sc->model;
     if (!m->has_arch)
-        return c->s.params_total * fmin(c->lps, c->L - i * c->lps) / c->L;
-    double dn, mn;
-    stage_layers(c, i, &dn, &mn);
-    double p = dn * c->s.params_dense_layer + mn * c->s.params_moe_layer;
-    if (i == 0)
+        return 0;
+    double p = 0;
+    if (i == 0 && c->embed_gpu)
         p += c->s.params_embed_in;
-    if (i == c->p - 1) {
+    if (i == c->p - 1 && c->head_gpu) {
         p += c->s.params_head;
-        /* A tied head needs its own copy of the embedding on the last stage. */
-        if (m->tied && c->p > 1)
+        /* A tied head needs its own copy of the embedding when the
+         * embedding is elsewhere (another stage, or host RAM). */
+        if (m->tied && (c->p > 1 || !c->embed_gpu))
             p += c->s.vocab * c->s.hidden;
     }
     return p;
 }
 
-/* Routed-expert parameters of stage i that a decode step does not read at batch b:
- * tokens route independently and uniformly, so E (1 - (1 - k/E)^b) experts are touched. */
-static double stage_unread_expert_params(const struct ctx *c, double i) {
+/* Parameters held by pipeline stage i on its GPUs (before TP and ZeRO
+ * division): its layers, less the experts kept in host RAM, plus the
+ * embedding (stage 0) and head (last stage) where they live on the GPU. */
+static double stage_params(const struct ctx *c, double i) {
+    const struct engine_model *m = &c->sc->model;
+    double first, n;
+    stage_range(c, i, &first, &n);
+    if (!m->has_arch)
+        return c->s.params_total * n / c->L;
+    double dn, mn;
+    layer_split(c, first, n, &dn, &mn);
+    double p = dn * c->s.params_dense_layer + mn * c->s.params_moe_layer;
+    p -= cpu_moe_in(c, first, n) * c->s.params_experts_layer;
+    return p + stage_embed_params(c, i);
+}
+
+/* Routed experts one decode step reads at batch b (tokens route
+ * independently and uniformly: E (1 - (1 - k/E)^b) of E are touched). */
+static double experts_touched_fraction(const struct ctx *c, double tokens) {
+    const struct engine_model *m = &c->sc->model;
+    double e = m->experts, k = m->active_experts;
+    return 1.0 - pow(1.0 - k / e, tokens);
+}
+
+/* Routed-expert parameters of stage i's GPUs that a step of `tokens`
+ * tokens does not read. */
+static double stage_unread_expert_params(const struct ctx *c, double i, double tokens) {
     const struct engine_model *m = &c->sc->model;
     if (!c->s.moe || m->experts == 0)
         return 0;
-    double dn, mn;
-    stage_layers(c, i, &dn, &mn);
-    double e = m->experts, k = m->active_experts;
-    double touched = e * (1.0 - pow(1.0 - k / e, c->b));
-    return mn * c->s.params_experts_layer * (1.0 - touched / e);
+    double first, n, dn, mn;
+    stage_range(c, i, &first, &n);
+    layer_split(c, first, n, &dn, &mn);
+    mn -= cpu_moe_in(c, first, n);
+    return mn * c->s.params_experts_layer * (1.0 - experts_touched_fraction(c, tokens));
+}
+
+/* Extra K/V projection parameters one GPU holds when t exceeds (or does not
+ * divide) the KV heads: each rank keeps ceil(kv / t) whole heads, so
+ * 2 h d (ceil(kv/t) - kv/t) per layer more than an even split (vLLM's
+ * QKVParallelLinear replicates KV heads so). Inference only. */
+static double kv_proj_extra_per_layer_gpu(const struct ctx *c) {
+    if (c->training || c->s.mla || c->t <= 1)
+        return 0;
+    double kv = c->s.kv_heads, per = ceil(kv / c->t) - kv / c->t;
+    return per > 0 ? 2.0 * c->s.hidden * c->s.head_dim * per : 0;
+}
+
+/* Weight bytes on one GPU of stage i: the layers at the format's bits, the
+ * embedding and head at bits_e, the replicated K/V projections. */
+static double stage_weight_bytes_gpu(const struct ctx *c, double i, double unread) {
+    double emb = stage_embed_params(c, i);
+    double first, n;
+    stage_range(c, i, &first, &n);
+    double body = stage_params(c, i) - emb - unread;
+    return (body * c->bits_w + emb * c->bits_e) / 8.0 / c->t +
+           n * kv_proj_extra_per_layer_gpu(c) * c->bits_w / 8.0;
 }
 
 /* KV heads one GPU stores: kv / t, never below one (replicated when kv < t). */
@@ -270,6 +362,48 @@ static double kv_bytes_token_layer_gpu(const struct ctx *c) {
     if (c->s.mla)
         return c->s.kv_elems_per_token_layer * c->bytes_kv;
     return 2.0 * kv_heads_per_gpu(c) * c->s.head_dim * c->bytes_kv;
+}
+
+/* Host RAM of one replica: the layers below first_gpu (weights and KV), the
+ * routed experts --n-cpu-moe keeps there, the embedding and head where they
+ * are not on a GPU, llama.cpp's host compute buffer. */
+static double host_bytes(const struct ctx *c, double *weights_read_per_step, double *kv_read) {
+    const struct engine_model *m = &c->sc->model;
+    double hl = c->first_gpu, w = 0, read = 0;
+    if (!m->has_arch) {
+        w = c->s.params_total * hl / c->L;
+        read = w;
+    } else {
+        double dn, mn;
+        layer_split(c, 0, hl, &dn, &mn);
+        double layers = dn * c->s.params_dense_layer + mn * c->s.params_moe_layer;
+        double unread_frac = c->s.moe ? 1.0 - experts_touched_fraction(c, c->b) : 0;
+        w = layers;
+        read = layers - mn * c->s.params_experts_layer * unread_frac;
+        /* Experts of GPU layers that --n-cpu-moe keeps in host RAM. */
+        double moe_gpu = cpu_moe_in(c, c->first_gpu, c->Lg) * c->s.params_experts_layer;
+        w += moe_gpu;
+        read += moe_gpu * (1.0 - unread_frac);
+    }
+    double bytes = w * c->bits_w / 8.0, rbytes = read * c->bits_w / 8.0;
+    if (m->has_arch) {
+        double emb = 0, head = 0;
+        if (!c->embed_gpu)
+            emb = c->s.params_embed_in;
+        if (!c->head_gpu)
+            head = c->s.params_head;
+        bytes += (emb + head) * c->bits_e / 8.0;
+        rbytes += head * c->bits_e / 8.0; /* the head is read whole; the embedding a row */
+    }
+    double kv = hl * c->kv_tokens * c->s.kv_elems_per_token_layer * c->bytes_kv;
+    if (weights_read_per_step)
+        *weights_read_per_step = rbytes;
+    if (kv_read)
+        *kv_read = kv;
+    double buf = 0;
+    if (c->rt == ENGINE_RUNTIME_LLAMACPP || c->rt == ENGINE_RUNTIME_OLLAMA)
+        buf = engine_llamacpp_host_buffer(&c->s, engine_runtime_ubatch(c->sc));
+    return bytes + kv + buf;
 }
 
 /*
@@ -312,6 +446,60 @@ static double act_layer_working(const struct ctx *c) {
     return act_per_layer(&tmp);
 }
 
+/* Weight and KV bytes of one layer on one GPU (Ollama's layer buffer). */
+static double layer_bytes_gpu(const struct ctx *c) {
+    double p = c->sc->model.has_arch ? c->s.params_dense_layer : c->s.params_total / c->L;
+    if (c->s.moe && c->s.dense_layers < c->L)
+        p = c->s.params_moe_layer;
+    return p * c->bits_w / 8.0 / c->t + kv_proj_extra_per_layer_gpu(c) * c->bits_w / 8.0 +
+           c->kv_tokens * kv_bytes_token_layer_gpu(c);
+}
+
+/* KV, activations, the runtime's buffers and reserve of GPU stage i in
+ * inference (engine/runtime.c has the runtimes' figures and sources). */
+static void inference_memory(const struct ctx *c, double i, double layers,
+                             struct engine_memory *mem, struct engine_estimate *est) {
+    const struct engine_scenario *sc = c->sc;
+    bool last = i == c->p - 1;
+    mem->kv_cache = layers * c->kv_tokens * kv_bytes_token_layer_gpu(c);
+    switch (c->rt) {
+    case ENGINE_RUNTIME_PLAIN:
+    case ENGINE_RUNTIME_COUNT:
+        /* One decode step's logits in FP32 for the batch. */
+        mem->activations = last ? 4.0 * c->b * c->s.vocab / c->t : 0;
+        break;
+    case ENGINE_RUNTIME_VLLM: {
+        double tok = engine_vllm_max_num_batched_tokens(sc);
+        double req = fmin(engine_vllm_max_num_seqs(sc), tok);
+        double peak = engine_vllm_activation_peak(&c->s, c->t, tok, req, last);
+        est->serving.activation_peak_bytes = peak;
+        est->serving.non_torch_bytes = sc->reserve_bytes;
+        mem->overhead = peak + sc->reserve_bytes;
+        /* What gpu_memory_utilization leaves to others (and CUDA graphs). */
+        mem->reserve = sc->gpu.memory_bytes * (1.0 - sc->serving.gpu_memory_utilization);
+        break;
+    }
+    case ENGINE_RUNTIME_LLAMACPP: {
+        double u = engine_runtime_ubatch(sc);
+        mem->overhead = engine_llamacpp_compute_buffer(
+            &c->s, c->t, u, c->kv_tokens, engine_runtime_flash_attention(sc), last && c->head_gpu);
+        est->serving.compute_buffer_bytes = mem->overhead;
+        break;
+    }
+    case ENGINE_RUNTIME_OLLAMA: {
+        double u = engine_runtime_ubatch(sc);
+        double graph = engine_ollama_graph(&c->s, c->t, fmin(c->kv_tokens, u), c->kv_tokens,
+                                           c->Lg >= c->L && c->p == 1);
+        est->serving.compute_buffer_bytes = graph;
+        /* EstimateGPULayers: the graph, and one layer's worth as a buffer. */
+        mem->overhead = graph + layer_bytes_gpu(c);
+        break;
+    }
+    }
+    est->serving.overhead_bytes = mem->overhead;
+    est->act_logits_bytes = mem->activations;
+}
+
 /* Memory of pipeline stage i on one GPU into *mem; returns the total. */
 static double stage_memory(const struct ctx *c, double i, struct engine_memory *mem,
                            struct engine_estimate *est) {
@@ -327,7 +515,8 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
         mem->master_weights = params * r->master / (z >= 1 ? d : 1);
         mem->optimizer = params * r->optimizer / (z >= 1 ? d : 1);
     } else {
-        mem->weights = params * c->bits_w / 8.0 / (z >= 3 && c->training ? d : 1);
+        mem->weights = c->training ? params * c->bits_w / 8.0 / (z >= 3 ? d : 1)
+                                   : stage_weight_bytes_gpu(c, i, 0);
     }
     if (c->lora) {
         /* Adapters r (d_in + d_out) on q, k, v, o and the MLP matrices. */
@@ -360,13 +549,10 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
         est->act_layers_held = held;
         est->act_logits_bytes = logits;
     } else {
-        mem->kv_cache = layers * c->kv_frac_ctx * c->b * kv_bytes_token_layer_gpu(c);
-        /* One decode step's logits in FP32 for the batch. */
-        mem->activations = (i == c->p - 1) ? 4.0 * c->b * c->s.vocab / c->t : 0;
-        est->act_logits_bytes = mem->activations;
+        inference_memory(c, i, layers, mem, est);
     }
     mem->total = mem->weights + mem->kv_cache + mem->activations + mem->gradients +
-                 mem->master_weights + mem->optimizer + mem->reserve;
+                 mem->master_weights + mem->optimizer + mem->reserve + mem->overhead;
     return mem->total;
 }
 
@@ -398,6 +584,8 @@ static void fill_nan(struct engine_estimate *e) {
         &e->memory.optimizer,
         &e->memory.reserve,
         &e->memory.total,
+        &e->memory.overhead,
+        &e->memory.host,
         &e->capacity,
         &e->spare_bytes,
         &e->memory_ratio,
@@ -431,6 +619,9 @@ static void fill_nan(struct engine_estimate *e) {
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
+    double *v = (double *)&e->serving; /* a struct of doubles only */
+    for (size_t i = 0; i < sizeof e->serving / sizeof(double); i++)
+        v[i] = NAN;
 }
 
 /* Ring all-reduce time of n bytes over k ranks at bw bytes/s, plus latency
@@ -459,19 +650,202 @@ double engine_allreduce_bandwidth(const struct engine_scenario *sc, bool across_
                                            : sc->inter_node_bytes_per_s;
 }
 
+/* One-way bandwidth of a collective over `ranks` GPUs: half the vendor's
+ * both-ways NVLink figure inside a node (as in training), the network's
+ * per-GPU figure across nodes. */
+static double link_bw(const struct ctx *c, double ranks) {
+    const struct engine_scenario *sc = c->sc;
+    double intra = pos(sc->intra_node_bytes_per_s) ? sc->intra_node_bytes_per_s / 2.0
+                   : pos(sc->gpu.link_bytes_per_s) ? sc->gpu.link_bytes_per_s / 2.0
+                                                   : sc->inter_node_bytes_per_s;
+    return ranks <= c->gpn ? intra : sc->inter_node_bytes_per_s;
+}
+
+/* Sum over k = 0..n-1 of max(a0 + a1 k, b0 + b1 k): two lines cross at most
+ * once, so the sum splits into two arithmetic series. */
+static double sum_max_lines(double a0, double a1, double b0, double b1, double n) {
+    if (n <= 0)
+        return 0;
+    /* Series of x0 + x1 k for k in [k0, k1). */
+#define SERIES(x0, x1, k0, k1) ((k1) > (k0) ? ((k1) - (k0)) * (x0) + (x1) * ((k1) * ((k1) - 1) - (k0) * ((k0) - 1)) / 2.0 : 0)
+    double d0 = a0 - b0, d1 = a1 - b1; /* a - b = d0 + d1 k */
+    double r, k;
+    if (d1 == 0) {
+        r = d0 >= 0 ? SERIES(a0, a1, 0, n) : SERIES(b0, b1, 0, n);
+    } else if (d1 > 0) {
+        /* b leads until a catches up at k = ceil(-d0 / d1). */
+        k = fmin(n, fmax(0, ceil(-d0 / d1)));
+        r = SERIES(b0, b1, 0, k) + SERIES(a0, a1, k, n);
+    } else {
+        /* a leads while d0 + d1 k >= 0. */
+        k = fmin(n, fmax(0, floor(-d0 / d1) + 1));
+        r = SERIES(a0, a1, 0, k) + SERIES(b0, b1, k, n);
+    }
+#undef SERIES
+    return r;
+}
+
+/* FLOP-bearing parameters of the fullest stage per token, on its GPUs and in
+ * host RAM (2 FLOP each; the whole model at p = 1, as 2 N_active). */
+static double stage_active_params(const struct ctx *c, double stage) {
+    if (!c->sc->model.has_arch)
+        return c->s.params_active * fmin(c->lps, c->L) / c->L;
+    double first, n, dn, mn;
+    stage_range(c, stage, &first, &n);
+    layer_split(c, first, n, &dn, &mn);
+    double moe_a = c->s.moe ? c->s.params_moe_layer_active : c->s.params_moe_layer;
+    double p = dn * c->s.params_dense_layer + mn * moe_a;
+    double dh, mh;
+    layer_split(c, 0, c->first_gpu, &dh, &mh); /* host layers run on the first stage */
+    if (stage == 0)
+        p += dh * c->s.params_dense_layer + mh * moe_a + c->s.params_embed_in;
+    if (stage == c->p - 1)
+        p += c->s.params_head;
+    return p;
+}
+
+/* Parts of one prefill (or mixed) step, per GPU of the fullest stage. */
+struct step_lines {
+    double f0, f1; /* compute seconds of chunk k: f0 + f1 k */
+    double b0, b1; /* byte seconds of chunk k: b0 + b1 k */
+    double fixed;  /* host bytes, TP all-reduces: seconds every step */
+    double handoff; /* PP hand-off of one step's activations */
+};
+
+/* The lines of steps of `chunk` prompt tokens (chunk k starts after k
+ * chunks), with `others` sequences decoding one token each at context octx. */
+static struct step_lines step_lines(const struct ctx *c, double stage, double chunk,
+                                    double others, double octx) {
+    const struct engine_scenario *sc = c->sc;
+    struct step_lines l = {0};
+    double first, n;
+    stage_range(c, stage, &first, &n);
+    double lst = n + (stage == 0 ? c->first_gpu : 0); /* layers this stage computes */
+    double pk, bw;
+    /* Rates as the decode uses them (data sheet or measured), with the
+     * efficiency assumptions. */
+    pk = pos(sc->measured_flop_per_s) ? sc->measured_flop_per_s : 0;
+    bw = pos(sc->measured_bytes_per_s) ? sc->measured_bytes_per_s : sc->gpu.bandwidth_bytes_per_s;
+    if (!(pk > 0)) {
+        enum engine_compute col = engine_compute_column(sc);
+        pk = sc->gpu.flops[col];
+        if (!pos(pk))
+            pk = pos(sc->gpu.flops[ENGINE_COMPUTE_FP16]) ? sc->gpu.flops[ENGINE_COMPUTE_FP16]
+                                                         : sc->gpu.flops[ENGINE_COMPUTE_BF16];
+    }
+    pk *= sc->flops_efficiency;
+    bw *= sc->bw_efficiency;
+    double attn = c->s.heads * (c->s.qk_dim + c->s.v_dim); /* per layer, per (query, key) */
+    double act = stage_active_params(c, stage);
+    double tokens = chunk + others;
+    /* Compute: 2 N per token, causal attention (s + c)^2 - s^2 = c^2 + 2 k c^2
+     * over the chunk, 2 a (d_qk + d_v) octx per decoding sequence. */
+    l.f0 = (2.0 * act * tokens + lst * attn * (chunk * chunk + 2.0 * octx * others)) / c->t / pk;
+    l.f1 = lst * attn * 2.0 * chunk * chunk / c->t / pk;
+    /* Bytes: the stage's weights (the experts these tokens touch), the KV
+     * read (k chunks before) and written (this chunk), the others' KV. */
+    double unread = stage_unread_expert_params(c, stage, tokens);
+    double kvb = kv_bytes_token_layer_gpu(c);
+    l.b0 = (stage_weight_bytes_gpu(c, stage, unread) + n * kvb * (chunk + others * octx)) / bw;
+    l.b1 = n * kvb * chunk / bw;
+    /* Layers in host RAM: their weights read at host bandwidth each step. */
+    if (stage == 0 && c->first_gpu > 0) {
+        double hw = 0;
+        host_bytes(c, &hw, NULL);
+        l.fixed += hw / engine_host_bandwidth(sc);
+    }
+    /* TP: 2 all-reduces per layer of the step's 16-bit activations. */
+    double act_bytes = tokens * c->s.hidden * 2.0, lat = sc->allreduce_latency_s;
+    if (c->t > 1)
+        l.fixed += 2.0 * n * allreduce_s(act_bytes, c->t, link_bw(c, c->t), lat);
+    if (c->p > 1)
+        l.handoff = act_bytes / link_bw(c, c->t * c->p) + lat;
+    return l;
+}
+
+/* Seconds of one prompt of `prompt` tokens in steps of `chunk` prompt
+ * tokens (the last step shorter), `others` sequences decoding alongside.
+ * The p stages pipeline the steps (a proportionate flow shop: the sum of
+ * the step times plus p - 1 times the longest step and its hand-off).
+ * Fills the communication, compute-only and bytes-only parts and the steps. */
+static double prefill_time(const struct ctx *c, double stage, double prompt, double chunk,
+                           double others, double octx, double *comm, double *compute_only,
+                           double *bytes_only, double *steps) {
+    if (chunk < 1)
+        chunk = 1;
+    if (chunk > prompt)
+        chunk = prompt;
+    double n = floor(prompt / chunk), r = prompt - n * chunk;
+    struct step_lines l = step_lines(c, stage, chunk, others, octx);
+    double sum = sum_max_lines(l.f0, l.f1, l.b0, l.b1, n) + n * l.fixed;
+    double longest = n > 0 ? fmax(l.f0 + l.f1 * (n - 1), l.b0 + l.b1 * (n - 1)) + l.fixed : 0;
+    double fsum = n * l.f0 + l.f1 * n * (n - 1) / 2, bsum = n * l.b0 + l.b1 * n * (n - 1) / 2;
+    double csum = n * l.fixed, hand = l.handoff;
+    if (r > 0) {
+        /* The last, shorter step starts after n chunks of `chunk` tokens. */
+        struct step_lines q = step_lines(c, stage, r, others, octx);
+        double kk = n * chunk / r; /* its k in units of its own size */
+        double fr = q.f0 + q.f1 * kk, br = q.b0 + q.b1 * kk;
+        double tr = fmax(fr, br) + q.fixed;
+        sum += tr;
+        longest = fmax(longest, tr);
+        fsum += fr;
+        bsum += br;
+        csum += q.fixed;
+        hand = fmax(hand, q.handoff);
+    }
+    double pipe = (c->p - 1) * (longest + hand);
+    if (comm)
+        *comm = csum + (c->p - 1) * hand;
+    if (compute_only)
+        *compute_only = fsum;
+    if (bytes_only)
+        *bytes_only = bsum;
+    if (steps)
+        *steps = n + (r > 0);
+    return sum + pipe;
+}
+
+/* The prefill step of the runtime: vLLM's token budget, llama.cpp's and
+ * Ollama's ubatch, the whole prompt for plain. */
+static double prefill_chunk(const struct ctx *c, double prompt) {
+    switch (c->rt) {
+    case ENGINE_RUNTIME_VLLM:
+        return engine_vllm_max_num_batched_tokens(c->sc);
+    case ENGINE_RUNTIME_LLAMACPP:
+    case ENGINE_RUNTIME_OLLAMA:
+        return engine_runtime_ubatch(c->sc);
+    default:
+        return prompt;
+    }
+}
+
 /* Decode and prefill ceilings (inference modes). */
 static void estimate_decode(const struct ctx *c, double stage, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
-    double params_gpu = (stage_params(c, stage) - stage_unread_expert_params(c, stage)) / c->t;
-    double weights_read = params_gpu * c->bits_w / 8.0;
-    e->decode_bytes_per_step = weights_read + e->memory.kv_cache;
+    struct engine_serving_estimate *v = &e->serving;
+    double unread = stage_unread_expert_params(c, stage, c->b);
+    double weights_read = stage_weight_bytes_gpu(c, stage, unread);
+    double first, n;
+    stage_range(c, stage, &first, &n);
+    double kv_read = n * c->kv_frac_ctx * c->b * kv_bytes_token_layer_gpu(c);
+    e->decode_bytes_per_step = weights_read + kv_read;
     double attn = 2.0 * c->L * c->ctx * c->s.heads * (c->s.qk_dim + c->s.v_dim);
     e->decode_flops_per_token = 2.0 * e->params_active + attn;
+    /* Host RAM: what the step reads there (layers, experts, a head). */
+    double host_w = 0, host_kv = 0;
+    host_bytes(c, &host_w, &host_kv);
+    host_kv *= c->kv_frac_ctx * c->b / c->kv_tokens; /* read: the context, not the padding */
+    v->decode_host_bytes = host_w + host_kv;
+    v->host_bytes_per_s = engine_host_bandwidth(sc);
     /* Per sequence: the p stages run one after the other, each reading its
-     * bytes in parallel over t GPUs; TP adds 2 all-reduces per layer. */
-    double step_s = c->p * e->decode_bytes_per_step / e->bandwidth_bytes_per_s;
+     * bytes in parallel over t GPUs, then what host RAM holds at its own
+     * bandwidth; TP adds 2 all-reduces per layer. */
+    v->decode_gpu_s = c->p * e->decode_bytes_per_step / e->bandwidth_bytes_per_s;
+    v->decode_host_s = v->decode_host_bytes > 0 ? v->decode_host_bytes / v->host_bytes_per_s : 0;
+    double step_s = v->decode_gpu_s + v->decode_host_s;
     if (c->t > 1)
-        step_s += 2.0 * c->L * sc->allreduce_latency_s;
+        step_s += 2.0 * c->Lg * sc->allreduce_latency_s;
     double per_seq_mem = 1.0 / step_s;
     double seqs = c->d * c->b;
     e->decode_tokens_per_s_memory_bound = per_seq_mem * seqs;
@@ -483,10 +857,22 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
     e->decode_tokens_per_s_per_sequence = e->decode_tokens_per_s / seqs;
     e->arithmetic_intensity =
         c->b * e->decode_flops_per_token / (c->t * c->p) / e->decode_bytes_per_step;
+    /* Prefill of one prompt alone, in the runtime's steps; TTFT of a request
+     * arriving while batch - 1 others decode (continuous batching: each step
+     * carries their tokens, then as much of the prompt as its budget
+     * leaves; plain runs the prompt and their tokens in one step). */
     double prompt = sc->prompt ? sc->prompt : sc->context;
-    double prefill_flops = 2.0 * e->params_active * prompt +
-                           c->L * prompt * prompt * c->s.heads * (c->s.qk_dim + c->s.v_dim);
-    e->prefill_seconds = prefill_flops / (c->t * e->peak_flop_per_s * sc->flops_efficiency);
+    double chunk = prefill_chunk(c, prompt);
+    v->prefill_chunk_tokens = fmin(chunk, prompt);
+    e->prefill_seconds = prefill_time(c, stage, prompt, chunk, 0, c->ctx, &v->prefill_comm_s,
+                                      &v->prefill_compute_s, &v->prefill_bytes_s,
+                                      &v->prefill_chunks);
+    double others = c->b - 1;
+    double tchunk = c->rt == ENGINE_RUNTIME_PLAIN ? chunk : fmax(1, chunk - others);
+    v->ttft_s = others > 0 ? prefill_time(c, stage, prompt, tchunk, others, c->ctx, NULL, NULL,
+                                          NULL, NULL)
+                           : e->prefill_seconds;
+    v->tpot_s = 1.0 / e->decode_tokens_per_s_per_sequence;
 }
 
 /* Training time, bubble and communication (training modes). */
@@ -554,8 +940,34 @@ double engine_price_per_hour(const struct engine_scenario *sc) {
     return pos(sc->gpu.price_per_hour) ? sc->gpu.price_per_hour : 0;
 }
 
-/* The whole estimate. */
-void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e) {
+/* The serving figures vLLM prints at start-up, from the fullest stage's
+ * memory (kv_cache_utils.py): blocks of the available KV, the concurrency
+ * at max_model_len, the longest max_model_len one request fits in. */
+static void vllm_blocks(const struct ctx *c, double stage, struct engine_estimate *e) {
+    const struct engine_scenario *sc = c->sc;
+    struct engine_serving_estimate *v = &e->serving;
+    double first, n;
+    stage_range(c, stage, &first, &n);
+    double bs = sc->serving.block_size;
+    double page_layers = bs * kv_bytes_token_layer_gpu(c) * n; /* one block on every layer */
+    v->available_kv_bytes = sc->gpu.memory_bytes * sc->serving.gpu_memory_utilization -
+                            e->memory.weights - e->memory.overhead - e->memory.activations;
+    v->kv_blocks = page_layers > 0 && v->available_kv_bytes > 0
+                       ? floor(v->available_kv_bytes / page_layers)
+                       : 0;
+    v->kv_tokens = v->kv_blocks * bs;
+    double mml = sc->serving.max_model_len ? sc->serving.max_model_len : sc->context;
+    v->max_model_len = mml;
+    double per_req = ceil(mml / bs);
+    v->max_concurrency = v->kv_blocks / per_req;
+    v->max_model_len_that_fits = v->kv_blocks >= per_req ? mml : v->kv_tokens;
+    v->kv_blocks_needed = c->b * ceil(c->kv_frac_ctx / bs);
+    v->max_num_batched_tokens = engine_vllm_max_num_batched_tokens(sc);
+    v->max_num_seqs = engine_vllm_max_num_seqs(sc);
+}
+
+/* The estimate of a scenario whose GPU layers are settled. */
+static void estimate_core(const struct engine_scenario *sc, struct engine_estimate *e) {
     memset(e, 0, sizeof *e);
     fill_nan(e);
     struct ctx c = {.sc = sc};
@@ -572,25 +984,49 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
         e->fits = false;
         return;
     }
+    const struct engine_model *m = &sc->model;
     c.t = sc->tp;
     c.p = sc->pp;
     c.d = sc->dp;
     c.b = sc->batch;
     c.ctx = sc->context;
     c.L = c.s.layers;
-    c.lps = ceil(c.L / c.p);
     c.training = sc->mode != ENGINE_MODE_INFER;
     c.lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
+    c.rt = c.training ? ENGINE_RUNTIME_PLAIN : sc->serving.runtime;
+    /* Partial offload (inference): the last Lg layers on the GPUs, the rest
+     * in host RAM; the output layer goes to the GPU with the first
+     * offloaded layer and llama.cpp keeps the token embedding in host RAM
+     * (llama-model.cpp), plain and vLLM keep it on stage 0 unless a layer
+     * stays behind in host RAM. */
+    c.Lg = c.L;
+    if (!c.training && sc->serving.gpu_layers_given)
+        c.Lg = fmin(c.L, sc->serving.gpu_layers);
+    c.first_gpu = c.L - c.Lg;
+    c.cpu_moe = c.training ? 0 : sc->serving.cpu_moe_layers;
+    bool ggml = c.rt == ENGINE_RUNTIME_LLAMACPP || c.rt == ENGINE_RUNTIME_OLLAMA;
+    c.head_gpu = c.training || c.Lg >= 1;
+    c.embed_gpu = c.training || (!ggml && c.Lg >= c.L);
+    c.lps = c.Lg > 0 ? ceil(c.Lg / c.p) : 0;
     c.gpn =
         sc->gpus_per_node ? sc->gpus_per_node : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
     c.bits_w = engine_format_bits(&sc->weight_format); /* QLoRA: the caller picks NF4 */
+    c.bits_e = c.bits_w;
+    if (!c.training && sc->serving.keep_embeddings_16bit && c.bits_w < 16)
+        c.bits_e = 16;
     c.bytes_kv = engine_format_bits(&sc->kv_format) / 8.0;
-    const struct engine_model *m = &sc->model;
     double win = m->sliding_window, sl = m->sliding_layers ? m->sliding_layers : m->layers;
     if (win > 0 && win < c.ctx)
         c.kv_frac_ctx = ((c.L - sl) * c.ctx + sl * win) / c.L;
     else
         c.kv_frac_ctx = c.ctx;
+    /* The KV cells each runtime allocates per layer for the batch: vLLM
+     * whole blocks, llama.cpp n_ctx padded to 256 per sequence. */
+    c.kv_tokens = c.kv_frac_ctx * c.b;
+    if (c.rt == ENGINE_RUNTIME_VLLM)
+        c.kv_tokens = c.b * ceil(c.kv_frac_ctx / sc->serving.block_size) * sc->serving.block_size;
+    else if (ggml)
+        c.kv_tokens = c.b * ceil(c.kv_frac_ctx / 256.0) * 256.0;
     e->bits_per_weight =
         sc->mode == ENGINE_MODE_TRAIN ? recipes[sc->recipe].weights * 8.0 : c.bits_w;
     e->params_trainable = sc->mode == ENGINE_MODE_TRAIN ? e->params_total : 0;
@@ -609,6 +1045,9 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
         }
     }
     stage_memory(&c, best_stage, &e->memory, e);
+    e->memory.host = c.training ? 0 : host_bytes(&c, NULL, NULL);
+    if (!c.training && c.first_gpu == 0 && c.cpu_moe == 0 && c.embed_gpu && !ggml)
+        e->memory.host = 0;
     e->spare_bytes = e->capacity - e->memory.total;
     e->fits = e->memory.total <= e->capacity;
     e->memory_ratio = e->memory.total / e->capacity;
@@ -628,10 +1067,23 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
         c.L * (c.s.mla ? c.s.kv_elems_per_token_layer : 2.0 * c.s.kv_heads * c.s.head_dim) *
         c.bytes_kv;
 
-    if (c.training)
+    if (c.training) {
         estimate_training(&c, best_stage, e);
-    else
+    } else {
         estimate_decode(&c, best_stage, e);
+        struct engine_serving_estimate *v = &e->serving;
+        v->gpu_layers = c.Lg;
+        v->host_layers = c.first_gpu;
+        if (isnan(v->overhead_bytes))
+            v->overhead_bytes = e->memory.overhead;
+        if (ggml)
+            v->context_padded = ceil(c.kv_frac_ctx / 256.0) * 256.0;
+        if (c.rt == ENGINE_RUNTIME_VLLM)
+            vllm_blocks(&c, best_stage, e);
+        if (m->has_arch && c.bits_e != c.bits_w)
+            v->embed_16bit_bytes =
+                (c.s.params_embed_in + c.s.params_head) * (c.bits_e - c.bits_w) / 8.0;
+    }
 
     /* Warnings. */
     uint32_t w = 0;
@@ -661,5 +1113,58 @@ void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e
         w |= ENGINE_WARN_MOE_ROUTING;
     if (m->layers % sc->pp)
         w |= ENGINE_WARN_UNEVEN_STAGES;
+    if (c.rt == ENGINE_RUNTIME_VLLM && e->serving.kv_blocks_needed > e->serving.kv_blocks)
+        w |= ENGINE_WARN_KV_POOL_SHORT;
+    if (!c.training && (c.first_gpu > 0 || c.cpu_moe > 0 || !c.head_gpu)) {
+        w |= ENGINE_WARN_OFFLOADED;
+        if (!(sc->serving.host_bytes_per_s > 0))
+            w |= ENGINE_WARN_HOST_BW_ASSUMED;
+    }
     e->warnings = w;
+}
+
+/* Whether the runtime picks the GPU layers itself: llama.cpp with --fit and
+ * no -ngl, Ollama unless num_gpu is set (not on unified memory, where host
+ * RAM is the GPU's). */
+static bool fits_layers_itself(const struct engine_scenario *sc) {
+    enum engine_runtime r = sc->serving.runtime;
+    return sc->mode == ENGINE_MODE_INFER && !sc->serving.gpu_layers_given &&
+           !sc->gpu.unified_memory &&
+           ((r == ENGINE_RUNTIME_LLAMACPP && sc->serving.fit) || r == ENGINE_RUNTIME_OLLAMA);
+}
+
+/* The whole estimate: llama.cpp's --fit and Ollama's scheduler put as many
+ * layers on the GPUs as fit (common/fit.cpp, llm/memory.go), all of them
+ * when they can; memory rises with the layers, so a binary search. */
+void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e) {
+    if (!fits_layers_itself(sc)) {
+        estimate_core(sc, e);
+        return;
+    }
+    struct engine_scenario r = *sc;
+    uint32_t L = sc->model.layers, lo = sc->pp > 1 ? sc->pp : 0, hi = L;
+    r.serving.gpu_layers = (int32_t)L;
+    r.serving.gpu_layers_given = true;
+    estimate_core(&r, e);
+    if (e->invalid || e->fits || L == 0) {
+        e->gpu_layers_fitted = !e->invalid;
+        return;
+    }
+    r.serving.gpu_layers = (int32_t)lo;
+    estimate_core(&r, e);
+    if (!e->invalid && e->fits) {
+        /* Largest n in [lo, L) that fits; lo fits. */
+        while (lo + 1 < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            r.serving.gpu_layers = (int32_t)mid;
+            estimate_core(&r, e);
+            if (!e->invalid && e->fits)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        r.serving.gpu_layers = (int32_t)lo;
+        estimate_core(&r, e);
+    }
+    e->gpu_layers_fitted = !e->invalid;
 }

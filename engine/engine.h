@@ -135,6 +135,45 @@ enum engine_recipe {
     ENGINE_RECIPE_COUNT
 };
 
+/*
+ * Inference runtimes whose start-up accounting a scenario follows (each
+ * from its own source, the version named in engine/runtime.c):
+ *  - plain: vramlab's own (weights + KV + one step's logits + --reserve);
+ *  - vllm: vLLM 0.10.1.1, gpu_memory_utilization of the total memory, minus
+ *    weights, the profiled activation peak and non-torch memory, the rest
+ *    as KV blocks of block_size tokens;
+ *  - llama.cpp: model, KV and compute buffers per device, -ngl partial
+ *    offload, --fit's 1 GiB margin per device;
+ *  - ollama: llama.cpp under Ollama's scheduler (457 MiB per-GPU minimum,
+ *    one layer of buffer, its graph estimate and defaults).
+ */
+enum engine_runtime {
+    ENGINE_RUNTIME_PLAIN = 0,
+    ENGINE_RUNTIME_VLLM,
+    ENGINE_RUNTIME_LLAMACPP,
+    ENGINE_RUNTIME_OLLAMA,
+    ENGINE_RUNTIME_COUNT
+};
+
+/* Serving settings (inference); 0 means the runtime's default where said. */
+struct engine_serving {
+    enum engine_runtime runtime;
+    double gpu_memory_utilization;   /* vLLM, (0, 1]; default 0.9 */
+    uint32_t block_size;             /* vLLM KV block in tokens; default 16 */
+    uint32_t max_num_batched_tokens; /* vLLM chunk budget; 0 = its default for the GPU */
+    uint32_t max_num_seqs;           /* vLLM; 0 = its default for the GPU */
+    uint32_t max_model_len;          /* vLLM; 0 = the context */
+    uint32_t ubatch;                 /* llama.cpp/Ollama n_ubatch; 0 = 512 */
+    int flash_attention;             /* llama.cpp/Ollama: 1 on, 0 off, -1 the runtime's default */
+    bool fit;                        /* llama.cpp --fit: pick the layers that fit */
+    int32_t gpu_layers;              /* transformer layers on the GPUs, when given */
+    bool gpu_layers_given;           /* else all (or what --fit / Ollama fit) */
+    uint32_t cpu_moe_layers;         /* MoE experts of the first N layers in host RAM */
+    double host_bytes_per_s;         /* host memory bandwidth; 0 = the default */
+    bool host_measured;              /* host_bytes_per_s was measured (Measure pane) */
+    bool keep_embeddings_16bit;      /* embedding and output head in 16-bit */
+};
+
 struct engine_recipe_info {
     const char *id;
     double weights, grads, master, optimizer; /* bytes per parameter */
@@ -176,6 +215,7 @@ struct engine_scenario {
     /* Calibration from the measure pane (0 = use the data sheet). */
     double measured_bytes_per_s;
     double measured_flop_per_s;
+    struct engine_serving serving; /* runtime, concurrency, offload (inference) */
 };
 
 /* ---- the estimate ------------------------------------------------------ */
@@ -191,6 +231,8 @@ enum engine_invalid {
     ENGINE_INVALID_WORKLOAD = 1u << 6,   /* zero batch/context/gpus */
     ENGINE_INVALID_FORMAT = 1u << 7,     /* zero bits */
     ENGINE_INVALID_EFFICIENCY = 1u << 8, /* efficiency or MFU outside (0,1] */
+    ENGINE_INVALID_PROMPT = 1u << 9,     /* prompt longer than the context */
+    ENGINE_INVALID_SERVING = 1u << 10,   /* runtime settings out of range */
 };
 
 enum engine_warning {
@@ -207,11 +249,46 @@ enum engine_warning {
     ENGINE_WARN_CALIBRATED = 1u << 10,
     ENGINE_WARN_MOE_ROUTING = 1u << 11,   /* decode reads more experts at batch > 1 */
     ENGINE_WARN_UNEVEN_STAGES = 1u << 12, /* p does not divide the layers */
+    ENGINE_WARN_KV_POOL_SHORT = 1u << 13, /* vLLM: the load needs more KV blocks than exist */
+    ENGINE_WARN_HOST_BW_ASSUMED = 1u << 14, /* layers in host RAM, host bandwidth assumed */
+    ENGINE_WARN_OFFLOADED = 1u << 15,     /* layers or experts in host RAM */
 };
-#define ENGINE_WARNING_COUNT 13
+#define ENGINE_WARNING_COUNT 16
 
+/* Per GPU; total = every field but host. overhead: the runtime's buffers
+ * (vLLM's activation peak and non-torch memory, llama.cpp's compute buffer,
+ * Ollama's graph and layer buffer); host: what sits in host RAM instead
+ * (partial offload, llama.cpp's token embedding). */
 struct engine_memory {
     double weights, kv_cache, activations, gradients, master_weights, optimizer, reserve, total;
+    double overhead, host;
+};
+
+/* Serving figures (inference; NaN where they do not apply). */
+struct engine_serving_estimate {
+    double ttft_s;               /* first token of a request while batch-1 others decode */
+    double tpot_s;               /* time per output token of one sequence at this batch */
+    double prefill_chunk_tokens; /* tokens per prefill step of the runtime */
+    double prefill_chunks;       /* steps of one prompt */
+    double prefill_comm_s;       /* TP all-reduces and PP hand-offs of one prompt */
+    double prefill_compute_s;    /* of one prompt: the compute ceiling alone */
+    double prefill_bytes_s;      /* of one prompt: the bytes alone */
+    /* vLLM's start-up figures. */
+    double available_kv_bytes;   /* utilisation x total - weights - overheads */
+    double kv_blocks, kv_tokens, max_concurrency, max_model_len_that_fits;
+    double kv_blocks_needed;     /* of this load: batch x ceil(context / block) */
+    double activation_peak_bytes, non_torch_bytes, max_model_len;
+    double max_num_batched_tokens, max_num_seqs;
+    /* llama.cpp / Ollama. */
+    double compute_buffer_bytes; /* per GPU */
+    double overhead_bytes;       /* memory.overhead: every runtime buffer per GPU */
+    double context_padded;       /* llama.cpp's n_ctx rounded up to 256 */
+    double gpu_layers;           /* transformer layers on the GPUs */
+    double host_layers;          /* and in host RAM */
+    double host_bytes_per_s;     /* the host bandwidth used */
+    double decode_host_bytes;    /* bytes one decode step reads from host RAM */
+    double decode_gpu_s, decode_host_s; /* the two parts of a memory-bound step */
+    double embed_16bit_bytes;    /* extra of --keep-embeddings-16bit (whole model) */
 };
 
 struct engine_estimate {
@@ -243,7 +320,9 @@ struct engine_estimate {
     double bandwidth_bytes_per_s; /* data sheet, or measured */
     double peak_flop_per_s;       /* data sheet for the format, or measured */
     double kv_bytes_per_token;    /* whole model, one sequence */
-    double prefill_seconds;
+    double prefill_seconds;       /* one prompt alone, in the runtime's chunks */
+    struct engine_serving_estimate serving;
+    bool gpu_layers_fitted;       /* the GPU layers were chosen to fit (llama.cpp --fit, Ollama) */
 
     /* Activations (training). */
     double act_per_layer_bytes;
@@ -301,6 +380,19 @@ enum engine_key {
     ENGINE_KEY_DECODE_FLOPS_PER_TOKEN,
     ENGINE_KEY_ARITHMETIC_INTENSITY,
     ENGINE_KEY_TRAIN_TOKENS_PER_STEP,
+    ENGINE_KEY_MEM_OVERHEAD,
+    ENGINE_KEY_MEM_HOST,
+    ENGINE_KEY_SERVING_TTFT,
+    ENGINE_KEY_SERVING_TPOT,
+    ENGINE_KEY_SERVING_AVAILABLE_KV,
+    ENGINE_KEY_SERVING_KV_BLOCKS,
+    ENGINE_KEY_SERVING_KV_TOKENS,
+    ENGINE_KEY_SERVING_MAX_CONCURRENCY,
+    ENGINE_KEY_SERVING_MAX_MODEL_LEN,
+    ENGINE_KEY_SERVING_COMPUTE_BUFFER,
+    ENGINE_KEY_SERVING_OVERHEAD,
+    ENGINE_KEY_SERVING_GPU_LAYERS,
+    ENGINE_KEY_SERVING_HOST_BW,
     ENGINE_KEY_COUNT
 };
 
@@ -309,7 +401,7 @@ struct engine_explanation {
     const char *key;     /* JSON path, e.g. "memory.weights" */
     const char *label;   /* short human label, e.g. "weights" */
     const char *formula; /* symbolic formula */
-    char values[320];    /* the formula with this scenario's numbers */
+    char values[512];    /* the formula with this scenario's numbers */
     const char *source;  /* paper section or seed file */
 };
 
@@ -365,6 +457,20 @@ enum engine_compute engine_compute_column(const struct engine_scenario *sc);
 double engine_training_tokens(const struct engine_scenario *sc, double params_total);
 double engine_price_per_hour(const struct engine_scenario *sc);
 int engine_compute_parse(const char *s, enum engine_compute *out);
+/* Runtime names ("plain", "vllm", "llama.cpp", "ollama") and parser. */
+const char *engine_runtime_name(enum engine_runtime r);
+int engine_runtime_parse(const char *s, enum engine_runtime *out);
+/* The runtime defaults a scenario leaves at 0 (engine/runtime.c): vLLM's
+ * max_num_batched_tokens and max_num_seqs for `vllm serve` on this GPU,
+ * llama.cpp's n_ubatch, the prefill chunk each runtime schedules. */
+uint32_t engine_vllm_max_num_batched_tokens(const struct engine_scenario *sc);
+uint32_t engine_vllm_max_num_seqs(const struct engine_scenario *sc);
+uint32_t engine_runtime_ubatch(const struct engine_scenario *sc);
+bool engine_runtime_flash_attention(const struct engine_scenario *sc);
+/* The host bandwidth a scenario uses for layers in host RAM: the given or
+ * measured one, else ENGINE_DEFAULT_HOST_BW (a dual-channel DDR5 desktop). */
+#define ENGINE_DEFAULT_HOST_BW 80e9
+double engine_host_bandwidth(const struct engine_scenario *sc);
 
 /* Explain one output key for this scenario and estimate. */
 void engine_explain(const struct engine_scenario *sc, const struct engine_estimate *est,
@@ -385,10 +491,18 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t invalid_bit,
 
 /* ---- inverse questions ---------------------------------------------------- */
 
-/* Largest batch (>= 1) that fits; 0 when batch 1 does not fit. */
+/* Largest batch (>= 1) that fits; 0 when batch 1 does not fit. In
+ * inference this is the most concurrent sequences of --context tokens. */
 uint32_t engine_max_batch(const struct engine_scenario *sc);
-/* Longest context that fits (0 when 1 token does not fit). */
+/* Longest context that fits (0 when 1 token does not fit), searched up to
+ * the model's max_context when it has one (*capped set when that maximum,
+ * not memory, stopped it; cap may be NULL) and ENGINE_MAX_CONTEXT_SEARCH. */
+#define ENGINE_MAX_CONTEXT_SEARCH (1u << 26)
 uint32_t engine_max_context(const struct engine_scenario *sc);
+uint32_t engine_max_context_capped(const struct engine_scenario *sc, bool *capped);
+/* Most transformer layers on the GPUs that fit (partial offload), 0..L;
+ * -1 when not even 0 fits (the output head and buffers alone). */
+int32_t engine_max_gpu_layers(const struct engine_scenario *sc);
 /* Fewest GPUs of the scenario's kind (with the best layout found) that fit;
  * 0 when none up to max_gpus. The winning layout is written to *best. */
 uint32_t engine_min_gpus(const struct engine_scenario *sc, uint32_t max_gpus,
@@ -415,12 +529,28 @@ struct engine_layout {
                                bubble and exposed communication included */
     double step_seconds;    /* training; NaN in inference */
     double bubble_fraction; /* training; NaN in inference */
+    double per_sequence;    /* inference: decode tokens/s of one sequence; NaN in training */
 };
+
+/* What ranks fitting layouts: total tokens/s (the default), per-sequence
+ * tokens/s (latency; training: step time), or memory per GPU (least first). */
+enum engine_rank { ENGINE_RANK_THROUGHPUT = 0, ENGINE_RANK_LATENCY, ENGINE_RANK_MEMORY };
+const char *engine_rank_name(enum engine_rank r);
+int engine_rank_parse(const char *s, enum engine_rank *out);
 
 /* Enumerate (t,p,d) for G GPUs, fill up to cap layouts ranked (fitting first,
  * then by throughput); returns how many candidates exist (may exceed cap). */
 size_t engine_search_layouts(const struct engine_scenario *sc, uint32_t gpus,
                              struct engine_layout *out, size_t cap);
+/* The same ranked by `rank` among the fitting ones. */
+size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t gpus,
+                                    enum engine_rank rank, struct engine_layout *out,
+                                    size_t cap);
+/* The best layout of G GPUs as the explorer picks it: the search's first
+ * when one fits, else the valid one needing the least memory per GPU.
+ * False when no layout of G GPUs is valid. */
+bool engine_best_layout(const struct engine_scenario *sc, uint32_t gpus,
+                        struct engine_layout *out);
 const char *engine_reject_text(enum engine_reject r);
 
 #endif

@@ -17,13 +17,21 @@ struct key_info {
     const char *name, *label, *formula, *source;
     bool training; /* applies to training modes (else inference), unless both */
     bool both;
+    unsigned runtimes; /* inference keys of some runtimes only: RT() bits; 0 = every runtime */
 };
+
+#define RT(r) (1u << (r))
+#define RT_GGML (RT(ENGINE_RUNTIME_LLAMACPP) | RT(ENGINE_RUNTIME_OLLAMA))
 
 static const struct key_info keys[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_PARAMS_TOTAL] =
         {"params.total", "parameters",
-         "embedding V*h + L * (attention + MLP + norms) + head V*h (unless tied)",
-         "engine.md Parameters; HF config.json of the model", false, true},
+         "embedding V*h + L * (attention + MLP + norms) + head V*h (unless tied); a bare size N "
+         "is N, its shape derived: x = (N / (12 * 128^2))^(1/3), L = round(x), h = 128 x rounded "
+         "to 128 (1024 above 1024), a = h/128, 8 KV heads of 128, gated MLP 3.5 h, V = 128256",
+         "engine.md Parameters; HF config.json of the model; Llama 3 shapes (GQA 8 KV heads, "
+         "SwiGLU, 128K vocabulary)",
+         false, true},
     [ENGINE_KEY_PARAMS_ACTIVE] =
         {"params.active", "active parameters",
          "as params.total with only the k routed (+ shared) experts of each MoE layer",
@@ -104,8 +112,13 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
                                "Korthikanti et al. 2022 §4.3", false, true},
     [ENGINE_KEY_PREFILL] =
         {"prefill.seconds", "prefill",
-         "(2 * N_active * prompt + L * prompt^2 * a * (d_qk + d_v)) / (t * peak * efficiency)",
-         "engine.md Speed ceilings (prefill is compute bound)", false, false},
+         "sum over the runtime's steps of max(compute (2 N_active c + L a (d_qk + d_v) "
+         "((s+c)^2 - s^2)) / (t peak), bytes (weights + KV read and written) / bandwidth) + 2 "
+         "TP all-reduces per layer of c h 2 bytes; p stages pipeline the steps: + (p - 1) * "
+         "(longest step + hand-off of c h 2 bytes)",
+         "llm-analysis (cli99) prefill latency (max of compute and memory, TP all-reduce); "
+         "GPipe-style pipelining; steps: vLLM max_num_batched_tokens, llama.cpp n_ubatch",
+         false, false},
     [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] = {"training.flops_per_token", "FLOP per token",
                                           "6 * N (8 * N with full recompute; LoRA 4 * N)",
                                           "Kaplan et al. 2020; Korthikanti et al. 2022 §5", true,
@@ -147,6 +160,78 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
                                           "engine.md Parallelism", true, false},
     [ENGINE_KEY_TRAIN_COST] = {"training.cost_usd", "cost", "GPU-hours * price per GPU-hour",
                                "catalog price (on-demand) or --price", true, false},
+    [ENGINE_KEY_MEM_OVERHEAD] =
+        {"memory.overhead", "runtime buffers",
+         "plain 0; vLLM activation peak of a profiling run of max_num_batched_tokens + non-torch "
+         "memory; llama.cpp compute buffer; Ollama graph + one layer's worth",
+         "vLLM 0.10.1.1 gpu_worker.py determine_available_memory; llama.cpp llama-context.cpp "
+         "graph reserve; Ollama llm/memory.go EstimateGPULayers",
+         false, true},
+    [ENGINE_KEY_MEM_HOST] =
+        {"memory.host", "host RAM",
+         "layers not on a GPU (weights and their KV) + --n-cpu-moe experts + the embedding and "
+         "head where not on a GPU + llama.cpp's host compute buffer (per replica, not in total)",
+         "llama.cpp llama-model.cpp (-ngl from the top, token embedding on the CPU), "
+         "llama-kv-cache.cpp (KV on its layer's device)",
+         false, true},
+    [ENGINE_KEY_SERVING_TTFT] =
+        {"serving.ttft_s", "time to first token",
+         "the prompt's prefill while batch - 1 other sequences decode: each step carries their "
+         "tokens and up to (step budget - their count) prompt tokens (plain: one step)",
+         "vLLM V1 scheduler (decodes first, then chunked prefill within max_num_batched_tokens); "
+         "llama.cpp server continuous batching",
+         false, false},
+    [ENGINE_KEY_SERVING_TPOT] = {"serving.tpot_s", "time per output token",
+                                 "1 / decode.tokens_per_s_per_sequence at this batch",
+                                 "vLLM benchmark_serving TPOT; engine.md Speed ceilings", false,
+                                 false},
+    [ENGINE_KEY_SERVING_AVAILABLE_KV] =
+        {"serving.available_kv_bytes", "available KV cache",
+         "total memory * gpu_memory_utilization - weights - activation peak - non-torch memory",
+         "vLLM 0.10.1.1 gpu_worker.py determine_available_memory (\"Available KV cache memory\")",
+         false, false, RT(ENGINE_RUNTIME_VLLM)},
+    [ENGINE_KEY_SERVING_KV_BLOCKS] =
+        {"serving.kv_blocks", "KV blocks",
+         "floor(available KV / (2 * block_size * kv_heads_per_gpu * head_dim * bytes) / layers)",
+         "vLLM 0.10.1.1 kv_cache_utils.py get_num_blocks; kv_cache_interface.py page_size_bytes",
+         false, false, RT(ENGINE_RUNTIME_VLLM)},
+    [ENGINE_KEY_SERVING_KV_TOKENS] = {"serving.kv_tokens", "KV cache tokens",
+                                      "KV blocks * block_size",
+                                      "vLLM 0.10.1.1 kv_cache_utils.py (\"GPU KV cache size: N "
+                                      "tokens\")",
+                                      false, false, RT(ENGINE_RUNTIME_VLLM)},
+    [ENGINE_KEY_SERVING_MAX_CONCURRENCY] =
+        {"serving.max_concurrency", "maximum concurrency",
+         "KV blocks / ceil(max_model_len / block_size)",
+         "vLLM 0.10.1.1 kv_cache_utils.py get_max_concurrency_for_kv_cache_config (\"Maximum "
+         "concurrency for N tokens per request\")",
+         false, false, RT(ENGINE_RUNTIME_VLLM)},
+    [ENGINE_KEY_SERVING_MAX_MODEL_LEN] =
+        {"serving.max_model_len_that_fits", "longest max_model_len",
+         "max_model_len when one request of it fits the KV blocks, else KV blocks * block_size",
+         "vLLM 0.10.1.1 kv_cache_utils.py check_enough_kv_cache_memory, estimate_max_model_len",
+         false, false, RT(ENGINE_RUNTIME_VLLM)},
+    [ENGINE_KEY_SERVING_COMPUTE_BUFFER] =
+        {"serving.compute_buffer_bytes", "compute buffer",
+         "llama.cpp: max(4 u (1 + 4 h + n_kv (1 + heads/t)) (no flash attention) or 4 u 4 h, "
+         "4 u (2 f/t + 2 h), 4 u (h + V) on the output's GPU); Ollama: its llama graph estimate",
+         "llama.cpp graph reserve of one ubatch (a published log: Llama 3.1 8B, n_ctx 8192: "
+         "560.00 MiB); Ollama fs/ggml GraphSize",
+         false, false, RT_GGML},
+    [ENGINE_KEY_SERVING_OVERHEAD] = {"serving.overhead_bytes", "runtime overhead",
+                                     "memory.overhead: the runtime's buffers per GPU",
+                                     "see memory.overhead", false, false},
+    [ENGINE_KEY_SERVING_GPU_LAYERS] =
+        {"serving.gpu_layers", "layers on the GPUs",
+         "--gpu-layers, or the most that fit (llama.cpp --fit with a 1 GiB margin per device, "
+         "Ollama's scheduler), else all; the output layer goes with the first",
+         "llama.cpp common/fit.cpp, llama-model.cpp; Ollama llm/memory.go", false, false},
+    [ENGINE_KEY_SERVING_HOST_BW] =
+        {"serving.host_bytes_per_s", "host bandwidth",
+         "decode step = GPU bytes / GPU bandwidth + host bytes / host bandwidth",
+         "--host-bandwidth, the catalog CPU (--host-cpu), the Measure pane; else 80 GB/s "
+         "(dual-channel DDR5-5000)",
+         false, false},
 };
 
 /* JSON path of a key. */
@@ -171,6 +256,8 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
     if (keys[k].both)
         return true;
     bool training = sc->mode != ENGINE_MODE_INFER;
+    if (keys[k].runtimes && (training || !(keys[k].runtimes & RT(sc->serving.runtime))))
+        return false;
     return keys[k].training == training;
 }
 
@@ -247,10 +334,66 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->arithmetic_intensity;
     case ENGINE_KEY_TRAIN_TOKENS_PER_STEP:
         return e->train_tokens_per_step;
+    case ENGINE_KEY_MEM_OVERHEAD:
+        return e->memory.overhead;
+    case ENGINE_KEY_MEM_HOST:
+        return e->memory.host;
+    case ENGINE_KEY_SERVING_TTFT:
+        return e->serving.ttft_s;
+    case ENGINE_KEY_SERVING_TPOT:
+        return e->serving.tpot_s;
+    case ENGINE_KEY_SERVING_AVAILABLE_KV:
+        return e->serving.available_kv_bytes;
+    case ENGINE_KEY_SERVING_KV_BLOCKS:
+        return e->serving.kv_blocks;
+    case ENGINE_KEY_SERVING_KV_TOKENS:
+        return e->serving.kv_tokens;
+    case ENGINE_KEY_SERVING_MAX_CONCURRENCY:
+        return e->serving.max_concurrency;
+    case ENGINE_KEY_SERVING_MAX_MODEL_LEN:
+        return e->serving.max_model_len_that_fits;
+    case ENGINE_KEY_SERVING_COMPUTE_BUFFER:
+        return e->serving.compute_buffer_bytes;
+    case ENGINE_KEY_SERVING_OVERHEAD:
+        return e->serving.overhead_bytes;
+    case ENGINE_KEY_SERVING_GPU_LAYERS:
+        return e->serving.gpu_layers;
+    case ENGINE_KEY_SERVING_HOST_BW:
+        return e->serving.host_bytes_per_s;
     case ENGINE_KEY_COUNT:
         break;
     }
     return NAN;
+}
+
+#define GIB_ 1073741824.0
+
+/* The runtime buffers' values text (memory.overhead, serving.overhead_bytes). */
+static void explain_overhead(const struct engine_scenario *sc, const struct engine_estimate *e,
+                             char *v, size_t n) {
+    const double G = 1e9;
+    switch (sc->serving.runtime) {
+    case ENGINE_RUNTIME_VLLM:
+        snprintf(v, n,
+                 "activation peak of a profiling run of %.0f tokens over %.0f requests %.4g GB + "
+                 "non-torch memory (--reserve) %.4g GB = %.4g GB",
+                 e->serving.max_num_batched_tokens,
+                 fmin(e->serving.max_num_seqs, e->serving.max_num_batched_tokens),
+                 e->serving.activation_peak_bytes / G, e->serving.non_torch_bytes / G,
+                 e->memory.overhead / G);
+        break;
+    case ENGINE_RUNTIME_LLAMACPP:
+        snprintf(v, n, "compute buffer of one ubatch of %u tokens = %.4g MiB",
+                 engine_runtime_ubatch(sc), e->memory.overhead / 1048576.0);
+        break;
+    case ENGINE_RUNTIME_OLLAMA:
+        snprintf(v, n, "graph %.4g MiB + one layer's worth of buffer = %.4g MiB",
+                 e->serving.compute_buffer_bytes / 1048576.0, e->memory.overhead / 1048576.0);
+        break;
+    default:
+        snprintf(v, n, "plain: no runtime buffers beyond one step's logits (activations)");
+        break;
+    }
 }
 
 /* Fill the substituted-values text of one key. */
@@ -267,8 +410,12 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                      m->head_dim ? m->head_dim : m->hidden / (m->heads ? m->heads : 1), m->ffn,
                      m->gated ? " gated" : "", m->tied ? " tied" : "", e->params_total);
         else
-            snprintf(v, n, "bare size N = %.4g (shape derived: h=%u L=%u a=%u)", e->params_total,
-                     m->hidden, m->layers, m->heads);
+            snprintf(v, n,
+                     "bare size N = %.4g; x = (N / 196608)^(1/3) = %.4g: shape derived h=%u L=%u "
+                     "a=%u kv=%u d=%u f=%u%s V=%u",
+                     e->params_total, cbrt(e->params_total / 196608.0), m->hidden, m->layers,
+                     m->heads, m->kv_heads ? m->kv_heads : m->heads, m->head_dim, m->ffn,
+                     m->gated ? " gated" : "", m->vocab);
         break;
     case ENGINE_KEY_PARAMS_ACTIVE:
         if (m->experts)
@@ -291,17 +438,38 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                      e->memory.weights / G);
             break;
         }
+        char extra[160] = "";
+        if (!train && e->serving.gpu_layers < m->layers)
+            snprintf(extra, sizeof extra, "; %.0f of %u layers on the GPUs, the rest in host RAM",
+                     e->serving.gpu_layers, m->layers);
+        if (!train && e->serving.embed_16bit_bytes > 0) {
+            size_t used = strlen(extra);
+            snprintf(extra + used, sizeof extra - used,
+                     "; embedding and head in 16-bit (+%.4g GB in all)",
+                     e->serving.embed_16bit_bytes / G);
+        }
         snprintf(v, n,
-                 "%.4g params on the fullest GPU (%.4g in all, t=%u x p=%u%s) * %.4g B%s = %.4g GB",
+                 "%.4g params on the fullest GPU (%.4g in all, t=%u x p=%u%s) * %.4g B%s%s = %.4g "
+                 "GB",
                  on_gpu, e->params_total, sc->tp, sc->pp,
                  sc->pp > 1 ? "; stage 0 adds the embedding, the last stage the head" : "", per,
-                 train && sc->zero >= 3 ? " / d" : "", e->memory.weights / G);
+                 train && sc->zero >= 3 ? " / d" : "", extra, e->memory.weights / G);
         break;
     }
     case ENGINE_KEY_MEM_KV_CACHE: {
         double kvb = engine_format_bits(&sc->kv_format) / 8;
         unsigned kvh = m->kv_heads ? m->kv_heads : m->heads;
-        char window[112] = "";
+        char window[112] = "", rt[128] = "";
+        if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
+            snprintf(rt, sizeof rt, "; vLLM whole blocks of %u tokens: %.0f blocks",
+                     sc->serving.block_size, e->serving.kv_blocks_needed);
+        else if (sc->mode == ENGINE_MODE_INFER && isfinite(e->serving.context_padded))
+            snprintf(rt, sizeof rt, "; llama.cpp pads n_ctx to %.0f", e->serving.context_padded);
+        if (sc->mode == ENGINE_MODE_INFER && e->serving.gpu_layers < m->layers) {
+            size_t used = strlen(rt);
+            snprintf(rt + used, sizeof rt - used, "; %.0f of %u layers on the GPUs",
+                     e->serving.gpu_layers, m->layers);
+        }
         if (m->sliding_window && m->sliding_window < sc->context)
             snprintf(window, sizeof window, "; %u of %u layers keep only the last %u tokens",
                      m->sliding_layers ? m->sliding_layers : m->layers, m->layers,
@@ -315,9 +483,9 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         else
             snprintf(v, n,
                      "2 * %u layers * %u KV heads * %u * %u tokens * batch %u * %.3g B, "
-                     "%u KV heads per GPU (t=%u), layers / p=%u%s = %.4g GB",
+                     "%u KV heads per GPU (t=%u), layers / p=%u%s%s = %.4g GB",
                      m->layers, kvh, m->head_dim ? m->head_dim : m->hidden / m->heads, sc->context,
-                     sc->batch, kvb, (kvh + sc->tp - 1) / sc->tp, sc->tp, sc->pp, window,
+                     sc->batch, kvb, (kvh + sc->tp - 1) / sc->tp, sc->tp, sc->pp, window, rt,
                      e->memory.kv_cache / G);
         break;
     }
@@ -353,13 +521,26 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  sc->zero, sc->dp, e->memory.optimizer / G);
         break;
     case ENGINE_KEY_MEM_RESERVE:
-        snprintf(v, n, "%.4g GB", e->memory.reserve / G);
+        if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
+            snprintf(v, n,
+                     "vLLM leaves (1 - gpu_memory_utilization %.3g) * %.4g GB = %.4g GB to other "
+                     "processes and its CUDA graphs (captured after the KV cache is sized)",
+                     sc->serving.gpu_memory_utilization, e->capacity / G, e->memory.reserve / G);
+        else if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime == ENGINE_RUNTIME_LLAMACPP)
+            snprintf(v, n, "%.4g GB kept free on the device (llama.cpp --fit-target 1024 MiB)",
+                     e->memory.reserve / G);
+        else if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime == ENGINE_RUNTIME_OLLAMA)
+            snprintf(v, n, "%.4g GB: Ollama's per-GPU minimum (CUDA: 457 MiB)",
+                     e->memory.reserve / G);
+        else
+            snprintf(v, n, "%.4g GB", e->memory.reserve / G);
         break;
     case ENGINE_KEY_MEM_TOTAL:
-        snprintf(v, n, "%.4g + %.4g + %.4g + %.4g + %.4g + %.4g + %.4g = %.4g GB",
+        snprintf(v, n, "%.4g + %.4g + %.4g + %.4g + %.4g + %.4g + %.4g%s%.4g = %.4g GB",
                  e->memory.weights / G, e->memory.kv_cache / G, e->memory.activations / G,
                  e->memory.gradients / G, e->memory.master_weights / G, e->memory.optimizer / G,
-                 e->memory.reserve / G, e->memory.total / G);
+                 e->memory.reserve / G, " + buffers ",
+                 isnan(e->memory.overhead) ? 0 : e->memory.overhead / G, e->memory.total / G);
         break;
     case ENGINE_KEY_CAPACITY:
         snprintf(v, n, "%s: %.4g GB = %.4g GiB", sc->gpu.name, e->capacity / G,
@@ -428,9 +609,15 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->act_logits_bytes / G);
         break;
     case ENGINE_KEY_PREFILL:
-        snprintf(v, n, "prompt %u tokens over t=%u at %.4g TFLOP/s = %.4g s",
-                 sc->prompt ? sc->prompt : sc->context, sc->tp, e->peak_flop_per_s / 1e12,
-                 e->prefill_seconds);
+        snprintf(v, n,
+                 "prompt %u tokens in %.0f step(s) of %.0f (%s) over t=%u p=%u: compute alone "
+                 "%.4g s at %.4g TFLOP/s, bytes alone %.4g s at %.4g GB/s, TP/PP communication "
+                 "%.4g s; max per step, pipelined = %.4g s",
+                 sc->prompt ? sc->prompt : sc->context, e->serving.prefill_chunks,
+                 e->serving.prefill_chunk_tokens, engine_runtime_name(sc->serving.runtime),
+                 sc->tp, sc->pp, e->serving.prefill_compute_s, e->peak_flop_per_s / 1e12,
+                 e->serving.prefill_bytes_s, e->bandwidth_bytes_per_s / G,
+                 e->serving.prefill_comm_s, e->prefill_seconds);
         break;
     case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN:
         snprintf(v, n, "%.4g * %.4g = %.4g FLOP", e->train_flops_per_token / e->params_active,
@@ -486,6 +673,106 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "%u * %u * %u * %u = %.4g tokens", sc->batch, sc->micro_batches, sc->dp,
                  sc->context, e->train_tokens_per_step);
         break;
+    case ENGINE_KEY_MEM_OVERHEAD:
+    case ENGINE_KEY_SERVING_OVERHEAD:
+        explain_overhead(sc, e, v, n);
+        break;
+    case ENGINE_KEY_MEM_HOST:
+        snprintf(v, n,
+                 "%.0f of %u layers in host RAM%s%s: %.4g GB (a decode step reads %.4g GB of it)",
+                 e->serving.host_layers, m->layers,
+                 sc->serving.cpu_moe_layers ? ", the experts of the first --n-cpu-moe layers" : "",
+                 sc->serving.runtime == ENGINE_RUNTIME_LLAMACPP ||
+                         sc->serving.runtime == ENGINE_RUNTIME_OLLAMA
+                     ? ", the token embedding (llama.cpp keeps it on the CPU)"
+                     : "",
+                 e->memory.host / G, e->serving.decode_host_bytes / G);
+        break;
+    case ENGINE_KEY_SERVING_TTFT:
+        snprintf(v, n,
+                 "prompt %u tokens, %u other sequence(s) decoding at %u tokens, steps of %.0f "
+                 "tokens (%s) = %.4g s (alone: prefill %.4g s)",
+                 sc->prompt ? sc->prompt : sc->context, sc->batch - 1, sc->context,
+                 e->serving.prefill_chunk_tokens, engine_runtime_name(sc->serving.runtime),
+                 e->serving.ttft_s, e->prefill_seconds);
+        break;
+    case ENGINE_KEY_SERVING_TPOT:
+        snprintf(v, n, "1 / %.4g tokens/s = %.4g ms (GPU %.4g ms + host %.4g ms per step)",
+                 e->decode_tokens_per_s_per_sequence, e->serving.tpot_s * 1e3,
+                 e->serving.decode_gpu_s * 1e3, e->serving.decode_host_s * 1e3);
+        break;
+    case ENGINE_KEY_SERVING_AVAILABLE_KV:
+        snprintf(v, n,
+                 "%.4g GiB * %.3g - weights %.4g GiB - activation peak %.4g GiB - non-torch %.4g "
+                 "GiB = %.4g GiB (%.4g GB)",
+                 e->capacity / GIB_, sc->serving.gpu_memory_utilization,
+                 e->memory.weights / GIB_, e->serving.activation_peak_bytes / GIB_,
+                 e->serving.non_torch_bytes / GIB_, e->serving.available_kv_bytes / GIB_,
+                 e->serving.available_kv_bytes / G);
+        break;
+    case ENGINE_KEY_SERVING_KV_BLOCKS: {
+        double kvb = engine_format_bits(&sc->kv_format) / 8;
+        unsigned kvh = m->kv_heads ? m->kv_heads : m->heads;
+        unsigned per = m->kv_lora_rank ? 1 : (kvh + sc->tp - 1) / sc->tp;
+        snprintf(v, n,
+                 "floor(%.6g B / (%s%u tokens * %u KV heads * %u * %.3g B = page) / %u layers) = "
+                 "%.0f blocks",
+                 e->serving.available_kv_bytes, m->kv_lora_rank ? "" : "2 * ",
+                 sc->serving.block_size, per,
+                 m->kv_lora_rank ? m->kv_lora_rank + m->rope_dim
+                                 : (m->head_dim ? m->head_dim : m->hidden / m->heads),
+                 kvb, (m->layers + sc->pp - 1) / sc->pp, e->serving.kv_blocks);
+        break;
+    }
+    case ENGINE_KEY_SERVING_KV_TOKENS:
+        snprintf(v, n, "%.0f blocks * %u = %.0f tokens (this load needs %.0f blocks)",
+                 e->serving.kv_blocks, sc->serving.block_size, e->serving.kv_tokens,
+                 e->serving.kv_blocks_needed);
+        break;
+    case ENGINE_KEY_SERVING_MAX_CONCURRENCY:
+        snprintf(v, n, "%.0f / ceil(%.0f / %u) = %.0f / %.0f = %.4gx", e->serving.kv_blocks,
+                 e->serving.max_model_len, sc->serving.block_size, e->serving.kv_blocks,
+                 ceil(e->serving.max_model_len / sc->serving.block_size),
+                 e->serving.max_concurrency);
+        break;
+    case ENGINE_KEY_SERVING_MAX_MODEL_LEN:
+        if (e->serving.max_model_len_that_fits >= e->serving.max_model_len)
+            snprintf(v, n, "one request of max_model_len %.0f fits (%.0f blocks of %.0f)",
+                     e->serving.max_model_len, ceil(e->serving.max_model_len /
+                                                    sc->serving.block_size),
+                     e->serving.kv_blocks);
+        else
+            snprintf(v, n,
+                     "max_model_len %.0f needs %.0f blocks, only %.0f: vLLM refuses to start; "
+                     "the longest that fits is %.0f * %u = %.0f",
+                     e->serving.max_model_len,
+                     ceil(e->serving.max_model_len / sc->serving.block_size),
+                     e->serving.kv_blocks, e->serving.kv_blocks, sc->serving.block_size,
+                     e->serving.max_model_len_that_fits);
+        break;
+    case ENGINE_KEY_SERVING_COMPUTE_BUFFER:
+        snprintf(v, n,
+                 "u=%u, n_kv=%.0f (n_ctx %u padded to %.0f x %u sequences), heads %u/t=%u, "
+                 "flash attention %s = %.4g MiB",
+                 engine_runtime_ubatch(sc), e->serving.context_padded * sc->batch, sc->context,
+                 e->serving.context_padded, sc->batch, m->heads, sc->tp,
+                 engine_runtime_flash_attention(sc) ? "on" : "off",
+                 e->serving.compute_buffer_bytes / 1048576.0);
+        break;
+    case ENGINE_KEY_SERVING_GPU_LAYERS:
+        snprintf(v, n, "%.0f of %u layers on the GPUs%s%s", e->serving.gpu_layers, m->layers,
+                 e->gpu_layers_fitted ? " (the most that fit: the runtime chooses)" : "",
+                 e->serving.gpu_layers >= 1 ? ", the output layer with them" : "");
+        break;
+    case ENGINE_KEY_SERVING_HOST_BW:
+        snprintf(v, n, "%.4g GB/s%s: %.4g GB / %.4g GB/s = %.4g ms per decode step",
+                 e->serving.host_bytes_per_s / G,
+                 sc->serving.host_bytes_per_s > 0
+                     ? (sc->serving.host_measured ? " (measured)" : "")
+                     : " (assumed: dual-channel DDR5)",
+                 e->serving.decode_host_bytes / G, e->serving.host_bytes_per_s / G,
+                 e->serving.decode_host_s * 1e3);
+        break;
     case ENGINE_KEY_COUNT:
         v[0] = '\0';
         break;
@@ -533,8 +820,10 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
     case ENGINE_WARN_DERIVED_SHAPE:
         snprintf(
             buf, n,
-            "shape derived from the size: h=%u, L=%u, %u heads (KV and activations approximate)",
-            sc->model.hidden, sc->model.layers, sc->model.heads);
+            "shape derived from the size: h=%u, L=%u, %u heads, %u KV heads (KV and activations "
+            "approximate)",
+            sc->model.hidden, sc->model.layers, sc->model.heads,
+            sc->model.kv_heads ? sc->model.kv_heads : sc->model.heads);
         break;
     case ENGINE_WARN_KV_REPLICATED:
         snprintf(buf, n, "TP=%u exceeds the %u KV heads: each GPU keeps a full KV head", sc->tp,
@@ -583,6 +872,28 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  "(Llama 3.1 405B ran 126 layers on 16 stages)",
                  sc->pp, sc->model.layers, (sc->model.layers + sc->pp - 1) / sc->pp);
         break;
+    case ENGINE_WARN_KV_POOL_SHORT:
+        snprintf(buf, n,
+                 "vLLM: %u sequences of %u tokens need %.0f KV blocks, the cache has %.0f (at most "
+                 "%.0f such sequences at once): more concurrency runs out of KV cache",
+                 sc->batch, sc->context, e->serving.kv_blocks_needed, e->serving.kv_blocks,
+                 floor(e->serving.kv_blocks / ceil((double)sc->context / sc->serving.block_size)));
+        break;
+    case ENGINE_WARN_OFFLOADED:
+        snprintf(buf, n,
+                 "%.0f of %u layers in host RAM%s: each token reads %.4g GB there at %.4g GB/s "
+                 "(%.4g ms of %.4g ms per step)",
+                 e->serving.host_layers, sc->model.layers,
+                 sc->serving.cpu_moe_layers ? " (and the experts of --n-cpu-moe layers)" : "",
+                 e->serving.decode_host_bytes / 1e9, e->serving.host_bytes_per_s / 1e9,
+                 e->serving.decode_host_s * 1e3, e->serving.tpot_s * 1e3);
+        break;
+    case ENGINE_WARN_HOST_BW_ASSUMED:
+        snprintf(buf, n,
+                 "host bandwidth assumed %.4g GB/s (dual-channel DDR5): give --host-bandwidth or "
+                 "--host-cpu ID, or measure it (Measure pane)",
+                 ENGINE_DEFAULT_HOST_BW / 1e9);
+        break;
     default:
         snprintf(buf, n, "unknown warning");
     }
@@ -618,6 +929,17 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
         break;
     case ENGINE_INVALID_EFFICIENCY:
         snprintf(buf, n, "efficiencies and MFU must be in (0, 1]");
+        break;
+    case ENGINE_INVALID_PROMPT:
+        snprintf(buf, n, "--prompt %u is longer than --context %u (the context holds the prompt)",
+                 sc->prompt, sc->context);
+        break;
+    case ENGINE_INVALID_SERVING:
+        snprintf(buf, n,
+                 "runtime settings out of range: --gpu-memory-utilization in (0, 1], --block-size "
+                 "at least 1, --gpu-layers and --n-cpu-moe at most the %u layers (--gpu-layers at "
+                 "least --pp), --host-bandwidth positive",
+                 sc->model.layers);
         break;
     default:
         snprintf(buf, n, "invalid scenario");

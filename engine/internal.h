@@ -24,6 +24,15 @@ struct engine_shape {
 /* Fill the working shape of a model (has_arch or bare size). */
 void engine_shape_of(const struct engine_model *m, struct engine_shape *s);
 
+/* Runtime buffers (engine/runtime.c); bytes per GPU, t the TP degree. */
+double engine_vllm_activation_peak(const struct engine_shape *s, double t, double tokens,
+                                   double requests, bool last_stage);
+double engine_llamacpp_compute_buffer(const struct engine_shape *s, double t, double u,
+                                      double n_kv, bool flash, bool output);
+double engine_llamacpp_host_buffer(const struct engine_shape *s, double u);
+double engine_ollama_graph(const struct engine_shape *s, double t, double b, double ctx,
+                           bool full);
+
 /* Ceiling division and divisibility on unsigned counts. */
 static inline uint32_t engine_ceil_div(uint32_t a, uint32_t b) {
     return b ? (a + b - 1) / b : 0;

@@ -119,16 +119,25 @@ static double round_to(double x, double q) {
     return r < q ? q : r;
 }
 
-/* A bare size N: h = (128 N / 12)^(1/3), L = N / (12 h^2), a = h / 128
- * (engine.md): the aspect ratio h/L = 128 of GPT-3-like models. h is rounded
- * to 128 below 1024 and to 1024 above, so that a = h/128 is a multiple of 8
- * and every TP degree inside an 8-GPU node divides the heads (8B -> 4096,
- * 70B -> 9216, 175B -> 12288 as GPT-3, 405B -> 16384 as Llama 3.1). */
+/*
+ * A bare size N gets the shape of today's model families (Llama 3, Qwen 2.5,
+ * Mistral): grouped-query attention with 8 KV heads of 128, a gated (SwiGLU)
+ * MLP of 3.5 h, a 128,256-token vocabulary. The depth and width follow the
+ * aspect ratio h/L = 128 of engine.md's rule (N = 12 h^2 L): one continuous
+ * x = (N / (12 * 128^2))^(1/3), then L = round(x) and h = 128 x rounded to
+ * 128 below 1024 and to 1024 above (so a = h/128 is a multiple of 8 and every
+ * TP degree inside an 8-GPU node divides the heads). L and h are each
+ * rounded from x, never one from the other, so neither falls as N grows:
+ * no KV cliff when the size slider moves (tests/test_engine_props.c walks a
+ * fine grid). Llama 3.1: 8B -> 34 x 4096 (real 32 x 4096), 70B -> 71 x 9216
+ * (80 x 8192), 405B -> 127 x 16384 (126 x 16384); GPT-3 175B -> 96 x 12288.
+ */
 void engine_model_from_size(struct engine_model *m, double params) {
     *m = (struct engine_model){0};
-    double x = cbrt(128.0 * params / 12.0);
-    double h = round_to(x, x < 1024 ? 128.0 : 1024.0);
-    double l = floor(params / (12.0 * h * h) + 0.5);
+    double x = cbrt(params / (12.0 * 128.0 * 128.0));
+    double hx = 128.0 * x;
+    double h = round_to(hx, hx < 1024 ? 128.0 : 1024.0);
+    double l = floor(x + 0.5);
     if (l < 1)
         l = 1;
     m->params_size = params;
@@ -137,11 +146,11 @@ void engine_model_from_size(struct engine_model *m, double params) {
     m->hidden = (uint32_t)h;
     m->layers = (uint32_t)l;
     m->heads = (uint32_t)(h / 128.0);
-    m->kv_heads = m->heads;
+    m->kv_heads = m->heads < 8 ? m->heads : 8;
     m->head_dim = 128;
-    m->ffn = (uint32_t)(4 * h);
-    m->vocab = 32000;
-    m->gated = false;
+    m->ffn = (uint32_t)round_to(3.5 * h, 256.0);
+    m->vocab = 128256;
+    m->gated = true;
     m->norm = ENGINE_NORM_RMS;
 }
 

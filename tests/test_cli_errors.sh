@@ -38,6 +38,24 @@ expect 2 "--model, --params" plan --model llama-3.1-8b --params 8B
 expect 2 "--layers" plan --hidden 4096 --heads 32 --vocab 32000
 expect 2 "--gpu-bandwidth" plan --gpu-memory 80GiB
 expect 2 "--heads 3 does not divide --hidden 64" plan --layers 2 --hidden 64 --heads 3 --vocab 100
+# Serving (issue 13): every bad value names its flag.
+expect 2 "--prompt 8192 is longer than --context 4096" plan --prompt 8k --context 4k
+expect 2 "--gpu-layers 33 exceeds the model's 32 layers" plan --gpu-layers 33
+expect 2 "-ngl 33 is --gpu-layers 32" plan --runtime llama.cpp --gpu-layers 33
+expect 2 "--gpu-memory-utilization" plan --runtime vllm --gpu-memory-utilization 1.5
+expect 2 "--gpu-memory-utilization" plan --runtime vllm --gpu-memory-utilization 0
+expect 2 "--block-size" plan --runtime vllm --block-size 0
+expect 2 "--runtime: expected plain, vllm, llama.cpp or ollama" plan --runtime tgi
+expect 2 "--flash-attention" plan --runtime llama.cpp --flash-attention maybe
+expect 2 "--fit" plan --runtime llama.cpp --fit=sometimes
+expect 2 "--n-cpu-moe needs a mixture-of-experts" plan --n-cpu-moe 4
+expect 2 "--host-bandwidth" plan --host-bandwidth 0
+expect 2 "--host-cpu: unknown CPU" plan --host-cpu epyc-9655
+expect 2 "--concurrency 4 and --batch 2" plan --concurrency 4 --batch 2
+expect 2 "--max-concurrency finds the batch itself" plan --max-concurrency --batch 2
+expect 2 "vLLM does not offload layers" plan --runtime vllm --gpu-layers 10
+expect 2 "--rank: expected throughput, latency or memory" search --gpus 8 --rank fastest
+expect 2 "--gpu-layers 1 is fewer than the --pp 2" plan --pp 2 --gpu-layers 1
 expect 2 "--kv-heads 3 does not divide --heads 4" plan --layers 2 --hidden 64 --heads 4 \
     --kv-heads 3 --vocab 100
 # Bad values.

@@ -38,9 +38,9 @@ golden() {
 golden plan_default.txt plan
 golden plan_default.json plan --json
 # The product sketch: 70B INT4 g32 on 2 x H100, batch 8, context 8192.
-golden plan_70b_int4_tp2.txt plan --model llama-3.1-70b --format int4-g32 --gpus 2 \
+golden plan_70b_int4_tp2.txt plan --model llama-3.1-70b --format int4-g32 --gpus 2 --tp 2 \
     --batch 8 --context 8192
-golden plan_70b_int4_tp2.json plan --model llama-3.1-70b --format int4-g32 --gpus 2 \
+golden plan_70b_int4_tp2.json plan --model llama-3.1-70b --format int4-g32 --gpus 2 --tp 2 \
     --batch 8 --context 8192 --json
 # A bare size in GiB.
 golden plan_params_70b_gib.txt plan --params 70B --units gib

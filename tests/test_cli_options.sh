@@ -26,13 +26,21 @@ check_eq "default batch" "$(json_get "$TMP/out" scenario.batch)" 1
 run plan --mode train --json
 check_eq "training default format" "$(json_get "$TMP/out" scenario.format)" '"bf16"'
 
-# --gpus alone: TP fills a node (8 H100) dividing the heads, the rest DP.
+# --gpus alone: plan takes the engine's best fitting layout, as the explorer
+# and search do (issue 13), and says which. 8B FP16 fits one H100: DP 16
+# gives the most tokens/s; 70B FP16 on 3 GPUs: TP 3 does not divide 64
+# heads and DP 3 holds 141 GB per GPU, so PP 3.
 run plan --gpus 16 --json
-check_eq "--gpus 16 tp" "$(json_get "$TMP/out" layout.tp)" 8
-check_eq "--gpus 16 dp" "$(json_get "$TMP/out" layout.dp)" 2
-run plan --gpus 6 --json
-check_eq "--gpus 6 tp (divides 6 and 32 heads)" "$(json_get "$TMP/out" layout.tp)" 2
-check_eq "--gpus 6 dp" "$(json_get "$TMP/out" layout.dp)" 3
+check_eq "--gpus 16 tp" "$(json_get "$TMP/out" layout.tp)" 1
+check_eq "--gpus 16 dp" "$(json_get "$TMP/out" layout.dp)" 16
+check_contains "--gpus 16 says which layout" "$TMP/out" "layout TP 1 x PP 1 x DP 16: the best of 16 GPUs"
+run search --gpus 16 --json
+check_eq "--gpus 16 is search's first" "$(json_get "$TMP/out" layouts.dp)" 16
+run plan --model llama-3.1-70b --gpus 3 --json
+check_eq "70B --gpus 3 pp" "$(json_get "$TMP/out" layout.pp)" 3
+check_eq "70B --gpus 3 fits" "$(json_get "$TMP/out" fits)" true
+run plan --model llama-3.1-70b --gpus 8 --rank latency --json
+check_eq "--rank latency picks TP 8" "$(json_get "$TMP/out" layout.tp)" 8
 run plan --gpus 8 --tp 2 --json
 check_eq "--gpus 8 --tp 2 solves dp" "$(json_get "$TMP/out" layout.dp)" 4
 run plan --tp 2 --pp 2 --json
@@ -305,4 +313,58 @@ check_eq "--lesson unknown exit" "$rc" 2
 check_contains "--lesson unknown lists lessons" "$TMP/err" "lessons: seed-000"
 run search --gpus 8 --mode train --format fp32 --json
 check_contains "search train --format warning" "$TMP/out" '"--format has no effect in full training'
+# --- serving (issue 13) -------------------------------------------------------
+# vLLM: its max_model_len defaults to the model's maximum; the figures it
+# prints at start-up are JSON keys under serving.
+run plan --runtime vllm --json
+check_eq "vllm default context: the model's maximum" "$(json_get "$TMP/out" scenario.context)" 131072
+check_eq "vllm runtime echoed" "$(json_get "$TMP/out" scenario.runtime)" '"vllm"'
+for k in available_kv_bytes kv_blocks kv_tokens max_concurrency max_model_len_that_fits \
+    overhead_bytes ttft_s tpot_s; do
+    v=$(json_get "$TMP/out" serving.$k)
+    case $v in '' | null) fail "vllm serving.$k: '$v'" ;; *) pass ;; esac
+done
+check_contains "vllm explains its blocks" "$TMP/out" '"serving.kv_blocks": {'
+check_contains "vllm explain names its version" "$TMP/out" "vLLM 0.10.1.1"
+# --max-concurrency: the batch becomes the most that fit, floor(max_concurrency).
+run plan --runtime vllm --context 32k --max-concurrency --json
+check_eq "--max-concurrency batch" "$(json_get "$TMP/out" scenario.batch)" 13
+check_eq "--max-concurrency is vLLM's" "$(json_get "$TMP/out" limits.max_concurrency)" 13
+run plan --runtime vllm --context 32k --concurrency 14 --json
+check_eq "--concurrency 14 does not fit" "$(json_get "$TMP/out" fits)" false
+check_contains "--concurrency 14 says the KV cache runs out" "$TMP/out" "runs out of KV cache"
+# llama.cpp on a 24 GB card: --fit puts what fits on it; --host-cpu gives the
+# host's bandwidth (EPYC 9654: 12 x 64 bit x 4800 MT/s = 460.8 GB/s).
+run plan --runtime llama.cpp --gpu rtx-4090 --model llama-3.1-70b --format q4-k \
+    --host-cpu epyc-9654 --json
+v=$(json_get "$TMP/out" serving.gpu_layers)
+case $v in [1-7][0-9]) pass ;; *) fail "llama.cpp --fit layers on a 4090: '$v'" ;; esac
+check_eq "--host-cpu bandwidth" "$(json_get "$TMP/out" serving.host_bytes_per_s)" 460800000000
+check_eq "llama.cpp reserve: --fit's 1 GiB" "$(json_get "$TMP/out" memory.reserve)" 1073741824
+check_eq "limits: the most layers that fit" "$(json_get "$TMP/out" limits.max_gpu_layers)" "$v"
+run plan --runtime llama.cpp --gpu rtx-4090 --model llama-3.1-70b --format q4-k --gpu-layers 20
+check_contains "--gpu-layers 20 in the text" "$TMP/out" "layers on the GPUs                       20"
+check_contains "host RAM line" "$TMP/out" "host RAM (not in total)"
+# Ollama: its context by VRAM (24-48 GiB: 32k) and its 457 MiB minimum.
+run plan --runtime ollama --gpu rtx-4090 --json
+check_eq "ollama context on 24 GiB" "$(json_get "$TMP/out" scenario.context)" 32768
+check_eq "ollama per-GPU minimum" "$(json_get "$TMP/out" memory.reserve)" 479199232
+# Settings of another runtime are noted, not silently taken.
+run plan --block-size 32 --json
+check_contains "--block-size without vllm noted" "$TMP/out" "need --runtime vllm"
+# A bare size takes --kv-heads over its derived shape; the count stays N.
+run plan --params 8B --kv-heads 2 --json
+check_eq "--params with --kv-heads: count" "$(json_get "$TMP/out" params.total)" 8000000000
+check_eq "--params with --kv-heads: KV per token" "$(json_get "$TMP/out" kv_cache.bytes_per_token)" 34816
+# search: per-sequence tok/s in each layout, --rank orders them.
+run search --model llama-3.1-70b --gpus 8 --rank latency --json
+check_eq "search --rank latency first TP" "$(json_get "$TMP/out" layouts.tp)" 8
+check_eq "search per sequence" "$(json_get "$TMP/out" layouts.tokens_per_s_per_sequence)" \
+    "$(json_get "$TMP/out" layouts.tokens_per_s)"
+check_eq "search rank echoed" "$(json_get "$TMP/out" rank)" '"latency"'
+# Limits: the model's maximum stops "longest context", and the bound is said.
+run plan --model mistral-7b
+check_contains "longest context stops at the model's maximum" "$TMP/out" "32,768   the model's maximum"
+run plan --gpu-memory 1GiB --gpu-bandwidth 100GB/s --gpu-flops 10T
+check_contains "a limit past its search bound says so" "$TMP/out" "more than 65,536 GPUs"
 finish

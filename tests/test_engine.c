@@ -454,13 +454,23 @@ Test(inverse, max_batch_and_context_are_the_boundary) {
     engine_estimate(&sc, &e);
     cr_assert_not(e.fits);
     sc.batch = 1;
-    uint32_t c = engine_max_context(&sc);
+    /* Llama 3.1 8B fits far more than its 131,072 tokens on an H100: the
+     * model's maximum stops the search, and says so. */
+    bool capped = false;
+    uint32_t c = engine_max_context_capped(&sc, &capped);
+    cr_assert(capped);
+    cr_assert_eq(c, sc.model.max_context);
+    sc.model.max_context = 0; /* then memory is the boundary */
+    c = engine_max_context_capped(&sc, &capped);
+    cr_assert_not(capped);
+    cr_assert_gt(c, 131072);
     sc.context = c;
     engine_estimate(&sc, &e);
     cr_assert(e.fits);
     sc.context = c + 1;
     engine_estimate(&sc, &e);
     cr_assert_not(e.fits);
+    sc.model = th_llama31_8b();
     struct engine_model family[] = {th_llama31_8b(), th_llama31_70b(), th_llama31_405b()};
     sc.context = 4096;
     cr_assert_eq(engine_largest_fitting(&sc, family, 3), 0); /* 70B FP16 needs 2 GPUs */

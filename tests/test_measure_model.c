@@ -44,7 +44,10 @@ static void feed(struct tui_measure *m, const char *line) {
 /* A scenario: Llama 3.1 8B, weights in format fmt, one H100 SXM. */
 static struct engine_scenario scenario(const char *fmt) {
     struct engine_scenario sc;
+    struct engine_scenario d;
     memset(&sc, 0, sizeof(sc));
+    engine_scenario_defaults(&d);
+    sc.serving = d.serving; /* the runtime settings' defaults (plain) */
     sc.model = *catalog_find_model(&cat, "llama-3.1-8b");
     sc.gpu = *catalog_find_gpu(&cat, "h100-sxm");
     sc.weight_format = *catalog_find_format(&cat, fmt);

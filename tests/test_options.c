@@ -66,16 +66,26 @@ Test(options, equals_and_space_forms_agree) {
     cr_expect_str_eq(a.sc.weight_format.id, b.sc.weight_format.id);
 }
 
-Test(options, gpus_alone_fills_a_node_with_tp) {
+/* --gpus alone takes the engine's best layout of N GPUs (issue 13), as the
+ * explorer and search do: Llama 3.1 8B FP16 fits one H100, so DP 64 gives
+ * the most tokens/s; for 70B FP16 on 12 GPUs the options take exactly the
+ * layout engine_best_layout ranks first, and it fits. */
+Test(options, gpus_alone_takes_the_best_layout) {
     struct options o;
     cr_assert_eq(parse(&o, "--gpus", "64", NULL), 0);
-    cr_expect_eq(o.sc.tp, 8);
+    cr_expect_eq(o.sc.tp, 1);
     cr_expect_eq(o.sc.pp, 1);
-    cr_expect_eq(o.sc.dp, 8);
-    /* 32 heads: TP 4 of 12 GPUs (8 does not divide 12). */
-    cr_assert_eq(parse(&o, "--gpus", "12", NULL), 0);
-    cr_expect_eq(o.sc.tp, 4);
-    cr_expect_eq(o.sc.dp, 3);
+    cr_expect_eq(o.sc.dp, 64);
+    cr_expect(o.layout_picked);
+    struct engine_layout l;
+    cr_assert_eq(parse(&o, "--model", "llama-3.1-70b", "--gpus", "12", NULL), 0);
+    cr_assert(engine_best_layout(&o.sc, 12, &l));
+    cr_expect_eq(o.sc.tp, l.tp);
+    cr_expect_eq(o.sc.pp, l.pp);
+    cr_expect_eq(o.sc.dp, l.dp);
+    cr_expect(l.fits);
+    cr_assert_eq(parse(&o, "--gpus", "8", "--tp", "2", NULL), 0);
+    cr_expect_not(o.layout_picked, "a degree given: no pick");
 }
 
 Test(options, missing_degree_is_solved) {

@@ -217,6 +217,19 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(x->recompute, y->recompute, "recompute");
     EQ_U(x->recipe, y->recipe, "recipe");
     EQ_U(x->lora_rank, y->lora_rank, "lora_rank");
+    EQ_U(x->serving.runtime, y->serving.runtime, "runtime");
+    EQ_D(x->serving.gpu_memory_utilization, y->serving.gpu_memory_utilization, "utilization");
+    EQ_U(x->serving.block_size, y->serving.block_size, "block_size");
+    EQ_U(x->serving.max_num_batched_tokens, y->serving.max_num_batched_tokens, "batched");
+    EQ_U(x->serving.max_num_seqs, y->serving.max_num_seqs, "max_num_seqs");
+    EQ_U(x->serving.max_model_len, y->serving.max_model_len, "max_model_len");
+    EQ_U(x->serving.ubatch, y->serving.ubatch, "ubatch");
+    EQ_U(x->serving.flash_attention, y->serving.flash_attention, "flash_attention");
+    EQ_U(x->serving.fit, y->serving.fit, "fit");
+    EQ_U(x->serving.gpu_layers, y->serving.gpu_layers, "gpu_layers");
+    EQ_U(x->serving.cpu_moe_layers, y->serving.cpu_moe_layers, "cpu_moe_layers");
+    EQ_D(x->serving.host_bytes_per_s, y->serving.host_bytes_per_s, "host_bw");
+    EQ_U(x->serving.keep_embeddings_16bit, y->serving.keep_embeddings_16bit, "keep16");
     EQ_D(x->mfu, y->mfu, "mfu");
     EQ_D(x->training_tokens, y->training_tokens, "training_tokens");
     EQ_D(x->price_per_hour, y->price_per_hour, "price_per_hour");
@@ -341,6 +354,22 @@ Test(scenario_file, round_trip_catalog_model_every_field) {
     round_trip("catalog", args_catalog);
 }
 
+/* Serving settings survive a save (issue 13): vLLM's and llama.cpp's. */
+Test(scenario_file, round_trip_serving) {
+    static const char *const vllm[] = {"--runtime", "vllm", "--gpu-memory-utilization", "0.85",
+                                       "--block-size", "32", "--max-num-batched-tokens", "4096",
+                                       "--max-num-seqs", "64", "--max-model-len", "32k",
+                                       "--context", "16k", NULL};
+    static const char *const llama[] = {"--runtime", "llama.cpp", "--model", "mixtral-8x7b",
+                                        "--format", "q4-k", "--ubatch", "256",
+                                        "--flash-attention", "off", "--fit=off",
+                                        "--gpu-layers", "20", "--n-cpu-moe", "4",
+                                        "--host-bandwidth", "120GB/s", "--keep-embeddings-16bit",
+                                        NULL};
+    round_trip("vllm", vllm);
+    round_trip("llamacpp", llama);
+}
+
 Test(scenario_file, round_trip_custom_architecture_and_gpu) {
     round_trip("custom", args_custom);
 }
@@ -368,7 +397,7 @@ Test(scenario_file, saved_file_names_ids_and_every_workload_field) {
     char *text;
 
     parse_args(&o, (const char *const[]){"--model", "llama-3.1-70b", "--format", "int4-g32",
-                                         "--gpus", "2", NULL});
+                                         "--gpus", "2", "--tp", "2", NULL});
     text = scenario_file_format(&o, &cat, NULL);
     cr_assert_not_null(text);
     cr_expect_not_null(strstr(text, "model: llama-3.1-70b\n"), "%s", text);

@@ -106,12 +106,15 @@ else
 fi
 
 # Pick INT4 g32 through the format picker; the weights figure must be the
-# engine's (plan --json), per GPU, in GB with the report's rounding.
+# engine's (plan --json), per GPU, in GB with the report's rounding. The
+# explorer keeps the layout it started with (TP 2, the best fitting one for
+# FP16) when the format changes; plan --gpus 2 alone would pick the best for
+# INT4 (DP 2), so the comparison gives plan the explorer's TP 2.
 tmux -L "$SOCK" send-keys -t full Tab Enter
 wait_for full "pick a weight format" || fail "format picker did not open"
 tmux -L "$SOCK" send-keys -t full -l "int4-g32"
 tmux -L "$SOCK" send-keys -t full Enter
-want=$("$VRAMLAB" plan --json $SCEN --format int4-g32 |
+want=$("$VRAMLAB" plan --json $SCEN --tp 2 --format int4-g32 |
     grep -m1 '"weights":' | sed -E 's/.*: *([0-9.eE+-]+).*/\1/' |
     awk '{ v = $1 / 1e9; if (v >= 10) printf "%.1f", v; else printf "%.2f", v }')
 if [ -n "$want" ] && wait_for full "weights $want"; then

@@ -201,7 +201,7 @@ format_pane evfp16 | grep -qF "loss 2.58 (FP16)" && ok "FP16: the baseline loss"
 # --- the tok/s-versus-batch chart: the no-fit columns are empty --------------
 # Llama 3.1 70B INT4 g32 on 2 x H100 at 8192 tokens: batches from 64 do not
 # fit (plan's limits). The top is the largest batch that fits, as plan says.
-CV="--model llama-3.1-70b --format int4-g32 --gpu h100-sxm --gpus 2 --context 8192"
+CV="--model llama-3.1-70b --format int4-g32 --gpu h100-sxm --gpus 2 --tp 2 --context 8192"
 maxb=$("$VRAMLAB" plan $CV --json | awk -F': ' '/"max_batch"/ { gsub(/[ ,]/, "", $2); print $2; exit }')
 b=1 top=
 while [ "$b" -le 4096 ] && [ "$b" -le "$maxb" ]; do
@@ -283,7 +283,7 @@ lacks fb "EB/s" "no EB/s with 13 digits"
 v=$(pl --measured-bw 1e30 --measured-flops 1e30 -- prefill \(one prompt\))
 has fb "prefill        $v" "a tiny prefill time is plan's ($v), not '7.02e-11 us'"
 # Counts with thousands separators, in plan and on screen.
-v=$(pl --model llama-3.1-8b --context 512 --gpus 8 -- largest batch that fits)
+v=$(pl --model llama-3.1-8b --context 512 --gpus 8 -- most concurrent sequences)
 case $v in *,*) ok "plan: largest batch $v" ;; *) fail "plan: largest batch '$v'" ;; esac
 start fc 120 40 C --model llama-3.1-8b --context 131072
 has fc "ctx 131,072" "the Layout pane's context with separators"

@@ -62,7 +62,7 @@ start train 120 40 --model llama-3.1-70b --gpu h100-sxm --mode train --gpus 1024
 wait_for train "Roofline" || fail "train: no screen"
 has train "BF16 (recipe)" "full training shows the recipe's weights"
 has train "days for 1.41T tokens (20/param)" "the training time names its tokens"
-start train80 80 24 --model llama-3.1-70b --gpu h100-sxm --mode train --gpus 1024
+start train80 80 24 --model llama-3.1-70b --gpu h100-sxm --mode train --gpus 1024 --tp 8
 wait_for train80 "Roofline" || fail "train80: no screen"
 has train80 "GPU-h    7" "80x24: the GPU-hours value stands apart from its label"
 

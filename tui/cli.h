@@ -14,7 +14,7 @@
 
 /* Notes of the front end about the options (not the engine's warnings):
  * shown first among the warnings, in text and JSON. */
-#define CLI_MAX_NOTES 8
+#define CLI_MAX_NOTES 16
 struct cli_notes {
     const char *text[CLI_MAX_NOTES]; /* translated, static strings */
     size_t n;
@@ -53,6 +53,10 @@ void plan_line(FILE *f, const char *label, const char *value, const char *note);
 /* The inverse questions of a scenario (cli_plan.c). */
 struct plan_limits {
     uint32_t max_batch, max_context; /* 0: not even 1 fits */
+    bool max_context_capped;         /* stopped by the model's max_context, not memory */
+    bool max_context_bound;          /* stopped by the search bound */
+    bool max_batch_bound;            /* stopped by the search bound */
+    int32_t max_gpu_layers;          /* most layers on the GPUs that fit; -1 none; -2 n/a */
     uint32_t min_gpus, tp, pp, dp;   /* 0: none up to the search bound */
     bool has_family;                 /* the model belongs to a catalog family */
     const struct engine_model *largest; /* largest of the family that fits, or NULL */

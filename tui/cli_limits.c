@@ -15,15 +15,44 @@
 /* The inverse questions (engine.md): largest batch and longest context that
  * fit, fewest GPUs of this kind (searched up to PLAN_MAX_GPUS), and the
  * largest model of the same catalog family that fits this layout. */
-#define PLAN_MAX_GPUS 1024
-void plan_limits_compute(const struct catalog *cat, const struct engine_scenario *sc,
+#define PLAN_MAX_GPUS 65536
+#define PLAN_MAX_BATCH (1u << 20) /* engine_max_batch's bound */
+void plan_limits_compute(const struct catalog *cat, const struct engine_scenario *sc_in,
                          struct plan_limits *l) {
-    struct engine_scenario best;
+    struct engine_scenario best, pinned = *sc_in;
+    const struct engine_scenario *sc = &pinned;
+    struct engine_estimate e;
 
     memset(l, 0, sizeof(*l));
+    /* llama.cpp's --fit and Ollama choose the GPU layers for each scenario
+     * (so everything "fits"): the limits hold those layers where they are. */
+    engine_estimate(sc_in, &e);
+    if (e.gpu_layers_fitted && !e.invalid) {
+        pinned.serving.gpu_layers = (int32_t)e.serving.gpu_layers;
+        pinned.serving.gpu_layers_given = true;
+        pinned.serving.fit = false;
+    }
     l->max_batch = engine_max_batch(sc);
-    l->max_context = engine_max_context(sc);
-    l->min_gpus = engine_min_gpus(sc, PLAN_MAX_GPUS, &best);
+    l->max_batch_bound = l->max_batch == PLAN_MAX_BATCH;
+    l->max_context = engine_max_context_capped(sc, &l->max_context_capped);
+    l->max_context_bound = l->max_context == ENGINE_MAX_CONTEXT_SEARCH;
+    /* Partial offload: the most layers on the GPUs that fit (plain,
+     * llama.cpp and Ollama offload; vLLM does not; not in training). */
+    l->max_gpu_layers = -2;
+    if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_VLLM &&
+        !sc->gpu.unified_memory) {
+        struct engine_scenario s = *sc;
+        s.serving.fit = false;
+        l->max_gpu_layers = engine_max_gpu_layers(&s);
+    }
+    /* Fewest GPUs that hold every layer (no offload). */
+    struct engine_scenario whole = *sc_in;
+    if (whole.mode == ENGINE_MODE_INFER) {
+        whole.serving.gpu_layers_given = false;
+        whole.serving.cpu_moe_layers = 0;
+        whole.serving.fit = false;
+    }
+    l->min_gpus = engine_min_gpus(&whole, PLAN_MAX_GPUS, &best);
     if (l->min_gpus) {
         l->tp = best.tp;
         l->pp = best.pp;
@@ -54,10 +83,18 @@ void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
     json_begin_object(w);
     json_key(w, "max_batch");
     l->max_batch ? json_number(w, l->max_batch) : json_null(w);
+    json_key(w, "max_concurrency");
+    l->max_batch && sc->mode == ENGINE_MODE_INFER ? json_number(w, l->max_batch) : json_null(w);
     json_key(w, "max_context");
     l->max_context ? json_number(w, l->max_context) : json_null(w);
+    json_key(w, "max_context_is_model_max");
+    json_bool(w, l->max_context_capped);
+    json_key(w, "max_gpu_layers");
+    l->max_gpu_layers >= 0 ? json_number(w, l->max_gpu_layers) : json_null(w);
     json_key(w, "min_gpus");
     l->min_gpus ? json_number(w, l->min_gpus) : json_null(w);
+    json_key(w, "min_gpus_searched_up_to");
+    json_number(w, PLAN_MAX_GPUS);
     json_key(w, "min_gpus_layout");
     if (l->min_gpus) {
         json_begin_object(w);
@@ -78,34 +115,71 @@ void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
     json_end_object(w);
 }
 
+/* "more than N" for a limit that reached its search bound. */
+static void limit_more_than(double bound, const char *unit, char *v, size_t len) {
+    char n[32];
+    report_int(bound, n, sizeof(n));
+    snprintf(v, len, _("more than %s%s"), n, unit);
+}
+
 /* The limits section of the text breakdown. */
 void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits *l) {
-    char v[64];
+    char v[64], note[96];
+    const struct engine_scenario *sc = &o->sc;
+    bool infer = sc->mode == ENGINE_MODE_INFER;
 
     fputs(_("\nLimits on this hardware\n"), f);
-    if (l->max_batch)
+    if (l->max_batch_bound)
+        limit_more_than(PLAN_MAX_BATCH, "", v, sizeof(v));
+    else if (l->max_batch)
         report_int(l->max_batch, v, sizeof(v));
     else
         snprintf(v, sizeof(v), "%s", _("none"));
-    plan_line(f, _("largest batch that fits"), v, NULL);
-    if (l->max_context)
+    if (infer) {
+        char nc[24];
+        report_int(sc->context, nc, sizeof(nc));
+        snprintf(note, sizeof(note), _("sequences of %s tokens at once"), nc);
+        plan_line(f, _("most concurrent sequences"), v, note);
+    } else {
+        plan_line(f, _("largest batch that fits"), v, NULL);
+    }
+    note[0] = '\0';
+    if (l->max_context_bound)
+        limit_more_than(ENGINE_MAX_CONTEXT_SEARCH, "", v, sizeof(v));
+    else if (l->max_context)
         report_int(l->max_context, v, sizeof(v));
     else
         snprintf(v, sizeof(v), "%s", _("none"));
-    plan_line(f, _("longest context that fits"), v, NULL);
+    if (l->max_context_capped)
+        snprintf(note, sizeof(note), "%s", _("the model's maximum: memory allows more"));
+    plan_line(f, _("longest context that fits"), v, note);
+    bool ggml = sc->serving.runtime == ENGINE_RUNTIME_LLAMACPP ||
+                sc->serving.runtime == ENGINE_RUNTIME_OLLAMA;
+    if (l->max_gpu_layers >= -1 && (ggml || sc->serving.gpu_layers_given ||
+                                    l->max_gpu_layers < (int32_t)sc->model.layers)) {
+        char nl[24];
+        report_int(sc->model.layers, nl, sizeof(nl));
+        if (l->max_gpu_layers >= 0) {
+            report_int(l->max_gpu_layers, v, sizeof(v));
+            if (l->max_gpu_layers == (int32_t)sc->model.layers)
+                snprintf(note, sizeof(note), _("of %s: all of them"), nl);
+            else
+                snprintf(note, sizeof(note), _("of %s (the rest in host RAM)"), nl);
+        } else {
+            snprintf(v, sizeof(v), "%s", _("none"));
+            snprintf(note, sizeof(note), "%s", _("the buffers alone do not fit"));
+        }
+        plan_line(f, _("most layers on the GPU"), v, note);
+    }
     if (l->min_gpus) {
-        char note[64];
         report_int(l->min_gpus, v, sizeof(v));
         snprintf(note, sizeof(note), "TP %u x PP %u x DP %u", l->tp, l->pp, l->dp);
         plan_line(f, _("fewest GPUs of this kind"), v, note);
     } else {
-        char n[24];
-        report_int(PLAN_MAX_GPUS, n, sizeof(n));
-        snprintf(v, sizeof(v), _("over %s"), n);
+        limit_more_than(PLAN_MAX_GPUS, _(" GPUs"), v, sizeof(v));
         plan_line(f, _("fewest GPUs of this kind"), v, NULL);
     }
     if (l->has_family)
         plan_line(f, _("largest of its family that fits"), l->largest ? l->largest->id : _("none"),
                   NULL);
-    (void)o;
 }

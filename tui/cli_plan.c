@@ -35,9 +35,11 @@ enum plan_kind {
     K_DAYS,
     K_HOURS,
     K_MONEY,
-    K_BITS
+    K_BITS,
+    K_INT,
+    K_TIMES
 };
-enum plan_section { S_NONE, S_PARAMS, S_MEMORY, S_DECODE, S_TRAINING };
+enum plan_section { S_NONE, S_PARAMS, S_MEMORY, S_DECODE, S_TRAINING, S_SERVING };
 
 /* One output figure: JSON path, engine key (-1: none), estimate field. */
 struct plan_field {
@@ -73,7 +75,11 @@ static const struct plan_field plan_fields[] = {
       N_("optimizer states")),
     F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY,
       N_("reserve")),
+    F("memory", "overhead", ENGINE_KEY_MEM_OVERHEAD, memory.overhead, K_BYTES, S_MEMORY,
+      N_("runtime buffers")),
     F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, N_("total")),
+    F("memory", "host", ENGINE_KEY_MEM_HOST, memory.host, K_BYTES, S_MEMORY,
+      N_("host RAM (not in total)")),
     F("memory", "spare_bytes", -1, spare_bytes, K_BYTES, S_NONE, NULL),
     F("memory", "ratio", -1, memory_ratio, K_FRACTION, S_NONE, NULL),
     F("", "capacity", ENGINE_KEY_CAPACITY, capacity, K_BYTES, S_MEMORY, N_("capacity")),
@@ -102,6 +108,28 @@ static const struct plan_field plan_fields[] = {
       N_("KV cache per token")),
     F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
       N_("prefill (one prompt)")),
+    F("serving", "ttft_s", ENGINE_KEY_SERVING_TTFT, serving.ttft_s, K_SECONDS, S_SERVING,
+      N_("time to first token")),
+    F("serving", "tpot_s", ENGINE_KEY_SERVING_TPOT, serving.tpot_s, K_SECONDS, S_SERVING,
+      N_("time per output token")),
+    F("serving", "available_kv_bytes", ENGINE_KEY_SERVING_AVAILABLE_KV, serving.available_kv_bytes,
+      K_BYTES, S_SERVING, N_("available KV cache")),
+    F("serving", "kv_blocks", ENGINE_KEY_SERVING_KV_BLOCKS, serving.kv_blocks, K_INT, S_SERVING,
+      N_("KV blocks")),
+    F("serving", "kv_tokens", ENGINE_KEY_SERVING_KV_TOKENS, serving.kv_tokens, K_INT, S_SERVING,
+      N_("KV cache tokens")),
+    F("serving", "max_concurrency", ENGINE_KEY_SERVING_MAX_CONCURRENCY, serving.max_concurrency,
+      K_TIMES, S_SERVING, N_("maximum concurrency")),
+    F("serving", "max_model_len_that_fits", ENGINE_KEY_SERVING_MAX_MODEL_LEN,
+      serving.max_model_len_that_fits, K_INT, S_SERVING, N_("longest max_model_len")),
+    F("serving", "compute_buffer_bytes", ENGINE_KEY_SERVING_COMPUTE_BUFFER,
+      serving.compute_buffer_bytes, K_BYTES, S_SERVING, N_("compute buffer")),
+    F("serving", "overhead_bytes", ENGINE_KEY_SERVING_OVERHEAD, serving.overhead_bytes, K_BYTES,
+      S_NONE, NULL),
+    F("serving", "gpu_layers", ENGINE_KEY_SERVING_GPU_LAYERS, serving.gpu_layers, K_INT, S_SERVING,
+      N_("layers on the GPUs")),
+    F("serving", "host_bytes_per_s", ENGINE_KEY_SERVING_HOST_BW, serving.host_bytes_per_s, K_BW,
+      S_SERVING, N_("host bandwidth")),
     F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
       S_TRAINING, N_("activations per layer")),
     F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_COUNT,
@@ -172,6 +200,14 @@ static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, 
         return;
     case K_MONEY:
         report_money(v, buf, len);
+        return;
+    case K_INT:
+        report_int(v, buf, len);
+        return;
+    case K_TIMES:
+        snprintf(num, sizeof(num), "%.2f", v);
+        i18n_number(num, sizeof(num));
+        snprintf(buf, len, "%sx", num);
         return;
     default:
         break;
@@ -248,6 +284,8 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, engine_recompute_name(sc->recompute));
     json_key(w, "optimizer");
     json_string(w, engine_recipe_info(sc->recipe)->id);
+    json_key(w, "runtime");
+    json_string(w, engine_runtime_name(sc->serving.runtime));
     json_key(w, "units");
     json_string(w, o->units == UNITS_GIB ? "gib" : "gb");
     json_end_object(w);
@@ -365,6 +403,13 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
         if (sec == S_PARAMS && p->key < 0 && !strcmp(p->name, "trainable") &&
             o->sc.mode == ENGINE_MODE_INFER)
             continue;
+        /* Runtime buffers and host RAM only where there are some; the
+         * offload lines only when something sits in host RAM. */
+        if (v == 0 && (p->key == ENGINE_KEY_MEM_OVERHEAD || p->key == ENGINE_KEY_MEM_HOST))
+            continue;
+        if ((p->key == ENGINE_KEY_SERVING_GPU_LAYERS || p->key == ENGINE_KEY_SERVING_HOST_BW) &&
+            !(est->memory.host > 0 && est->serving.decode_host_bytes > 0))
+            continue;
         plan_format(v, p->kind, o->units, value, sizeof(value));
         plan_line(f, _(p->label), value, NULL);
         if (o->explain && p->key >= 0) {
@@ -398,6 +443,8 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     fprintf(f, " | %s x %s | ", ng, sc->gpu.name);
     if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
+    if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)
+        fprintf(f, "%s | ", engine_runtime_name(sc->serving.runtime));
     fprintf(f, "%s\n", engine_mode_name(sc->mode));
     char nb[24], nc[24], np[24];
     report_int(sc->batch, nb, sizeof(nb));
@@ -439,6 +486,10 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     plan_text_section(f, o, est, S_PARAMS);
     fputs(_("\nSpeed ceilings (whole deployment)\n"), f);
     plan_text_section(f, o, est, S_DECODE);
+    if (o->sc.mode == ENGINE_MODE_INFER) {
+        fprintf(f, _("\nServing (%s)\n"), engine_runtime_name(o->sc.serving.runtime));
+        plan_text_section(f, o, est, S_SERVING);
+    }
     if (o->sc.mode != ENGINE_MODE_INFER) {
         fputs(_("\nTraining\n"), f);
         plan_text_section(f, o, est, S_TRAINING);
@@ -479,6 +530,48 @@ static void plan_usage(FILE *f) {
           f);
 }
 
+/* --gpus N alone took the engine's best layout (tui/options_serving.c):
+ * a note says which. */
+static void plan_layout_note(struct cli_run *run) {
+    static char note[192];
+    const struct engine_scenario *sc = &run->o.sc;
+    if (!run->o.layout_picked || run->o.scenario_file)
+        return;
+    snprintf(note, sizeof(note),
+             run->o.layout_fits
+                 ? _("layout TP %u x PP %u x DP %u: the best of %u GPUs that fits (by %s; "
+                     "--tp/--pp/--dp choose another)")
+                 : _("layout TP %u x PP %u x DP %u: no layout of %u GPUs fits, this one needs the "
+                     "least memory (by %s)"),
+             sc->tp, sc->pp, sc->dp, sc->gpus, engine_rank_name(run->o.rank));
+    if (run->notes.n < CLI_MAX_NOTES)
+        run->notes.text[run->notes.n++] = note;
+}
+
+/* --max-concurrency: the batch becomes the most sequences of --context
+ * tokens that fit; a note says how many. */
+static void plan_max_concurrency(struct cli_run *run) {
+    static char note[160];
+    struct engine_scenario *sc = &run->o.sc;
+    if (!run->o.max_concurrency)
+        return;
+    uint32_t b = engine_max_batch(sc);
+    char nb[24], nc[24];
+    report_int(b, nb, sizeof(nb));
+    report_int(sc->context, nc, sizeof(nc));
+    if (b == 0)
+        snprintf(note, sizeof(note),
+                 _("--max-concurrency: not even one sequence of %s tokens fits"), nc);
+    else
+        snprintf(note, sizeof(note),
+                 _("--max-concurrency: %s sequences of %s tokens at once, the most that fit"), nb,
+                 nc);
+    if (b > 0)
+        sc->batch = b;
+    if (run->notes.n < CLI_MAX_NOTES)
+        run->notes.text[run->notes.n++] = note;
+}
+
 /* `vramlab plan`: parse, estimate, print. */
 int cmd_plan(int argc, char **argv) {
     struct cli_run run;
@@ -492,6 +585,8 @@ int cmd_plan(int argc, char **argv) {
     rc = cli_begin(&run, argc, argv);
     if (rc != 0)
         return rc;
+    plan_layout_note(&run);
+    plan_max_concurrency(&run);
     engine_estimate(&run.o.sc, &est);
     if (est.invalid) {
         cli_report_invalid(&run.o.sc, est.invalid);

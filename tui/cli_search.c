@@ -17,8 +17,10 @@ static void search_usage(FILE *f) {
     fputs(_("usage: vramlab search [scenario options] --gpus N [--json]\n"
           "\n"
           "Rank every tensor x pipeline x data parallel layout (t*p*d = N) of N GPUs\n"
-          "for the scenario: layouts that fit first, then by throughput (decode\n"
-          "tokens/s in inference, trained tokens/s in training). Rejected layouts\n"
+          "for the scenario: layouts that fit first, then by --rank: throughput (the\n"
+          "default: decode tokens/s in inference, trained tokens/s in training),\n"
+          "latency (tokens/s of one sequence; training: the shortest step) or memory\n"
+          "(least per GPU). Rejected layouts\n"
           "say why (t does not divide the heads, t exceeds a node, p exceeds\n"
           "the layers, does not fit). --tp, --pp or --dp restrict the search to the\n"
           "layouts with that degree (e.g. --gpus 8 --tp 2: TP 2 with any PP x DP).\n"
@@ -31,7 +33,7 @@ static void search_usage(FILE *f) {
 
 /* Run the search, growing the array until every candidate is in it. */
 static struct engine_layout *search_run(const struct engine_scenario *sc, uint32_t gpus,
-                                        size_t *n_out) {
+                                        enum engine_rank rank, size_t *n_out) {
     size_t cap = 256, n;
     struct engine_layout *v = NULL;
 
@@ -42,7 +44,7 @@ static struct engine_layout *search_run(const struct engine_scenario *sc, uint32
             return NULL;
         }
         v = nv;
-        n = engine_search_layouts(sc, gpus, v, cap);
+        n = engine_search_layouts_ranked(sc, gpus, rank, v, cap);
         if (n <= cap)
             break;
         cap = n;
@@ -103,6 +105,10 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
     json_string(&w, engine_mode_name(o->sc.mode));
     json_key(&w, "gpus");
     json_number(&w, o->sc.gpus);
+    json_key(&w, "rank");
+    json_string(&w, engine_rank_name(o->rank));
+    json_key(&w, "runtime");
+    json_string(&w, engine_runtime_name(o->sc.serving.runtime));
     json_key(&w, "candidates");
     json_number(&w, (double)n);
     json_key(&w, "all_candidates");
@@ -141,6 +147,8 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
         json_number(&w, v[i].memory_total);
         json_key(&w, "tokens_per_s");
         json_number(&w, v[i].throughput);
+        json_key(&w, "tokens_per_s_per_sequence");
+        json_number(&w, v[i].per_sequence);
         json_key(&w, "step_seconds");
         json_number(&w, v[i].step_seconds);
         json_key(&w, "bubble_fraction");
@@ -168,7 +176,15 @@ static void search_counts(FILE *f, const struct options *o, const struct search_
         snprintf(fit, sizeof(fit), "%s", _("1 fits"));
     else
         snprintf(fit, sizeof(fit), _("%zu fit"), fitting);
-    fprintf(f, _("\n%s of %s, %s (ranked: fitting first, then throughput)\n"), layouts, gpus, fit);
+    if (o->rank == ENGINE_RANK_LATENCY)
+        fprintf(f, _("\n%s of %s, %s (ranked: fitting first, then per-sequence speed)\n"),
+                layouts, gpus, fit);
+    else if (o->rank == ENGINE_RANK_MEMORY)
+        fprintf(f, _("\n%s of %s, %s (ranked: fitting first, then least memory per GPU)\n"),
+                layouts, gpus, fit);
+    else
+        fprintf(f, _("\n%s of %s, %s (ranked: fitting first, then throughput)\n"), layouts,
+                gpus, fit);
     if (only->tp || only->pp || only->dp) {
         char what[64] = "";
         size_t k = 0;
@@ -192,8 +208,13 @@ static void search_text(FILE *f, const struct options *o, const struct search_on
         fitting += v[i].fits && v[i].reject == ENGINE_REJECT_NONE;
     plan_write_header(f, o, false);
     search_counts(f, o, only, n, fitting);
-    fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", _("rank"), "TP", "PP", "DP", _("memory/GPU"),
-            _("tokens/s"), _("step"), _("verdict"));
+    bool infer = o->sc.mode == ENGINE_MODE_INFER;
+    if (infer)
+        fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", _("rank"), "TP", "PP", "DP",
+                _("memory/GPU"), _("tokens/s"), _("per seq."), _("verdict"));
+    else
+        fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", _("rank"), "TP", "PP", "DP",
+                _("memory/GPU"), _("tokens/s"), _("step"), _("verdict"));
     for (size_t i = 0; i < n; i++) {
         char mem[32], toks[48], step[32];
         const char *verdict = v[i].reject == ENGINE_REJECT_NONE
@@ -207,7 +228,9 @@ static void search_text(FILE *f, const struct options *o, const struct search_on
             report_number(v[i].throughput, toks, sizeof(toks));
         else
             snprintf(toks, sizeof(toks), "-");
-        if (isfinite(v[i].step_seconds))
+        if (infer && isfinite(v[i].per_sequence) && v[i].per_sequence > 0)
+            report_number(v[i].per_sequence, step, sizeof(step));
+        else if (!infer && isfinite(v[i].step_seconds))
             report_seconds(v[i].step_seconds, step, sizeof(step));
         else
             snprintf(step, sizeof(step), "-");
@@ -239,7 +262,7 @@ int cmd_search(int argc, char **argv) {
     rc = cli_begin(&run, argc, argv);
     if (rc != 0)
         return rc;
-    v = search_run(&run.o.sc, run.o.sc.gpus, &n);
+    v = search_run(&run.o.sc, run.o.sc.gpus, run.o.rank, &n);
     if (!v) {
         fputs(_("vramlab: out of memory\n"), stderr);
         cli_end(&run);

@@ -39,6 +39,14 @@ struct options {
      * however the mode was reached. */
     bool recompute_given;
     bool present;          /* explorer: --present, start in presentation mode */
+    /* Serving (tui/options_serving.c). */
+    bool max_concurrency;  /* --max-concurrency: the batch becomes the most that fit */
+    bool layout_given;     /* --tp, --pp or --dp was given (else plan picks the layout) */
+    bool layout_picked;    /* --gpus N alone: the layout is the engine's best */
+    bool layout_fits;      /* ... and it fits (else: the least memory per GPU) */
+    bool context_given;    /* --context was given (else the runtime's default) */
+    enum engine_rank rank; /* search --rank */
+    const char *host_cpu;  /* --host-cpu: the catalog CPU's name, or NULL */
 };
 
 /* Load the catalog the way every command does: embedded default, then the

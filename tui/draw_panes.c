@@ -353,7 +353,8 @@ void tui_draw_layout(struct tui_pen *p) {
     tui_pen_field(p, 4, x, TUI_F_RECIPE, ri ? ri->id : "?");
 }
 
-/* Bar segments in struct engine_memory order. */
+/* Bar segments in struct engine_memory order, the runtime's buffers before
+ * the reserve (both sit at the end of the bar, past what the model needs). */
 static const struct {
     enum tui_field field;
     enum tui_role role;
@@ -365,6 +366,7 @@ static const struct {
     {TUI_F_MEM_GRADS, TUI_ROLE_SEG_GRADS, N_("grads")},
     {TUI_F_MEM_MASTER, TUI_ROLE_SEG_MASTER, N_("master")},
     {TUI_F_MEM_OPT, TUI_ROLE_SEG_OPT, N_("optimizer")},
+    {TUI_F_MEM_OVERHEAD, TUI_ROLE_SEG_OVERHEAD, N_("buffers")},
     {TUI_F_MEM_RESERVE, TUI_ROLE_SEG_RESERVE, N_("reserve")},
 };
 
@@ -376,7 +378,8 @@ static void segment_bytes(const struct engine_memory *m, double out[TUI_SEGMENTS
     out[3] = m->gradients;
     out[4] = m->master_weights;
     out[5] = m->optimizer;
-    out[6] = m->reserve;
+    out[6] = m->overhead > 0 ? m->overhead : 0;
+    out[7] = m->reserve;
 }
 
 /* The fill of a segment: a full block in colour, its own char in mono. */
@@ -464,7 +467,7 @@ static void draw_memory_compare(struct tui_pen *p) {
 
 /* Short legend labels, in segment order. */
 static const char *const tui_segments_short[TUI_SEGMENTS] = {
-    N_("w"), N_("KV"), N_("act"), N_("grad"), N_("mstr"), N_("opt"), N_("res")};
+    N_("w"), N_("KV"), N_("act"), N_("grad"), N_("mstr"), N_("opt"), N_("buf"), N_("res")};
 
 /* The legend text of segment s ("reserve 1.00", or "res 1.00"); false
  * when the segment is not shown. */
@@ -560,7 +563,23 @@ void tui_draw_memory(struct tui_pen *p) {
         if (vw + tui_width(buf) + 2 <= p->iw)
             tui_pen_field(p, lv, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
     }
-    if (p->ih >= 4) {
+    if (p->ih >= 4 && e->invalid == 0 && st->opt.sc.mode == ENGINE_MODE_INFER &&
+        e->memory.host > 0 && e->serving.host_layers > 0) {
+        /* Partial offload: the split between the GPUs and host RAM. */
+        char h[32], l[24], L[24], bw[32];
+        report_bytes(e->memory.host, st->opt.units, h, sizeof(h));
+        report_int(e->serving.gpu_layers, l, sizeof(l));
+        report_int(st->opt.sc.model.layers, L, sizeof(L));
+        report_bandwidth(e->serving.host_bytes_per_s, bw, sizeof(bw));
+        const char *c[3] = {_("host RAM %s: %s of %s layers on the GPU, the rest read at %s"),
+                            _("host RAM %s: %s of %s layers on the GPU"), _("host %s, %s/%s on GPU")};
+        for (int k = 0; k < 3; k++) {
+            snprintf(buf, sizeof(buf), c[k], h, l, L, bw);
+            if (tui_width(buf) <= p->iw || k == 2)
+                break;
+        }
+        tui_pen_field(p, 3, 0, TUI_F_MEM_HOST, buf);
+    } else if (p->ih >= 4) {
         for (int w = 0; w < ENGINE_WARNING_COUNT; w++) {
             unsigned bit = 1u << w;
             if (!(e->warnings & bit) || bit == ENGINE_WARN_DOES_NOT_FIT)

@@ -118,6 +118,12 @@ static void cf_seq(const struct engine_estimate *e, char *b, size_t n) {
 static void cf_prefill(const struct engine_estimate *e, char *b, size_t n) {
     report_seconds(e->prefill_seconds, b, n);
 }
+static void cf_ttft(const struct engine_estimate *e, char *b, size_t n) {
+    report_seconds(e->serving.ttft_s, b, n);
+}
+static void cf_tpot(const struct engine_estimate *e, char *b, size_t n) {
+    report_seconds(e->serving.tpot_s, b, n);
+}
 static void cf_step(const struct engine_estimate *e, char *b, size_t n) {
     report_seconds(e->train_step_seconds, b, n);
 }
@@ -148,7 +154,8 @@ static void draw_speed_compare(struct tui_pen *p) {
     } rows[] = {
         {N_("memory-bound"), cf_mem, false}, {N_("compute-bound"), cf_compute, false},
         {N_("decode"), cf_decode, false},    {N_("per sequence"), cf_seq, false},
-        {N_("prefill"), cf_prefill, false},  {N_("step"), cf_step, true},
+        {N_("prefill"), cf_prefill, false},  {N_("TTFT"), cf_ttft, false},
+        {N_("TPOT"), cf_tpot, false},        {N_("step"), cf_step, true},
         {N_("bubble"), cf_bubble, true},     {N_("training"), cf_days, true},
         {N_("GPU-hours"), cf_hours, true},   {N_("cost"), cf_cost, true},
     };
@@ -214,9 +221,9 @@ void tui_draw_speed(struct tui_pen *p) {
     snprintf(binds, sizeof(binds), "%s %s", g->binds, _("binds"));
 
     if (st->opt.sc.mode == ENGINE_MODE_INFER) {
-        static const int line_of[] = {0, 1, 2, 3, 4};
+        static const int line_of[] = {0, 1, 2, 3, 4, 4, 3};
         int f = (int)st->focus[TUI_PANE_SPEED] - TUI_F_DECODE_MEM;
-        if (f >= 0 && f < 5)
+        if (f >= 0 && f < 7)
             tui_pen_show(p, line_of[f]);
         bool mem_binds = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
         rate(e->decode_tokens_per_s_memory_bound, a, sizeof(a));
@@ -242,8 +249,20 @@ void tui_draw_speed(struct tui_pen *p) {
         report_number(e->decode_tokens_per_s_per_sequence, a, sizeof(a));
         snprintf(buf, sizeof(buf), _("%s tok/s"), a);
         readout(p, 3, TUI_F_PER_SEQ, vx >= 15 ? _("per sequence") : _("per seq"), vx, buf);
+        /* What a served request sees: each next token (TPOT, the inverse of
+         * the per-sequence rate) and the first (TTFT, after its prefill). */
+        int x = vx + tui_width(buf) + 2;
+        report_seconds(e->serving.tpot_s, a, sizeof(a));
+        snprintf(buf, sizeof(buf), _("TPOT %s"), a);
+        if (x + tui_width(buf) <= p->iw)
+            tui_pen_field(p, 3, x, TUI_F_TPOT, buf);
         report_seconds(e->prefill_seconds, a, sizeof(a));
         readout(p, 4, TUI_F_PREFILL, _("prefill"), vx, a);
+        x = vx + tui_width(a) + 2;
+        report_seconds(e->serving.ttft_s, a, sizeof(a));
+        snprintf(buf, sizeof(buf), _("TTFT %s"), a);
+        if (x + tui_width(buf) <= p->iw)
+            tui_pen_field(p, 4, x, TUI_F_TTFT, buf);
         if (p->ih - 5 >= 4 && p->offset == 0)
             draw_curve(p, 5, p->ih - 5);
         return;

@@ -276,7 +276,7 @@ size_t options_ignored_notes(int argc, char **argv, const struct options *o, con
     if (opt_scan(argc, argv, true, &s) != 0)
         return 0;
     bool lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
-    const char *note[8];
+    const char *note[16];
     size_t m = 0;
     if (sc->mode == ENGINE_MODE_TRAIN && s.set[OPT_FORMAT])
         note[m++] = _("--format has no effect in full training: the --optimizer recipe sets "
@@ -291,6 +291,27 @@ size_t options_ignored_notes(int argc, char **argv, const struct options *o, con
                       "across the tensor-parallel GPUs");
     if (s.set[OPT_INTERLEAVE] && sc->interleave > 1 && (sc->pp == 1 || sc->mode == ENGINE_MODE_INFER))
         note[m++] = _("--interleave has no effect without a training pipeline (--pp above 1)");
+    enum engine_runtime rt = sc->serving.runtime;
+    bool infer = sc->mode == ENGINE_MODE_INFER;
+    bool ggml = rt == ENGINE_RUNTIME_LLAMACPP || rt == ENGINE_RUNTIME_OLLAMA;
+    if (!infer && (s.set[OPT_RUNTIME] || s.set[OPT_GPU_LAYERS] || s.set[OPT_CONCURRENCY] ||
+                   s.set[OPT_N_CPU_MOE]))
+        note[m++] = _("--runtime, --gpu-layers, --n-cpu-moe and --concurrency are inference "
+                      "settings: no effect in training");
+    if (infer && rt != ENGINE_RUNTIME_VLLM &&
+        (s.set[OPT_GPU_MEMORY_UTILIZATION] || s.set[OPT_BLOCK_SIZE] ||
+         s.set[OPT_MAX_NUM_BATCHED_TOKENS] || s.set[OPT_MAX_NUM_SEQS] || s.set[OPT_MAX_MODEL_LEN]))
+        note[m++] = _("--gpu-memory-utilization, --block-size, --max-num-batched-tokens, "
+                      "--max-num-seqs and --max-model-len are vLLM's: they need --runtime vllm");
+    if (infer && !ggml && (s.set[OPT_UBATCH] || s.set[OPT_FLASH_ATTENTION] || s.set[OPT_FIT]))
+        note[m++] = _("--ubatch, --flash-attention and --fit are llama.cpp's: they need "
+                      "--runtime llama.cpp or ollama");
+    if (s.set[OPT_KEEP_EMBEDDINGS_16BIT] &&
+        (!infer || engine_format_bits(&sc->weight_format) >= 16))
+        note[m++] = _("--keep-embeddings-16bit has no effect: the weights are not quantized "
+                      "(or this is training)");
+    if (s.set[OPT_RANK] && !s.set[OPT_GPUS])
+        note[m++] = _("--rank orders 'vramlab search' layouts: no effect on one scenario");
     for (size_t i = 0; i < m && k < n; i++)
         out[k++] = note[i];
     return k;
@@ -362,7 +383,7 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     if (s.set[OPT_GPUS_PER_NODE] &&
         opt_uint("gpus-per-node", s.val[OPT_GPUS_PER_NODE], false, 1u << 16, &o->sc.gpus_per_node))
         return VRAMLAB_EXIT_USAGE;
-    if (opt_layout(&s, o) != 0 || opt_workload(&s, o) != 0)
+    if (opt_layout(&s, o) != 0 || opt_workload(&s, o) != 0 || opt_serving(&s, cat, o) != 0)
         return VRAMLAB_EXIT_USAGE;
     return 0;
 }

@@ -43,7 +43,7 @@ bad:
 }
 
 /* A fraction in (0, 1], written 0.4 or 40%. */
-static int opt_fraction(const char *flag, const char *s, double *out) {
+int opt_fraction(const char *flag, const char *s, double *out) {
     char *end;
     double v = strtod(s, &end);
 
@@ -74,8 +74,8 @@ static int opt_bool(const char *flag, const char *s, bool *out) {
 }
 
 /* Apply one of catalog.h's strict unit parsers, naming the flag on error. */
-static int opt_unit(const char *flag, const char *s,
-                    int (*parse)(const char *, double *, char *, size_t), double *out) {
+int opt_unit(const char *flag, const char *s,
+             int (*parse)(const char *, double *, char *, size_t), double *out) {
     char err[160];
 
     if (parse(s, out, err, sizeof(err)) != 0) {
@@ -86,8 +86,8 @@ static int opt_unit(const char *flag, const char *s,
 }
 
 /* A strictly positive rate in units (a calibration flag). */
-static int opt_rate(const char *flag, const char *s,
-                    int (*parse)(const char *, double *, char *, size_t), double *out) {
+int opt_rate(const char *flag, const char *s,
+             int (*parse)(const char *, double *, char *, size_t), double *out) {
     if (opt_unit(flag, s, parse, out) != 0)
         return -1;
     if (!(*out > 0)) {
@@ -278,11 +278,6 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
         opt_error("--model, --params and --model-config are exclusive: give one");
         return VRAMLAB_EXIT_USAGE;
     }
-    if (s->set[OPT_PARAMS] && opt_any_arch(s)) {
-        opt_error("--params gives a bare size; an architecture (--layers, --hidden, ...) "
-                  "gives its own count: use one or the other");
-        return VRAMLAB_EXIT_USAGE;
-    }
     if (s->set[OPT_MODEL_CONFIG]) {
         struct catalog_diag d = {0};
         char path[4096];
@@ -310,6 +305,19 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
         snprintf(m->name, sizeof(m->name), "%s-parameter model", s->val[OPT_PARAMS]);
         m->source = "bare size (--params): shape derived";
         o->model_custom = true;
+        /* --kv-heads, --head-dim, ... override the derived shape; the
+         * count stays the size given. */
+        if (opt_any_arch(s)) {
+            if (s->set[OPT_EXPERTS] || s->set[OPT_ACTIVE_EXPERTS] || s->set[OPT_SHARED_EXPERTS]) {
+                opt_error("--params gives a bare dense size; experts need an architecture "
+                          "(--layers, --hidden, --heads, --vocab with --experts)");
+                return VRAMLAB_EXIT_USAGE;
+            }
+            if (opt_apply_arch(s, m) != 0)
+                return VRAMLAB_EXIT_USAGE;
+            m->has_arch = false;
+            m->params_size = n;
+        }
         return 0;
     } else if (!s->set[OPT_MODEL] && opt_any_arch(s)) {
         o->model_custom = true;

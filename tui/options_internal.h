@@ -53,6 +53,24 @@ enum opt_id {
     OPT_MEASURED_BW,
     OPT_MEASURED_FLOPS,
     OPT_MEASURED_ALLREDUCE,
+    /* serving (tui/options_serving.c): runtimes, concurrency, offload */
+    OPT_RUNTIME,
+    OPT_GPU_MEMORY_UTILIZATION,
+    OPT_BLOCK_SIZE,
+    OPT_MAX_NUM_BATCHED_TOKENS,
+    OPT_MAX_NUM_SEQS,
+    OPT_MAX_MODEL_LEN,
+    OPT_UBATCH,
+    OPT_FLASH_ATTENTION,
+    OPT_FIT,
+    OPT_GPU_LAYERS,
+    OPT_N_CPU_MOE,
+    OPT_HOST_BANDWIDTH,
+    OPT_HOST_CPU,
+    OPT_CONCURRENCY,
+    OPT_MAX_CONCURRENCY,
+    OPT_KEEP_EMBEDDINGS_16BIT,
+    OPT_RANK,
     /* custom architecture (first to last: keep together) */
     OPT_LAYERS,
     OPT_HIDDEN,
@@ -128,5 +146,15 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
 int opt_layout(const struct opt_seen *s, struct options *o);
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o);
+/* Value parsers of tui/options_build.c that the serving options share. */
+int opt_fraction(const char *flag, const char *s, double *out);
+int opt_unit(const char *flag, const char *s,
+             int (*parse)(const char *, double *, char *, size_t), double *out);
+int opt_rate(const char *flag, const char *s,
+             int (*parse)(const char *, double *, char *, size_t), double *out);
+/* Runtime, concurrency and offload options, after the workload
+ * (tui/options_serving.c); and the runtime's defaults for what was not
+ * given (its context, reserve). Returns 0 or -1 (message printed). */
+int opt_serving(const struct opt_seen *s, const struct catalog *cat, struct options *o);
 
 #endif

@@ -38,7 +38,7 @@ static const char *const sf_front_end_keys[] = {
     "scenario", "lesson", "fresh", "present", "explain",
 };
 /* Options that take no value on the command line (true/false in a file). */
-static const char *const sf_flag_keys[] = {"sequence-parallel"};
+static const char *const sf_flag_keys[] = {"sequence-parallel", "keep-embeddings-16bit"};
 
 /* ---- messages --------------------------------------------------------------- */
 

@@ -224,6 +224,44 @@ static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog 
     }
 }
 
+/* The serving settings (issue 13), where they differ from the defaults:
+ * files of plain scenarios stay as they were. */
+static void sf_write_serving(FILE *f, const struct engine_scenario *sc) {
+    const struct engine_serving *v = &sc->serving;
+    char buf[64];
+    if (v->runtime != ENGINE_RUNTIME_PLAIN)
+        fprintf(f, "runtime: %s\n", engine_runtime_name(v->runtime));
+    if (v->gpu_memory_utilization != 0.9) {
+        sf_number(buf, sizeof(buf), v->gpu_memory_utilization);
+        fprintf(f, "gpu-memory-utilization: %s\n", buf);
+    }
+    if (v->block_size != 16)
+        fprintf(f, "block-size: %u\n", v->block_size);
+    if (v->max_num_batched_tokens)
+        fprintf(f, "max-num-batched-tokens: %u\n", v->max_num_batched_tokens);
+    if (v->max_num_seqs)
+        fprintf(f, "max-num-seqs: %u\n", v->max_num_seqs);
+    if (v->max_model_len)
+        fprintf(f, "max-model-len: %u\n", v->max_model_len);
+    if (v->ubatch)
+        fprintf(f, "ubatch: %u\n", v->ubatch);
+    if (v->flash_attention >= 0)
+        fprintf(f, "flash-attention: %s\n", v->flash_attention ? "on" : "off");
+    if (!v->fit)
+        fputs("fit: off\n", f);
+    if (v->gpu_layers_given)
+        fprintf(f, "gpu-layers: %d\n", v->gpu_layers);
+    if (v->cpu_moe_layers)
+        fprintf(f, "n-cpu-moe: %u\n", v->cpu_moe_layers);
+    if (v->host_bytes_per_s > 0) {
+        sf_quantity(buf, sizeof(buf), v->host_bytes_per_s, sf_bandwidth_units, 5,
+                    catalog_parse_bandwidth);
+        fprintf(f, "host-bandwidth: %s%s\n", buf, v->host_measured ? "    # measured" : "");
+    }
+    if (v->keep_embeddings_16bit)
+        fputs("keep-embeddings-16bit: true\n", f);
+}
+
 /* Write the layout and workload keys, every one, defaults included. */
 static void sf_write_workload(FILE *f, const struct options *o) {
     const struct engine_scenario *sc = &o->sc;
@@ -276,6 +314,7 @@ static void sf_write_workload(FILE *f, const struct options *o) {
     fprintf(f, "bw-efficiency: %s\n", buf);
     sf_number(buf, sizeof(buf), sc->flops_efficiency);
     fprintf(f, "flops-efficiency: %s\n", buf);
+    sf_write_serving(f, sc);
 }
 
 /* Write o as scenario YAML (see header). */

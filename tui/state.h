@@ -79,12 +79,16 @@ enum tui_field {
     TUI_F_MEM_MASTER,
     TUI_F_MEM_OPT,
     TUI_F_MEM_RESERVE,
+    TUI_F_MEM_OVERHEAD, /* the runtime's buffers (vLLM, llama.cpp, Ollama) */
     TUI_F_MEM_TOTAL,
+    TUI_F_MEM_HOST,     /* host RAM of a partial offload */
     TUI_F_DECODE_MEM, /* Speed read-outs in the order they are drawn */
     TUI_F_DECODE_COMPUTE,
     TUI_F_DECODE,
     TUI_F_PER_SEQ,
     TUI_F_PREFILL,
+    TUI_F_TTFT,
+    TUI_F_TPOT,
     TUI_F_RIDGE,
     TUI_F_BSTAR,
     TUI_F_TRAIN_STEP,

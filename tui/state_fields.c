@@ -47,12 +47,16 @@ static const struct tui_field_info tui_fields[TUI_F_COUNT] = {
     F(TUI_F_MEM_MASTER, TUI_PANE_MEMORY, N_("master"), N_("FP32 master weights per GPU")),
     F(TUI_F_MEM_OPT, TUI_PANE_MEMORY, N_("optimizer"), N_("optimizer state per GPU")),
     F(TUI_F_MEM_RESERVE, TUI_PANE_MEMORY, N_("reserve"), N_("CUDA context and fragmentation")),
+    F(TUI_F_MEM_OVERHEAD, TUI_PANE_MEMORY, N_("buffers"), N_("the runtime's buffers per GPU")),
     F(TUI_F_MEM_TOTAL, TUI_PANE_MEMORY, N_("total"), N_("total per GPU against capacity")),
+    F(TUI_F_MEM_HOST, TUI_PANE_MEMORY, N_("host RAM"), N_("layers kept in host RAM")),
     F(TUI_F_DECODE, TUI_PANE_SPEED, N_("decode"), N_("decode tokens/s, whole deployment")),
     F(TUI_F_DECODE_MEM, TUI_PANE_SPEED, N_("memory-bound"), N_("bandwidth ceiling")),
     F(TUI_F_DECODE_COMPUTE, TUI_PANE_SPEED, N_("compute-bound"), N_("FLOP/s ceiling")),
     F(TUI_F_PER_SEQ, TUI_PANE_SPEED, N_("per sequence"), N_("tokens/s of one sequence")),
     F(TUI_F_PREFILL, TUI_PANE_SPEED, N_("prefill"), N_("time to read the prompt")),
+    F(TUI_F_TTFT, TUI_PANE_SPEED, N_("TTFT"), N_("time to first token at this batch")),
+    F(TUI_F_TPOT, TUI_PANE_SPEED, N_("TPOT"), N_("time per output token of one sequence")),
     F(TUI_F_RIDGE, TUI_PANE_ROOF, N_("ridge"), N_("peak FLOP/s / bandwidth")),
     F(TUI_F_BSTAR, TUI_PANE_ROOF, N_("B*"), N_("batch where decode turns compute-bound")),
     F(TUI_F_TRAIN_STEP, TUI_PANE_SPEED, N_("step"), N_("time of one optimizer step")),
@@ -86,8 +90,14 @@ bool tui_field_applies(const struct tui_state *st, enum tui_field f) {
     case TUI_F_DECODE_COMPUTE:
     case TUI_F_PER_SEQ:
     case TUI_F_PREFILL:
+    case TUI_F_TTFT:
+    case TUI_F_TPOT:
     case TUI_F_BSTAR:
         return infer;
+    case TUI_F_MEM_OVERHEAD:
+        return infer && st->opt.sc.serving.runtime != ENGINE_RUNTIME_PLAIN;
+    case TUI_F_MEM_HOST:
+        return infer && st->est.memory.host > 0;
     case TUI_F_ZERO:
     case TUI_F_MICRO:
     case TUI_F_RECOMPUTE:
@@ -163,6 +173,14 @@ int tui_field_key(const struct tui_state *st, enum tui_field f) {
         return ENGINE_KEY_DECODE_PER_SEQUENCE;
     case TUI_F_PREFILL:
         return ENGINE_KEY_PREFILL;
+    case TUI_F_TTFT:
+        return ENGINE_KEY_SERVING_TTFT;
+    case TUI_F_TPOT:
+        return ENGINE_KEY_SERVING_TPOT;
+    case TUI_F_MEM_OVERHEAD:
+        return ENGINE_KEY_MEM_OVERHEAD;
+    case TUI_F_MEM_HOST:
+        return ENGINE_KEY_MEM_HOST;
     case TUI_F_RIDGE:
         return ENGINE_KEY_RIDGE;
     case TUI_F_BSTAR:
@@ -489,6 +507,14 @@ void tui_state_recompute(struct tui_state *st) {
     struct engine_scenario trial;
     struct engine_estimate e;
 
+    /* A Measure pane run on this machine's CPU is the host bandwidth of a
+     * partial offload (its copy rate), unless the user gave one. */
+    struct engine_serving *v = &st->opt.sc.serving;
+    double cpu_bw = st->measure.on_cpu ? tui_measure_rate(&st->measure, "copy") : 0;
+    if (cpu_bw > 0 && (!(v->host_bytes_per_s > 0) || v->host_measured)) {
+        v->host_bytes_per_s = cpu_bw;
+        v->host_measured = true;
+    }
     engine_estimate(&st->opt.sc, &st->est);
     st->recomputes++;
     tui_state_verdict(st);

@@ -38,6 +38,7 @@ enum tui_role {
     TUI_ROLE_SEG_MASTER,
     TUI_ROLE_SEG_OPT,
     TUI_ROLE_SEG_RESERVE,
+    TUI_ROLE_SEG_OVERHEAD, /* the runtime's buffers */
     TUI_ROLE_FREE,        /* unused capacity */
     TUI_ROLE_CHART,
     TUI_ROLE_MARKER,      /* "you are here" */
@@ -48,7 +49,7 @@ enum tui_role {
     TUI_ROLE_COUNT
 };
 
-#define TUI_SEGMENTS 7
+#define TUI_SEGMENTS 8
 
 enum tui_scheme {
     TUI_SCHEME_DARK = 0,

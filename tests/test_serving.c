@@ -1,0 +1,597 @@
+/*
+ * test_serving.c: inference as the runtimes run it (issue 13): prefill with
+ * its bytes and TP all-reduces, TTFT and TPOT, vLLM's KV blocks and
+ * concurrency, llama.cpp's buffers, partial offload, the bare-size shape,
+ * the limits that know the model; golden figures from the runtimes' own
+ * arithmetic and published logs (sources next to each), and properties.
+ */
+#include <criterion/criterion.h>
+#include <criterion/theories.h>
+#include <math.h>
+#include <string.h>
+
+#include "tests/helpers.h"
+
+#define MIB 1048576.0
+
+/* |a - b| <= rel * |b|. */
+static bool close_rel(double a, double b, double rel) {
+    return fabs(a - b) <= rel * fabs(b);
+}
+
+/* Estimate a scenario and require it valid. */
+static struct engine_estimate est(const struct engine_scenario *sc) {
+    struct engine_estimate e;
+    engine_estimate(sc, &e);
+    cr_assert_eq(e.invalid, 0, "invalid %#x", e.invalid);
+    return e;
+}
+
+/* GeForce RTX 5090: 32 GiB GDDR7, 1,792 GB/s (seed 003 FACT; NVIDIA spec). */
+static struct engine_gpu rtx5090(void) {
+    struct engine_gpu g = {0};
+    strcpy(g.id, "rtx-5090");
+    strcpy(g.name, "RTX 5090");
+    g.memory_bytes = 32 * GIB;
+    g.bandwidth_bytes_per_s = 1792e9;
+    g.flops[ENGINE_COMPUTE_FP16] = 209.5e12;
+    g.gpus_per_node = 1;
+    return g;
+}
+
+/* Apple M5 Max: up to 128 GB unified, 614 GB/s (seed 003 FACT). */
+static struct engine_gpu m5max(void) {
+    struct engine_gpu g = {0};
+    strcpy(g.id, "m5-max");
+    strcpy(g.name, "M5 Max");
+    g.memory_bytes = 128 * GIB;
+    g.bandwidth_bytes_per_s = 614e9;
+    g.flops[ENGINE_COMPUTE_FP16] = 70e12;
+    g.gpus_per_node = 1;
+    g.unified_memory = true;
+    return g;
+}
+
+/* ---- prefill ----------------------------------------------------------- */
+
+/* Issue 13: a 1-token prompt of Llama 3.1 8B FP16 on an H100 reads all
+ * 16.06 GB of weights: at least 16.06e9 / 3.35e12 = 4.79 ms, not 16 us. */
+Test(prefill, one_token_reads_the_weights) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.prompt = 1;
+    struct engine_estimate e = est(&sc);
+    double floor_s = 8030261248.0 * 2 / 3.35e12;
+    cr_assert_geq(e.prefill_seconds, floor_s);
+    cr_assert(close_rel(e.prefill_seconds, floor_s, 0.02), "%.6g s", e.prefill_seconds);
+    /* 100 tokens: still the bytes (1.63 ms of compute < 4.8 ms). */
+    sc.prompt = 100;
+    e = est(&sc);
+    cr_assert(close_rel(e.prefill_seconds, floor_s, 0.03), "%.6g s", e.prefill_seconds);
+    /* 4096 tokens: compute bound, as before. */
+    sc.prompt = 4096;
+    e = est(&sc);
+    cr_assert_gt(e.serving.prefill_compute_s, e.serving.prefill_bytes_s);
+    cr_assert(close_rel(e.prefill_seconds, e.serving.prefill_compute_s, 1e-9));
+}
+
+/* llm-analysis 0.2.2 (cli99), `infer --model_name upstage_Llama-2-70b-instruct-v2
+ * --gpu_name h100-sxm-80gb --tp_size 4 --seq_len 4096 --batch_size_per_gpu 1`:
+ * prefill_latency_fwd_tp_comm = 0.035791394 s: 80 layers x 2 ring
+ * all-reduces of 2 (t-1)/t x 4096 x 8192 x 2 bytes at 450 GB/s one way. Ours
+ * adds the 5 us latency of each of the 160 all-reduces (llm-analysis takes
+ * max(bandwidth time, 8 us)). */
+Test(prefill, tp_allreduce_as_llm_analysis) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.gpus = sc.tp = 4;
+    struct engine_estimate e = est(&sc);
+    double want = 0.035791394 + 160 * 5e-6;
+    cr_assert(close_rel(e.serving.prefill_comm_s, want, 1e-6), "%.9g s, want %.9g",
+              e.serving.prefill_comm_s, want);
+    /* The prefill is compute plus that communication (one step, p = 1). */
+    cr_assert(close_rel(e.prefill_seconds, e.serving.prefill_compute_s + want, 1e-6));
+}
+
+/* PP hands each step's activations to the next stage: one prompt on p
+ * stages takes the steps plus p - 1 of the longest and its hand-off. With
+ * one step (plain) the stages cannot overlap: slower than one stage; with
+ * vLLM's 8 steps of 1024 they overlap: faster. */
+Test(prefill, pipeline_adds_stages_and_hand_offs) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.context = 8192;
+    sc.gpu.memory_bytes = 200 * GIB;
+    struct engine_estimate one = est(&sc);
+    sc.gpus = sc.pp = 2;
+    struct engine_estimate two = est(&sc);
+    cr_assert_gt(two.prefill_seconds, one.prefill_seconds);
+    cr_assert_gt(two.serving.prefill_comm_s, 0);
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.serving.max_num_batched_tokens = 1024;
+    struct engine_estimate two_v = est(&sc);
+    cr_assert_eq(two_v.serving.prefill_chunks, 8);
+    sc.gpus = sc.pp = 1;
+    struct engine_estimate one_v = est(&sc);
+    cr_assert_lt(two_v.prefill_seconds, one_v.prefill_seconds);
+    /* ... but never below half: each stage still computes its layers. */
+    cr_assert_gt(two_v.prefill_seconds, one_v.prefill_seconds / 2);
+}
+
+/* A prompt longer than the context is refused (issue 13). */
+Test(prefill, prompt_longer_than_context_is_invalid) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.context = 4096;
+    sc.prompt = 8192;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_PROMPT);
+    char buf[256];
+    engine_invalid_text(&sc, ENGINE_INVALID_PROMPT, buf, sizeof buf);
+    cr_assert(strstr(buf, "--prompt 8192") && strstr(buf, "--context 4096"), "%s", buf);
+    sc.mode = ENGINE_MODE_TRAIN; /* training has no prompt */
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+}
+
+/* TTFT is the prefill alone at batch 1 and grows with the sequences
+ * decoding alongside; TPOT is the inverse of the per-sequence rate. */
+Test(serving, ttft_and_tpot) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    struct engine_estimate e = est(&sc);
+    cr_assert_eq(e.serving.ttft_s, e.prefill_seconds);
+    cr_assert(close_rel(e.serving.tpot_s, 1 / e.decode_tokens_per_s_per_sequence, 1e-12));
+    double prev_ttft = e.serving.ttft_s, prev_tpot = e.serving.tpot_s;
+    for (unsigned b = 2; b <= 64; b *= 2) {
+        sc.batch = b;
+        e = est(&sc);
+        cr_assert_geq(e.serving.ttft_s, prev_ttft, "batch %u", b);
+        cr_assert_geq(e.serving.tpot_s, prev_tpot, "batch %u", b);
+        prev_ttft = e.serving.ttft_s;
+        prev_tpot = e.serving.tpot_s;
+    }
+}
+
+/* ---- vLLM -------------------------------------------------------------- */
+
+/* vLLM 0.10.1.1's start-up arithmetic on Llama 3.1 8B BF16, one H100
+ * (80 GiB, so the `vllm serve` defaults are 8192 tokens and 1024 sequences
+ * per step), max_model_len 32768, by hand:
+ *  requested = 0.9 x 85,899,345,920 = 77,309,411,328 B;
+ *  weights 2 x 8,030,261,248 = 16,060,522,496 B;
+ *  profiling run: forward 8192 x 2 x (2 x 4096 + 3 x 14336) = 838,860,800 B,
+ *    sampler 1024 x 128,256 x 4 x 2 = 1,050,673,152 B: peak 1,050,673,152 B;
+ *  non-torch memory (--reserve) 1e9 B;
+ *  available = 59,198,215,680 B;
+ *  page = 2 x 16 x 8 x 128 x 2 = 65,536 B per layer, x 32 layers = 2 MiB;
+ *  blocks = floor(59,198,215,680 / 2,097,152) = 28,227; tokens 451,632;
+ *  concurrency at 32768 = 28,227 / 2048 = 13.78x. */
+Test(vllm, blocks_and_concurrency_by_hand) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.context = 32768;
+    struct engine_estimate e = est(&sc);
+    cr_assert_eq(engine_vllm_max_num_batched_tokens(&sc), 8192);
+    cr_assert_eq(engine_vllm_max_num_seqs(&sc), 1024);
+    cr_assert(close_rel(e.serving.activation_peak_bytes, 1050673152.0, 1e-12), "%.0f",
+              e.serving.activation_peak_bytes);
+    cr_assert(close_rel(e.serving.available_kv_bytes, 59198215680.0, 1e-9), "%.0f",
+              e.serving.available_kv_bytes);
+    cr_assert_eq(e.serving.kv_blocks, 28227);
+    cr_assert_eq(e.serving.kv_tokens, 451632);
+    cr_assert(close_rel(e.serving.max_concurrency, 28227.0 / 2048, 1e-12));
+    cr_assert_eq(e.serving.max_model_len_that_fits, 32768);
+    /* The reserve is what utilisation leaves: 0.1 x 80 GiB. */
+    cr_assert(close_rel(e.memory.reserve, 0.1 * 80 * GIB, 1e-12));
+}
+
+/* When one request of max_model_len does not fit, vLLM refuses to start
+ * and names the longest that would (estimate_max_model_len): 70B FP16 on
+ * two H100 with TP 2 at its full 131,072 tokens. */
+Test(vllm, longest_max_model_len_when_one_request_does_not_fit) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.gpus = sc.tp = 2;
+    sc.context = 131072;
+    struct engine_estimate e = est(&sc);
+    double per_req = 131072 / 16;
+    cr_assert_lt(e.serving.kv_blocks, per_req);
+    cr_assert_eq(e.serving.max_model_len_that_fits, e.serving.kv_blocks * 16);
+    cr_assert_not(e.fits);
+    cr_assert(e.warnings & ENGINE_WARN_KV_POOL_SHORT);
+}
+
+/* Seed 003, scenario 2 ("API concurrente"): the model fits, but more
+ * concurrency runs out of KV cache and the time per token gets worse. */
+Test(vllm, seed_003_more_concurrency_ooms) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.context = 32768;
+    struct engine_estimate e = est(&sc);
+    cr_assert(e.fits);
+    unsigned most = (unsigned)floor(e.serving.max_concurrency); /* 13 */
+    cr_assert_eq(most, 13);
+    sc.batch = most;
+    struct engine_estimate at = est(&sc);
+    cr_assert(at.fits);
+    cr_assert_not(at.warnings & ENGINE_WARN_KV_POOL_SHORT);
+    sc.batch = most + 1;
+    struct engine_estimate over = est(&sc);
+    cr_assert_not(over.fits);
+    cr_assert(over.warnings & ENGINE_WARN_KV_POOL_SHORT);
+    cr_assert_gt(over.serving.tpot_s, e.serving.tpot_s);
+    cr_assert_eq(engine_max_batch(&sc), most);
+}
+
+/* `vllm serve` defaults by GPU (arg_utils.py): 8192/1024 from 70 GiB, but
+ * 2048/256 on the A100 and on smaller GPUs; a given value wins. */
+Test(vllm, defaults_follow_the_gpu) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    cr_assert_eq(engine_vllm_max_num_batched_tokens(&sc), 8192);
+    strcpy(sc.gpu.id, "a100-80gb");
+    strcpy(sc.gpu.name, "A100 SXM4 80GB");
+    cr_assert_eq(engine_vllm_max_num_batched_tokens(&sc), 2048);
+    cr_assert_eq(engine_vllm_max_num_seqs(&sc), 256);
+    sc.gpu = th_rtx3060();
+    cr_assert_eq(engine_vllm_max_num_batched_tokens(&sc), 2048);
+    sc.serving.max_num_batched_tokens = 512;
+    cr_assert_eq(engine_vllm_max_num_batched_tokens(&sc), 512);
+    cr_assert_eq(engine_vllm_max_num_seqs(&sc), 256);
+    sc.serving.max_num_batched_tokens = 100;
+    cr_assert_eq(engine_vllm_max_num_seqs(&sc), 100); /* at most the budget */
+}
+
+/* Bad runtime settings are invalid input, never silently clamped. */
+Test(vllm, bad_settings_are_invalid) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    struct engine_estimate e;
+    sc.serving.gpu_memory_utilization = 1.2;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.gpu_memory_utilization = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.gpu_memory_utilization = 0.9;
+    sc.serving.block_size = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.block_size = 16;
+    sc.serving.gpu_layers = 33;
+    sc.serving.gpu_layers_given = true;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+}
+
+/* ---- llama.cpp ----------------------------------------------------------- */
+
+/* A published llama.cpp log (Ollama's runner, llama3.1:8b Q4_0 on a T4,
+ * n_ctx 8192, n_ubatch 512, flash_attn 0):
+ *   CPU buffer size = 281.81 MiB         (token embedding, Q4_0)
+ *   CUDA0 KV buffer size = 1024.00 MiB   (f16)
+ *   CUDA0 compute buffer size = 560.00 MiB
+ *   CUDA_Host compute buffer size = 24.01 MiB
+ * The KV sizes of llama.cpp's other types (ggml type traits): q8_0 34 B and
+ * q4_0 18 B per 32 elements: 544.00 and 288.00 MiB. */
+Test(llamacpp, published_log_llama31_8b) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_LLAMACPP;
+    sc.serving.flash_attention = 0;
+    sc.weight_format = th_format("q4-0", 4, 32, 16);
+    sc.context = 8192;
+    struct engine_estimate e = est(&sc);
+    cr_assert(close_rel(e.memory.kv_cache / MIB, 1024.00, 1e-12), "%.4f", e.memory.kv_cache / MIB);
+    cr_assert(close_rel(e.serving.compute_buffer_bytes / MIB, 560.00, 1e-5), "%.4f",
+              e.serving.compute_buffer_bytes / MIB);
+    cr_assert(close_rel(e.memory.host / MIB, 281.81 + 24.01, 1e-4), "%.4f", e.memory.host / MIB);
+    sc.kv_format = th_format("q8-0", 8, 32, 16);
+    e = est(&sc);
+    cr_assert(close_rel(e.memory.kv_cache / MIB, 544.00, 1e-12), "%.4f", e.memory.kv_cache / MIB);
+    sc.kv_format = th_format("q4-0", 4, 32, 16);
+    e = est(&sc);
+    cr_assert(close_rel(e.memory.kv_cache / MIB, 288.00, 1e-12), "%.4f", e.memory.kv_cache / MIB);
+    /* With flash attention the KQ scores go: the logits (258.5 MiB) lead. */
+    sc.serving.flash_attention = 1;
+    e = est(&sc);
+    cr_assert(close_rel(e.serving.compute_buffer_bytes / MIB, 4.0 * 512 * (4096 + 128256) / MIB,
+                        1e-12));
+}
+
+/* llama.cpp pads n_ctx to a multiple of 256 (llama-context.cpp): -c 35000
+ * allocates 35072 cells. */
+Test(llamacpp, context_padded_to_256) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_LLAMACPP;
+    sc.context = 35000;
+    struct engine_estimate e = est(&sc);
+    cr_assert_eq(e.serving.context_padded, 35072);
+    cr_assert(close_rel(e.memory.kv_cache, 32.0 * 35072 * 2 * 8 * 128 * 2, 1e-12));
+    /* --fit keeps 1 GiB free: the reserve, given by the front end. */
+}
+
+/* ---- partial offload ---------------------------------------------------- */
+
+/* Decode time per token = GPU bytes / GPU bandwidth + host bytes / host
+ * bandwidth (issue 13), checked on 70B Q4 with 40 of 80 layers. */
+Test(offload, decode_is_gpu_plus_host_time) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.gpu = rtx5090();
+    sc.weight_format = th_format("int4-g32", 4, 32, 16);
+    sc.serving.runtime = ENGINE_RUNTIME_LLAMACPP;
+    sc.serving.gpu_layers = 40;
+    sc.serving.gpu_layers_given = true;
+    sc.serving.host_bytes_per_s = 100e9;
+    struct engine_estimate e = est(&sc);
+    cr_assert_eq(e.serving.gpu_layers, 40);
+    cr_assert_eq(e.serving.host_layers, 40);
+    double step = e.decode_bytes_per_step / 1792e9 + e.serving.decode_host_bytes / 100e9;
+    cr_assert(close_rel(e.serving.tpot_s, step, 1e-9), "%.6g vs %.6g", e.serving.tpot_s, step);
+    /* Half the layers' weights are read in host RAM: 40 x the layer at 4.5 bits. */
+    double layer = 2 * 8192.0 * 8192 + 2 * 8192.0 * 1024 + 3 * 8192.0 * 28672 + 2 * 8192.0;
+    cr_assert_geq(e.serving.decode_host_bytes, 40 * layer * 4.5 / 8);
+    cr_assert(e.warnings & ENGINE_WARN_OFFLOADED);
+    cr_assert_not(e.warnings & ENGINE_WARN_HOST_BW_ASSUMED);
+}
+
+/* Seed 003, scenario 1 ("asistente local"): a 70B INT4 (~39.7 GB with its
+ * g32 scales) does not fit a 32 GB RTX 5090; llama.cpp's --fit puts what
+ * fits on the card and the rest in host RAM, and the token rate then
+ * falls to the host's; a 128 GB M5 Max holds it whole and decodes at
+ * 614 GB/s over ~40 GB: ~15 tokens/s. */
+Test(offload, seed_003_rtx5090_versus_m5max) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.weight_format = th_format("int4-g32", 4, 32, 16);
+    sc.gpu = rtx5090();
+    struct engine_estimate plain = est(&sc);
+    cr_assert_not(plain.fits);
+    sc.serving.runtime = ENGINE_RUNTIME_LLAMACPP;
+    struct engine_estimate fit = est(&sc);
+    cr_assert(fit.gpu_layers_fitted);
+    cr_assert(fit.fits);
+    cr_assert_lt(fit.serving.gpu_layers, 80);
+    cr_assert_gt(fit.serving.gpu_layers, 40);
+    struct engine_scenario fixed = sc;
+    fixed.serving.fit = false;
+    cr_assert_eq(engine_max_gpu_layers(&fixed), (int32_t)fit.serving.gpu_layers);
+    sc.gpu = m5max();
+    struct engine_estimate mac = est(&sc);
+    cr_assert(mac.fits);
+    cr_assert_eq(mac.serving.gpu_layers, 80);
+    double bytes = 70553706496.0 * 4.5 / 8; /* ~39.7 GB */
+    cr_assert(close_rel(mac.decode_tokens_per_s_per_sequence, 614e9 / bytes, 0.04), "%.4g",
+                        mac.decode_tokens_per_s_per_sequence);
+    cr_assert_gt(mac.decode_tokens_per_s_per_sequence, fit.decode_tokens_per_s_per_sequence);
+}
+
+/* --n-cpu-moe keeps the experts of the first N layers in host RAM. */
+Test(offload, cpu_moe_moves_experts_to_host) {
+    struct engine_scenario sc = th_scenario(th_mixtral_8x7b());
+    sc.serving.runtime = ENGINE_RUNTIME_LLAMACPP;
+    sc.serving.fit = false; /* all layers on the GPU whatever fits */
+    struct engine_estimate all = est(&sc);
+    sc.serving.cpu_moe_layers = 16;
+    struct engine_estimate half = est(&sc);
+    /* 16 layers x 8 experts x 3 x 4096 x 14336 parameters, 16-bit. */
+    double moved = 16 * 8 * 3 * 4096.0 * 14336 * 2;
+    cr_assert(close_rel(all.memory.weights - half.memory.weights, moved, 1e-9));
+    cr_assert_gt(half.memory.host, moved);
+    cr_assert_gt(half.serving.tpot_s, all.serving.tpot_s);
+}
+
+/* ---- weights ------------------------------------------------------------- */
+
+/* --keep-embeddings-16bit: Llama 3.1 8B's untied embedding and head
+ * (2 x 128256 x 4096 + the final norm) at 16 bits instead of 4.5. */
+Test(weights, keep_embeddings_16bit) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.weight_format = th_format("int4-g32", 4, 32, 16);
+    struct engine_estimate a = est(&sc);
+    sc.serving.keep_embeddings_16bit = true;
+    struct engine_estimate b = est(&sc);
+    double emb = 2 * 128256.0 * 4096 + 4096;
+    cr_assert(close_rel(b.memory.weights - a.memory.weights, emb * (16 - 4.5) / 8, 1e-9));
+    cr_assert(close_rel(b.serving.embed_16bit_bytes, emb * (16 - 4.5) / 8, 1e-9));
+}
+
+/* K/V projections are replicated when t exceeds the KV heads: 32 heads
+ * and 2 KV heads on TP 8, each rank keeps one whole KV head, 2 h d per
+ * layer instead of 2 h d x 2/8. */
+Test(weights, kv_projections_replicated_past_the_kv_heads) {
+    struct engine_model m = th_llama31_8b();
+    m.kv_heads = 2;
+    struct engine_scenario sc = th_scenario(m);
+    sc.gpus = sc.tp = 8;
+    struct engine_estimate e = est(&sc);
+    double params = engine_params_total(&m);
+    double want = params / 8 * 2 + 32 * 2 * 4096.0 * 128 * (1 - 2.0 / 8) * 2;
+    cr_assert(close_rel(e.memory.weights, want, 1e-9), "%.6g vs %.6g", e.memory.weights, want);
+    cr_assert(e.warnings & ENGINE_WARN_KV_REPLICATED);
+    sc.model.kv_heads = 8; /* t divides the KV heads: no replication */
+    m.kv_heads = 8;
+    e = est(&sc);
+    cr_assert(close_rel(e.memory.weights, engine_params_total(&m) / 8 * 2, 1e-9));
+}
+
+/* ---- bare sizes ---------------------------------------------------------- */
+
+/* A bare size gets a modern shape: GQA (8 KV heads of 128), gated MLP,
+ * a 128K vocabulary; Llama 3.1 405B's own width. */
+Test(bare, modern_shape) {
+    struct engine_model m;
+    engine_model_from_size(&m, 405e9);
+    cr_assert_eq(m.hidden, 16384);
+    cr_assert_eq(m.layers, 127);
+    cr_assert_eq(m.kv_heads, 8);
+    cr_assert_eq(m.head_dim, 128);
+    cr_assert(m.gated);
+    cr_assert_eq(m.vocab, 128256);
+    /* Issue 13: 70B at 128K on 8 GPUs was 41.7 GB of KV per GPU; Llama 3.1
+     * 70B has 5.37 GB. The derived shape is now within 15% of it. */
+    engine_model_from_size(&m, 70e9);
+    struct engine_scenario sc = th_scenario(m);
+    sc.gpus = sc.tp = 8;
+    sc.context = 131072;
+    struct engine_estimate e = est(&sc);
+    cr_assert(close_rel(e.memory.kv_cache, 5.37e9, 0.15), "%.4g", e.memory.kv_cache);
+}
+
+/* No memory or KV figure falls as N grows, on a fine grid (0.2% steps from
+ * 100M to 2T): no cliff when the size slider moves. */
+Test(bare, monotone_on_a_fine_grid) {
+    struct engine_model m;
+    double prev_kv = 0, prev_mem = 0, prev_act = 0, prev_inf = 0;
+    for (double n = 1e8; n < 2.05e12; n *= 1.002) {
+        engine_model_from_size(&m, n);
+        struct engine_scenario sc = th_scenario(m);
+        sc.gpu.memory_bytes = 1e15;
+        struct engine_estimate e = est(&sc);
+        cr_assert_geq(e.kv_bytes_per_token, prev_kv, "N %.5g", n);
+        cr_assert_geq(e.memory.total, prev_inf, "N %.5g", n);
+        prev_kv = e.kv_bytes_per_token;
+        prev_inf = e.memory.total;
+        sc.mode = ENGINE_MODE_TRAIN;
+        e = est(&sc);
+        cr_assert_geq(e.memory.total, prev_mem, "N %.5g", n);
+        cr_assert_geq(e.memory.activations, prev_act, "N %.5g", n);
+        prev_mem = e.memory.total;
+        prev_act = e.memory.activations;
+    }
+}
+
+/* ---- layouts and limits ---------------------------------------------------- */
+
+/* plan --gpus 3 for 70B FP16: the best fitting layout is PP 3 (TP 3 does not
+ * divide 64 heads; DP 3 holds all 141 GB on each GPU). */
+Test(layout, best_fitting_layout_of_three) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    struct engine_layout l;
+    cr_assert(engine_best_layout(&sc, 3, &l));
+    cr_assert_eq(l.tp, 1);
+    cr_assert_eq(l.pp, 3);
+    cr_assert(l.fits);
+}
+
+/* search --rank latency puts the fastest sequence first (70B on 8 H100:
+ * TP 8), throughput the most tokens in all (TP 2 x DP 4). */
+Test(layout, rank_by_latency_or_throughput) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    struct engine_layout v[16];
+    engine_search_layouts_ranked(&sc, 8, ENGINE_RANK_LATENCY, v, 16);
+    cr_assert_eq(v[0].tp, 8);
+    for (int i = 1; i < 4 && v[i].fits; i++)
+        cr_assert_geq(v[0].per_sequence, v[i].per_sequence);
+    engine_search_layouts_ranked(&sc, 8, ENGINE_RANK_THROUGHPUT, v, 16);
+    cr_assert_geq(v[0].throughput, v[1].throughput);
+    cr_assert(isfinite(v[0].per_sequence));
+    engine_search_layouts_ranked(&sc, 8, ENGINE_RANK_MEMORY, v, 16);
+    cr_assert_leq(v[0].memory_total, v[1].memory_total);
+}
+
+/* The fewest-GPU search skips counts the weights alone rule out, and finds
+ * what a scan from 1 finds (405B BF16 on H100). */
+Test(limits, min_gpus_with_the_lower_bound) {
+    struct engine_scenario sc = th_scenario(th_llama31_405b());
+    struct engine_scenario best;
+    uint32_t g = engine_min_gpus(&sc, 65536, &best);
+    struct engine_layout l;
+    uint32_t scan = 0;
+    for (uint32_t k = 1; k <= 64 && !scan; k++)
+        if (engine_search_layouts(&sc, k, &l, 1) && l.fits && l.reject == ENGINE_REJECT_NONE)
+            scan = k;
+    cr_assert_eq(g, scan);
+    cr_assert_gt(g, 9); /* 812 GB of weights over 80 GiB */
+}
+
+/* ---- properties ---------------------------------------------------------- */
+
+TheoryDataPoints(serving_props, more_concurrency_never_less_memory) = {
+    DataPoints(int, 0, 1, 2, 3),
+    DataPoints(unsigned, 1, 3, 16, 100),
+    DataPoints(unsigned, 512, 4096, 32768),
+};
+
+/* For every runtime: one more sequence never means less memory, a shorter
+ * per-token time or a shorter TTFT. */
+Theory((int rt, unsigned b, unsigned ctx), serving_props, more_concurrency_never_less_memory) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = (enum engine_runtime)rt;
+    sc.serving.fit = false;
+    sc.serving.gpu_layers = 32; /* Ollama would move layers off to fit */
+    sc.serving.gpu_layers_given = true;
+    sc.gpu.memory_bytes = 1e15;
+    sc.context = ctx;
+    sc.batch = b;
+    struct engine_estimate a = est(&sc);
+    sc.batch = b + 1;
+    struct engine_estimate c = est(&sc);
+    cr_assert_geq(c.memory.total, a.memory.total);
+    cr_assert_geq(c.memory.kv_cache, a.memory.kv_cache);
+    cr_assert_geq(c.serving.tpot_s, a.serving.tpot_s);
+    cr_assert_geq(c.serving.ttft_s, a.serving.ttft_s * (1 - 1e-12));
+    sc.batch = b;
+    sc.context = ctx * 2;
+    struct engine_estimate d = est(&sc);
+    cr_assert_geq(d.memory.total, a.memory.total);
+    cr_assert_geq(d.prefill_seconds, a.prefill_seconds);
+}
+
+TheoryDataPoints(serving_props, more_gpu_layers_never_less_vram) = {
+    DataPoints(int, 0, 2, 3),
+    DataPoints(int, 0, 1, 2),
+};
+
+/* More layers on the GPU never means less VRAM or more host RAM; the
+ * decode step never gets slower (GPU bandwidth above the host's). */
+Theory((int rt, int mi), serving_props, more_gpu_layers_never_less_vram) {
+    struct engine_model m = mi == 0 ? th_llama31_8b() : mi == 1 ? th_mixtral_8x7b()
+                                                                : th_llama31_70b();
+    struct engine_scenario sc = th_scenario(m);
+    sc.serving.runtime = (enum engine_runtime)rt;
+    sc.serving.fit = false;
+    struct engine_estimate prev = {0};
+    for (int32_t n = 0; n <= (int32_t)m.layers; n++) {
+        sc.serving.gpu_layers = n;
+        sc.serving.gpu_layers_given = true;
+        struct engine_estimate e = est(&sc);
+        if (n > 0) {
+            cr_assert_geq(e.memory.total, prev.memory.total, "%d layers", n);
+            cr_assert_leq(e.memory.host, prev.memory.host, "%d layers", n);
+            cr_assert_leq(e.serving.tpot_s, prev.serving.tpot_s * (1 + 1e-12), "%d layers", n);
+        }
+        prev = e;
+    }
+}
+
+/* Flash attention never makes llama.cpp's compute buffer larger, and the
+ * buffer never shrinks with the context. */
+Test(serving_props, compute_buffer_monotone) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_LLAMACPP;
+    double prev = 0;
+    for (unsigned ctx = 256; ctx <= 131072; ctx *= 2) {
+        sc.context = ctx;
+        sc.serving.flash_attention = 0;
+        struct engine_estimate off = est(&sc);
+        sc.serving.flash_attention = 1;
+        struct engine_estimate on = est(&sc);
+        cr_assert_leq(on.serving.compute_buffer_bytes, off.serving.compute_buffer_bytes);
+        cr_assert_geq(off.serving.compute_buffer_bytes, prev);
+        prev = off.serving.compute_buffer_bytes;
+    }
+}
+
+/* Every serving key explains itself in every runtime where it applies. */
+Test(serving_props, serving_keys_explained) {
+    for (int rt = 0; rt < ENGINE_RUNTIME_COUNT; rt++) {
+        struct engine_scenario sc = th_scenario(th_llama31_8b());
+        sc.serving.runtime = (enum engine_runtime)rt;
+        sc.serving.gpu_layers = 20;
+        sc.serving.gpu_layers_given = rt != ENGINE_RUNTIME_VLLM;
+        struct engine_estimate e = est(&sc);
+        for (int k = ENGINE_KEY_MEM_OVERHEAD; k < ENGINE_KEY_COUNT; k++) {
+            struct engine_explanation x;
+            engine_explain(&sc, &e, (enum engine_key)k, &x);
+            cr_assert_gt(strlen(x.values), 0);
+            bool applies = engine_key_applies(&sc, (enum engine_key)k);
+            cr_assert_eq(applies, !isnan(engine_key_value(&e, (enum engine_key)k)), "%s in %s",
+                         x.key, engine_runtime_name((enum engine_runtime)rt));
+        }
+    }
+}

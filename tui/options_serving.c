@@ -1,0 +1,270 @@
+/*
+ * options_serving.c: the serving options (issue 13): the runtime whose
+ * accounting the estimate follows, vLLM's and llama.cpp's own settings,
+ * concurrency, partial offload and the host RAM behind it. Each value
+ * parser names its flag on error; a setting of one runtime given with
+ * another is left to options_ignored_notes (a note, not an error).
+ *
+ * Runtime defaults for what was not given, as each runtime starts:
+ *  - vllm: the context is max_model_len, which is the model's maximum
+ *    (vLLM derives it from the config) unless --max-model-len or
+ *    --context says otherwise;
+ *  - llama.cpp: --reserve is --fit's margin, 1 GiB per device;
+ *  - ollama: --reserve is its 457 MiB per-GPU minimum; the context its
+ *    default by VRAM (docs/context-length.mdx: under 24 GiB 4k, under
+ *    48 GiB 32k, else 256k), at most the model's maximum.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tui/i18n.h"
+#include "tui/options_internal.h"
+
+#define GIB 1073741824.0
+#define MIB 1048576.0
+
+/* on/off/auto (yes/no/1/0 too); returns 1, 0, -1 for auto, or -2. */
+static int opt_switch(const char *s, bool allow_auto) {
+    if (!*s || !strcasecmp(s, "on") || !strcasecmp(s, "yes") || !strcmp(s, "1") ||
+        !strcasecmp(s, "true"))
+        return 1;
+    if (!strcasecmp(s, "off") || !strcasecmp(s, "no") || !strcmp(s, "0") || !strcasecmp(s, "false"))
+        return 0;
+    if (allow_auto && !strcasecmp(s, "auto"))
+        return -1;
+    return -2;
+}
+
+/* --host-cpu ID: a catalog CPU and its data-sheet memory bandwidth. */
+static int opt_host_cpu(const struct catalog *cat, const char *id, struct options *o) {
+    const struct catalog_cpu *cpu = cat ? catalog_find_cpu(cat, id) : NULL;
+    if (!cpu) {
+        /* The catalog's CPUs are few: name them all. */
+        fprintf(stderr, _("vramlab: --host-cpu: unknown CPU '%s'; the catalog has:"), id);
+        for (size_t i = 0; cat && i < cat->n_cpus; i++)
+            fprintf(stderr, "%s %s", i ? "," : "", cat->cpus[i].id);
+        fputs(_(" (share/catalog/cpus.yaml)\n"), stderr);
+        return -1;
+    }
+    if (!(cpu->bandwidth_bytes_per_s > 0)) {
+        opt_error("--host-cpu: %s has no memory bandwidth in the catalog; give --host-bandwidth",
+                  cpu->id);
+        return -1;
+    }
+    o->sc.serving.host_bytes_per_s = cpu->bandwidth_bytes_per_s;
+    o->host_cpu = cpu->name[0] ? cpu->name : cpu->id;
+    return 0;
+}
+
+/* The runtime's settings; each flag checked and named on error. */
+static int opt_runtime_values(const struct opt_seen *s, const struct catalog *cat,
+                              struct options *o) {
+    struct engine_serving *v = &o->sc.serving;
+    const char *val;
+    int sw;
+
+    if (s->set[OPT_RUNTIME] && engine_runtime_parse(s->val[OPT_RUNTIME], &v->runtime) != 0) {
+        opt_error("--runtime: expected plain, vllm, llama.cpp or ollama, found '%s'",
+                  s->val[OPT_RUNTIME]);
+        return -1;
+    }
+    if (s->set[OPT_GPU_MEMORY_UTILIZATION] &&
+        opt_fraction("gpu-memory-utilization", s->val[OPT_GPU_MEMORY_UTILIZATION],
+                     &v->gpu_memory_utilization))
+        return -1;
+    if (s->set[OPT_BLOCK_SIZE] &&
+        opt_uint("block-size", s->val[OPT_BLOCK_SIZE], false, 1u << 16, &v->block_size))
+        return -1;
+    if (s->set[OPT_MAX_NUM_BATCHED_TOKENS] &&
+        opt_tokens("max-num-batched-tokens", s->val[OPT_MAX_NUM_BATCHED_TOKENS], false,
+                   &v->max_num_batched_tokens))
+        return -1;
+    if (s->set[OPT_MAX_NUM_SEQS] &&
+        opt_uint("max-num-seqs", s->val[OPT_MAX_NUM_SEQS], false, 1u << 20, &v->max_num_seqs))
+        return -1;
+    if (s->set[OPT_MAX_MODEL_LEN] &&
+        opt_tokens("max-model-len", s->val[OPT_MAX_MODEL_LEN], false, &v->max_model_len))
+        return -1;
+    if (s->set[OPT_UBATCH] && opt_uint("ubatch", s->val[OPT_UBATCH], false, 1u << 20, &v->ubatch))
+        return -1;
+    if (s->set[OPT_FLASH_ATTENTION]) {
+        val = s->val[OPT_FLASH_ATTENTION];
+        if ((sw = opt_switch(val, true)) == -2) {
+            opt_error("--flash-attention: expected on, off or auto, found '%s'", val);
+            return -1;
+        }
+        v->flash_attention = sw;
+    }
+    if (s->set[OPT_FIT]) {
+        val = s->val[OPT_FIT];
+        if ((sw = opt_switch(val, false)) == -2) {
+            opt_error("--fit: expected on or off, found '%s'", val);
+            return -1;
+        }
+        v->fit = sw == 1;
+    }
+    if (s->set[OPT_HOST_BANDWIDTH] &&
+        opt_rate("host-bandwidth", s->val[OPT_HOST_BANDWIDTH], catalog_parse_bandwidth,
+                 &v->host_bytes_per_s))
+        return -1;
+    if (s->set[OPT_HOST_CPU] && !s->set[OPT_HOST_BANDWIDTH] &&
+        opt_host_cpu(cat, s->val[OPT_HOST_CPU], o) != 0)
+        return -1;
+    v->keep_embeddings_16bit = s->set[OPT_KEEP_EMBEDDINGS_16BIT];
+    if (s->set[OPT_RANK] && engine_rank_parse(s->val[OPT_RANK], &o->rank) != 0) {
+        opt_error("--rank: expected throughput, latency or memory, found '%s'", s->val[OPT_RANK]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Partial offload: --gpu-layers and --n-cpu-moe against the model. */
+static int opt_offload(const struct opt_seen *s, struct options *o) {
+    struct engine_serving *v = &o->sc.serving;
+    const struct engine_model *m = &o->sc.model;
+    uint32_t n;
+
+    if (s->set[OPT_GPU_LAYERS]) {
+        if (opt_uint("gpu-layers", s->val[OPT_GPU_LAYERS], true, 1u << 20, &n))
+            return -1;
+        if (m->layers && n > m->layers) {
+            opt_error("--gpu-layers %u exceeds the model's %u layers (llama.cpp's -ngl counts the "
+                      "output layer as one more: -ngl %u is --gpu-layers %u)",
+                      n, m->layers, m->layers + 1, m->layers);
+            return -1;
+        }
+        if (v->runtime == ENGINE_RUNTIME_VLLM) {
+            opt_error("--gpu-layers: vLLM does not offload layers (it has --cpu-offload-gb); "
+                      "use --runtime llama.cpp, ollama or plain");
+            return -1;
+        }
+        if (o->sc.pp > 1 && n < o->sc.pp) {
+            opt_error("--gpu-layers %u is fewer than the --pp %u GPUs that hold them", n,
+                      o->sc.pp);
+            return -1;
+        }
+        v->gpu_layers = (int32_t)n;
+        v->gpu_layers_given = true;
+    }
+    if (s->set[OPT_N_CPU_MOE]) {
+        if (opt_uint("n-cpu-moe", s->val[OPT_N_CPU_MOE], true, 1u << 20, &n))
+            return -1;
+        if (!m->has_arch || m->experts == 0) {
+            opt_error("--n-cpu-moe needs a mixture-of-experts model: %s has no experts",
+                      m->name[0] ? m->name : m->id);
+            return -1;
+        }
+        if (n > m->layers) {
+            opt_error("--n-cpu-moe %u exceeds the model's %u layers", n, m->layers);
+            return -1;
+        }
+        v->cpu_moe_layers = n;
+    }
+    return 0;
+}
+
+/* Concurrency: --concurrency N is the inference batch; --max-concurrency
+ * asks for the most that fit (plan sets it once the scenario is built). */
+static int opt_concurrency(const struct opt_seen *s, struct options *o) {
+    uint32_t n;
+    if (s->set[OPT_CONCURRENCY]) {
+        if (opt_uint("concurrency", s->val[OPT_CONCURRENCY], false, 1u << 24, &n))
+            return -1;
+        if (s->set[OPT_BATCH] && n != o->sc.batch) {
+            opt_error("--concurrency %u and --batch %u both set the sequences at once: give one",
+                      n, o->sc.batch);
+            return -1;
+        }
+        o->sc.batch = n;
+    }
+    if (s->set[OPT_MAX_CONCURRENCY] && (s->set[OPT_CONCURRENCY] || s->set[OPT_BATCH])) {
+        opt_error("--max-concurrency finds the batch itself: drop --%s",
+                  s->set[OPT_CONCURRENCY] ? "concurrency" : "batch");
+        return -1;
+    }
+    o->max_concurrency = s->set[OPT_MAX_CONCURRENCY];
+    return 0;
+}
+
+/* The runtime's defaults for what was not given (see the top). */
+static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    struct engine_serving *v = &sc->serving;
+    uint32_t max = sc->model.max_context;
+    if (sc->mode != ENGINE_MODE_INFER)
+        return;
+    switch (v->runtime) {
+    case ENGINE_RUNTIME_VLLM:
+        if (!s->set[OPT_CONTEXT]) {
+            if (v->max_model_len)
+                sc->context = v->max_model_len;
+            else if (max)
+                sc->context = max;
+        }
+        break;
+    case ENGINE_RUNTIME_LLAMACPP:
+        if (!s->set[OPT_RESERVE])
+            sc->reserve_bytes = GIB; /* --fit-target 1024 MiB */
+        break;
+    case ENGINE_RUNTIME_OLLAMA:
+        if (!s->set[OPT_RESERVE])
+            sc->reserve_bytes = 457 * MIB;
+        if (!s->set[OPT_CONTEXT]) {
+            double vram = sc->gpu.memory_bytes;
+            sc->context = vram < 24 * GIB ? 4096 : vram < 48 * GIB ? 32768 : 262144;
+            if (max && sc->context > max)
+                sc->context = max;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* --gpus N without --tp/--pp/--dp: the engine's best layout of N GPUs, as
+ * the explorer's GPU count takes it (fitting first, by --rank; else the
+ * valid one needing the least memory per GPU). */
+static void opt_pick_layout(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    struct engine_layout v[256];
+    if (!s->set[OPT_GPUS] || o->layout_given || sc->gpus <= 1)
+        return;
+    size_t n = engine_search_layouts_ranked(sc, sc->gpus, o->rank, v, 256);
+    const struct engine_layout *pick = NULL;
+    for (size_t i = 0; i < n && i < 256; i++) {
+        if (v[i].reject == ENGINE_REJECT_NONE) {
+            pick = &v[i];
+            break;
+        }
+        if (v[i].reject == ENGINE_REJECT_MEMORY && (!pick || v[i].memory_total < pick->memory_total))
+            pick = &v[i];
+    }
+    if (!pick)
+        return;
+    sc->tp = pick->tp;
+    sc->pp = pick->pp;
+    sc->dp = pick->dp;
+    o->layout_picked = true;
+    o->layout_fits = pick->reject == ENGINE_REJECT_NONE;
+}
+
+/* Runtime, concurrency and offload options (see options_internal.h). */
+int opt_serving(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+    if (opt_runtime_values(s, cat, o) != 0 || opt_offload(s, o) != 0 ||
+        opt_concurrency(s, o) != 0)
+        return -1;
+    o->context_given = s->set[OPT_CONTEXT];
+    o->layout_given = s->set[OPT_TP] || s->set[OPT_PP] || s->set[OPT_DP];
+    opt_runtime_defaults(s, o);
+    opt_pick_layout(s, o);
+    /* The prompt is part of the context (prompt + generated tokens). */
+    if (o->sc.mode == ENGINE_MODE_INFER && o->sc.prompt > o->sc.context) {
+        opt_error("--prompt %u is longer than --context %u: the context holds the prompt and the "
+                  "tokens generated after it; raise --context or shorten --prompt",
+                  o->sc.prompt, o->sc.context);
+        return -1;
+    }
+    return 0;
+}
