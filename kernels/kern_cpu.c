@@ -128,8 +128,8 @@ int kern_isa_from_env(enum kern_isa *isa, char *err, size_t errlen) {
             if (!kern_isa_supported((enum kern_isa)i)) {
                 char list[64];
                 kern_isa_list(list, sizeof list);
-                snprintf(err, errlen, "VRAMLAB_CPU_ISA=%s: this %s cannot run it (it runs: %s)",
-                         e, impl_of((enum kern_isa)i) ? "CPU" : "build", list);
+                snprintf(err, errlen, "VRAMLAB_CPU_ISA=%s: this %s cannot run it (it runs: %s)", e,
+                         impl_of((enum kern_isa)i) ? "CPU" : "build", list);
                 return -1;
             }
             *isa = (enum kern_isa)i;
@@ -215,8 +215,10 @@ int kern_cpu_gemv_check(const struct kern_gemv *g, char *err, size_t errlen) {
     }
     if (is_q(g->fmt) && (!g->scales || g->group == 0 || g->group % 32 || g->cols % g->group ||
                          g->group > KERN_GROUP_MAX)) {
-        snprintf(err, errlen, "quantized GEMV needs a group that is a multiple of 32 up to %u"
-                 " and divides the %zu columns (group %zu)", KERN_GROUP_MAX, g->cols, g->group);
+        snprintf(err, errlen,
+                 "quantized GEMV needs a group that is a multiple of 32 up to %u"
+                 " and divides the %zu columns (group %zu)",
+                 KERN_GROUP_MAX, g->cols, g->group);
         return -1;
     }
     return 0;
@@ -297,7 +299,8 @@ static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct
         for (size_t b0 = 0; b0 < g->batch; b0 += KERN_CPU_SMALL_BATCH) {
             struct kern_gemv part = *g;
             struct kern_cpu_scratch ps = s;
-            part.batch = g->batch - b0 < KERN_CPU_SMALL_BATCH ? g->batch - b0 : KERN_CPU_SMALL_BATCH;
+            part.batch =
+                g->batch - b0 < KERN_CPU_SMALL_BATCH ? g->batch - b0 : KERN_CPU_SMALL_BATCH;
             part.y = g->y + b0 * g->rows;
             part.x = g->x + b0 * g->cols; /* paths that read x itself (FMLAL) */
             ps.xf = s.xf + b0 * s.xpad;
@@ -328,8 +331,8 @@ static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct
 /* ---- quantize, dequantize, copy, sum, FMA -------------------------------- */
 
 bool kern_cpu_quant_fast(unsigned bits, size_t group, size_t cols) {
-    return (bits == 4 || bits == 8) && group >= 32 && group % 32 == 0 &&
-           group <= KERN_GROUP_MAX && cols % group == 0;
+    return (bits == 4 || bits == 8) && group >= 32 && group % 32 == 0 && group <= KERN_GROUP_MAX &&
+           cols % group == 0;
 }
 
 void kern_cpu_quantize_f16(enum kern_isa isa, const uint16_t *w, size_t cols, size_t r0, size_t r1,

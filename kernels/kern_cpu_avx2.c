@@ -66,17 +66,9 @@ AI __m256 ld_half(const uint16_t *p, bool bf) {
     return bf ? ld_bf16(p) : ld_f16(p);
 }
 
-/* Scalar tail of a half row. */
-AI float half_tail(const uint16_t *w, const float *x, size_t c, size_t n, bool bf) {
-    float t = 0;
-    for (; c < n; c++)
-        t += (bf ? kern_bf16_to_f32(w[c]) : kern_f16_to_f32_inline(w[c])) * x[c];
-    return t;
-}
-
 /* FP16 / BF16, batch 1. */
-AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                                   size_t r0, size_t r1, bool bf) {
+AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                        size_t r1, bool bf) {
     const uint16_t *w = g->w;
     const float *x = s->xf;
     size_t n = g->cols, n16 = n & ~(size_t)15, n8 = n & ~(size_t)7, r = r0;
@@ -103,10 +95,10 @@ AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
             a2 = _mm256_fmadd_ps(ld_half(w2 + c, bf), x0, a2);
             a3 = _mm256_fmadd_ps(ld_half(w3 + c, bf), x0, a3);
         }
-        g->y[r] = hsum(_mm256_add_ps(a0, b0)) + half_tail(w0, x, c, n, bf);
-        g->y[r + 1] = hsum(_mm256_add_ps(a1, b1)) + half_tail(w1, x, c, n, bf);
-        g->y[r + 2] = hsum(_mm256_add_ps(a2, b2)) + half_tail(w2, x, c, n, bf);
-        g->y[r + 3] = hsum(_mm256_add_ps(a3, b3)) + half_tail(w3, x, c, n, bf);
+        g->y[r] = hsum(_mm256_add_ps(a0, b0)) + kern_cpu_half_tail(w0, x, c, n, bf);
+        g->y[r + 1] = hsum(_mm256_add_ps(a1, b1)) + kern_cpu_half_tail(w1, x, c, n, bf);
+        g->y[r + 2] = hsum(_mm256_add_ps(a2, b2)) + kern_cpu_half_tail(w2, x, c, n, bf);
+        g->y[r + 3] = hsum(_mm256_add_ps(a3, b3)) + kern_cpu_half_tail(w3, x, c, n, bf);
     }
     for (; r < r1; r++) {
         const uint16_t *w0 = w + r * n;
@@ -118,18 +110,8 @@ AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
         }
         for (; c < n8; c += 8)
             a0 = _mm256_fmadd_ps(ld_half(w0 + c, bf), _mm256_loadu_ps(x + c), a0);
-        g->y[r] = hsum(_mm256_add_ps(a0, b0)) + half_tail(w0, x, c, n, bf);
+        g->y[r] = hsum(_mm256_add_ps(a0, b0)) + kern_cpu_half_tail(w0, x, c, n, bf);
     }
-}
-
-static void gemv1_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                      size_t r1) {
-    gemv1_half_body(g, s, r0, r1, false);
-}
-
-static void gemv1_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                       size_t r1) {
-    gemv1_half_body(g, s, r0, r1, true);
 }
 
 /* The widened scales of rows [r, r + nr) into s->sc (row i at i * ngroups). */
@@ -254,16 +236,6 @@ AI void gemv1_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
     }
 }
 
-static void gemv1_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemv1_q_body(g, s, r0, r1, 8);
-}
-
-static void gemv1_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemv1_q_body(g, s, r0, r1, 4);
-}
-
 /* ---- batch 2..4: R rows by NB vectors, no tile --------------------------- */
 
 /* NB x rows and R x NB accumulators in registers: FP16/BF16 batch 2 runs
@@ -290,8 +262,8 @@ AI void gemvs_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, 
         UNROLL
         for (size_t i = 0; i < R; i++)
             UNROLL
-            for (size_t k = 0; k < NB; k++)
-                a[i][k] = _mm256_setzero_ps();
+        for (size_t k = 0; k < NB; k++)
+            a[i][k] = _mm256_setzero_ps();
         if (half) {
             const uint16_t *w = g->w;
             for (size_t c = 0; c < n8; c += 8) {
@@ -368,13 +340,14 @@ AI void gemvs_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, 
         UNROLL
         for (size_t i = 0; i < R; i++)
             UNROLL
-            for (size_t k = 0; k < NB; k++)
-                o[i][k] = hsum(a[i][k]);
+        for (size_t k = 0; k < NB; k++)
+            o[i][k] = hsum(a[i][k]);
         for (size_t i = 0; i < nr; i++)
             for (size_t k = 0; k < NB; k++)
                 g->y[k * g->rows + r + i] =
-                    o[i][k] +
-                    (half ? half_tail((const uint16_t *)g->w + (r + i) * n, xr[k], n8, n, bf) : 0);
+                    o[i][k] + (half ? kern_cpu_half_tail((const uint16_t *)g->w + (r + i) * n,
+                                                         xr[k], n8, n, bf)
+                                    : 0);
     }
 }
 
@@ -395,8 +368,8 @@ AI void gemvs_q_nb4(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
         for (size_t gi = 0; gi < ng; gi++) {
             float sf = widen_scale(sh[gi]);
             __m256 sv = _mm256_set1_ps(sf), ov = _mm256_set1_ps(off * sf);
-            for (size_t k0 = 0; k0 < g->group; k0 += 32, p += blk, x0 += 32, x1 += 32, x2 += 32,
-                        x3 += 32) {
+            for (size_t k0 = 0; k0 < g->group;
+                 k0 += 32, p += blk, x0 += 32, x1 += 32, x2 += 32, x3 += 32) {
                 __m256 u[4];
                 if (bits == 8) {
                     UNROLL
@@ -428,16 +401,16 @@ AI void gemvs_q_nb4(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
     }
 }
 
-#define GEMVS(name, fmt)                                                                          \
-    static void name(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,      \
+#define GEMVS(name, fmt)                                                                           \
+    static void name(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,       \
                      size_t r1) {                                                                  \
         bool q = fmt == KERN_W_Q8 || fmt == KERN_W_Q4;                                             \
         if (g->batch == 2)                                                                         \
             gemvs_body(g, s, r0, r1, fmt, 2, q ? 2 : 4);                                           \
         else if (g->batch == 3)                                                                    \
             gemvs_body(g, s, r0, r1, fmt, 3, q ? 2 : 3);                                           \
-        else if (g->batch == 4 && q) /* the driver calls no other batch */                      \
-            gemvs_q_nb4(g, s, r0, r1, fmt == KERN_W_Q8 ? 8 : 4);                                  \
+        else if (g->batch == 4 && q) /* the driver calls no other batch */                         \
+            gemvs_q_nb4(g, s, r0, r1, fmt == KERN_W_Q8 ? 8 : 4);                                   \
         else if (g->batch == 4)                                                                    \
             gemvs_body(g, s, r0, r1, fmt, 4, 2);                                                   \
     }
@@ -448,17 +421,8 @@ GEMVS(gemvs_q4, KERN_W_Q4)
 
 /* ---- batch 5..16: tiles ------------------------------------------------- */
 
-/* Zero tile rows [nr, 4) and the padding of the used rows. */
-static void tile_pad(const struct kern_cpu_scratch *s, size_t nr, size_t n, size_t npad) {
-    for (size_t i = 0; i < KERN_CPU_TILE_ROWS; i++) {
-        float *t = s->tile + i * KERN_CPU_TILE_COLS;
-        for (size_t c = i < nr ? n : 0; c < npad; c++)
-            t[c] = 0.0f;
-    }
-}
-
-AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                                  size_t r, size_t nr, size_t c0, size_t n, size_t npad, bool bf) {
+AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                       size_t nr, size_t c0, size_t n, size_t npad, bool bf) {
     for (size_t i = 0; i < nr; i++) {
         const uint16_t *w = (const uint16_t *)g->w + (r + i) * g->cols + c0;
         float *t = s->tile + i * KERN_CPU_TILE_COLS;
@@ -473,23 +437,12 @@ AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch 
         for (; c < n; c++)
             t[c] = bf ? kern_bf16_to_f32(w[c]) : kern_f16_to_f32_inline(w[c]);
     }
-    tile_pad(s, nr, n, npad);
-}
-
-static void tile_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                     size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_half_body(g, s, r, nr, c0, n, npad, false);
-}
-
-static void tile_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                      size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_half_body(g, s, r, nr, c0, n, npad, true);
+    kern_cpu_tile_pad(s, nr, n, npad);
 }
 
 /* Q tiles: w = u * s - off * s (one rounding of the exact q * s). */
-AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                               size_t r, size_t nr, size_t c0, size_t n, size_t npad,
-                               unsigned bits) {
+AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                    size_t nr, size_t c0, size_t n, size_t npad, unsigned bits) {
     const __m256i m = _mm256_set1_epi32(15);
     size_t ng = s->ngroups, rowb = g->cols * bits / 8;
     float off = (float)(1 << (bits - 1));
@@ -525,22 +478,12 @@ AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
             _mm256_storeu_ps(t + c + 24, _mm256_fmsub_ps(u3, sv, ov));
         }
     }
-    tile_pad(s, nr, n, npad);
-}
-
-static void tile_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                    size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_q_body(g, s, r, nr, c0, n, npad, 8);
-}
-
-static void tile_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                    size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_q_body(g, s, r, nr, c0, n, npad, 4);
+    kern_cpu_tile_pad(s, nr, n, npad);
 }
 
 /* Four tile rows by two (or one) x rows. */
-static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                  size_t nr, size_t c0, size_t npad) {
+static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r, size_t nr,
+                  size_t c0, size_t npad) {
     const float *t0 = s->tile, *t1 = t0 + KERN_CPU_TILE_COLS, *t2 = t1 + KERN_CPU_TILE_COLS,
                 *t3 = t2 + KERN_CPU_TILE_COLS;
     size_t b = 0;
@@ -833,6 +776,9 @@ static double fma_loop(uint64_t iters, float a, float b) {
     }
     return t;
 }
+
+KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU_TILE_CALL)
+KERN_CPU_FORMATS(gemv1, gemv1_half_body, gemv1_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
 const struct kern_cpu_impl kern_cpu_impl_avx2 = {
     .isa = KERN_ISA_AVX2,

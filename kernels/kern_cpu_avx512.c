@@ -49,15 +49,8 @@ AI __m512 ld_half(const uint16_t *p, bool bf) {
     return _mm512_cvtph_ps(h);
 }
 
-AI float half_tail(const uint16_t *w, const float *x, size_t c, size_t n, bool bf) {
-    float t = 0;
-    for (; c < n; c++)
-        t += (bf ? kern_bf16_to_f32(w[c]) : kern_f16_to_f32_inline(w[c])) * x[c];
-    return t;
-}
-
-AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                                   size_t r0, size_t r1, bool bf) {
+AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                        size_t r1, bool bf) {
     const uint16_t *w = g->w;
     const float *x = s->xf;
     size_t n = g->cols, n32 = n & ~(size_t)31, n16 = n & ~(size_t)15, r = r0;
@@ -84,10 +77,10 @@ AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
             a2 = _mm512_fmadd_ps(ld_half(w2 + c, bf), x0, a2);
             a3 = _mm512_fmadd_ps(ld_half(w3 + c, bf), x0, a3);
         }
-        g->y[r] = hsum(_mm512_add_ps(a0, b0)) + half_tail(w0, x, c, n, bf);
-        g->y[r + 1] = hsum(_mm512_add_ps(a1, b1)) + half_tail(w1, x, c, n, bf);
-        g->y[r + 2] = hsum(_mm512_add_ps(a2, b2)) + half_tail(w2, x, c, n, bf);
-        g->y[r + 3] = hsum(_mm512_add_ps(a3, b3)) + half_tail(w3, x, c, n, bf);
+        g->y[r] = hsum(_mm512_add_ps(a0, b0)) + kern_cpu_half_tail(w0, x, c, n, bf);
+        g->y[r + 1] = hsum(_mm512_add_ps(a1, b1)) + kern_cpu_half_tail(w1, x, c, n, bf);
+        g->y[r + 2] = hsum(_mm512_add_ps(a2, b2)) + kern_cpu_half_tail(w2, x, c, n, bf);
+        g->y[r + 3] = hsum(_mm512_add_ps(a3, b3)) + kern_cpu_half_tail(w3, x, c, n, bf);
     }
     for (; r < r1; r++) {
         const uint16_t *w0 = w + r * n;
@@ -95,18 +88,8 @@ AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
         size_t c = 0;
         for (; c < n16; c += 16)
             a0 = _mm512_fmadd_ps(ld_half(w0 + c, bf), _mm512_loadu_ps(x + c), a0);
-        g->y[r] = hsum(a0) + half_tail(w0, x, c, n, bf);
+        g->y[r] = hsum(a0) + kern_cpu_half_tail(w0, x, c, n, bf);
     }
-}
-
-static void gemv1_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                      size_t r1) {
-    gemv1_half_body(g, s, r0, r1, false);
-}
-
-static void gemv1_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                       size_t r1) {
-    gemv1_half_body(g, s, r0, r1, true);
 }
 
 static void scales_to_float(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
@@ -199,29 +182,13 @@ AI void gemv1_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
     }
 }
 
-static void gemv1_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemv1_q_body(g, s, r0, r1, 8);
-}
-
-static void gemv1_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemv1_q_body(g, s, r0, r1, 4);
-}
-
 /* ---- batch 2..4: two rows by four vectors, no tile ----------------------- */
-
-AI void xrows4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, const float *xr[4]) {
-    UNROLL
-    for (size_t k = 0; k < 4; k++)
-        xr[k] = s->xf + (k < g->batch ? k : g->batch - 1) * s->xpad;
-}
 
 AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                         size_t r1, bool bf) {
     const uint16_t *w = g->w;
     const float *xr[4];
-    xrows4(g, s, xr);
+    kern_cpu_xrows4(g, s, xr);
     size_t n = g->cols, n16 = n & ~(size_t)15;
     for (size_t r = r0; r < r1; r += 2) {
         size_t nr = r1 - r < 2 ? 1 : 2;
@@ -230,8 +197,8 @@ AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                a[i][k] = _mm512_setzero_ps();
+        for (int k = 0; k < 4; k++)
+            a[i][k] = _mm512_setzero_ps();
         for (size_t c = 0; c < n16; c += 16) {
             __m512 v0 = ld_half(w0 + c, bf), v1 = ld_half(w1 + c, bf);
             UNROLL
@@ -245,22 +212,13 @@ AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                o[i][k] = hsum(a[i][k]);
+        for (int k = 0; k < 4; k++)
+            o[i][k] = hsum(a[i][k]);
         for (size_t i = 0; i < nr; i++)
             for (size_t k = 0; k < g->batch; k++)
-                g->y[k * g->rows + r + i] = o[i][k] + half_tail(i ? w1 : w0, xr[k], n16, n, bf);
+                g->y[k * g->rows + r + i] =
+                    o[i][k] + kern_cpu_half_tail(i ? w1 : w0, xr[k], n16, n, bf);
     }
-}
-
-static void gemvs_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                      size_t r1) {
-    gemvs_half_body(g, s, r0, r1, false);
-}
-
-static void gemvs_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                       size_t r1) {
-    gemvs_half_body(g, s, r0, r1, true);
 }
 
 /* The two 16-weight halves of a 32-weight block as floats u (x's order). */
@@ -279,7 +237,7 @@ AI void gemvs_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
                      size_t r1, unsigned bits) {
     const uint8_t *codes = g->w;
     const float *xr[4];
-    xrows4(g, s, xr);
+    kern_cpu_xrows4(g, s, xr);
     size_t ng = s->ngroups, G = g->group, rowb = g->cols * bits / 8, blk = 32 * bits / 8;
     float off = (float)(1 << (bits - 1));
     for (size_t r = r0; r < r1; r += 2) {
@@ -290,8 +248,8 @@ AI void gemvs_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                a[i][k] = _mm512_setzero_ps();
+        for (int k = 0; k < 4; k++)
+            a[i][k] = _mm512_setzero_ps();
         for (size_t gi = 0; gi < ng; gi++) {
             float s0 = kern_f16_to_f32_inline(sh0[gi]), s1 = kern_f16_to_f32_inline(sh1[gi]);
             __m512 sv0 = _mm512_set1_ps(s0), ov0 = _mm512_set1_ps(off * s0);
@@ -318,36 +276,18 @@ AI void gemvs_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                o[i][k] = hsum(a[i][k]);
+        for (int k = 0; k < 4; k++)
+            o[i][k] = hsum(a[i][k]);
         for (size_t i = 0; i < nr; i++)
             for (size_t k = 0; k < g->batch; k++)
                 g->y[k * g->rows + r + i] = o[i][k];
     }
 }
 
-static void gemvs_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemvs_q_body(g, s, r0, r1, 8);
-}
-
-static void gemvs_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemvs_q_body(g, s, r0, r1, 4);
-}
-
 /* ---- batch 5..16: tiles ------------------------------------------------- */
 
-static void tile_pad(const struct kern_cpu_scratch *s, size_t nr, size_t n, size_t npad) {
-    for (size_t i = 0; i < KERN_CPU_TILE_ROWS; i++) {
-        float *t = s->tile + i * KERN_CPU_TILE_COLS;
-        for (size_t c = i < nr ? n : 0; c < npad; c++)
-            t[c] = 0.0f;
-    }
-}
-
-AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                                  size_t r, size_t nr, size_t c0, size_t n, size_t npad, bool bf) {
+AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                       size_t nr, size_t c0, size_t n, size_t npad, bool bf) {
     for (size_t i = 0; i < nr; i++) {
         const uint16_t *w = (const uint16_t *)g->w + (r + i) * g->cols + c0;
         float *t = s->tile + i * KERN_CPU_TILE_COLS;
@@ -360,22 +300,11 @@ AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch 
         for (; c < n; c++)
             t[c] = bf ? kern_bf16_to_f32(w[c]) : kern_f16_to_f32_inline(w[c]);
     }
-    tile_pad(s, nr, n, npad);
+    kern_cpu_tile_pad(s, nr, n, npad);
 }
 
-static void tile_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                     size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_half_body(g, s, r, nr, c0, n, npad, false);
-}
-
-static void tile_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                      size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_half_body(g, s, r, nr, c0, n, npad, true);
-}
-
-AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                               size_t r, size_t nr, size_t c0, size_t n, size_t npad,
-                               unsigned bits) {
+AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                    size_t nr, size_t c0, size_t n, size_t npad, unsigned bits) {
     size_t ng = s->ngroups, rowb = g->cols * bits / 8;
     float off = (float)(1 << (bits - 1));
     for (size_t i = 0; i < nr; i++) {
@@ -398,22 +327,12 @@ AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
             _mm512_storeu_ps(t + c + 16, _mm512_fmsub_ps(u1, sv, ov));
         }
     }
-    tile_pad(s, nr, n, npad);
-}
-
-static void tile_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                    size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_q_body(g, s, r, nr, c0, n, npad, 8);
-}
-
-static void tile_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                    size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_q_body(g, s, r, nr, c0, n, npad, 4);
+    kern_cpu_tile_pad(s, nr, n, npad);
 }
 
 /* Four tile rows by up to four x rows. */
-static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                  size_t nr, size_t c0, size_t npad) {
+static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r, size_t nr,
+                  size_t c0, size_t npad) {
     const float *t = s->tile;
     for (size_t b = 0; b < g->batch; b += 4) {
         size_t nb = g->batch - b < 4 ? g->batch - b : 4;
@@ -425,8 +344,8 @@ static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, s
         UNROLL
         for (int i = 0; i < 4; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                a[i][k] = _mm512_setzero_ps();
+        for (int k = 0; k < 4; k++)
+            a[i][k] = _mm512_setzero_ps();
         for (size_t c = 0; c < npad; c += 16) {
             __m512 w0 = _mm512_loadu_ps(t + c), w1 = _mm512_loadu_ps(t + KERN_CPU_TILE_COLS + c);
             __m512 w2 = _mm512_loadu_ps(t + 2 * KERN_CPU_TILE_COLS + c);
@@ -444,8 +363,8 @@ static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, s
         UNROLL
         for (int i = 0; i < 4; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                o[i][k] = hsum(a[i][k]);
+        for (int k = 0; k < 4; k++)
+            o[i][k] = hsum(a[i][k]);
         for (size_t k = 0; k < nb; k++)
             for (size_t i = 0; i < nr; i++)
                 g->y[(b + k) * g->rows + r + i] += o[i][k];
@@ -476,8 +395,8 @@ static void quantize(const uint16_t *w, size_t cols, size_t r0, size_t r1, unsig
             const uint16_t *src = w + r * cols + gi * group;
             __m512 m = _mm512_setzero_ps();
             for (size_t j = 0; j < group; j += 16) {
-                __m512 a =
-                    _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(ld_half(src + j, false)), absm));
+                __m512 a = _mm512_castsi512_ps(
+                    _mm512_and_si512(_mm512_castps_si512(ld_half(src + j, false)), absm));
                 m = _mm512_max_ps(a, m);
             }
             uint16_t sh = kern_quant_scale(_mm512_reduce_max_ps(m), bits);
@@ -593,6 +512,10 @@ static double fma_loop(uint64_t iters, float a, float b) {
     }
     return t;
 }
+
+KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU_TILE_CALL)
+KERN_CPU_FORMATS(gemv1, gemv1_half_body, gemv1_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
+KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
 const struct kern_cpu_impl kern_cpu_impl_avx512 = {
     .isa = KERN_ISA_AVX512,

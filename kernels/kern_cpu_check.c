@@ -36,8 +36,8 @@ static void fill(uint16_t *h, size_t n, double a, uint64_t seed, bool bf) {
 }
 
 /* One GEMV on the path, rows in 8-row shares, against the references. */
-static int check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_t cols,
-                      size_t batch, char *err, size_t len) {
+static int check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_t cols, size_t batch,
+                      char *err, size_t len) {
     const size_t group = 32;
     unsigned bits = fmt == KERN_W_Q8 ? 8 : 4;
     bool q = fmt == KERN_W_Q8 || fmt == KERN_W_Q4;
@@ -45,8 +45,8 @@ static int check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_t
     uint8_t *codes = zalloc(rows * cols);
     uint16_t *sc = zalloc(kern_quant_scale_count(rows, cols, group) * 2);
     float *y = zalloc(batch * rows * sizeof *y);
-    struct kern_gemv g = {.fmt = fmt, .rows = rows, .cols = cols, .group = group,
-                          .batch = batch, .x = x, .y = y};
+    struct kern_gemv g = {
+        .fmt = fmt, .rows = rows, .cols = cols, .group = group, .batch = batch, .x = x, .y = y};
     void *s = NULL;
     int rc = -1;
     if (!x || !wh || !codes || !sc || !y) {
@@ -81,7 +81,8 @@ static int check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_t
             double got = y[b * rows + r];
             if (!(fabs(got - ref) <= CHECK_RTOL * as + 1e-30)) {
                 static const char *const names[] = {"FP16", "BF16", "W8A16", "W4A16"};
-                snprintf(err, len, "%s GEMV %zu x %zu batch %zu: y[%zu][%zu] = %.7g, reference %.7g",
+                snprintf(err, len,
+                         "%s GEMV %zu x %zu batch %zu: y[%zu][%zu] = %.7g, reference %.7g",
                          names[fmt], rows, cols, batch, b, r, got, ref);
                 goto out;
             }
@@ -131,8 +132,7 @@ static int check_quant(enum kern_isa isa, unsigned bits, char *err, size_t len) 
     kern_dequantize_rows_f16(c1, s1, cols, 0, rows, bits, group, d1);
     memset(d2, 0xa5, n * 2);
     for (size_t k = 0; k < rows; k += 8)
-        kern_cpu_dequantize_f16(isa, c1, s1, cols, k, k + 8 < rows ? k + 8 : rows, bits, group,
-                                d2);
+        kern_cpu_dequantize_f16(isa, c1, s1, cols, k, k + 8 < rows ? k + 8 : rows, bits, group, d2);
     if (memcmp(d1, d2, n * 2)) {
         snprintf(err, len, "dequantize b=%u differs from the twin", bits);
         goto out;

@@ -27,16 +27,16 @@
 #define KERN_CPU_TILE_COLS 512 /* floats per tile row: 4 x 2 KiB, in L1 */
 #endif
 #ifndef KERN_CPU_ROW_BLOCK
-#define KERN_CPU_ROW_BLOCK 32  /* rows sharing one column block of x */
+#define KERN_CPU_ROW_BLOCK 32 /* rows sharing one column block of x */
 #endif
 
 /* Where the pieces of the scratch are. */
 struct kern_cpu_scratch {
-    float *xf;    /* batch x xpad */
-    float *xs;    /* batch x ngroups (Q only) */
-    float *sc;    /* 4 x ngroups scales, then 4 x ngroups off * scale */
-    float *tile;  /* 4 x KERN_CPU_TILE_COLS */
-    size_t xpad;  /* padded row length of xf */
+    float *xf;   /* batch x xpad */
+    float *xs;   /* batch x ngroups (Q only) */
+    float *sc;   /* 4 x ngroups scales, then 4 x ngroups off * scale */
+    float *tile; /* 4 x KERN_CPU_TILE_COLS */
+    size_t xpad; /* padded row length of xf */
     size_t ngroups;
     unsigned lanes;
 };
@@ -86,6 +86,60 @@ extern const struct kern_cpu_impl kern_cpu_impl_avx512;
 #if defined(__aarch64__)
 extern const struct kern_cpu_impl kern_cpu_impl_neon;
 #endif
+
+/* ---- plain-C pieces every path shares (no intrinsics) -------------------- */
+
+#include "kernels/kern_half.h"
+
+/* Zero tile rows [nr, 4) and the padding of the used rows. */
+static inline void kern_cpu_tile_pad(const struct kern_cpu_scratch *s, size_t nr, size_t n,
+                                     size_t npad) {
+    for (size_t i = 0; i < KERN_CPU_TILE_ROWS; i++) {
+        float *t = s->tile + i * KERN_CPU_TILE_COLS;
+        for (size_t c = i < nr ? n : 0; c < npad; c++)
+            t[c] = 0.0f;
+    }
+}
+
+/* Columns [c, n) of a 16-bit row times x, one at a time (the ragged end). */
+static inline float kern_cpu_half_tail(const uint16_t *w, const float *x, size_t c, size_t n,
+                                       bool bf) {
+    float t = 0;
+    for (; c < n; c++)
+        t += (bf ? kern_bf16_to_f32(w[c]) : kern_f16_to_f32_inline(w[c])) * x[c];
+    return t;
+}
+
+/* The x rows of a small batch (past the batch: the last again, unused). */
+static inline void kern_cpu_xrows4(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
+                                   const float *xr[4]) {
+    for (size_t k = 0; k < 4; k++)
+        xr[k] = s->xf + (k < g->batch ? k : g->batch - 1) * s->xpad;
+}
+
+/* The four formats' entry points of a path from its bodies: NAME_f16 and
+ * NAME_bf16 call BODY(..., bf), NAME_q8 and NAME_q4 call QBODY(..., bits).
+ * ARGS/CALL are the entry's parameters and the body's leading arguments. */
+#define KERN_CPU_FORMATS(NAME, BODY, QBODY, ARGS, CALL)                                            \
+    static void NAME##_f16 ARGS {                                                                  \
+        BODY(CALL, false);                                                                         \
+    }                                                                                              \
+    static void NAME##_bf16 ARGS {                                                                 \
+        BODY(CALL, true);                                                                          \
+    }                                                                                              \
+    static void NAME##_q8 ARGS {                                                                   \
+        QBODY(CALL, 8);                                                                            \
+    }                                                                                              \
+    static void NAME##_q4 ARGS {                                                                   \
+        QBODY(CALL, 4);                                                                            \
+    }
+#define KERN_CPU_ROWS_ARGS                                                                         \
+    (const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0, size_t r1)
+#define KERN_CPU_ROWS_CALL g, s, r0, r1
+#define KERN_CPU_TILE_ARGS                                                                         \
+    (const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r, size_t nr, size_t c0,  \
+     size_t n, size_t npad)
+#define KERN_CPU_TILE_CALL g, s, r, nr, c0, n, npad
 
 /* The scratch pieces of a GEMV for a path. */
 void kern_cpu_scratch_map(const struct kern_gemv *g, unsigned lanes, void *base,

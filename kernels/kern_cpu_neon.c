@@ -42,15 +42,8 @@ AI void ld_half(const uint16_t *p, bool bf, float32x4_t *lo, float32x4_t *hi) {
     }
 }
 
-AI float half_tail(const uint16_t *w, const float *x, size_t c, size_t n, bool bf) {
-    float t = 0;
-    for (; c < n; c++)
-        t += (bf ? kern_bf16_to_f32(w[c]) : kern_f16_to_f32_inline(w[c])) * x[c];
-    return t;
-}
-
-AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                                   size_t r0, size_t r1, bool bf) {
+AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                        size_t r1, bool bf) {
     const uint16_t *w = g->w;
     const float *x = s->xf;
     size_t n = g->cols, n8 = n & ~(size_t)7, r = r0;
@@ -73,7 +66,7 @@ AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
         UNROLL
         for (int i = 0; i < 4; i++)
             g->y[r + (size_t)i] =
-                vaddvq_f32(vaddq_f32(a[i][0], a[i][1])) + half_tail(wr[i], x, n8, n, bf);
+                vaddvq_f32(vaddq_f32(a[i][0], a[i][1])) + kern_cpu_half_tail(wr[i], x, n8, n, bf);
     }
     for (; r < r1; r++) {
         const uint16_t *w0 = w + r * n;
@@ -84,7 +77,7 @@ AI void gemv1_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
             a0 = vfmaq_f32(a0, lo, vld1q_f32(x + c));
             a1 = vfmaq_f32(a1, hi, vld1q_f32(x + c + 4));
         }
-        g->y[r] = vaddvq_f32(vaddq_f32(a0, a1)) + half_tail(w0, x, n8, n, bf);
+        g->y[r] = vaddvq_f32(vaddq_f32(a0, a1)) + kern_cpu_half_tail(w0, x, n8, n, bf);
     }
 }
 
@@ -164,11 +157,6 @@ static void gemv1_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *
         gemv1_f16_fhm(g, r0, r1);
     else
         gemv1_half_body(g, s, r0, r1, false);
-}
-
-static void gemv1_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                       size_t r1) {
-    gemv1_half_body(g, s, r0, r1, true);
 }
 
 /* 16 bytes as four float vectors of the bytes' values. */
@@ -252,29 +240,13 @@ AI void gemv1_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
     }
 }
 
-static void gemv1_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemv1_q_body(g, s, r0, r1, 8);
-}
-
-static void gemv1_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemv1_q_body(g, s, r0, r1, 4);
-}
-
 /* ---- batch 2..4: two rows by four vectors, no tile ----------------------- */
-
-AI void xrows4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, const float *xr[4]) {
-    UNROLL
-    for (size_t k = 0; k < 4; k++)
-        xr[k] = s->xf + (k < g->batch ? k : g->batch - 1) * s->xpad;
-}
 
 AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                         size_t r1, bool bf) {
     const uint16_t *w = g->w;
     const float *xr[4];
-    xrows4(g, s, xr);
+    kern_cpu_xrows4(g, s, xr);
     size_t n = g->cols, n8 = n & ~(size_t)7;
     for (size_t r = r0; r < r1; r += 2) {
         size_t nr = r1 - r < 2 ? 1 : 2;
@@ -283,8 +255,8 @@ AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                a[i][k] = vdupq_n_f32(0.0f);
+        for (int k = 0; k < 4; k++)
+            a[i][k] = vdupq_n_f32(0.0f);
         for (size_t c = 0; c < n8; c += 8) {
             float32x4_t l0, h0, l1, h1;
             ld_half(w0 + c, bf, &l0, &h0);
@@ -300,29 +272,20 @@ AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                o[i][k] = vaddvq_f32(a[i][k]);
+        for (int k = 0; k < 4; k++)
+            o[i][k] = vaddvq_f32(a[i][k]);
         for (size_t i = 0; i < nr; i++)
             for (size_t k = 0; k < g->batch; k++)
-                g->y[k * g->rows + r + i] = o[i][k] + half_tail(i ? w1 : w0, xr[k], n8, n, bf);
+                g->y[k * g->rows + r + i] =
+                    o[i][k] + kern_cpu_half_tail(i ? w1 : w0, xr[k], n8, n, bf);
     }
-}
-
-static void gemvs_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                      size_t r1) {
-    gemvs_half_body(g, s, r0, r1, false);
-}
-
-static void gemvs_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                       size_t r1) {
-    gemvs_half_body(g, s, r0, r1, true);
 }
 
 AI void gemvs_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                      size_t r1, unsigned bits) {
     const uint8_t *codes = g->w;
     const float *xr[4];
-    xrows4(g, s, xr);
+    kern_cpu_xrows4(g, s, xr);
     size_t ng = s->ngroups, G = g->group, rowb = g->cols * bits / 8, blk = 32 * bits / 8;
     float off = (float)(1 << (bits - 1));
     for (size_t r = r0; r < r1; r += 2) {
@@ -333,8 +296,8 @@ AI void gemvs_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                a[i][k] = vdupq_n_f32(0.0f);
+        for (int k = 0; k < 4; k++)
+            a[i][k] = vdupq_n_f32(0.0f);
         for (size_t gi = 0; gi < ng; gi++) {
             float s0 = kern_f16_to_f32_inline(sh0[gi]), s1 = kern_f16_to_f32_inline(sh1[gi]);
             float32x4_t mo0 = vdupq_n_f32(-off * s0), mo1 = vdupq_n_f32(-off * s1);
@@ -360,36 +323,18 @@ AI void gemvs_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
         UNROLL
         for (int i = 0; i < 2; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                o[i][k] = vaddvq_f32(a[i][k]);
+        for (int k = 0; k < 4; k++)
+            o[i][k] = vaddvq_f32(a[i][k]);
         for (size_t i = 0; i < nr; i++)
             for (size_t k = 0; k < g->batch; k++)
                 g->y[k * g->rows + r + i] = o[i][k];
     }
 }
 
-static void gemvs_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemvs_q_body(g, s, r0, r1, 8);
-}
-
-static void gemvs_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
-                     size_t r1) {
-    gemvs_q_body(g, s, r0, r1, 4);
-}
-
 /* ---- batch 5..16: tiles ------------------------------------------------- */
 
-static void tile_pad(const struct kern_cpu_scratch *s, size_t nr, size_t n, size_t npad) {
-    for (size_t i = 0; i < KERN_CPU_TILE_ROWS; i++) {
-        float *t = s->tile + i * KERN_CPU_TILE_COLS;
-        for (size_t c = i < nr ? n : 0; c < npad; c++)
-            t[c] = 0.0f;
-    }
-}
-
-AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                                  size_t r, size_t nr, size_t c0, size_t n, size_t npad, bool bf) {
+AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                       size_t nr, size_t c0, size_t n, size_t npad, bool bf) {
     for (size_t i = 0; i < nr; i++) {
         const uint16_t *w = (const uint16_t *)g->w + (r + i) * g->cols + c0;
         float *t = s->tile + i * KERN_CPU_TILE_COLS;
@@ -406,22 +351,11 @@ AI void tile_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch 
         for (; c < n; c++)
             t[c] = bf ? kern_bf16_to_f32(w[c]) : kern_f16_to_f32_inline(w[c]);
     }
-    tile_pad(s, nr, n, npad);
+    kern_cpu_tile_pad(s, nr, n, npad);
 }
 
-static void tile_f16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                     size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_half_body(g, s, r, nr, c0, n, npad, false);
-}
-
-static void tile_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                      size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_half_body(g, s, r, nr, c0, n, npad, true);
-}
-
-AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
-                               size_t r, size_t nr, size_t c0, size_t n, size_t npad,
-                               unsigned bits) {
+AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                    size_t nr, size_t c0, size_t n, size_t npad, unsigned bits) {
     size_t ng = s->ngroups, rowb = g->cols * bits / 8;
     float off = (float)(1 << (bits - 1));
     for (size_t i = 0; i < nr; i++) {
@@ -438,21 +372,11 @@ AI void tile_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
                 vst1q_f32(t + c + 4 * (size_t)j, vfmaq_n_f32(vnegq_f32(ov), u[j], scf));
         }
     }
-    tile_pad(s, nr, n, npad);
+    kern_cpu_tile_pad(s, nr, n, npad);
 }
 
-static void tile_q8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                    size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_q_body(g, s, r, nr, c0, n, npad, 8);
-}
-
-static void tile_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                    size_t nr, size_t c0, size_t n, size_t npad) {
-    tile_q_body(g, s, r, nr, c0, n, npad, 4);
-}
-
-static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                  size_t nr, size_t c0, size_t npad) {
+static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r, size_t nr,
+                  size_t c0, size_t npad) {
     const float *t = s->tile;
     for (size_t b = 0; b < g->batch; b += 4) {
         size_t nb = g->batch - b < 4 ? g->batch - b : 4;
@@ -464,8 +388,8 @@ static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, s
         UNROLL
         for (int i = 0; i < 4; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                a[i][k] = vdupq_n_f32(0.0f);
+        for (int k = 0; k < 4; k++)
+            a[i][k] = vdupq_n_f32(0.0f);
         for (size_t c = 0; c < npad; c += 4) {
             float32x4_t w[4];
             UNROLL
@@ -483,8 +407,8 @@ static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, s
         UNROLL
         for (int i = 0; i < 4; i++)
             UNROLL
-            for (int k = 0; k < 4; k++)
-                o[i][k] = vaddvq_f32(a[i][k]);
+        for (int k = 0; k < 4; k++)
+            o[i][k] = vaddvq_f32(a[i][k]);
         for (size_t k = 0; k < nb; k++)
             for (size_t i = 0; i < nr; i++)
                 g->y[(b + k) * g->rows + r + i] += o[i][k];
@@ -631,6 +555,18 @@ static double fma_loop(uint64_t iters, float a, float b) {
     }
     return t;
 }
+
+KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU_TILE_CALL)
+static void gemv1_bf16 KERN_CPU_ROWS_ARGS {
+    gemv1_half_body(KERN_CPU_ROWS_CALL, true);
+}
+static void gemv1_q8 KERN_CPU_ROWS_ARGS {
+    gemv1_q_body(KERN_CPU_ROWS_CALL, 8);
+}
+static void gemv1_q4 KERN_CPU_ROWS_ARGS {
+    gemv1_q_body(KERN_CPU_ROWS_CALL, 4);
+}
+KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
 const struct kern_cpu_impl kern_cpu_impl_neon = {
     .isa = KERN_ISA_NEON,

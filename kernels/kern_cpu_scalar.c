@@ -45,7 +45,8 @@ static inline float wval(const struct kern_gemv *g, const void *row, size_t c) {
 #if defined(__GNUC__)
 __attribute__((noinline)) /* alone, the 32-wide loop vectorises; inlined, not */
 #endif
-static void widen_half32(const uint16_t *h, bool bf, float *f) {
+static void
+widen_half32(const uint16_t *h, bool bf, float *f) {
     if (bf) {
         for (unsigned i = 0; i < 32; i++) {
             uint32_t u = (uint32_t)h[i] << 16;
@@ -93,7 +94,8 @@ static void gemv1_bf16(const struct kern_gemv *g, const struct kern_cpu_scratch 
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void block_u32(const uint8_t *p, unsigned bits, float *u) {
+static void
+block_u32(const uint8_t *p, unsigned bits, float *u) {
     if (bits == 8) {
         for (unsigned i = 0; i < 32; i++)
             u[i] = (float)p[i];
@@ -173,8 +175,8 @@ static void tile_any(const struct kern_gemv *g, const struct kern_cpu_scratch *s
 }
 
 /* Tile rows times every x row, added into y. */
-static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                  size_t nr, size_t c0, size_t npad) {
+static void micro(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r, size_t nr,
+                  size_t c0, size_t npad) {
     for (size_t b = 0; b < g->batch; b++) {
         const float *x = s->xf + b * s->xpad + c0;
         for (size_t i = 0; i < nr; i++) {

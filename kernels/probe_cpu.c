@@ -254,8 +254,8 @@ static int stream_copy_test(struct probe_pool *p, struct stream_ctx *c, unsigned
     for (int m = 0; m < 3; m++) {
         c->method = order[m];
         struct probe_result r = {.test = "copy",
-                                 .method = order[m] == COPY_MEMCPY ? "memcpy"
-                                                                   : kern_isa_name(cpu_isa),
+                                 .method =
+                                     order[m] == COPY_MEMCPY ? "memcpy" : kern_isa_name(cpu_isa),
                                  .threads = nt,
                                  .cols = c->n,
                                  .bytes = 2.0 * (double)c->n * sizeof(double),
@@ -370,7 +370,8 @@ static int run_fma(struct probe_pool *p, bool *bad) {
         c->iters = 1000;
     if (c->iters > 50000000)
         c->iters = 50000000;
-    double ref = kern_cpu_fma_lanes(cpu_isa) * kern_cpu_fma_lane_ref(cpu_isa, c->iters, FMA_A, FMA_B);
+    double ref =
+        kern_cpu_fma_lanes(cpu_isa) * kern_cpu_fma_lane_ref(cpu_isa, c->iters, FMA_A, FMA_B);
     double lanes = kern_cpu_fma_lanes(cpu_isa);
     unsigned counts[2] = {1, p->n};
     int rc = 0;
@@ -411,7 +412,7 @@ struct mat_ctx {
     uint16_t *scales;
     size_t rows, cols;
     unsigned bits, group;
-    double llc; /* last-level cache bytes (one instance) */
+    double llc;      /* last-level cache bytes (one instance) */
     bool prepared;   /* the scratch holds this GEMV's widened x already */
     unsigned repeat; /* passes over the rows a call (the in-cache slice); 0: 1 */
     struct kern_gemv g;
@@ -485,8 +486,7 @@ static void mat_gemv(void *vctx, unsigned tid, unsigned n) {
         for (size_t r = lo; r < hi; r += piece) {
             if (probe_cancelled())
                 return;
-            kern_cpu_gemv_rows(cpu_isa, &c->g, c->scratch[tid], r,
-                               hi - r < piece ? hi : r + piece);
+            kern_cpu_gemv_rows(cpu_isa, &c->g, c->scratch[tid], r, hi - r < piece ? hi : r + piece);
         }
 }
 
@@ -518,11 +518,10 @@ static void mat_dequant(void *vctx, unsigned tid, unsigned n) {
             return;
         size_t e = hi - r < piece ? hi : r + piece;
         if (kern_cpu_quant_fast(c->bits, c->group, c->cols))
-            kern_cpu_dequantize_f16(cpu_isa, c->codes, c->scales, c->cols, r, e, c->bits,
-                                    c->group, c->deq);
+            kern_cpu_dequantize_f16(cpu_isa, c->codes, c->scales, c->cols, r, e, c->bits, c->group,
+                                    c->deq);
         else
-            kern_dequantize_rows_f16(c->codes, c->scales, c->cols, r, e, c->bits, c->group,
-                                     c->deq);
+            kern_dequantize_rows_f16(c->codes, c->scales, c->cols, r, e, c->bits, c->group, c->deq);
     }
 }
 
@@ -566,8 +565,8 @@ static bool quant_check(const struct mat_ctx *c) {
     bool ok = codes && scales;
     for (size_t k = 0; ok && k < 8; k++) {
         size_t r0 = sample_block(c, k);
-        kern_quantize_rows_f16(c->w + r0 * c->cols, c->cols, 0, 8, c->bits, c->group, codes,
-                               scales, NULL);
+        kern_quantize_rows_f16(c->w + r0 * c->cols, c->cols, 0, 8, c->bits, c->group, codes, scales,
+                               NULL);
         ok = memcmp(codes, c->codes + r0 * c->cols * c->bits / 8, cb) == 0 &&
              memcmp(scales, c->scales + r0 * per_row, 8 * per_row * sizeof *scales) == 0;
     }
@@ -606,7 +605,8 @@ static void poison_samples(const struct mat_ctx *c, bool dequant) {
         if (dequant) {
             poison(c->deq + r0 * c->cols, 8 * c->cols * sizeof *c->deq);
         } else {
-            poison(c->codes + r0 * c->cols * c->bits / 8, kern_quant_code_bytes(8 * c->cols, c->bits));
+            poison(c->codes + r0 * c->cols * c->bits / 8,
+                   kern_quant_code_bytes(8 * c->cols, c->bits));
             poison(c->scales + r0 * per_row, 8 * per_row * sizeof *c->scales);
         }
     }
@@ -758,7 +758,8 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
      * output) need only a quarter of W's rows to be 4x the cache when W
      * was sized for the 4-bit codes (--quick): a quarter it is, and the
      * rest of the run touches less fresh memory */
-    size_t rows16 = o->quick && 2.0 * (double)(rows / 4) * (double)c->cols >= 4 * llc ? rows / 4 : rows;
+    size_t rows16 =
+        o->quick && 2.0 * (double)(rows / 4) * (double)c->cols >= 4 * llc ? rows / 4 : rows;
     rows16 &= ~(size_t)7;
     size_t n16 = rows16 * c->cols;
     c->w = xalloc(n * 2);
@@ -768,8 +769,11 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
     c->codes = xalloc(kern_quant_code_bytes(n, 8));
     c->scales = xalloc(kern_quant_scale_count(c->rows, c->cols, c->group) * 2);
     /* the largest scratch any GEMV of this run needs */
-    struct kern_gemv big = {.fmt = KERN_W_Q4, .group = c->group, .rows = c->rows,
-                            .cols = c->cols, .batch = KERN_CPU_BATCH_MAX};
+    struct kern_gemv big = {.fmt = KERN_W_Q4,
+                            .group = c->group,
+                            .rows = c->rows,
+                            .cols = c->cols,
+                            .batch = KERN_CPU_BATCH_MAX};
     size_t sbytes = kern_cpu_gemv_scratch(&big);
     bool ok = c->w && c->deq && c->x && c->y && c->codes && c->scales;
     for (unsigned t = 0; ok && t < p->n; t++)
@@ -850,8 +854,7 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
         c->rows = rows;
         if (o->want[id] && (rows16 < rows || !o->want[PROBE_QUANTIZE]))
             probe_pool_run(p, p->n, mat_quant, c);
-        if (o->want[id] &&
-            run_gemv(p, o, c, id, c->bits == 8 ? KERN_W_Q8 : KERN_W_Q4, bad) != 0)
+        if (o->want[id] && run_gemv(p, o, c, id, c->bits == 8 ? KERN_W_Q8 : KERN_W_Q4, bad) != 0)
             goto cancelled;
     }
     goto out;
@@ -1032,9 +1035,9 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
         rc = run_stream(p, o, d.l2_bytes, &bad, code, msg, len);
     if (rc == 0 && o->want[PROBE_FMA_PEAK])
         rc = run_fma(p, &bad);
-    if (rc == 0 && (o->want[PROBE_GEMV_FP16] || o->want[PROBE_GEMV_BF16] ||
-                    o->want[PROBE_QUANTIZE] || o->want[PROBE_DEQUANTIZE] ||
-                    o->want[PROBE_W8A16] || o->want[PROBE_W4A16]))
+    if (rc == 0 &&
+        (o->want[PROBE_GEMV_FP16] || o->want[PROBE_GEMV_BF16] || o->want[PROBE_QUANTIZE] ||
+         o->want[PROBE_DEQUANTIZE] || o->want[PROBE_W8A16] || o->want[PROBE_W4A16]))
         rc = run_matrix(p, o, d.l2_bytes, &bad, code, msg, len);
     if (o->want[PROBE_GEMM])
         probe_emit_skip("gemm", "the GEMM sweep needs cuBLAS (CUDA backend only)");

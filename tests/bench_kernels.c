@@ -237,9 +237,10 @@ int main(int argc, char **argv) {
     time_t tt = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&tt));
     double llc = probe_llc_bytes();
-    printf("== fast CPU kernels: %s, %u threads (pinned %u), path %s (runs: %s), LLC %.0f MiB%s, %s\n",
-           name, nt, pool->pinned, kern_isa_name(isa), avail, llc / 1048576,
-           probe_cpu_virtual() ? ", virtual machine" : "", date);
+    printf(
+        "== fast CPU kernels: %s, %u threads (pinned %u), path %s (runs: %s), LLC %.0f MiB%s, %s\n",
+        name, nt, pool->pinned, kern_isa_name(isa), avail, llc / 1048576,
+        probe_cpu_virtual() ? ", virtual machine" : "", date);
 
     /* copy and read: 4x the cache, at least 256 MiB an array */
     struct stream *st = calloc(1, sizeof *st);
@@ -296,8 +297,8 @@ int main(int argc, char **argv) {
         kern_cpu_quantize_f16(isa, w, cols, 0, rows, 8, 32, c8, s8);
         kern_cpu_quantize_f16(isa, w, cols, 0, rows, 4, 32, c4, s4);
         struct gemv *gv = calloc(1, sizeof *gv);
-        struct kern_gemv big16 = {.fmt = KERN_W_Q4, .group = 32, .rows = rows, .cols = cols,
-                                  .batch = KERN_CPU_BATCH_MAX};
+        struct kern_gemv big16 = {
+            .fmt = KERN_W_Q4, .group = 32, .rows = rows, .cols = cols, .batch = KERN_CPU_BATCH_MAX};
         for (unsigned t = 0; t < nt; t++)
             gv->scratch[t] = big(kern_cpu_gemv_scratch(&big16) + 64);
         for (int f = 0; f < KERN_W_COUNT; f++) {
@@ -306,7 +307,7 @@ int main(int argc, char **argv) {
             for (int bi = 0; bi < (quick ? 1 : 4) && batches[sh][bi]; bi++) {
                 size_t b = batches[sh][bi];
                 gv->g = (struct kern_gemv){.fmt = (enum kern_wfmt)f,
-                                           .w = f == KERN_W_F16   ? (void *)w
+                                           .w = f == KERN_W_F16  ? (void *)w
                                                 : f == KERN_W_Q8 ? (void *)c8
                                                                  : (void *)c4,
                                            .scales = f == KERN_W_Q8 ? s8 : s4,
@@ -316,7 +317,9 @@ int main(int argc, char **argv) {
                                            .x = x,
                                            .batch = b,
                                            .y = y};
-                double wb = f == KERN_W_F16 ? 2.0 * n : f == KERN_W_Q8 ? n * 34.0 / 32 : n * 18.0 / 32;
+                double wb = f == KERN_W_F16  ? 2.0 * n
+                            : f == KERN_W_Q8 ? n * 34.0 / 32
+                                             : n * 18.0 / 32;
                 double bytes = wb + 2.0 * cols * b + 4.0 * rows * b, flop = 2.0 * n * b;
                 double t1 = median_time(pool, nt, gemv_fn, gv);
                 double ta = anchor(anchor_type[f], rows, cols, b, nt);

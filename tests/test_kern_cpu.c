@@ -170,8 +170,12 @@ Test(kern_cpu, one_hot_x_reads_back_every_column_exactly) {
         if (!kern_isa_supported((enum kern_isa)isa))
             continue;
         for (int f = 0; f < KERN_W_COUNT; f++) {
-            struct kern_gemv g = {.fmt = (enum kern_wfmt)f, .rows = rows, .cols = cols,
-                                  .group = group, .x = x, .y = y};
+            struct kern_gemv g = {.fmt = (enum kern_wfmt)f,
+                                  .rows = rows,
+                                  .cols = cols,
+                                  .group = group,
+                                  .x = x,
+                                  .y = y};
             unsigned bits = f == KERN_W_Q8 ? 8 : 4;
             if (f == KERN_W_Q8 || f == KERN_W_Q4) {
                 kern_quantize_f16(wh, rows, cols, bits, group, codes, scales, NULL);
@@ -211,8 +215,15 @@ Test(kern_cpu, gemv_check_refuses_what_the_fast_kernels_do_not_take) {
     uint16_t w[64] = {0}, x[64] = {0}, sc[4] = {0};
     float y[4];
     char err[256];
-    struct kern_gemv g = {.fmt = KERN_W_Q4, .w = w, .scales = sc, .group = 16, .rows = 1,
-                          .cols = 64, .x = x, .batch = 1, .y = y};
+    struct kern_gemv g = {.fmt = KERN_W_Q4,
+                          .w = w,
+                          .scales = sc,
+                          .group = 16,
+                          .rows = 1,
+                          .cols = 64,
+                          .x = x,
+                          .batch = 1,
+                          .y = y};
     cr_assert_eq(kern_cpu_gemv_check(&g, err, sizeof err), -1);
     cr_assert(strstr(err, "multiple of 32"), "%s", err);
     g.group = 32;
@@ -267,18 +278,17 @@ static void check_quant(enum kern_isa isa, size_t rows, size_t cols, unsigned bi
     /* in 8-row shares, as the probe's threads */
     for (size_t r = 0; r < rows; r += 8)
         kern_cpu_quantize_f16(isa, w, cols, r, r + 8 < rows ? r + 8 : rows, bits, group, c2, s2);
-    cr_assert(memcmp(s1, s2, sn * 2) == 0, "%s scales b=%u g=%zu %zux%zu", kern_isa_name(isa),
-              bits, group, rows, cols);
+    cr_assert(memcmp(s1, s2, sn * 2) == 0, "%s scales b=%u g=%zu %zux%zu", kern_isa_name(isa), bits,
+              group, rows, cols);
     for (size_t i = 0; i < cb; i++)
-        cr_assert_eq(c1[i], c2[i], "%s codes b=%u g=%zu %zux%zu byte %zu", kern_isa_name(isa),
-                     bits, group, rows, cols, i);
+        cr_assert_eq(c1[i], c2[i], "%s codes b=%u g=%zu %zux%zu byte %zu", kern_isa_name(isa), bits,
+                     group, rows, cols, i);
     kern_dequantize_rows_f16(c1, s1, cols, 0, rows, bits, group, d1);
     for (size_t r = 0; r < rows; r += 8)
-        kern_cpu_dequantize_f16(isa, c1, s1, cols, r, r + 8 < rows ? r + 8 : rows, bits, group,
-                                d2);
+        kern_cpu_dequantize_f16(isa, c1, s1, cols, r, r + 8 < rows ? r + 8 : rows, bits, group, d2);
     for (size_t i = 0; i < n; i++)
-        cr_assert_eq(d1[i], d2[i], "%s dequantize b=%u g=%zu element %zu", kern_isa_name(isa),
-                     bits, group, i);
+        cr_assert_eq(d1[i], d2[i], "%s dequantize b=%u g=%zu element %zu", kern_isa_name(isa), bits,
+                     group, i);
     free(w);
     free(c1);
     free(c2);
@@ -358,8 +368,8 @@ Test(kern_cpu, copy_sum_and_fma_loop_are_exact) {
         for (size_t m = 0; m <= 64; m += 8) {
             memset(b, 0xff, n * sizeof *b);
             kern_cpu_copy(e, b, a, m * sizeof *a);
-            cr_assert(memcmp(a, b, m * sizeof *a) == 0, "%s copy of %zu doubles",
-                      kern_isa_name(e), m);
+            cr_assert(memcmp(a, b, m * sizeof *a) == 0, "%s copy of %zu doubles", kern_isa_name(e),
+                      m);
             cr_assert(b[m] != b[m] || m == n, "%s copy of %zu doubles wrote past the end",
                       kern_isa_name(e), m); /* the NaN poison after it is untouched */
         }
