@@ -111,6 +111,14 @@ static void ar_error(const char *code, const char *msg) {
     probe_emit_error_at(code, msg, W.mpi ? W.rank : -1, W.mpi ? W.host : NULL);
 }
 
+/* Why a rank under a launcher is stopped or sees a collective fail: a
+ * peer died or the job was cancelled (the launcher signals every rank).
+ * Every path that reports it says so (the signal may reach the watchdog,
+ * the sample loop or a failing MPI call first). */
+static const char *mpi_why(void) {
+    return W.mpi ? " (under an MPI launcher: another rank failed or the job was cancelled)" : "";
+}
+
 /* The watchdog: a collective past its deadline, or a signal while one is
  * in flight (the launcher stops every rank when one fails), ends the
  * process at once with an error event; a collective cannot be unwound. */
@@ -129,10 +137,7 @@ static void *wd_main(void *arg) {
             /* in a collective or not: the launcher may SIGKILL soon */
             int sig = probe_cancel_flag;
             snprintf(msg, sizeof msg, "stopped by signal %d %s %s%s", sig,
-                     at > 0 ? "during" : "after", what,
-                     W.mpi ? " (under an MPI launcher: another rank failed or the job was "
-                             "cancelled)"
-                           : "");
+                     at > 0 ? "during" : "after", what, mpi_why());
             ar_error(PROBE_ERR_CANCELLED, msg);
             _exit(128 + sig);
         }
@@ -282,8 +287,12 @@ static double timed(struct xport *x, enum probe_ar_dtype d, size_t count, unsign
     wd_arm(deadline, what);
     double t = x->run(x, d, count, iters, msg, sizeof msg);
     wd_disarm();
+    if (t < 0 && W.mpi) {
+        size_t n = strlen(msg);
+        snprintf(msg + n, sizeof msg - n, "%s", mpi_why());
+    }
     if (t < 0)
-        ar_error(PROBE_ERR_FAULT, msg);
+        ar_error(probe_cancelled() ? PROBE_ERR_CANCELLED : PROBE_ERR_FAULT, msg);
     if (!agree(t >= 0))
         return -1;
     return w_max(t);
@@ -320,8 +329,8 @@ static int one_size(struct xport *x, const struct probe_ar_opts *ao, enum probe_
     double samples[PROBE_AR_MAX_ITERS];
     for (unsigned s = 0; s < ao->iters; s++) {
         if (probe_cancelled()) {
-            snprintf(msg, sizeof msg, "stopped by signal %d between two samples of %s",
-                     (int)probe_cancel_flag, what);
+            snprintf(msg, sizeof msg, "stopped by signal %d between two samples of %s%s",
+                     (int)probe_cancel_flag, what, mpi_why());
             ar_error(PROBE_ERR_CANCELLED, msg);
             return 128 + (int)probe_cancel_flag;
         }

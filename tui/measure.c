@@ -374,6 +374,19 @@ static void flag_seconds(double s, char *buf, size_t len) {
         snprintf(buf, len, "%.4gus", s * 1e6);
 }
 
+/* A bandwidth as a flag's value with 4 significant digits ("1.104GB/s"),
+ * so the printed flags calibrate as the --json file does (the display's 3
+ * digits would round 1.104 to 1.10, 0.4% off). */
+static void flag_bandwidth(double bps, char *buf, size_t len) {
+    static const char *unit[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
+    unsigned u = 0;
+    while (u < 4 && bps >= 1e3) {
+        bps /= 1e3;
+        u++;
+    }
+    snprintf(buf, len, "%.4g%s", bps, unit[u]);
+}
+
 /* The all-reduce: every size with the engine's ring model beside it, the
  * fits and the flags they calibrate (tui/measure_ar.h). */
 static void print_allreduce(const struct measure_run *m) {
@@ -457,10 +470,7 @@ static void print_allreduce(const struct measure_run *m) {
     const struct measure_ar_fit *pick = measure_ar_pick(fits, nf);
     if (pick && pick->valid) {
         double link = pick->bus_beta_bytes_per_s;
-        report_bandwidth(across ? link : 2 * link, a, sizeof a);
-        for (char *p = a; *p; p++)
-            if (*p == ' ')
-                memmove(p, p + 1, strlen(p));
+        flag_bandwidth(across ? link : 2 * link, a, sizeof a);
         flag_seconds(pick->alpha_s, b, sizeof b);
         printf("calibrate (the %s fit): vramlab plan --%s %s --allreduce-latency %s%s\n"
                "  or save this with --json and give plan --measured-allreduce FILE\n",
