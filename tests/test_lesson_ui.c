@@ -191,3 +191,60 @@ Test(lesson_ui, esc_cancels_the_prompt) {
     cr_expect_not(st.quit, "Esc in the prompt does not quit");
     cr_expect_eq(access("scenario.yaml", F_OK), -1);
 }
+
+/* Issue 17: every lesson key works whatever overlay a step opened: F over
+ * the step's explanation (which closes for the headline and comes back with
+ * the panes), r and n over help, e toggles, q quits from the explanation. */
+Test(lesson_ui, lesson_keys_work_over_any_overlay) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, GOOD, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
+    press('F');
+    cr_expect(st.lx.present, "F over the explain overlay turns presentation on");
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "the headline shows alone");
+    press('F');
+    cr_expect_not(st.lx.present);
+    cr_expect_eq(st.overlay, TUI_OVERLAY_EXPLAIN, "back on the panes, the step's explanation");
+    cr_expect_eq(st.explain_key, ENGINE_KEY_MEM_WEIGHTS);
+    press('e');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "e closes the explanation");
+    press('e');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_EXPLAIN, "e opens it again");
+    press('?');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "? inside explain closes it (as before)");
+    press('?');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_HELP);
+    press('F');
+    cr_expect(st.lx.present, "F over help");
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE);
+    press('F');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_EXPLAIN, "F back: the step's explanation");
+    press(TUI_KEY_ESC);
+    press('?');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_HELP);
+    press('n');
+    cr_expect_eq(st.lx.step, 1, "n over help");
+    press('?');
+    press('t');
+    cr_expect_not(st.lx.off_step, "t is the help's (it scrolls), not a mode change");
+    press(TUI_KEY_ESC);
+    press('t');
+    cr_expect(st.lx.off_step);
+    press('?');
+    press('r');
+    cr_expect_not(st.lx.off_step, "r over help returns to the step");
+    press('p');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
+    press('q');
+    cr_expect(st.quit, "q quits from the step's explanation");
+}
+
+Test(lesson_ui, q_closes_help_in_a_lesson) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, GOOD, err, sizeof(err)), 0, "%s", err);
+    press(TUI_KEY_ESC);
+    press('?');
+    press('q');
+    cr_expect_not(st.quit);
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE);
+}

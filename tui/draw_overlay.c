@@ -43,19 +43,11 @@ static const char *const tui_help_lines[] = {
        "Same flags as plan."),
 };
 
-/* A centred overlay window of about h x w, clipped to the screen. */
-static WINDOW *overlay_open(struct tui_ui *ui, int h, int w, const char *title, int *oy,
-                            int *ox) {
-    int rows = ui->layout.rows, cols = ui->layout.cols;
-    if (h > rows - 2)
-        h = rows - 2;
-    if (w > cols - 2)
-        w = cols - 2;
+/* An overlay window of h x w at (y, x), already clipped by the caller. */
+static WINDOW *overlay_open_at(struct tui_ui *ui, int y, int x, int h, int w, const char *title) {
     if (h < 3 || w < 10)
         return NULL;
-    *oy = (rows - h) / 2;
-    *ox = (cols - w) / 2;
-    WINDOW *win = newwin(h, w, *oy, *ox);
+    WINDOW *win = newwin(h, w, y, x);
     if (!win)
         return NULL;
     wbkgdset(win, ' ' | tui_attr(TUI_ROLE_OVERLAY));
@@ -65,6 +57,82 @@ static WINDOW *overlay_open(struct tui_ui *ui, int h, int w, const char *title, 
     snprintf(t, sizeof(t), " %s ", title);
     tui_put(ui, win, 0, 2, w - 4, TUI_ROLE_PANE_TITLE, t);
     return win;
+}
+
+/* A centred overlay window of about h x w, clipped to the screen. */
+static WINDOW *overlay_open(struct tui_ui *ui, int h, int w, const char *title, int *oy,
+                            int *ox) {
+    int rows = ui->layout.rows, cols = ui->layout.cols;
+    if (h > rows - 2)
+        h = rows - 2;
+    if (w > cols - 2)
+        w = cols - 2;
+    *oy = (rows - h) / 2;
+    *ox = (cols - w) / 2;
+    return overlay_open_at(ui, *oy, *ox, h, w, title);
+}
+
+/*
+ * Where a lesson's explain overlay goes: beside or below what the caption
+ * talks about, never over it. The rectangle kept free is the Memory pane
+ * (the bar) joined with the focused pane (the number explained); in
+ * presentation mode, the headline and its bar. Of the free regions around
+ * it (below, above, right, left) the one that shows most of the text wins;
+ * the overlay scrolls when it is cut. Returns false when no region can
+ * hold even a three-row box.
+ */
+static bool explain_place(const struct tui_ui *ui, const struct tui_state *st, int want_h,
+                          int want_w, int *y, int *x, int *h, int *w, bool *above) {
+    const struct tui_layout *l = &ui->layout;
+    int top = 1, bottom = l->status.visible ? l->status.y : l->rows, cols = l->cols;
+    struct tui_rect keep = {0, 0, 0, 0, false};
+    if (st->lx.present) {
+        /* The figure (title row, 5 rows of digits, a spacing row) and the bar. */
+        int big_h = bottom - top;
+        keep = (struct tui_rect){top, 0, 1 + 5 + (big_h >= 17 ? 1 : 0) + 1, cols, true};
+    } else {
+        const struct tui_rect *m = &l->pane[TUI_PANE_MEMORY], *f = &l->pane[st->focus_pane];
+        if (m->visible)
+            keep = *m;
+        if (f->visible) {
+            if (!keep.visible) {
+                keep = *f;
+            } else {
+                int y0 = keep.y < f->y ? keep.y : f->y, x0 = keep.x < f->x ? keep.x : f->x;
+                int y1 = keep.y + keep.h > f->y + f->h ? keep.y + keep.h : f->y + f->h;
+                int x1 = keep.x + keep.w > f->x + f->w ? keep.x + keep.w : f->x + f->w;
+                keep = (struct tui_rect){y0, x0, y1 - y0, x1 - x0, true};
+            }
+        }
+    }
+    if (!keep.visible)
+        return false;
+    /* Candidate regions: y, x, h, w. */
+    int reg[4][4] = {
+        {keep.y + keep.h, 0, bottom - (keep.y + keep.h), cols},  /* below */
+        {top, 0, keep.y - top, cols},                              /* above */
+        {top, keep.x + keep.w, bottom - top, cols - keep.x - keep.w}, /* right */
+        {top, 0, bottom - top, keep.x},                            /* left */
+    };
+    int best = -1, best_score = 0;
+    for (int i = 0; i < 4; i++) {
+        int rh = reg[i][2] < want_h ? reg[i][2] : want_h;
+        int rw = reg[i][3] < want_w ? reg[i][3] : want_w;
+        if (rh < 3 || rw < 24)
+            continue;
+        /* Text rows shown, weighted by how little the width wraps. */
+        int score = (rh - 2) * rw;
+        if (score > best_score)
+            best = i, best_score = score;
+    }
+    if (best < 0)
+        return false;
+    *h = reg[best][2] < want_h ? reg[best][2] : want_h;
+    *w = reg[best][3] < want_w ? reg[best][3] : want_w;
+    *y = reg[best][0];
+    *above = best == 1; /* a shorter box then moves down against the bar */
+    *x = reg[best][1] + (reg[best][3] - *w) / 2;
+    return true;
 }
 
 /* Show and free an overlay window. */
@@ -217,7 +285,13 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
                                 : ENGINE_KEY_MEM_TOTAL;
     engine_explain(&st->opt.sc, &st->est, (enum engine_key)key, &ex);
     snprintf(title, sizeof(title), _("explain: %s"), ex.label ? ex.label : engine_key_name(key));
-    int w = ui->layout.cols - 2 < 76 ? ui->layout.cols - 2 : 76, inner = w - 2;
+    /* In a lesson the box sits beside or below the bar (explain_place);
+     * its width is known before the text is wrapped to it. */
+    int py = 0, px = 0, ph = 0, pw = 0;
+    bool above = false;
+    bool placed = st->lx.lesson &&
+                  explain_place(ui, st, ui->layout.rows, 76, &py, &px, &ph, &pw, &above);
+    int w = placed ? pw : ui->layout.cols - 2 < 76 ? ui->layout.cols - 2 : 76, inner = w - 2;
     bool applies = engine_key_applies(&st->opt.sc, (enum engine_key)key);
     t.n = 0;
     snprintf(buf, sizeof(buf), _("key  %s"), ex.key ? ex.key : engine_key_name(key));
@@ -231,7 +305,17 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
     ov_add(&t, 3, 0, inner, TUI_ROLE_VALUE, ex.values);
     ov_add(&t, 1, 0, inner, TUI_ROLE_LABEL, _("source"));
     ov_add(&t, 3, 0, inner, TUI_ROLE_DIM, ex.source ? ex.source : "-");
-    WINDOW *win = overlay_open(ui, t.n + 2, 76, title, &oy, &ox);
+    WINDOW *win;
+    if (placed) {
+        if (ph > t.n + 2) {
+            if (above)
+                py += ph - (t.n + 2);
+            ph = t.n + 2;
+        }
+        win = overlay_open_at(ui, py, px, ph, pw, title);
+    } else {
+        win = overlay_open(ui, t.n + 2, 76, title, &oy, &ox);
+    }
     if (!win)
         return;
     bool scrolls = t.n + 2 > getmaxy(win);

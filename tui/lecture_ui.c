@@ -240,6 +240,16 @@ static unsigned lecture_pin(struct tui_state *st) {
     return TUI_DIRTY_REPAINT;
 }
 
+/* Open the explanation of the step shown, as stepping to it does. */
+static void lecture_reopen_explain(struct tui_lecture *lx, struct tui_state *st) {
+    const struct lesson_step *s = lesson_step(&lx->lesson, st->lx.step);
+    if (!s || !s->has_explain)
+        return;
+    st->explain_key = (int)s->explain;
+    st->overlay_scroll = 0;
+    st->overlay = TUI_OVERLAY_EXPLAIN;
+}
+
 /* Step keys of a lesson: +1, -1, or 0 when the key is not one. */
 static int lecture_step_dir(int key) {
     switch (key) {
@@ -294,9 +304,22 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
         *dirty |= tui_lecture_goto(lx, st, dir > 0 ? i + 1 : i - 1);
         return true;
     }
-    if (st->overlay != TUI_OVERLAY_NONE)
-        return false;
+    if (st->overlay != TUI_OVERLAY_NONE) {
+        /* The lesson's keys work whatever overlay is open: r, F, and q
+         * (the explanation a step opened sits beside the bar, it is not a
+         * dialog; help still closes with q). Everything else is the
+         * overlay's. */
+        bool lesson_key = key == 'F' || (lx->has_lesson && key == 'r') ||
+                          (lx->has_lesson && key == 'q' && st->overlay == TUI_OVERLAY_EXPLAIN);
+        if (!lesson_key)
+            return false;
+    }
     switch (key) {
+    case 'q':
+        if (st->overlay == TUI_OVERLAY_NONE)
+            return false; /* the state machine quits (and saves) as always */
+        st->quit = true;
+        return true;
     case 'r':
         if (!lx->has_lesson)
             return false;
@@ -304,6 +327,12 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
         return true;
     case 'F':
         st->lx.present = !st->lx.present;
+        /* The headline shows alone; back on the panes, a step that
+         * explains a number opens its explanation again. */
+        if (st->overlay == TUI_OVERLAY_HELP || st->lx.present)
+            st->overlay = TUI_OVERLAY_NONE;
+        else if (lx->has_lesson && !st->lx.off_step)
+            lecture_reopen_explain(lx, st);
         st->message[0] = '\0';
         *dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         return true;
