@@ -15,6 +15,26 @@ tui_setup lessons
 export LC_ALL=C.UTF-8
 LESSONS=$(cd "$top_srcdir" && pwd)/share/lessons
 
+# --- the index (issue 17, item 4) -------------------------------------------
+# --lesson alone lists every shipped lesson with each language and title.
+out=$(env -u LANGUAGE LANG=C.UTF-8 "$VRAMLAB" --lesson)
+miss=0
+for file in "$LESSONS"/*.yaml; do
+    t=$(sed -n 's/^title: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$file")
+    echo "$out" | grep -qF "$t" || { fail "--lesson: '$t' ($file) not listed"; miss=1; }
+done
+echo "$out" | grep -q "^  seed-000 .* en .*GPUs, memory and quantization" && [ $miss -eq 0 ] &&
+    ok "--lesson alone lists the lessons, their languages and titles" || fail "--lesson index: $out"
+"$VRAMLAB" --help | grep -q "^  seed-000 " && ok "--help names the lessons" || fail "--help: no lessons"
+# --lang overrides the locale for the messages and the lesson a name picks.
+env -u LANGUAGE LANG=C.UTF-8 "$VRAMLAB" --lang es --lesson | grep -q "^Lecciones .*ahora es" &&
+    ok "--lang es: the index in Spanish under an English locale" || fail "--lang es"
+env -u LANGUAGE LANG=es_ES.UTF-8 "$VRAMLAB" --lang en --lesson | grep -q "^Lessons .*now en" &&
+    ok "--lang en under es_ES" || fail "--lang en"
+"$VRAMLAB" --lang fr --lesson >/dev/null 2>"$TMP/lang.err"
+[ $? -eq 2 ] && grep -q "expected es or en, found 'fr'" "$TMP/lang.err" && ok "--lang fr: exit 2" ||
+    fail "--lang fr: $(cat "$TMP/lang.err")"
+
 # The Memory pane: its title row and the three rows under it.
 memory_pane() {
     capture "$1" | awk '/┌ (Memory per GPU|Memoria por GPU)/ { n = 4 } n > 0 { print; n-- }'
@@ -30,7 +50,7 @@ for file in "$LESSONS"/*.yaml; do
         w=${size%x*} h=${size#*x}
         s=$(echo "l_${name}_${lang}_$size" | tr -c 'a-zA-Z0-9_\n' _)
         tmux -L "$SOCK" -f /dev/null new-session -d -s "$s" -x "$w" -y "$h" \
-            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lesson $name; sleep 60"
+            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --lang $lang --lesson $name; sleep 60"
         bad=0
         k=1
         while [ $k -le "$n" ]; do

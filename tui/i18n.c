@@ -103,6 +103,11 @@ void i18n_number(char *buf, size_t len) {
 
 /* The language of messages: LANGUAGE first, then LC_MESSAGES. */
 void i18n_language(char *buf, size_t len) {
+    const char *forced = getenv("VRAMLAB_LANG"); /* --lang es|en */
+    if (forced && *forced) {
+        snprintf(buf, len, "%s", forced);
+        return;
+    }
     const char *l = getenv("LANGUAGE");
     const char *msg = setlocale(LC_MESSAGES, NULL);
     /* LANGUAGE only counts when a locale is set (gettext's own rule). */

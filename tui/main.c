@@ -33,10 +33,13 @@ static const struct command commands[] = {
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+static void main_lesson_index(FILE *out);
+
 /* Print the top-level usage. */
 static void main_usage(FILE *f) {
     fputs(_("usage: vramlab [scenario options]         interactive explorer\n"
             "       vramlab --lesson NAME [--present]  a lesson (seed-000), for a room\n"
+            "       vramlab --lesson                   list the lessons; --lang es|en\n"
             "       vramlab COMMAND [options]          headless command\n"
             "       vramlab --help | --version\n"
             "\n"
@@ -45,6 +48,8 @@ static void main_usage(FILE *f) {
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, _(commands[i].help));
     fputs(_("\n'vramlab COMMAND --help' lists a command's options; see also vramlab(1).\n"), f);
+    fputc('\n', f);
+    main_lesson_index(f);
 }
 
 /* Print an unknown-command error with the closest names. */
@@ -93,6 +98,82 @@ static size_t main_lesson_names(const char *dir, char names[][64], size_t n, siz
     }
     closedir(d);
     return n;
+}
+
+/* The value of a top-level "key: value" line of a lesson file (title,
+ * language), unquoted, into buf; "" when the file has none. */
+static void main_lesson_field(const char *path, const char *key, char *buf, size_t len) {
+    FILE *f = fopen(path, "r");
+    char line[512];
+    size_t kl = strlen(key);
+    buf[0] = '\0';
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, key, kl) || line[kl] != ':')
+            continue;
+        char *v = line + kl + 1;
+        v += strspn(v, " ");
+        v[strcspn(v, "\r\n")] = '\0';
+        size_t n = strlen(v);
+        if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+            v[n - 1] = '\0';
+            v++;
+        }
+        snprintf(buf, len, "%s", v);
+        break;
+    }
+    fclose(f);
+}
+
+/* vramlab --lesson with no name: every shipped lesson, its languages and
+ * titles, from the directories lesson_resolve() searches (the first that
+ * has a name wins). */
+static void main_lesson_index(FILE *out) {
+    const char *dirs[3];
+    size_t n_dirs = 0, n = 0;
+    char names[32][64], lang[16];
+    const char *env = getenv("VRAMLAB_LESSONS");
+    if (env && *env)
+        dirs[n_dirs++] = env;
+#ifdef VRAMLAB_PKGDATADIR
+    dirs[n_dirs++] = VRAMLAB_PKGDATADIR "/lessons";
+#endif
+#ifdef VRAMLAB_ABS_SRCDIR
+    dirs[n_dirs++] = VRAMLAB_ABS_SRCDIR "/share/lessons";
+#endif
+    for (size_t d = 0; d < n_dirs; d++)
+        n = main_lesson_names(dirs[d], names, n, 32);
+    i18n_language(lang, sizeof(lang));
+    fprintf(out, _("Lessons (vramlab --lesson NAME; the language follows the locale, now %s):\n"),
+            lang);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096], title[256], code[16];
+        bool first = true;
+        for (size_t d = 0; d < n_dirs; d++) {
+            DIR *dir = opendir(dirs[d]);
+            struct dirent *e;
+            if (!dir)
+                continue;
+            while ((e = readdir(dir))) {
+                size_t nl = strlen(names[i]), el = strlen(e->d_name);
+                if (strncmp(e->d_name, names[i], nl) || el < 5 ||
+                    strcmp(e->d_name + el - 5, ".yaml") ||
+                    (e->d_name[nl] != '.' ) || (el != nl + 5 && el != nl + 8))
+                    continue;
+                snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
+                main_lesson_field(path, "language", code, sizeof(code));
+                main_lesson_field(path, "title", title, sizeof(title));
+                fprintf(out, "  %-12s %-4s %s\n", first ? names[i] : "", code, title);
+                first = false;
+            }
+            closedir(dir);
+            if (!first)
+                break;
+        }
+    }
+    if (n == 0)
+        fputs(_("  (none found; see docs/lessons.md)\n"), out);
 }
 
 /* Whether --lesson NAME names a lesson; if not, say which ones exist. */
@@ -145,6 +226,13 @@ static int main_dispatch(int argc, char **argv) {
             printf("vramlab %s\n", PACKAGE_VERSION);
             return 0;
         }
+        /* --lesson with no name (last, or before another option): the index. */
+        for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+            if (!strcmp(argv[i], "--lesson") && (i + 1 == argc || !strncmp(argv[i + 1], "--", 2))) {
+                main_lesson_index(stdout);
+                return 0;
+            }
+        }
         if (!main_lesson_ok(argc, argv))
             return VRAMLAB_EXIT_USAGE;
         return tui_main(argc, argv);
@@ -164,6 +252,31 @@ static int main_dispatch(int argc, char **argv) {
 /* Dispatch, then make sure what was printed reached stdout: a full disk or
  * a closed pipe is a failure, not a silent success. */
 int main(int argc, char **argv) {
+    /* --lang es|en (explorer and lessons): the language of the messages and
+     * of the lesson a name picks, whatever the locale says. Taken out of
+     * argv before the options are read. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *v = NULL;
+        int take = 0;
+        if (!strcmp(argv[i], "--lang") && i + 1 < argc)
+            v = argv[i + 1], take = 2;
+        else if (!strncmp(argv[i], "--lang=", 7))
+            v = argv[i] + 7, take = 1;
+        else if (!strcmp(argv[i], "--lang"))
+            v = "", take = 1;
+        if (!take)
+            continue;
+        if (strcmp(v, "es") && strcmp(v, "en")) {
+            fprintf(stderr, "vramlab: --lang: expected es or en, found '%s'\n", v);
+            return VRAMLAB_EXIT_USAGE;
+        }
+        setenv("VRAMLAB_LANG", v, 1);
+        setenv("LANGUAGE", v, 1);
+        for (int j = i; j + take <= argc; j++)
+            argv[j] = argv[j + take];
+        argc -= take;
+        i--;
+    }
     i18n_init(argc > 0 ? argv[0] : "vramlab");
     int rc = main_dispatch(argc, argv);
 
