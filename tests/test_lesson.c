@@ -265,6 +265,8 @@ Test(lesson, captions_state_what_the_engine_shows) {
     load_shipped(LESSONS "seed-000.en.yaml", &l);
     engine_estimate(&step_titled(&l, "Bytes per parameter")->options.sc, &e);
     cr_expect_float_eq(e.memory.weights, 140e9, 1e6);
+    /* the caption's "the bar needs 141.3 GB" (weights, KV cache, reserve) */
+    cr_expect_float_eq(e.memory.total, 141.3e9, 0.05e9);
     cr_expect_not(e.fits);
     engine_estimate(&step_titled(&l, "FP32: 4 bytes")->options.sc, &e);
     cr_expect_float_eq(e.memory.weights, 280e9, 1e6);
