@@ -175,7 +175,9 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
     uint32_t bad = 0;
     const struct engine_model *m = &sc->model;
     if (!pos(s->params_total) || m->layers == 0 || m->hidden == 0 || m->heads == 0 ||
-        (m->has_arch && m->vocab == 0))
+        (m->has_arch && m->vocab == 0) ||
+        (m->file_bytes && (m->layers > ENGINE_FILE_LAYERS_MAX || !(m->file_params >= 0) ||
+                           !isfinite(m->file_params))))
         bad |= ENGINE_INVALID_SIZE;
     if (sc->gpus == 0 || sc->batch == 0 || sc->context == 0 || sc->tp == 0 || sc->pp == 0 ||
         sc->dp == 0 || sc->micro_batches == 0 || sc->interleave == 0 ||
@@ -235,6 +237,9 @@ struct ctx {
     double cpu_moe;     /* layers whose routed experts stay in host RAM */
     bool embed_gpu;     /* the token embedding is on stage 0's GPU */
     bool head_gpu;      /* the output head is on the last stage's GPU */
+    bool file;          /* inference weights are a model file's exact bytes */
+    double expert_bpp;  /* file: bytes per routed-expert parameter */
+    double expert_layer_bytes; /* file: routed-expert bytes of one MoE layer */
 };
 
 /* Dense and MoE layers among the layers [first, first + n). */
@@ -328,6 +333,30 @@ static double stage_unread_expert_params(const struct ctx *c, double i, double t
     return mn * c->s.params_experts_layer * (1.0 - experts_touched_fraction(c, tokens));
 }
 
+/* A model file's bytes of the layers [first, first + n) (whole layers). */
+static double file_layers_bytes(const struct ctx *c, double first, double n) {
+    const struct engine_model *m = &c->sc->model;
+    double sum = 0;
+    for (double i = ceil(first); i < first + n && i < m->layers && i < ENGINE_FILE_LAYERS_MAX; i++)
+        sum += m->file_layer_bytes[(uint32_t)i];
+    return sum;
+}
+
+/* A model file's bytes of the embedding and head held by GPU stage i (as
+ * stage_embed_params: a tied head elsewhere copies the embedding). */
+static double stage_embed_file_bytes(const struct ctx *c, double i) {
+    const struct engine_model *m = &c->sc->model;
+    double b = 0;
+    if (i == 0 && c->embed_gpu)
+        b += m->file_embed_bytes;
+    if (i == c->p - 1 && c->head_gpu) {
+        b += m->file_head_bytes;
+        if (m->tied && (c->p > 1 || !c->embed_gpu))
+            b += m->file_embed_bytes;
+    }
+    return b;
+}
+
 /* Extra K/V projection parameters one GPU holds when t exceeds (or does not
  * divide) the KV heads: each rank keeps ceil(kv / t) whole heads, so
  * 2 h d (ceil(kv/t) - kv/t) per layer more than an even split (vLLM's
@@ -345,6 +374,12 @@ static double stage_weight_bytes_gpu(const struct ctx *c, double i, double unrea
     double emb = stage_embed_params(c, i);
     double first, n;
     stage_range(c, i, &first, &n);
+    if (c->file) {
+        double b = file_layers_bytes(c, first, n) -
+                   cpu_moe_in(c, first, n) * c->expert_layer_bytes - unread * c->expert_bpp;
+        return (b + stage_embed_file_bytes(c, i)) / c->t +
+               n * kv_proj_extra_per_layer_gpu(c) * c->bits_w / 8.0;
+    }
     double body = stage_params(c, i) - emb - unread;
     return (body * c->bits_w + emb * c->bits_e) / 8.0 / c->t +
            n * kv_proj_extra_per_layer_gpu(c) * c->bits_w / 8.0;
@@ -369,8 +404,15 @@ static double kv_bytes_token_layer_gpu(const struct ctx *c) {
  * are not on a GPU, llama.cpp's host compute buffer. */
 static double host_bytes(const struct ctx *c, double *weights_read_per_step, double *kv_read) {
     const struct engine_model *m = &c->sc->model;
-    double hl = c->first_gpu, w = 0, read = 0;
-    if (!m->has_arch) {
+    double hl = c->first_gpu, w = 0, read = 0, fbytes = 0, fread_b = 0;
+    if (c->file) {
+        double dn, mn;
+        layer_split(c, 0, hl, &dn, &mn);
+        double unread_frac = c->s.moe ? 1.0 - experts_touched_fraction(c, c->b) : 0;
+        double moe_gpu = cpu_moe_in(c, c->first_gpu, c->Lg) * c->expert_layer_bytes;
+        fbytes = file_layers_bytes(c, 0, hl) + moe_gpu;
+        fread_b = fbytes - (mn * c->expert_layer_bytes + moe_gpu) * unread_frac;
+    } else if (!m->has_arch) {
         w = c->s.params_total * hl / c->L;
         read = w;
     } else {
@@ -386,7 +428,11 @@ static double host_bytes(const struct ctx *c, double *weights_read_per_step, dou
         read += moe_gpu * (1.0 - unread_frac);
     }
     double bytes = w * c->bits_w / 8.0, rbytes = read * c->bits_w / 8.0;
-    if (m->has_arch) {
+    if (c->file) {
+        bytes = fbytes + (c->embed_gpu ? 0 : m->file_embed_bytes) +
+                (c->head_gpu ? 0 : m->file_head_bytes);
+        rbytes = fread_b + (c->head_gpu ? 0 : m->file_head_bytes);
+    } else if (m->has_arch) {
         double emb = 0, head = 0;
         if (!c->embed_gpu)
             emb = c->s.params_embed_in;
@@ -1014,6 +1060,18 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
     c.bits_e = c.bits_w;
     if (!c.training && sc->serving.keep_embeddings_16bit && c.bits_w < 16)
         c.bits_e = 16;
+    c.file = !c.training && m->file_bytes && m->has_arch;
+    if (c.file) {
+        /* The file's own bits: its layers' bytes over their parameters. */
+        double lb = file_layers_bytes(&c, 0, c.L);
+        c.bits_w = m->file_layer_params > 0 ? lb * 8.0 / m->file_layer_params : c.bits_w;
+        c.bits_e = c.bits_w;
+        double moe_layers = c.L - c.s.dense_layers;
+        if (c.s.moe && m->file_expert_params > 0 && moe_layers > 0) {
+            c.expert_bpp = m->file_expert_bytes / m->file_expert_params;
+            c.expert_layer_bytes = m->file_expert_bytes / moe_layers;
+        }
+    }
     c.bytes_kv = engine_format_bits(&sc->kv_format) / 8.0;
     double win = m->sliding_window, sl = m->sliding_layers ? m->sliding_layers : m->layers;
     if (win > 0 && win < c.ctx)
@@ -1029,6 +1087,9 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         c.kv_tokens = c.b * ceil(c.kv_frac_ctx / 256.0) * 256.0;
     e->bits_per_weight =
         sc->mode == ENGINE_MODE_TRAIN ? recipes[sc->recipe].weights * 8.0 : c.bits_w;
+    if (c.file && m->file_params > 0)
+        e->bits_per_weight = (file_layers_bytes(&c, 0, c.L) + m->file_embed_bytes +
+                              m->file_head_bytes) * 8.0 / m->file_params;
     e->params_trainable = sc->mode == ENGINE_MODE_TRAIN ? e->params_total : 0;
     if (sc->mode == ENGINE_MODE_INFER)
         e->params_trainable = NAN;

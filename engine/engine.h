@@ -25,6 +25,8 @@
 
 #define ENGINE_ID_MAX   48
 #define ENGINE_NAME_MAX 64
+/* Most transformer layers whose exact bytes a model file can give. */
+#define ENGINE_FILE_LAYERS_MAX 256
 
 /* ---- catalog entities (filled by catalog/ or by hand) ----------------- */
 
@@ -77,6 +79,18 @@ struct engine_model {
 
     /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0: none. */
     uint32_t q_lora_rank, kv_lora_rank, rope_dim, nope_dim, v_head_dim;
+
+    /* Exact figures read from a model file's tensors (catalog/modelfile.c,
+     * `--model-file`). With file_bytes, inference weights are these bytes
+     * (per layer, embedding, head) instead of parameters x the weight
+     * format's bits, and params_total is the file's element count. */
+    bool file_bytes;
+    double file_params;                       /* elements of every tensor */
+    double file_embed_params, file_embed_bytes; /* token (+ position) embedding */
+    double file_head_params, file_head_bytes; /* output head, final norm, every other tensor */
+    double file_layer_params;                 /* of all layers together */
+    double file_expert_params, file_expert_bytes; /* routed experts of all layers */
+    double file_layer_bytes[ENGINE_FILE_LAYERS_MAX]; /* each transformer layer's tensors */
 };
 
 /* A number format for weights or for the KV cache (ggml's type traits). */

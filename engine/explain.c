@@ -438,6 +438,16 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                      e->memory.weights / G);
             break;
         }
+        if (!train && m->file_bytes && m->has_arch) {
+            snprintf(v, n,
+                     "the model file's tensor bytes: %.4g GB in all (%.4g params, %.4g bits per "
+                     "weight), on the fullest GPU its layers' and embedding/head bytes / t=%u, "
+                     "p=%u, %.0f of %u layers on the GPUs = %.4g GB",
+                     (e->params_total * e->bits_per_weight / 8.0) / G, e->params_total,
+                     e->bits_per_weight, sc->tp, sc->pp, e->serving.gpu_layers, m->layers,
+                     e->memory.weights / G);
+            break;
+        }
         char extra[160] = "";
         if (!train && e->serving.gpu_layers < m->layers)
             snprintf(extra, sizeof extra, "; %.0f of %u layers on the GPUs, the rest in host RAM",

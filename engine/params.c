@@ -169,6 +169,12 @@ void engine_shape_of(const struct engine_model *m, struct engine_shape *s) {
     s->mla = m->has_arch && m->kv_lora_rank > 0;
     s->params_total = engine_params_total(m);
     s->params_active = engine_params_active(m);
+    if (m->file_bytes && m->has_arch) {
+        /* A model file counts its own tensors; the routed experts a token
+         * skips are the architecture's. */
+        s->params_active = m->file_params - (s->params_total - s->params_active);
+        s->params_total = m->file_params;
+    }
     s->qk_dim = s->mla ? (double)m->nope_dim + m->rope_dim : s->head_dim;
     s->v_dim = s->mla ? m->v_head_dim : s->head_dim;
     s->kv_elems_per_token_layer =
@@ -182,6 +188,10 @@ void engine_shape_of(const struct engine_model *m, struct engine_shape *s) {
     double h = m->hidden, v = m->vocab;
     s->params_embed_in = v * h + (double)m->pos_embeddings * h;
     s->params_head = (m->tied ? 0 : v * h) + norm_params(m, h);
+    if (m->file_bytes) {
+        s->params_embed_in = m->file_embed_params;
+        s->params_head = m->file_head_params;
+    }
     s->params_dense_layer = attn_params(m) + layer_norm_params(m) + mlp_params(m, m->ffn);
     s->dense_layers = m->layers;
     s->mlp_width = m->ffn;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "kernels/kern_half.h"
-#include "kernels/safetensors.h"
+#include "catalog/safetensors.h"
 
 /* A file image: 8-byte LE header length, the header, then data bytes. */
 static uint8_t *image(const char *header, const void *data, size_t data_len, size_t *size) {

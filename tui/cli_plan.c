@@ -291,6 +291,44 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_end_object(w);
 }
 
+/* The model file's object (--model-file): its path and the tensor types,
+ * as gguf-dump names them, with their tensors, parameters and bytes. */
+static void plan_json_model_file(struct json_writer *w, const struct catalog_model_file *mf) {
+    json_key(w, "model");
+    json_begin_object(w);
+    json_key(w, "file");
+    json_string(w, mf->path);
+    json_key(w, "format");
+    json_string(w, mf->format);
+    json_key(w, "version");
+    json_number(w, mf->version);
+    json_key(w, "architecture");
+    json_string(w, mf->arch);
+    json_key(w, "tensors");
+    json_number(w, (double)mf->tensors);
+    json_key(w, "parameters");
+    json_number(w, mf->params);
+    json_key(w, "bytes");
+    json_number(w, mf->bytes);
+    json_key(w, "bits_per_weight");
+    json_number(w, mf->params > 0 ? mf->bytes * 8.0 / mf->params : 0);
+    json_key(w, "tensor_types");
+    json_begin_array(w);
+    for (size_t i = 0; i < mf->n_types; i++) {
+        json_begin_object(w);
+        json_key(w, "type");
+        json_string(w, mf->types[i].name);
+        json_key(w, "tensors");
+        json_number(w, (double)mf->types[i].tensors);
+        json_key(w, "parameters");
+        json_number(w, mf->types[i].params);
+        json_key(w, "bytes");
+        json_number(w, mf->types[i].bytes);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_end_object(w);
+}
 
 /* Write the whole plan as one JSON object. */
 void plan_write_json(FILE *f, const struct options *o, const struct engine_estimate *est,
@@ -303,6 +341,8 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
     json_init(&w, f);
     json_begin_object(&w);
     plan_json_scenario(&w, o);
+    if (o->model_file)
+        plan_json_model_file(&w, o->model_file);
     for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
         const struct plan_field *p = &plan_fields[i];
         /* Consecutive fields of a group share one nested object. */
@@ -428,12 +468,17 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     const struct engine_scenario *sc = &o->sc;
     char count[32];
 
-    report_count(sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size,
-                 count, sizeof(count));
+    double params =
+        sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size;
+    if (o->model_file)
+        params = o->model_file->params;
+    report_count(params, count, sizeof(count));
     fprintf(f, "%s (%s params) | ", sc->model.name[0] ? sc->model.name : sc->model.id, count);
     /* Full training stores the weights as the recipe says (--format has no
      * effect there); the KV cache is an inference figure. */
-    if (sc->mode == ENGINE_MODE_TRAIN)
+    if (o->model_file && sc->mode == ENGINE_MODE_INFER)
+        fprintf(f, _("weights as in the file, %s KV cache"), sc->kv_format.name);
+    else if (sc->mode == ENGINE_MODE_TRAIN)
         fprintf(f, _("%s (%g B weights)"), engine_recipe_info(sc->recipe)->id,
                 engine_recipe_info(sc->recipe)->weights);
     else
@@ -461,6 +506,14 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
                 sc->micro_batches);
     fputc('\n', f);
+    if (o->model_file) {
+        char mix[256], size[48];
+        const struct catalog_model_file *mf = o->model_file;
+        report_bytes(mf->bytes, o->units, size, sizeof(size));
+        catalog_model_file_mix(mf, mix, sizeof(mix));
+        fprintf(f, _("model file %s (GGUF v%u, %s): %s of tensors: %s\n"), mf->path, mf->version,
+                mf->arch, size, mix);
+    }
 }
 
 /* Write the readable breakdown: verdict, memory, speed, training, warnings. */

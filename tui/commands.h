@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "catalog/catalog.h"
+#include "catalog/modelfile.h"
 #include "engine/engine.h"
 
 enum { VRAMLAB_EXIT_OK = 0, VRAMLAB_EXIT_USAGE = 2, VRAMLAB_EXIT_CATALOG = 3, VRAMLAB_EXIT_DEVICE = 4 };
@@ -28,6 +29,9 @@ struct options {
     const char *theme;     /* "dark", "light", "high-contrast"; NULL = dark */
     const char *catalog_file; /* --catalog */
     bool model_custom;     /* model built from --params or an architecture */
+    /* --model-file: what the file's header gave (the type mix); NULL else.
+     * Points to storage that lives as long as the process. */
+    const struct catalog_model_file *model_file;
     bool gpu_custom;       /* GPU built from --gpu-memory ... */
     bool help;             /* --help or -h was given */
     bool explain;          /* plan --explain: formulas under each line */

@@ -272,11 +272,24 @@ void options_config_path(const char *arg, char *buf, size_t len) {
  * the default; then apply single-field overrides. Returns 0, 2 or 3. */
 int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
     struct engine_model *m = &o->sc.model;
-    int sources = s->set[OPT_MODEL] + s->set[OPT_PARAMS] + s->set[OPT_MODEL_CONFIG];
+    int sources = s->set[OPT_MODEL] + s->set[OPT_PARAMS] + s->set[OPT_MODEL_CONFIG] +
+                  s->set[OPT_MODEL_FILE];
 
     if (sources > 1) {
-        opt_error("--model, --params and --model-config are exclusive: give one");
+        opt_error("--model, --params, --model-config and --model-file are exclusive: give one");
         return VRAMLAB_EXIT_USAGE;
+    }
+    if (s->set[OPT_MODEL_FILE]) {
+        /* One file per process: the summary outlives the options. */
+        static struct catalog_model_file mf;
+        char err[1536];
+        if (catalog_model_file_load(s->val[OPT_MODEL_FILE], m, &mf, err, sizeof err) != 0) {
+            fprintf(stderr, "vramlab: --model-file %s\n", err);
+            return VRAMLAB_EXIT_CATALOG;
+        }
+        o->model_file = &mf;
+        o->model_custom = true;
+        return 0;
     }
     if (s->set[OPT_MODEL_CONFIG]) {
         struct catalog_diag d = {0};

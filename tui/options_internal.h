@@ -103,6 +103,7 @@ enum opt_id {
     OPT_FRESH,
     OPT_PRESENT,
     OPT_HELP,
+    OPT_MODEL_FILE,
     OPT_COUNT
 };
 

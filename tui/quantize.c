@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "kernels/kern_quant.h"
-#include "kernels/safetensors.h"
+#include "catalog/safetensors.h"
 #include "tui/commands.h"
 #include "tui/json.h"
 

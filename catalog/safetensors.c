@@ -1,7 +1,7 @@
 /*
  * safetensors.c: the bounds-checked safetensors reader (see safetensors.h).
  */
-#include "kernels/safetensors.h"
+#include "catalog/safetensors.h"
 
 #include <errno.h>
 #include <fcntl.h>

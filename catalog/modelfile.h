@@ -1,0 +1,56 @@
+/*
+ * modelfile.h: a model from a model file's header (`--model-file`).
+ *
+ * A GGUF file gives the architecture from its metadata (llama.cpp's keys:
+ * `<arch>.block_count`, `.embedding_length`, `.feed_forward_length`,
+ * `.attention.head_count`, `.attention.head_count_kv`, `.attention.key_length`
+ * / `.value_length`, `.context_length`, `.attention.sliding_window`,
+ * `.expert_count`, `.attention.kv_lora_rank`, ...) and the exact bytes of
+ * every tensor; the model gets those bytes per layer, embedding and head
+ * (struct engine_model's file_* fields) and the summary below keeps the
+ * type mix for the text, the JSON and the panes.
+ */
+#ifndef VRAMLAB_MODELFILE_H
+#define VRAMLAB_MODELFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+
+#define CATALOG_MF_TYPES_MAX 48
+
+/* One tensor type of a file: how many tensors, elements and bytes. */
+struct catalog_mf_type {
+    char name[16]; /* as ggml prints it: "Q4_K", "F32" */
+    uint64_t tensors;
+    double params, bytes;
+};
+
+struct catalog_model_file {
+    char path[1024];
+    const char *format; /* "gguf" */
+    char arch[48];      /* general.architecture */
+    uint32_t version;
+    uint64_t tensors;
+    double params, bytes; /* sums over every tensor */
+    double file_size;
+    struct catalog_mf_type types[CATALOG_MF_TYPES_MAX]; /* most bytes first */
+    size_t n_types;
+};
+
+/* Read a model file's header into a model with its exact shape and bytes.
+ * Returns 0, or -1 with "path: byte N: what" in err (a bad file, exit 3). */
+int catalog_model_file_load(const char *path, struct engine_model *m,
+                            struct catalog_model_file *mf, char *err, size_t errlen);
+
+/* The same from a GGUF image in memory (tests, the fuzz target). */
+int catalog_model_file_buffer(const char *name, const uint8_t *buf, size_t len,
+                              struct engine_model *m, struct catalog_model_file *mf, char *err,
+                              size_t errlen);
+
+/* "Q4_K 68%, Q6_K 27%, F32 1%; 4.85 bits per weight" (shares of the bytes;
+ * types under 0.5% are summed as "other"). Returns buf. */
+const char *catalog_model_file_mix(const struct catalog_model_file *mf, char *buf, size_t len);
+
+#endif
