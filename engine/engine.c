@@ -14,12 +14,15 @@
  *  - decode ceiling BW / bytes read per step (seed 000: 3350 GB/s / 16 GB
  *    = 209 tokens/s), compute ceiling peak / FLOP per token, ridge peak/BW
  *    (seed 000: 989e12 / 3.35e12 = 295 FLOP/byte);
- *  - training 6 N FLOP per token (8 N with full recompute; Korthikanti §5),
- *    compute = FLOP / (G * peak * MFU), stretched by the GPipe bubble
- *    (p-1)/(m+p-1) (Huang et al. 2019; interleaved (p-1)/(v m + p-1),
- *    Narayanan et al. 2021 §2.2), plus the TP all-reduces and the part of
- *    the DP all-reduce the backward pass cannot hide; ring all-reduce
- *    2 (n-1)/n * bytes / BW.
+ *  - training model FLOPs 6 N + 12 L h s per token (PaLM appendix B;
+ *    --flops-model 6n drops the attention term), recompute adding to the
+ *    hardware FLOPs only (Korthikanti §5); a given MFU is end to end:
+ *    step = model FLOPs / (G * peak * MFU), nothing added. Without one the
+ *    MFU is predicted: hardware FLOPs at the kernel efficiency, stretched
+ *    by the GPipe bubble (p-1)/(m+p-1) (Huang et al. 2019; interleaved
+ *    (p-1)/(v m + p-1), Narayanan et al. 2021 §2.2), plus the TP
+ *    all-reduces, the PP hand-offs and the part of the DP all-reduce the
+ *    backward pass cannot hide; ring all-reduce 2 (n-1)/n * bytes / BW.
  * The function never allocates and never fails: invalid input sets bits in
  * est->invalid and leaves the figures NaN.
  */
@@ -43,6 +46,7 @@ static const struct engine_recipe_info recipes[ENGINE_RECIPE_COUNT] = {
 
 static const char *const mode_names[] = {"infer", "train", "lora", "qlora"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const flops_model_names[ENGINE_FLOPS_MODEL_COUNT] = {"6n-attention", "6n"};
 static const char *const compute_names[ENGINE_COMPUTE_COUNT] = {"fp16", "bf16", "fp32",
                                                                 "fp8",  "int8", "fp4"};
 
@@ -106,6 +110,20 @@ int engine_recompute_parse(const char *s, enum engine_recompute *out) {
     return 0;
 }
 
+/* Name of a training FLOPs model. */
+const char *engine_flops_model_name(enum engine_flops_model f) {
+    return (unsigned)f < ENGINE_FLOPS_MODEL_COUNT ? flops_model_names[f] : "?";
+}
+
+/* Parse a training FLOPs model name. */
+int engine_flops_model_parse(const char *s, enum engine_flops_model *out) {
+    int i = table_index(flops_model_names, ENGINE_FLOPS_MODEL_COUNT, s);
+    if (i < 0)
+        return -1;
+    *out = (enum engine_flops_model)i;
+    return 0;
+}
+
 /* Name of a FLOP/s column. */
 const char *engine_compute_name(enum engine_compute c) {
     return (unsigned)c < ENGINE_COMPUTE_COUNT ? compute_names[c] : "?";
@@ -152,7 +170,8 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->recompute = ENGINE_RECOMPUTE_SELECTIVE;
     sc->recipe = ENGINE_RECIPE_ADAM_MIXED;
     sc->lora_rank = 16;
-    sc->mfu = 0.40;                    /* Llama 3.1 405B: 38-43% (Llama 3 paper, Table 4) */
+    sc->mfu = 0; /* predicted (engine.h); papers: Llama 3.1 405B 38-43% (Llama 3, Table 4) */
+    sc->flops_model = ENGINE_FLOPS_6N_ATTENTION;
     sc->reserve_bytes = 1e9;           /* CUDA context and allocator slack */
     sc->inter_node_bytes_per_s = 50e9; /* 400 Gb/s InfiniBand NDR per GPU */
     sc->allreduce_latency_s = 5e-6;    /* small-message all-reduce over NVLink */
@@ -197,7 +216,8 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
     if (!pos(engine_format_bits(&sc->weight_format)) || !pos(engine_format_bits(&sc->kv_format)))
         bad |= ENGINE_INVALID_FORMAT;
     if (!pos(sc->bw_efficiency) || sc->bw_efficiency > 1 || !pos(sc->flops_efficiency) ||
-        sc->flops_efficiency > 1 || !pos(sc->mfu) || sc->mfu > 1)
+        sc->flops_efficiency > 1 || !isfinite(sc->mfu) || sc->mfu < 0 || sc->mfu > 1 ||
+        (unsigned)sc->flops_model >= ENGINE_FLOPS_MODEL_COUNT)
         bad |= ENGINE_INVALID_EFFICIENCY;
     if (sc->measured_bytes_per_s < 0 || sc->measured_flop_per_s < 0 ||
         !isfinite(sc->measured_bytes_per_s) || !isfinite(sc->measured_flop_per_s))
@@ -606,6 +626,11 @@ static void fill_nan(struct engine_estimate *e) {
         &e->act_layers_held,
         &e->act_logits_bytes,
         &e->train_flops_per_token,
+        &e->train_hw_flops_per_token,
+        &e->train_pp_comm_seconds,
+        &e->train_kernel_efficiency,
+        &e->train_mfu,
+        &e->train_hfu,
         &e->train_tokens_per_step,
         &e->train_tokens,
         &e->train_compute_seconds,
@@ -875,18 +900,48 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
     v->tpot_s = 1.0 / e->decode_tokens_per_s_per_sequence;
 }
 
-/* Training time, bubble and communication (training modes). */
-static void estimate_training(const struct ctx *c, double stage, struct engine_estimate *e) {
+/* Model and hardware FLOPs per trained token. Model FLOPs (MFU's
+ * numerator): 6 N (4 N for LoRA: no weight gradients) plus, with the
+ * attention model, the score and value products 2 L s a (d_qk + d_v)
+ * forward and twice that backward, 6 L s a (d_qk + d_v) = 12 L h s for
+ * d_qk = d_v = h/a (PaLM appendix B, Chowdhery et al. 2022; Narayanan et
+ * al. 2021 eq. 3's 1 + s/6h). Hardware FLOPs (HFU's) add what recompute
+ * runs again: the whole forward 2 N + 2 L s a (d_qk + d_v) under full
+ * recompute, the attention forward under selective (Korthikanti et al.
+ * 2022 §5). */
+static void train_flops(const struct ctx *c, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
     double n = e->params_active;
-    double k = sc->mode == ENGINE_MODE_TRAIN ? 6.0 : 4.0; /* LoRA: no weight gradients */
+    double k = sc->mode == ENGINE_MODE_TRAIN ? 6.0 : 4.0;
+    double attn_fwd = 0; /* per token, forward */
+    if (sc->flops_model == ENGINE_FLOPS_6N_ATTENTION)
+        attn_fwd = 2.0 * c->L * c->ctx * c->s.heads * (c->s.qk_dim + c->s.v_dim);
+    e->train_flops_per_token = k * n + 3.0 * attn_fwd;
+    double again = 0;
     if (sc->recompute == ENGINE_RECOMPUTE_FULL)
-        k += 2.0; /* one more forward pass */
-    e->train_flops_per_token = k * n;
+        again = 2.0 * n + attn_fwd;
+    else if (sc->recompute == ENGINE_RECOMPUTE_SELECTIVE)
+        again = attn_fwd;
+    e->train_hw_flops_per_token = e->train_flops_per_token + again;
+}
+
+/* The kernel efficiency of training (see engine.h). */
+double engine_train_kernel_efficiency(const struct engine_scenario *sc) {
+    return sc->flops_efficiency_given ? sc->flops_efficiency
+                                      : ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY;
+}
+
+/* Training time, bubble, communication and MFU (training modes). */
+static void estimate_training(const struct ctx *c, double stage, struct engine_estimate *e) {
+    const struct engine_scenario *sc = c->sc;
+    train_flops(c, e);
     e->train_tokens_per_step = (double)sc->batch * sc->micro_batches * c->d * c->ctx;
     double g = c->t * c->p * c->d;
+    double peak = e->peak_flop_per_s;
+    double eff = engine_train_kernel_efficiency(sc);
+    e->train_kernel_efficiency = eff;
     e->train_compute_seconds =
-        e->train_flops_per_token * e->train_tokens_per_step / (g * e->peak_flop_per_s * sc->mfu);
+        e->train_hw_flops_per_token * e->train_tokens_per_step / (g * peak * eff);
     double m = sc->micro_batches, v = sc->interleave;
     e->train_bubble_fraction = (c->p - 1.0) / (v * m + c->p - 1.0);
     double intra = engine_allreduce_bandwidth(sc, false);
@@ -896,6 +951,13 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     double tp_bw = c->t <= c->gpn ? intra : sc->inter_node_bytes_per_s;
     e->train_tp_comm_seconds =
         c->t > 1 ? 4.0 * c->lps * m * allreduce_s(act_bytes, c->t, tp_bw, lat) : 0;
+    /* PP: each of the v m + p - 1 slots of the schedule hands one
+     * micro-batch's activations forward and their gradient backward; each
+     * TP rank sends 1/t of them (Megatron's scatter/gather, Narayanan et al.
+     * 2021 §4.1), across nodes when the stages do not share one. */
+    e->train_pp_comm_seconds =
+        c->p > 1 ? 2.0 * (v * m + c->p - 1.0) * (act_bytes / c->t / link_bw(c, c->t * c->p) + lat)
+                 : 0;
     /* DP: one all-reduce of the gradients of the most loaded GPU per step. */
     double grad_bytes;
     if (sc->mode == ENGINE_MODE_TRAIN)
@@ -907,12 +969,23 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     if (sc->zero >= 3)
         dp *= 1.5; /* ZeRO-3 adds a parameter all-gather (ZeRO §7.2.2: 1.5x traffic) */
     e->train_dp_comm_seconds = dp;
-    /* The step: compute at MFU stretched by the pipeline bubble, plus the TP
-     * all-reduces (on the critical path) and whatever of the DP all-reduce
-     * the backward pass (2/3 of the compute) cannot hide. */
-    double compute = e->train_compute_seconds;
-    e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) + e->train_tp_comm_seconds +
-                            fmax(0.0, dp - compute * 2.0 / 3.0);
+    double model_flops = e->train_flops_per_token * e->train_tokens_per_step;
+    if (pos(sc->mfu)) {
+        /* MFU given: end to end, as papers report it; nothing is added. */
+        e->train_mfu = sc->mfu;
+        e->train_step_seconds = model_flops / (g * peak * sc->mfu);
+    } else {
+        /* Predicted: the kernels' time stretched by the pipeline bubble,
+         * plus the TP all-reduces and PP hand-offs (on the critical path)
+         * and whatever of the DP all-reduce the backward pass (2/3 of the
+         * compute) cannot hide. */
+        double compute = e->train_compute_seconds;
+        e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) +
+                                e->train_tp_comm_seconds + e->train_pp_comm_seconds +
+                                fmax(0.0, dp - compute * 2.0 / 3.0);
+        e->train_mfu = model_flops / (g * peak * e->train_step_seconds);
+    }
+    e->train_hfu = e->train_mfu * e->train_hw_flops_per_token / e->train_flops_per_token;
     /* Default tokens: Chinchilla's 20 per parameter for pre-training
      * (Hoffmann et al. 2022); a 100M-token fine-tuning set for LoRA. */
     double tokens = engine_training_tokens(sc, e->params_total);
@@ -1103,7 +1176,9 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         w |= ENGINE_WARN_DOES_NOT_FIT;
     if (c.training && sc->zero > 0 && sc->dp == 1)
         w |= ENGINE_WARN_ZERO_WITHOUT_DP;
-    if (c.training && e->train_tp_comm_seconds + e->train_dp_comm_seconds > e->train_step_seconds)
+    if (c.training && e->train_tp_comm_seconds + e->train_pp_comm_seconds +
+                              e->train_dp_comm_seconds >
+                          e->train_step_seconds)
         w |= ENGINE_WARN_COMM_BOUND;
     if (c.training && !isfinite(e->train_cost_usd))
         w |= ENGINE_WARN_NO_PRICE;

@@ -174,6 +174,20 @@ struct engine_serving {
     bool keep_embeddings_16bit;      /* embedding and output head in 16-bit */
 };
 
+/* Model FLOPs per trained token (what MFU counts): 6 N plus causal
+ * self-attention 6 L s a (d_qk + d_v) = 12 L h s, counted as PaLM appendix B
+ * does (Chowdhery et al. 2022; Narayanan et al. 2021 eq. 3: 1 + s/6h); or
+ * the bare 6 N of Kaplan et al. 2020 (seed 000's arithmetic). */
+enum engine_flops_model { ENGINE_FLOPS_6N_ATTENTION = 0, ENGINE_FLOPS_6N, ENGINE_FLOPS_MODEL_COUNT };
+
+/* The kernel efficiency of training when --flops-efficiency is not given:
+ * the hardware FLOP utilisation of Megatron-LM's 530B and 1T runs,
+ * bubble and communication included (Korthikanti et al. 2022, Table 5:
+ * 57.0%). Their kernels run at least that fast; vramlab takes it as the
+ * rate of the kernels themselves, then adds its own bubble and exposed
+ * communication (an assumption, stated in explain). */
+#define ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY 0.57
+
 struct engine_recipe_info {
     const char *id;
     double weights, grads, master, optimizer; /* bytes per parameter */
@@ -204,7 +218,13 @@ struct engine_scenario {
     enum engine_recompute recompute;
     enum engine_recipe recipe;
     uint32_t lora_rank;
-    double mfu; /* FLOP utilisation while computing (bubble and comm added) */
+    /* Model FLOPs utilisation end to end, as papers report it (PaLM
+     * appendix B, Llama 3, Megatron): step = model FLOPs / (G peak MFU),
+     * bubble and communication already inside it. 0 = not given: vramlab
+     * predicts it from the kernel efficiency, the bubble and the
+     * communication the schedule cannot hide. */
+    double mfu;
+    enum engine_flops_model flops_model;
     double training_tokens;  /* 0 = the default (20 per parameter; 100M for LoRA) */
     bool training_tokens_given; /* training_tokens is the user's, even 0 */
     double price_per_hour;   /* 0 = the GPU's on-demand price */
@@ -212,6 +232,8 @@ struct engine_scenario {
     double reserve_bytes;    /* CUDA context, fragmentation */
     double bw_efficiency;    /* fraction of data-sheet bandwidth reached */
     double flops_efficiency; /* fraction of data-sheet FLOP/s reached */
+    bool flops_efficiency_given; /* else training kernels run at
+                                    ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY */
     /* Calibration from the measure pane (0 = use the data sheet). */
     double measured_bytes_per_s;
     double measured_flop_per_s;
@@ -230,7 +252,7 @@ enum engine_invalid {
     ENGINE_INVALID_GPU = 1u << 5,        /* zero memory or bandwidth or FLOP/s */
     ENGINE_INVALID_WORKLOAD = 1u << 6,   /* zero batch/context/gpus */
     ENGINE_INVALID_FORMAT = 1u << 7,     /* zero bits */
-    ENGINE_INVALID_EFFICIENCY = 1u << 8, /* efficiency or MFU outside (0,1] */
+    ENGINE_INVALID_EFFICIENCY = 1u << 8, /* efficiency outside (0,1], MFU outside [0,1] */
     ENGINE_INVALID_PROMPT = 1u << 9,     /* prompt longer than the context */
     ENGINE_INVALID_SERVING = 1u << 10,   /* runtime settings out of range */
 };
@@ -330,14 +352,20 @@ struct engine_estimate {
     double act_logits_bytes;
 
     /* Training (NaN where not applicable: inference mode). */
-    double train_flops_per_token;
+    double train_flops_per_token;    /* model FLOPs (MFU's numerator), no recompute */
+    double train_hw_flops_per_token; /* with the recomputed forward (HFU's) */
     double train_tokens_per_step;
     double train_tokens;          /* tokens of the whole run (default filled in) */
-    double train_compute_seconds; /* per step, at MFU, before bubble and comm */
-    double train_step_seconds;    /* compute / (1 - bubble) + TP + exposed DP comm */
+    double train_compute_seconds; /* per step: hardware FLOPs at the kernel efficiency */
+    double train_step_seconds;    /* given MFU: model FLOPs / (G peak MFU); predicted:
+                                     compute / (1 - bubble) + TP + PP + exposed DP comm */
     double train_bubble_fraction;
     double train_tp_comm_seconds; /* per step */
+    double train_pp_comm_seconds; /* per step, on the critical path */
     double train_dp_comm_seconds; /* per step */
+    double train_kernel_efficiency; /* the fraction of peak the kernels run at */
+    double train_mfu;             /* model FLOPs / (G peak step): given, or predicted */
+    double train_hfu;             /* hardware FLOPs (recompute included) / (G peak step) */
     double train_days;
     double train_gpu_hours;
     double train_cost_usd;
@@ -393,6 +421,10 @@ enum engine_key {
     ENGINE_KEY_SERVING_OVERHEAD,
     ENGINE_KEY_SERVING_GPU_LAYERS,
     ENGINE_KEY_SERVING_HOST_BW,
+    ENGINE_KEY_TRAIN_MFU,
+    ENGINE_KEY_TRAIN_HFU,
+    ENGINE_KEY_TRAIN_PP_COMM,
+    ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
     ENGINE_KEY_COUNT
 };
 
@@ -445,6 +477,12 @@ const char *engine_mode_name(enum engine_mode m);
 int engine_mode_parse(const char *s, enum engine_mode *out);
 const char *engine_recompute_name(enum engine_recompute r);
 int engine_recompute_parse(const char *s, enum engine_recompute *out);
+/* "6n-attention" (the default) and "6n". */
+const char *engine_flops_model_name(enum engine_flops_model f);
+int engine_flops_model_parse(const char *s, enum engine_flops_model *out);
+/* The kernel efficiency of a training scenario: --flops-efficiency when
+ * given, else ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY. */
+double engine_train_kernel_efficiency(const struct engine_scenario *sc);
 const char *engine_compute_name(enum engine_compute c);
 /* The FLOP/s column a scenario computes in: the weight format's in
  * inference, the recipe's in full training (BF16, FP32 for adam-fp32),

@@ -119,15 +119,20 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "llm-analysis (cli99) prefill latency (max of compute and memory, TP all-reduce); "
          "GPipe-style pipelining; steps: vLLM max_num_batched_tokens, llama.cpp n_ubatch",
          false, false},
-    [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] = {"training.flops_per_token", "FLOP per token",
-                                          "6 * N (8 * N with full recompute; LoRA 4 * N)",
-                                          "Kaplan et al. 2020; Korthikanti et al. 2022 §5", true,
-                                          false},
+    [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] =
+        {"training.flops_per_token", "model FLOP per token",
+         "6 * N + 6 * L * s * a * (d_qk + d_v) (= 12 L h s: causal self-attention counted whole, "
+         "forward and backward; LoRA 4 * N + the same; --flops-model 6n: 6 * N alone); "
+         "recompute never counts",
+         "PaLM (Chowdhery et al. 2022) appendix B; Narayanan et al. 2021 eq. 3 (1 + s/6h); "
+         "Kaplan et al. 2020 (6 N)",
+         true, false},
     [ENGINE_KEY_TRAIN_STEP] =
         {"training.step_seconds", "step time",
-         "FLOP per token * tokens per step / (G * peak * MFU) / (1 - bubble) + TP comm "
-         "+ the DP comm the backward pass cannot hide",
-         "engine.md Parallelism; GPipe bubble; Megatron-LM", true, false},
+         "--mfu given (end to end): model FLOP per token * tokens per step / (G * peak * MFU), "
+         "nothing added; else hardware FLOP * tokens per step / (G * peak * kernel efficiency) / "
+         "(1 - bubble) + TP comm + PP comm + the DP comm the backward pass cannot hide",
+         "PaLM appendix B and Llama 3 (MFU end to end); GPipe bubble; Megatron-LM", true, false},
     [ENGINE_KEY_TRAIN_BUBBLE] = {"training.bubble_fraction", "pipeline bubble",
                                  "(p - 1) / (v * m + p - 1)",
                                  "GPipe (Huang et al. 2019); Narayanan et al. 2021 §2.2", true,
@@ -232,6 +237,28 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "--host-bandwidth, the catalog CPU (--host-cpu), the Measure pane; else 80 GB/s "
          "(dual-channel DDR5-5000)",
          false, false},
+    [ENGINE_KEY_TRAIN_MFU] =
+        {"training.mfu", "MFU",
+         "model FLOP per token * tokens per step / (G * peak * step time): --mfu when given, else "
+         "predicted from the kernel efficiency (--flops-efficiency, default 0.57), the bubble and "
+         "the exposed communication",
+         "PaLM (Chowdhery et al. 2022) appendix B; kernel default: Korthikanti et al. 2022 Table 5 "
+         "(HFU 57.0% of Megatron's 530B and 1T runs); Llama 3 reports 38-43% for 405B",
+         true, false},
+    [ENGINE_KEY_TRAIN_HFU] = {"training.hfu", "HFU",
+                              "MFU * hardware FLOP per token / model FLOP per token (recomputed "
+                              "forward included)",
+                              "Korthikanti et al. 2022 §6 (MFU vs HFU)", true, false},
+    [ENGINE_KEY_TRAIN_PP_COMM] =
+        {"training.pp_comm_seconds", "PP hand-offs",
+         "2 * (v * m + p - 1) * (s b h 2 bytes / t / link BW + latency): one activation forward "
+         "and one gradient backward per slot of the schedule, each TP rank sending 1/t",
+         "Narayanan et al. 2021 §4.1 (scatter/gather of the pipeline hand-offs)", true, false},
+    [ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN] =
+        {"training.hw_flops_per_token", "hardware FLOP per token",
+         "model FLOP per token + what recompute runs again: full 2 N + 2 L s a (d_qk + d_v), "
+         "selective the attention forward 2 L s a (d_qk + d_v), none 0",
+         "Korthikanti et al. 2022 §5-6", true, false},
 };
 
 /* JSON path of a key. */
@@ -358,6 +385,14 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->serving.overhead_bytes;
     case ENGINE_KEY_SERVING_GPU_LAYERS:
         return e->serving.gpu_layers;
+    case ENGINE_KEY_TRAIN_MFU:
+        return e->train_mfu;
+    case ENGINE_KEY_TRAIN_HFU:
+        return e->train_hfu;
+    case ENGINE_KEY_TRAIN_PP_COMM:
+        return e->train_pp_comm_seconds;
+    case ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN:
+        return e->train_hw_flops_per_token;
     case ENGINE_KEY_SERVING_HOST_BW:
         return e->serving.host_bytes_per_s;
     case ENGINE_KEY_COUNT:
@@ -619,21 +654,69 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->serving.prefill_bytes_s, e->bandwidth_bytes_per_s / G,
                  e->serving.prefill_comm_s, e->prefill_seconds);
         break;
-    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN:
-        snprintf(v, n, "%.4g * %.4g = %.4g FLOP", e->train_flops_per_token / e->params_active,
-                 e->params_active, e->train_flops_per_token);
-        break;
-    case ENGINE_KEY_TRAIN_STEP: {
-        snprintf(v, n,
-                 "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.2g) = %.4g s; / (1 - %.3g) "
-                 "+ TP %.3g s + DP not hidden %.3g s = %.4g s",
-                 e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
-                 e->peak_flop_per_s / 1e12, sc->mfu, e->train_compute_seconds,
-                 e->train_bubble_fraction, e->train_tp_comm_seconds,
-                 fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0),
-                 e->train_step_seconds);
+    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN: {
+        double kn = sc->mode == ENGINE_MODE_TRAIN ? 6.0 : 4.0;
+        double attn = e->train_flops_per_token - kn * e->params_active;
+        if (sc->flops_model == ENGINE_FLOPS_6N)
+            snprintf(v, n, "%g * %.4g (--flops-model 6n: no attention term) = %.4g FLOP", kn,
+                     e->params_active, e->train_flops_per_token);
+        else
+            snprintf(v, n,
+                     "%g * %.4g + 6 * L=%u * s=%u * a=%u * (d_qk + d_v) = %.4g + %.4g = %.4g FLOP "
+                     "(attention %+.1f%%)",
+                     kn, e->params_active, m->layers, sc->context, m->heads,
+                     kn * e->params_active, attn, e->train_flops_per_token,
+                     100.0 * attn / (kn * e->params_active));
         break;
     }
+    case ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN:
+        snprintf(v, n, "%.4g model + %.4g recomputed (%s) = %.4g FLOP", e->train_flops_per_token,
+                 e->train_hw_flops_per_token - e->train_flops_per_token,
+                 engine_recompute_name(sc->recompute), e->train_hw_flops_per_token);
+        break;
+    case ENGINE_KEY_TRAIN_STEP: {
+        if (sc->mfu > 0)
+            snprintf(v, n,
+                     "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * MFU %.4g) = %.4g s (the "
+                     "bubble and communication are inside the MFU)",
+                     e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
+                     e->peak_flop_per_s / 1e12, sc->mfu, e->train_step_seconds);
+        else
+            snprintf(v, n,
+                     "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.3g kernel efficiency) = "
+                     "%.4g s; / (1 - %.3g) + TP %.3g s + PP %.3g s + DP not hidden %.3g s = %.4g s",
+                     e->train_hw_flops_per_token, e->train_tokens_per_step, sc->gpus,
+                     e->peak_flop_per_s / 1e12, e->train_kernel_efficiency,
+                     e->train_compute_seconds, e->train_bubble_fraction,
+                     e->train_tp_comm_seconds, e->train_pp_comm_seconds,
+                     fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0),
+                     e->train_step_seconds);
+        break;
+    }
+    case ENGINE_KEY_TRAIN_MFU:
+        if (sc->mfu > 0)
+            snprintf(v, n, "--mfu %.4g, given (end to end)", sc->mfu);
+        else
+            snprintf(v, n,
+                     "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.4g s) = %.4g (kernels at "
+                     "%.3g of peak%s, bubble %.3g, TP %.3g s, PP %.3g s, DP not hidden %.3g s)",
+                     e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
+                     e->peak_flop_per_s / 1e12, e->train_step_seconds, e->train_mfu,
+                     e->train_kernel_efficiency,
+                     sc->flops_efficiency_given ? ", --flops-efficiency"
+                                                : ", the default: Korthikanti Table 5",
+                     e->train_bubble_fraction, e->train_tp_comm_seconds,
+                     e->train_pp_comm_seconds,
+                     fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0));
+        break;
+    case ENGINE_KEY_TRAIN_HFU:
+        snprintf(v, n, "%.4g * %.4g / %.4g = %.4g", e->train_mfu, e->train_hw_flops_per_token,
+                 e->train_flops_per_token, e->train_hfu);
+        break;
+    case ENGINE_KEY_TRAIN_PP_COMM:
+        snprintf(v, n, "p=%u, v=%u, m=%u, t=%u: %.4g s per step", sc->pp, sc->interleave,
+                 sc->micro_batches, sc->tp, e->train_pp_comm_seconds);
+        break;
     case ENGINE_KEY_TRAIN_BUBBLE:
         snprintf(v, n, "(%u - 1) / (%u * %u + %u - 1) = %.4g", sc->pp, sc->interleave,
                  sc->micro_batches, sc->pp, e->train_bubble_fraction);
@@ -842,7 +925,8 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
         break;
     case ENGINE_WARN_COMM_BOUND:
         snprintf(buf, n, "communication (%.3g s) exceeds compute (%.3g s) per step",
-                 e->train_tp_comm_seconds + e->train_dp_comm_seconds, e->train_step_seconds);
+                 e->train_tp_comm_seconds + e->train_pp_comm_seconds + e->train_dp_comm_seconds,
+                 e->train_step_seconds);
         break;
     case ENGINE_WARN_NO_PRICE:
         snprintf(buf, n, "no price for %s: pass --price to get a cost", sc->gpu.name);

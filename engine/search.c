@@ -191,6 +191,9 @@ size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t g
         return 0;
     struct engine_scenario s = *sc;
     s.gpus = gpus;
+    /* A given MFU is end to end and would make every layout equally fast:
+     * layouts are compared at the MFU each one is predicted to reach. */
+    s.mfu = 0;
     uint32_t gpn =
         sc->gpus_per_node ? sc->gpus_per_node : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
     for (uint32_t t = 1; t <= gpus; t++) {

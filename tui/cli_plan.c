@@ -138,19 +138,25 @@ static const struct plan_field plan_fields[] = {
       N_("logits")),
     F("training", "flops_per_token", ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, train_flops_per_token,
       K_FLOP, S_TRAINING, N_("FLOP per token")),
+    F("training", "hw_flops_per_token", ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
+      train_hw_flops_per_token, K_FLOP, S_TRAINING, N_("with recompute (HFU)")),
     F("training", "tokens_per_step", ENGINE_KEY_TRAIN_TOKENS_PER_STEP, train_tokens_per_step,
       K_COUNT, S_TRAINING, N_("tokens per step")),
     F("training", "tokens", -1, train_tokens, K_COUNT, S_TRAINING, N_("tokens in all")),
     F("training", "compute_seconds", -1, train_compute_seconds, K_SECONDS, S_TRAINING,
-      N_("compute per step at MFU")),
+      N_("kernels' time per step")),
     F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS, S_TRAINING,
       N_("step time")),
     F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
       S_TRAINING, N_("pipeline bubble")),
     F("training", "tp_comm_seconds", ENGINE_KEY_TRAIN_TP_COMM, train_tp_comm_seconds, K_SECONDS,
       S_TRAINING, N_("TP all-reduce per step")),
+    F("training", "pp_comm_seconds", ENGINE_KEY_TRAIN_PP_COMM, train_pp_comm_seconds, K_SECONDS,
+      S_TRAINING, N_("PP hand-offs per step")),
     F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
       S_TRAINING, N_("DP all-reduce per step")),
+    F("training", "mfu", ENGINE_KEY_TRAIN_MFU, train_mfu, K_FRACTION, S_TRAINING, N_("MFU")),
+    F("training", "hfu", ENGINE_KEY_TRAIN_HFU, train_hfu, K_FRACTION, S_TRAINING, N_("HFU")),
     F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
       N_("training time")),
     F("training", "gpu_hours", ENGINE_KEY_TRAIN_GPU_HOURS, train_gpu_hours, K_HOURS, S_TRAINING,
@@ -284,6 +290,10 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, engine_recompute_name(sc->recompute));
     json_key(w, "optimizer");
     json_string(w, engine_recipe_info(sc->recipe)->id);
+    json_key(w, "flops_model");
+    json_string(w, engine_flops_model_name(sc->flops_model));
+    json_key(w, "mfu_given");
+    json_bool(w, sc->mfu > 0);
     json_key(w, "runtime");
     json_string(w, engine_runtime_name(sc->serving.runtime));
     json_key(w, "units");

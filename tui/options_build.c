@@ -575,14 +575,26 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         fputc('\n', stderr);
         return -1;
     }
-    if (s->set[OPT_MFU] && opt_fraction("mfu", s->val[OPT_MFU], &sc->mfu))
+    /* --mfu is end to end; "predict" (a scenario file's way to say it is
+     * not given) leaves 0: vramlab predicts it. */
+    if (s->set[OPT_MFU] && strcmp(s->val[OPT_MFU], "predict") != 0 &&
+        opt_fraction("mfu", s->val[OPT_MFU], &sc->mfu))
         return -1;
+    if (s->set[OPT_MFU] && strcmp(s->val[OPT_MFU], "predict") == 0)
+        sc->mfu = 0;
+    if (s->set[OPT_FLOPS_MODEL] &&
+        engine_flops_model_parse(s->val[OPT_FLOPS_MODEL], &sc->flops_model)) {
+        opt_error("--flops-model: expected 6n-attention or 6n, found '%s'",
+                  s->val[OPT_FLOPS_MODEL]);
+        return -1;
+    }
     if (s->set[OPT_BW_EFFICIENCY] &&
         opt_fraction("bw-efficiency", s->val[OPT_BW_EFFICIENCY], &sc->bw_efficiency))
         return -1;
     if (s->set[OPT_FLOPS_EFFICIENCY] &&
         opt_fraction("flops-efficiency", s->val[OPT_FLOPS_EFFICIENCY], &sc->flops_efficiency))
         return -1;
+    sc->flops_efficiency_given = sc->flops_efficiency_given || s->set[OPT_FLOPS_EFFICIENCY];
     if (s->set[OPT_TOKENS] &&
         opt_unit("tokens", s->val[OPT_TOKENS], catalog_parse_count, &sc->training_tokens))
         return -1;

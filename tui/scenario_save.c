@@ -282,8 +282,17 @@ static void sf_write_workload(FILE *f, const struct options *o) {
                 engine_recompute_name(sc->recompute));
     fprintf(f, "optimizer: %s\nlora-rank: %u\n", engine_recipe_info(sc->recipe)->id,
             sc->lora_rank);
-    sf_number(buf, sizeof(buf), sc->mfu);
-    fprintf(f, "mfu: %s\n", buf);
+    /* MFU only when given (end to end); else vramlab predicts it. */
+    if (sc->mfu > 0) {
+        sf_number(buf, sizeof(buf), sc->mfu);
+        fprintf(f, "mfu: %s\n", buf);
+    } else {
+        fputs("# mfu: predicted from the kernel efficiency, bubble and communication; give one "
+              "(end to end) to override\n",
+              f);
+    }
+    if (sc->flops_model != ENGINE_FLOPS_6N_ATTENTION)
+        fprintf(f, "flops-model: %s\n", engine_flops_model_name(sc->flops_model));
     /* Tokens and price only when the user gave them: given, 0 means none
      * (no tokens; one's own GPUs, no cost), not the default. */
     if (sc->training_tokens_given || sc->training_tokens > 0) {
@@ -312,8 +321,14 @@ static void sf_write_workload(FILE *f, const struct options *o) {
     fprintf(f, "allreduce-latency: %s\n", buf);
     sf_number(buf, sizeof(buf), sc->bw_efficiency);
     fprintf(f, "bw-efficiency: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->flops_efficiency);
-    fprintf(f, "flops-efficiency: %s\n", buf);
+    if (sc->flops_efficiency_given || sc->flops_efficiency != 1) {
+        sf_number(buf, sizeof(buf), sc->flops_efficiency);
+        fprintf(f, "flops-efficiency: %s\n", buf);
+    } else {
+        fputs("# flops-efficiency: 1 (inference ceilings), 0.57 for training kernels; give one to "
+              "override\n",
+              f);
+    }
     sf_write_serving(f, sc);
 }
 
