@@ -224,6 +224,10 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
         bad |= ENGINE_INVALID_GPU;
     if (sc->mode == ENGINE_MODE_INFER && sc->prompt > sc->context)
         bad |= ENGINE_INVALID_PROMPT;
+    if (sc->mode != ENGINE_MODE_INFER && sc->global_batch &&
+        (sc->batch == 0 || sc->dp == 0 ||
+         sc->global_batch % ((uint64_t)sc->batch * sc->dp) != 0))
+        bad |= ENGINE_INVALID_BATCH;
     const struct engine_serving *v = &sc->serving;
     double util = v->gpu_memory_utilization;
     bool given = v->gpu_layers_given;
@@ -632,6 +636,8 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_mfu,
         &e->train_hfu,
         &e->train_tokens_per_step,
+        &e->train_global_batch,
+        &e->train_micro_batches,
         &e->train_tokens,
         &e->train_compute_seconds,
         &e->train_step_seconds,
@@ -925,6 +931,14 @@ static void train_flops(const struct ctx *c, struct engine_estimate *e) {
     e->train_hw_flops_per_token = e->train_flops_per_token + again;
 }
 
+/* Micro-batches per replica of a training step (see engine.h). */
+uint32_t engine_micro_batches(const struct engine_scenario *sc) {
+    uint64_t per = (uint64_t)sc->batch * sc->dp;
+    if (sc->mode != ENGINE_MODE_INFER && sc->global_batch && per && sc->global_batch % per == 0)
+        return (uint32_t)(sc->global_batch / per);
+    return sc->micro_batches;
+}
+
 /* The kernel efficiency of training (see engine.h). */
 double engine_train_kernel_efficiency(const struct engine_scenario *sc) {
     return sc->flops_efficiency_given ? sc->flops_efficiency
@@ -935,7 +949,9 @@ double engine_train_kernel_efficiency(const struct engine_scenario *sc) {
 static void estimate_training(const struct ctx *c, double stage, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
     train_flops(c, e);
-    e->train_tokens_per_step = (double)sc->batch * sc->micro_batches * c->d * c->ctx;
+    e->train_micro_batches = sc->micro_batches;
+    e->train_global_batch = (double)sc->batch * sc->micro_batches * c->d;
+    e->train_tokens_per_step = e->train_global_batch * c->ctx;
     double g = c->t * c->p * c->d;
     double peak = e->peak_flop_per_s;
     double eff = engine_train_kernel_efficiency(sc);
@@ -1211,7 +1227,16 @@ static bool fits_layers_itself(const struct engine_scenario *sc) {
 /* The whole estimate: llama.cpp's --fit and Ollama's scheduler put as many
  * layers on the GPUs as fit (common/fit.cpp, llm/memory.go), all of them
  * when they can; memory rises with the layers, so a binary search. */
-void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e) {
+void engine_estimate(const struct engine_scenario *given, struct engine_estimate *e) {
+    /* A global batch sets the micro-batches (gradient accumulation) of
+     * this layout: global / (micro-batch size x dp). */
+    struct engine_scenario derived;
+    const struct engine_scenario *sc = given;
+    if (given->mode != ENGINE_MODE_INFER && given->global_batch) {
+        derived = *given;
+        derived.micro_batches = engine_micro_batches(given);
+        sc = &derived;
+    }
     if (!fits_layers_itself(sc)) {
         estimate_core(sc, e);
         return;

@@ -77,6 +77,10 @@ struct engine_model {
 
     /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0: none. */
     uint32_t q_lora_rank, kv_lora_rank, rope_dim, nope_dim, v_head_dim;
+
+    /* Published pre-training global batch in tokens (Llama 3 405B 16M,
+     * Llama 2 4M, GPT-3 3.2M); 0 = not published. */
+    double global_batch_tokens;
 };
 
 /* A number format for weights or for the KV cache (ggml's type traits). */
@@ -207,12 +211,17 @@ struct engine_scenario {
     double allreduce_latency_s;    /* per all-reduce */
     uint32_t tp, pp, dp;
     uint32_t zero;          /* ZeRO stage 0..3 */
-    uint32_t micro_batches; /* m per step per data-parallel replica */
+    uint32_t micro_batches; /* m per step per data-parallel replica (gradient accumulation) */
+    /* Training: sequences per optimizer step over all replicas (Megatron's
+     * --global-batch-size); 0 = batch * micro_batches * dp. Given, the
+     * micro-batches are derived: global / (batch * dp), which must divide. */
+    uint32_t global_batch;
     uint32_t interleave;    /* v virtual stages per GPU; 1 = plain 1F1B */
     bool sequence_parallel;
 
     enum engine_mode mode;
-    uint32_t batch;   /* sequences per replica (micro-batch size in training) */
+    uint32_t batch; /* inference: sequences per replica; training: sequences per
+                       micro-batch per replica (Megatron's --micro-batch-size) */
     uint32_t context; /* tokens per sequence */
     uint32_t prompt;  /* prefill tokens; 0 = context */
     enum engine_recompute recompute;
@@ -255,6 +264,7 @@ enum engine_invalid {
     ENGINE_INVALID_EFFICIENCY = 1u << 8, /* efficiency outside (0,1], MFU outside [0,1] */
     ENGINE_INVALID_PROMPT = 1u << 9,     /* prompt longer than the context */
     ENGINE_INVALID_SERVING = 1u << 10,   /* runtime settings out of range */
+    ENGINE_INVALID_BATCH = 1u << 11,     /* global batch not a multiple of batch x dp */
 };
 
 enum engine_warning {
@@ -355,6 +365,8 @@ struct engine_estimate {
     double train_flops_per_token;    /* model FLOPs (MFU's numerator), no recompute */
     double train_hw_flops_per_token; /* with the recomputed forward (HFU's) */
     double train_tokens_per_step;
+    double train_global_batch;    /* sequences per step, all replicas */
+    double train_micro_batches;   /* gradient-accumulation steps per replica */
     double train_tokens;          /* tokens of the whole run (default filled in) */
     double train_compute_seconds; /* per step: hardware FLOPs at the kernel efficiency */
     double train_step_seconds;    /* given MFU: model FLOPs / (G peak MFU); predicted:
@@ -425,6 +437,8 @@ enum engine_key {
     ENGINE_KEY_TRAIN_HFU,
     ENGINE_KEY_TRAIN_PP_COMM,
     ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
+    ENGINE_KEY_TRAIN_GLOBAL_BATCH,
+    ENGINE_KEY_TRAIN_MICRO_BATCHES,
     ENGINE_KEY_COUNT
 };
 
@@ -483,6 +497,10 @@ int engine_flops_model_parse(const char *s, enum engine_flops_model *out);
 /* The kernel efficiency of a training scenario: --flops-efficiency when
  * given, else ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY. */
 double engine_train_kernel_efficiency(const struct engine_scenario *sc);
+/* The micro-batches (gradient-accumulation steps) per replica of a
+ * training step: global_batch / (batch * dp) when a global batch is given
+ * and divides, else micro_batches. */
+uint32_t engine_micro_batches(const struct engine_scenario *sc);
 const char *engine_compute_name(enum engine_compute c);
 /* The FLOP/s column a scenario computes in: the weight format's in
  * inference, the recipe's in full training (BF16, FP32 for adam-fp32),
@@ -556,6 +574,7 @@ enum engine_reject {
     ENGINE_REJECT_TP_NODE,   /* t exceeds GPUs per node */
     ENGINE_REJECT_PP_LAYERS, /* p exceeds the layers */
     ENGINE_REJECT_MEMORY,    /* does not fit */
+    ENGINE_REJECT_BATCH,     /* micro-batch size x d does not divide the global batch */
 };
 
 struct engine_layout {

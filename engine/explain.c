@@ -254,6 +254,17 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "2 * (v * m + p - 1) * (s b h 2 bytes / t / link BW + latency): one activation forward "
          "and one gradient backward per slot of the schedule, each TP rank sending 1/t",
          "Narayanan et al. 2021 §4.1 (scatter/gather of the pipeline hand-offs)", true, false},
+    [ENGINE_KEY_TRAIN_GLOBAL_BATCH] =
+        {"training.global_batch", "global batch",
+         "micro-batch size * micro-batches * d sequences per optimizer step (--global-batch, "
+         "else the model's published batch in tokens / context, else batch * micro-batches * d)",
+         "Megatron-LM --global-batch-size; DeepSpeed train_batch_size; Llama 3 Table 4", true,
+         false},
+    [ENGINE_KEY_TRAIN_MICRO_BATCHES] =
+        {"training.gradient_accumulation_steps", "micro-batches per step",
+         "global batch / (micro-batch size * d): the micro-batches each replica runs per step",
+         "DeepSpeed train_batch_size = micro_batch * gradient_accumulation_steps * dp; seed 002",
+         true, false},
     [ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN] =
         {"training.hw_flops_per_token", "hardware FLOP per token",
          "model FLOP per token + what recompute runs again: full 2 N + 2 L s a (d_qk + d_v), "
@@ -387,6 +398,10 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->serving.gpu_layers;
     case ENGINE_KEY_TRAIN_MFU:
         return e->train_mfu;
+    case ENGINE_KEY_TRAIN_GLOBAL_BATCH:
+        return e->train_global_batch;
+    case ENGINE_KEY_TRAIN_MICRO_BATCHES:
+        return e->train_micro_batches;
     case ENGINE_KEY_TRAIN_HFU:
         return e->train_hfu;
     case ENGINE_KEY_TRAIN_PP_COMM:
@@ -634,7 +649,7 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         break;
     case ENGINE_KEY_ACT_LAYERS_HELD:
         snprintf(v, n, "%u layers / p=%u * min(m=%u, p) = %.4g", m->layers, sc->pp,
-                 sc->micro_batches, e->act_layers_held);
+                 engine_micro_batches(sc), e->act_layers_held);
         break;
     case ENGINE_KEY_ACT_LOGITS:
         snprintf(v, n, "4 * %u * %u * %u / t=%u on the last stage%s = %.4g GB",
@@ -715,11 +730,24 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         break;
     case ENGINE_KEY_TRAIN_PP_COMM:
         snprintf(v, n, "p=%u, v=%u, m=%u, t=%u: %.4g s per step", sc->pp, sc->interleave,
-                 sc->micro_batches, sc->tp, e->train_pp_comm_seconds);
+                 engine_micro_batches(sc), sc->tp, e->train_pp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_GLOBAL_BATCH:
+        snprintf(v, n, "%u * %u * %u = %.0f sequences (%.4g tokens of %u)%s", sc->batch,
+                 engine_micro_batches(sc), sc->dp, e->train_global_batch,
+                 e->train_tokens_per_step, sc->context,
+                 sc->global_batch ? ", --global-batch" : "");
+        break;
+    case ENGINE_KEY_TRAIN_MICRO_BATCHES:
+        if (sc->global_batch)
+            snprintf(v, n, "%u / (%u * %u) = %.0f", sc->global_batch, sc->batch, sc->dp,
+                     e->train_micro_batches);
+        else
+            snprintf(v, n, "--micro-batches %u (no --global-batch)", sc->micro_batches);
         break;
     case ENGINE_KEY_TRAIN_BUBBLE:
         snprintf(v, n, "(%u - 1) / (%u * %u + %u - 1) = %.4g", sc->pp, sc->interleave,
-                 sc->micro_batches, sc->pp, e->train_bubble_fraction);
+                 engine_micro_batches(sc), sc->pp, e->train_bubble_fraction);
         break;
     case ENGINE_KEY_TRAIN_TP_COMM:
         snprintf(v, n, "t=%u: %.4g s per step", sc->tp, e->train_tp_comm_seconds);
@@ -753,7 +781,8 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->decode_bytes_per_step / G, e->arithmetic_intensity, e->ridge_flop_per_byte);
         break;
     case ENGINE_KEY_TRAIN_TOKENS_PER_STEP:
-        snprintf(v, n, "%u * %u * %u * %u = %.4g tokens", sc->batch, sc->micro_batches, sc->dp,
+        snprintf(v, n, "%u * %u * %u * %u = %.4g tokens", sc->batch, engine_micro_batches(sc),
+                 sc->dp,
                  sc->context, e->train_tokens_per_step);
         break;
     case ENGINE_KEY_MEM_OVERHEAD:
@@ -893,8 +922,12 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  sc->tp, gpn);
         break;
     case ENGINE_WARN_BUBBLE:
-        snprintf(buf, n, "pipeline bubble %.0f%%: use at least 4 x p = %u micro-batches (GPipe)",
-                 100 * e->train_bubble_fraction, 4 * sc->pp);
+        snprintf(buf, n,
+                 "pipeline bubble %.0f%%: %u micro-batches on %u stages; use at least 4 x p = %u "
+                 "micro-batches (GPipe), a global batch of %llu sequences at this micro-batch "
+                 "size and dp",
+                 100 * e->train_bubble_fraction, engine_micro_batches(sc), sc->pp, 4 * sc->pp,
+                 4ull * sc->pp * sc->batch * sc->dp);
         break;
     case ENGINE_WARN_CONTEXT_OVER_MAX:
         snprintf(buf, n, "context %u exceeds the model's maximum %u", sc->context,
@@ -1017,6 +1050,12 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
     case ENGINE_INVALID_PROMPT:
         snprintf(buf, n, "--prompt %u is longer than --context %u (the context holds the prompt)",
                  sc->prompt, sc->context);
+        break;
+    case ENGINE_INVALID_BATCH:
+        snprintf(buf, n,
+                 "--global-batch %u sequences is not a multiple of --micro-batch-size %u x --dp "
+                 "%u = %llu (gradient accumulation = global / (micro x dp) must be whole)",
+                 sc->global_batch, sc->batch, sc->dp, (unsigned long long)sc->batch * sc->dp);
         break;
     case ENGINE_INVALID_SERVING:
         snprintf(buf, n,

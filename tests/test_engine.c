@@ -648,3 +648,38 @@ Test(decode, compute_column_follows_what_runs) {
     sc.mode = ENGINE_MODE_QLORA;
     cr_assert_eq(engine_compute_column(&sc), ENGINE_COMPUTE_BF16);
 }
+
+/* Megatron/DeepSpeed batches: global = micro-batch size x micro-batches x
+ * dp. Seed 002: per-device batch 1 x gradient accumulation 16 = effective
+ * 16. Llama 3 Table 4: 16M tokens of 8,192 on DP 128 = 16 sequences per
+ * replica. A global batch that micro x dp does not divide is invalid. */
+Test(training, global_batch_derives_gradient_accumulation) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.global_batch = 16;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert_eq(engine_micro_batches(&sc), 16u);
+    cr_assert_eq(e.train_micro_batches, 16);
+    cr_assert_eq(e.train_global_batch, 16);
+    cr_assert_eq(e.train_tokens_per_step, 16.0 * 4096);
+    sc = th_scenario(th_llama31_405b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = 16384;
+    sc.tp = 8;
+    sc.pp = 16;
+    sc.dp = 128;
+    sc.context = 8192;
+    sc.global_batch = 16777216 / 8192;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.train_micro_batches, 16);
+    cr_assert_eq(e.train_tokens_per_step, 16777216.0);
+    cr_assert(e.warnings & ENGINE_WARN_BUBBLE, "16 micro-batches < 4 x 16 stages");
+    sc.global_batch = 1000; /* not a multiple of 1 x 128 */
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_BATCH);
+    char buf[256];
+    engine_invalid_text(&sc, ENGINE_INVALID_BATCH, buf, sizeof buf);
+    cr_assert(strstr(buf, "--global-batch 1000") && strstr(buf, "--dp 128"), "%s", buf);
+}

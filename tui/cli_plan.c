@@ -142,6 +142,10 @@ static const struct plan_field plan_fields[] = {
       train_hw_flops_per_token, K_FLOP, S_TRAINING, N_("with recompute (HFU)")),
     F("training", "tokens_per_step", ENGINE_KEY_TRAIN_TOKENS_PER_STEP, train_tokens_per_step,
       K_COUNT, S_TRAINING, N_("tokens per step")),
+    F("training", "global_batch", ENGINE_KEY_TRAIN_GLOBAL_BATCH, train_global_batch, K_INT,
+      S_TRAINING, N_("global batch (sequences)")),
+    F("training", "gradient_accumulation_steps", ENGINE_KEY_TRAIN_MICRO_BATCHES,
+      train_micro_batches, K_INT, S_TRAINING, N_("micro-batches per replica")),
     F("training", "tokens", -1, train_tokens, K_COUNT, S_TRAINING, N_("tokens in all")),
     F("training", "compute_seconds", -1, train_compute_seconds, K_SECONDS, S_TRAINING,
       N_("kernels' time per step")),
@@ -558,6 +562,26 @@ static void plan_layout_note(struct cli_run *run) {
         run->notes.text[run->notes.n++] = note;
 }
 
+/* Training with neither --global-batch nor --micro-batches: the model's
+ * published global batch set the micro-batches; a note says so. */
+static void plan_recipe_batch_note(struct cli_run *run) {
+    static char note[256];
+    const struct engine_scenario *sc = &run->o.sc;
+    if (!run->o.recipe_batch_sequences)
+        return;
+    char nt[24], ns[24];
+    report_count(sc->model.global_batch_tokens, nt, sizeof(nt));
+    report_int(run->o.recipe_batch_sequences, ns, sizeof(ns));
+    snprintf(note, sizeof(note),
+             _("batch: %s's published global batch, %s tokens = %s sequences of %u: %u "
+               "micro-batches of %u on each of %u replicas (--global-batch or --micro-batches "
+               "to choose)"),
+             sc->model.name[0] ? sc->model.name : sc->model.id, nt, ns, sc->context,
+             sc->micro_batches, sc->batch, sc->dp);
+    if (run->notes.n < CLI_MAX_NOTES)
+        run->notes.text[run->notes.n++] = note;
+}
+
 /* --max-concurrency: the batch becomes the most sequences of --context
  * tokens that fit; a note says how many. */
 static void plan_max_concurrency(struct cli_run *run) {
@@ -596,6 +620,7 @@ int cmd_plan(int argc, char **argv) {
     if (rc != 0)
         return rc;
     plan_layout_note(&run);
+    plan_recipe_batch_note(&run);
     plan_max_concurrency(&run);
     engine_estimate(&run.o.sc, &est);
     if (est.invalid) {

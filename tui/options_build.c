@@ -5,6 +5,7 @@
  * workload. Every value parser names its flag on error. Defaults are those
  * documented at the top of tui/options.c and in the man page.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -524,6 +525,108 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
     return 0;
 }
 
+/* --global-batch: sequences, or tokens with "-tokens" (16M-tokens; k =
+ * 1024, M = 1024k as for --context), which the context must divide. */
+static int opt_global_batch(const char *v, uint32_t context, uint32_t *out) {
+    const char *suffix = strstr(v, "-tokens");
+    if (!suffix) {
+        if (opt_uint("global-batch", v, false, 1u << 30, out))
+            return -1;
+        return 0;
+    }
+    if (suffix[7] != '\0' || suffix == v) {
+        opt_error("--global-batch: expected sequences (2048) or tokens (16M-tokens), found '%s'",
+                  v);
+        return -1;
+    }
+    char num[40];
+    size_t n = (size_t)(suffix - v);
+    if (n >= sizeof(num)) {
+        opt_error("--global-batch: '%s' is too long", v);
+        return -1;
+    }
+    memcpy(num, v, n);
+    num[n] = '\0';
+    uint32_t tokens;
+    if (opt_tokens("global-batch", num, false, &tokens))
+        return -1;
+    if (tokens % context) {
+        opt_error("--global-batch %s = %u tokens is not a whole number of sequences of --context "
+                  "%u (%u x %u = %u)",
+                  v, tokens, context, tokens / context, context, tokens / context * context);
+        return -1;
+    }
+    *out = tokens / context;
+    return 0;
+}
+
+/* Training batches the way Megatron and DeepSpeed say them: --global-batch
+ * (sequences per step over all replicas), --micro-batch-size (sequences per
+ * micro-batch; --batch means the same in training), and the micro-batches
+ * (gradient accumulation) = global / (micro x dp), checked to divide. */
+static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
+    bool train = sc->mode != ENGINE_MODE_INFER;
+    if ((s->set[OPT_GLOBAL_BATCH] || s->set[OPT_MICRO_BATCH_SIZE]) && !train) {
+        opt_error("--%s applies to training (--mode train, lora, qlora); in inference --batch is "
+                  "the sequences at once",
+                  s->set[OPT_GLOBAL_BATCH] ? "global-batch" : "micro-batch-size");
+        return -1;
+    }
+    if (s->set[OPT_MICRO_BATCH_SIZE]) {
+        uint32_t mbs;
+        if (opt_uint("micro-batch-size", s->val[OPT_MICRO_BATCH_SIZE], false, 1u << 24, &mbs))
+            return -1;
+        if (s->set[OPT_BATCH] && mbs != sc->batch) {
+            opt_error("--batch %u and --micro-batch-size %u: in training both are the sequences "
+                      "of one micro-batch; give one",
+                      sc->batch, mbs);
+            return -1;
+        }
+        sc->batch = mbs;
+    }
+    if (!s->set[OPT_GLOBAL_BATCH])
+        return 0;
+    uint32_t g;
+    if (opt_global_batch(s->val[OPT_GLOBAL_BATCH], sc->context, &g))
+        return -1;
+    uint64_t per = (uint64_t)sc->batch * sc->dp;
+    if (g % per) {
+        opt_error("--global-batch %u sequences is not a multiple of --micro-batch-size %u x --dp %u "
+                  "= %llu: the micro-batches per replica (gradient accumulation) would be %.4g",
+                  g, sc->batch, sc->dp, (unsigned long long)per, (double)g / (double)per);
+        return -1;
+    }
+    if (s->set[OPT_MICRO_BATCHES] && (uint64_t)sc->micro_batches * per != g) {
+        opt_error("--global-batch %u = --micro-batch-size %u x --micro-batches m x --dp %u needs "
+                  "m = %llu, but --micro-batches is %u; give one of the two",
+                  g, sc->batch, sc->dp, (unsigned long long)(g / per), sc->micro_batches);
+        return -1;
+    }
+    sc->global_batch = g;
+    sc->micro_batches = (uint32_t)(g / per);
+    return 0;
+}
+
+/* Training batch defaults from the model's published recipe (see
+ * options_internal.h): its global batch in tokens over the context, in
+ * micro-batches of --batch sequences on each of the dp replicas (at least
+ * one). */
+void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    double tokens = sc->model.global_batch_tokens;
+    o->recipe_batch_sequences = 0;
+    if (sc->mode != ENGINE_MODE_TRAIN || s->set[OPT_GLOBAL_BATCH] ||
+        s->set[OPT_MICRO_BATCHES] || !(tokens > 0) || sc->context == 0 || sc->batch == 0 ||
+        sc->dp == 0)
+        return;
+    double seqs = fmax(1, round(tokens / sc->context));
+    double m = fmax(1, round(seqs / ((double)sc->batch * sc->dp)));
+    if (m > (double)(1u << 24))
+        m = (double)(1u << 24);
+    sc->micro_batches = (uint32_t)m;
+    o->recipe_batch_sequences = (uint32_t)seqs;
+}
+
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
@@ -538,6 +641,8 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         return -1;
     if (s->set[OPT_MICRO_BATCHES] &&
         opt_uint("micro-batches", s->val[OPT_MICRO_BATCHES], false, 1u << 24, &sc->micro_batches))
+        return -1;
+    if (opt_batches(s, sc) != 0)
         return -1;
     if (s->set[OPT_INTERLEAVE] &&
         opt_uint("interleave", s->val[OPT_INTERLEAVE], false, 1024, &sc->interleave))

@@ -272,8 +272,14 @@ static void sf_write_workload(FILE *f, const struct options *o) {
         fprintf(f, "gpus-per-node: %u\n", sc->gpus_per_node);
     fprintf(f, "zero: %u\nmode: %s\nbatch: %u\ncontext: %u\nprompt: %u\n", sc->zero,
             engine_mode_name(sc->mode), sc->batch, sc->context, sc->prompt);
-    fprintf(f, "micro-batches: %u\ninterleave: %u\nsequence-parallel: %s\n", sc->micro_batches,
-            sc->interleave, sc->sequence_parallel ? "true" : "false");
+    /* A global batch derives the micro-batches (global / (batch x dp)). */
+    if (sc->global_batch)
+        fprintf(f, "global-batch: %u\n# micro-batches: %u, global / (batch x dp)\n",
+                sc->global_batch, sc->micro_batches);
+    else
+        fprintf(f, "micro-batches: %u\n", sc->micro_batches);
+    fprintf(f, "interleave: %u\nsequence-parallel: %s\n", sc->interleave,
+            sc->sequence_parallel ? "true" : "false");
     /* Recompute only when chosen: otherwise it follows the mode. */
     if (o->recompute_given)
         fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
