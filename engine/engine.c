@@ -199,7 +199,8 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
     if (sc->gpus == 0 || sc->batch == 0 || sc->context == 0 || sc->tp == 0 || sc->pp == 0 ||
         sc->dp == 0 || sc->micro_batches == 0 || sc->interleave == 0 ||
         !isfinite(sc->reserve_bytes) || sc->reserve_bytes < 0 || sc->training_tokens < 0 ||
-        !isfinite(sc->training_tokens) || sc->price_per_hour < 0 || !isfinite(sc->price_per_hour))
+        !isfinite(sc->training_tokens) || sc->price_per_hour < 0 || !isfinite(sc->price_per_hour) ||
+        sc->throughput_tokens_per_s < 0 || !isfinite(sc->throughput_tokens_per_s))
         bad |= ENGINE_INVALID_WORKLOAD;
     if (sc->tp && sc->pp && sc->dp && (uint64_t)sc->tp * sc->pp * sc->dp != (uint64_t)sc->gpus)
         bad |= ENGINE_INVALID_LAYOUT;
@@ -647,6 +648,7 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_days,
         &e->train_gpu_hours,
         &e->train_cost_usd,
+        &e->train_cost_spot_usd,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -986,7 +988,12 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         dp *= 1.5; /* ZeRO-3 adds a parameter all-gather (ZeRO §7.2.2: 1.5x traffic) */
     e->train_dp_comm_seconds = dp;
     double model_flops = e->train_flops_per_token * e->train_tokens_per_step;
-    if (pos(sc->mfu)) {
+    if (pos(sc->throughput_tokens_per_s)) {
+        /* A known throughput (seed 002): the step is its tokens at that
+         * rate, the MFU what the rate implies. */
+        e->train_step_seconds = e->train_tokens_per_step / sc->throughput_tokens_per_s;
+        e->train_mfu = model_flops / (g * peak * e->train_step_seconds);
+    } else if (pos(sc->mfu)) {
         /* MFU given: end to end, as papers report it; nothing is added. */
         e->train_mfu = sc->mfu;
         e->train_step_seconds = model_flops / (g * peak * sc->mfu);
@@ -1013,6 +1020,8 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
      * price at all (none given, none in the catalog) has no cost. */
     double price = engine_price_per_hour(sc);
     e->train_cost_usd = pos(price) || sc->price_given ? e->train_gpu_hours * price : NAN;
+    e->train_cost_spot_usd =
+        pos(sc->gpu.spot_price_per_hour) ? e->train_gpu_hours * sc->gpu.spot_price_per_hour : NAN;
 }
 
 /* The training tokens a scenario uses (see engine.h). */

@@ -236,6 +236,10 @@ struct engine_scenario {
     enum engine_flops_model flops_model;
     double training_tokens;  /* 0 = the default (20 per parameter; 100M for LoRA) */
     bool training_tokens_given; /* training_tokens is the user's, even 0 */
+    /* Seed 002's method: a known training throughput in tokens/s of the
+     * whole deployment; given (> 0), the run takes tokens / throughput and
+     * the MFU is what that rate implies. 0 = from the step time. */
+    double throughput_tokens_per_s;
     double price_per_hour;   /* 0 = the GPU's on-demand price */
     bool price_given;        /* price_per_hour is the user's, even 0 (own GPUs) */
     double reserve_bytes;    /* CUDA context, fragmentation */
@@ -381,6 +385,7 @@ struct engine_estimate {
     double train_days;
     double train_gpu_hours;
     double train_cost_usd;
+    double train_cost_spot_usd; /* GPU-hours x the catalog's spot price; NaN: none */
 };
 
 /* Keys of every output that can be explained (also the JSON names). */
@@ -439,6 +444,7 @@ enum engine_key {
     ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
     ENGINE_KEY_TRAIN_GLOBAL_BATCH,
     ENGINE_KEY_TRAIN_MICRO_BATCHES,
+    ENGINE_KEY_TRAIN_COST_SPOT,
     ENGINE_KEY_COUNT
 };
 

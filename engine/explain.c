@@ -147,8 +147,12 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "figure inside a node; x1.5 under ZeRO-3)",
          "ring all-reduce; ZeRO §7", true, false},
     [ENGINE_KEY_TRAIN_DAYS] = {"training.days", "training days",
-                               "tokens / tokens per step * step time / 86400",
-                               "engine.md; Llama 3.1 405B: 16,384 H100 at 38-43% MFU", true, false},
+                               "tokens / tokens per step * step time / 86400; with --throughput "
+                               "(seed 002): tokens / throughput / 86400, tokens = examples * "
+                               "tokens each * epochs",
+                               "engine.md; Llama 3.1 405B: 16,384 H100 at 38-43% MFU; seed 002 "
+                               "Training Time = (Dataset Size x Epochs) / Throughput",
+                               true, false},
     [ENGINE_KEY_TRAIN_GPU_HOURS] = {"training.gpu_hours", "GPU-hours",
                                     "training seconds / 3600 * G", "engine.md", true, false},
     [ENGINE_KEY_DECODE_FLOPS_PER_TOKEN] =
@@ -254,6 +258,11 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "2 * (v * m + p - 1) * (s b h 2 bytes / t / link BW + latency): one activation forward "
          "and one gradient backward per slot of the schedule, each TP rank sending 1/t",
          "Narayanan et al. 2021 §4.1 (scatter/gather of the pipeline hand-offs)", true, false},
+    [ENGINE_KEY_TRAIN_COST_SPOT] = {"training.cost_spot_usd", "cost at spot prices",
+                                    "GPU-hours * the catalog's spot price per GPU-hour",
+                                    "catalog price.spot (seed 002's table: T4 $0.15, A10G $0.45, "
+                                    "A100-40GB $1.20, A100-80GB $1.80, H100 $2.40)",
+                                    true, false},
     [ENGINE_KEY_TRAIN_GLOBAL_BATCH] =
         {"training.global_batch", "global batch",
          "micro-batch size * micro-batches * d sequences per optimizer step (--global-batch, "
@@ -400,6 +409,8 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_mfu;
     case ENGINE_KEY_TRAIN_GLOBAL_BATCH:
         return e->train_global_batch;
+    case ENGINE_KEY_TRAIN_COST_SPOT:
+        return e->train_cost_spot_usd;
     case ENGINE_KEY_TRAIN_MICRO_BATCHES:
         return e->train_micro_batches;
     case ENGINE_KEY_TRAIN_HFU:
@@ -690,7 +701,11 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  engine_recompute_name(sc->recompute), e->train_hw_flops_per_token);
         break;
     case ENGINE_KEY_TRAIN_STEP: {
-        if (sc->mfu > 0)
+        if (sc->throughput_tokens_per_s > 0)
+            snprintf(v, n, "%.4g tokens per step / --throughput %.4g tokens/s = %.4g s",
+                     e->train_tokens_per_step, sc->throughput_tokens_per_s,
+                     e->train_step_seconds);
+        else if (sc->mfu > 0)
             snprintf(v, n,
                      "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * MFU %.4g) = %.4g s (the "
                      "bubble and communication are inside the MFU)",
@@ -709,7 +724,12 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         break;
     }
     case ENGINE_KEY_TRAIN_MFU:
-        if (sc->mfu > 0)
+        if (sc->throughput_tokens_per_s > 0)
+            snprintf(v, n, "%.4g FLOP * %.4g tokens/s / (%u * %.4g TFLOP/s) = %.4g (implied by "
+                     "--throughput)",
+                     e->train_flops_per_token, sc->throughput_tokens_per_s, sc->gpus,
+                     e->peak_flop_per_s / 1e12, e->train_mfu);
+        else if (sc->mfu > 0)
             snprintf(v, n, "--mfu %.4g, given (end to end)", sc->mfu);
         else
             snprintf(v, n,
@@ -731,6 +751,10 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
     case ENGINE_KEY_TRAIN_PP_COMM:
         snprintf(v, n, "p=%u, v=%u, m=%u, t=%u: %.4g s per step", sc->pp, sc->interleave,
                  engine_micro_batches(sc), sc->tp, e->train_pp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_COST_SPOT:
+        snprintf(v, n, "%.4g GPU-hours * $%.4g/h spot = $%.4g", e->train_gpu_hours,
+                 sc->gpu.spot_price_per_hour, e->train_cost_spot_usd);
         break;
     case ENGINE_KEY_TRAIN_GLOBAL_BATCH:
         snprintf(v, n, "%u * %u * %u = %.0f sequences (%.4g tokens of %u)%s", sc->batch,
@@ -756,6 +780,13 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
         break;
     case ENGINE_KEY_TRAIN_DAYS:
+        if (sc->throughput_tokens_per_s > 0) {
+            snprintf(v, n, "%.4g tokens / %.4g tokens/s = %.4g s = %.4g h = %.4g days",
+                     e->train_tokens, sc->throughput_tokens_per_s,
+                     e->train_tokens / sc->throughput_tokens_per_s,
+                     e->train_tokens / sc->throughput_tokens_per_s / 3600, e->train_days);
+            break;
+        }
         snprintf(v, n, "%.4g tokens%s / %.4g per step * %.4g s = %.4g days", e->train_tokens,
                  sc->training_tokens_given || sc->training_tokens > 0 ? ""
                  : sc->mode == ENGINE_MODE_TRAIN ? " (20 per parameter, Hoffmann et al. 2022)"

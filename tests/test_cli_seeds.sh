@@ -92,4 +92,29 @@ check_near "405B on 16,384 H100, 15.6T tokens: days = tokens / tokens per step *
 # Inference figures are null in JSON in training keys, and vice versa.
 run plan --json
 check_eq "training.days null in inference" "$(json_get "$TMP/out" training.days)" null
+# Seed 002's method ("Estimación del tiempo de entrenamiento"): 10,000
+# examples x 512 tokens x 3 epochs = 15.36M tokens at 1,000 tokens/s (a 7B
+# on one A100-40GB) = 15,360 s = 4.3 h; cost at the seed's table, $4.00/h
+# on-demand and $1.20/h spot: the seed rounds to 4 h ($16, $4.80), the
+# exact 4.267 h gives $17.07 and $5.12 (each within 7% of the seed's).
+run plan --params 7B --mode lora --gpu a100-40gb --dataset 10000x512 --epochs 3 \
+    --throughput 1000 --json
+check_near "seed 002: 15.36M tokens" "$(json_get "$TMP/out" training.tokens)" 15360000 1e-12
+check_near "seed 002: 4.3 h" "$(json_get "$TMP/out" training.gpu_hours)" 4.3 0.01
+check_near "seed 002: 15,360 s" \
+    "$(awk -v d="$(json_get "$TMP/out" training.days)" 'BEGIN { printf "%.17g", d * 86400 }')" \
+    15360 1e-9
+check_near "seed 002: on-demand \$4.00/h" "$(json_get "$TMP/out" training.cost_usd)" \
+    "$(awk 'BEGIN { printf "%.17g", 15360 / 3600 * 4.00 }')" 1e-9
+check_near "seed 002: \$16 at the seed's 4 h" "$(json_get "$TMP/out" training.cost_usd)" 16 0.07
+check_near "seed 002: spot \$1.20/h" "$(json_get "$TMP/out" training.cost_spot_usd)" \
+    "$(awk 'BEGIN { printf "%.17g", 15360 / 3600 * 1.20 }')" 1e-9
+check_near "seed 002: \$4.80 spot at the seed's 4 h" \
+    "$(json_get "$TMP/out" training.cost_spot_usd)" 4.80 0.07
+# The same set as --dataset-tokens; per-GPU throughput multiplies by G.
+run plan --params 7B --mode lora --gpu a100-40gb --dataset-tokens 5.12M --epochs 3 \
+    --throughput 500/gpu --gpus 2 --dp 2 --json
+check_near "--dataset-tokens x epochs" "$(json_get "$TMP/out" training.tokens)" 15360000 1e-12
+check_near "500/gpu on 2 GPUs = 1,000 tokens/s: 2 x 4.267 GPU-hours" \
+    "$(json_get "$TMP/out" training.gpu_hours)" "$(awk 'BEGIN { printf "%.17g", 2 * 15360 / 3600 }')" 1e-9
 finish

@@ -683,3 +683,30 @@ Test(training, global_batch_derives_gradient_accumulation) {
     engine_invalid_text(&sc, ENGINE_INVALID_BATCH, buf, sizeof buf);
     cr_assert(strstr(buf, "--global-batch 1000") && strstr(buf, "--dp 128"), "%s", buf);
 }
+
+/* Seed 002: Training Time = (Dataset Size x Epochs) / Throughput; 15.36M
+ * tokens at 1,000 tokens/s = 15,360 s = 4.267 h on one A100-40GB; cost at
+ * $4.00/h on-demand and $1.20/h spot (seed 002's table). The throughput
+ * implies an MFU: FLOP per token x tokens/s / (G peak). */
+Test(training, seed_002_throughput_method) {
+    struct engine_model m;
+    engine_model_from_size(&m, 7e9);
+    struct engine_scenario sc = th_scenario(m);
+    sc.mode = ENGINE_MODE_LORA;
+    sc.training_tokens = 10000.0 * 512 * 3;
+    sc.training_tokens_given = true;
+    sc.throughput_tokens_per_s = 1000;
+    sc.gpu.flops[ENGINE_COMPUTE_BF16] = 312e12;
+    sc.gpu.price_per_hour = 4.00;
+    sc.gpu.spot_price_per_hour = 1.20;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0, "%#x", e.invalid);
+    cr_assert(close_rel(e.train_gpu_hours, 15360.0 / 3600, 1e-12), "%.6g", e.train_gpu_hours);
+    cr_assert(close_rel(e.train_cost_usd, 15360.0 / 3600 * 4.00, 1e-12));
+    cr_assert(close_rel(e.train_cost_spot_usd, 15360.0 / 3600 * 1.20, 1e-12));
+    cr_assert(close_rel(e.train_mfu, e.train_flops_per_token * 1000 / 312e12, 1e-12));
+    sc.gpu.spot_price_per_hour = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(isnan(e.train_cost_spot_usd), "no spot price: no spot cost");
+}

@@ -167,6 +167,8 @@ static const struct plan_field plan_fields[] = {
       N_("GPU-hours")),
     F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING,
       N_("cost")),
+    F("training", "cost_spot_usd", ENGINE_KEY_TRAIN_COST_SPOT, train_cost_spot_usd, K_MONEY,
+      S_TRAINING, N_("cost at spot prices")),
 };
 #undef F
 #define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))

@@ -560,6 +560,86 @@ static int opt_global_batch(const char *v, uint32_t context, uint32_t *out) {
     return 0;
 }
 
+/* A positive number (a count with the usual suffixes: 1000, 2.5k). */
+static int opt_positive(const char *flag, const char *v, double *out) {
+    if (opt_unit(flag, v, catalog_parse_count, out))
+        return -1;
+    if (!(*out > 0)) {
+        opt_error("--%s: expected a positive number, found '%s'", flag, v);
+        return -1;
+    }
+    return 0;
+}
+
+/* Seed 002's method: --throughput (tokens/s of the deployment, or "/gpu"
+ * per GPU), the training set as --dataset NxT or --dataset-tokens N, and
+ * --epochs over it; the run's tokens are the set's times the epochs. */
+static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
+    if (s->set[OPT_THROUGHPUT]) {
+        char num[48];
+        const char *v = s->val[OPT_THROUGHPUT];
+        const char *per = strstr(v, "/gpu");
+        size_t n = per ? (size_t)(per - v) : strlen(v);
+        if ((per && per[4] != '\0') || n == 0 || n >= sizeof(num)) {
+            opt_error("--throughput: expected tokens/s like 1000 or 1000/gpu, found '%s'", v);
+            return -1;
+        }
+        memcpy(num, v, n);
+        num[n] = '\0';
+        double t;
+        if (opt_positive("throughput", num, &t))
+            return -1;
+        sc->throughput_tokens_per_s = per ? t * sc->gpus : t;
+        if (s->set[OPT_MFU]) {
+            opt_error("--throughput and --mfu both set the training speed: give one");
+            return -1;
+        }
+    }
+    double set_tokens = 0;
+    if (s->set[OPT_DATASET] && s->set[OPT_DATASET_TOKENS]) {
+        opt_error("--dataset and --dataset-tokens both give the training set: give one");
+        return -1;
+    }
+    if (s->set[OPT_DATASET]) {
+        const char *v = s->val[OPT_DATASET];
+        const char *x = strpbrk(v, "xX");
+        char a[48];
+        size_t n = x ? (size_t)(x - v) : 0;
+        double ex, tok;
+        if (!x || n == 0 || n >= sizeof(a)) {
+            opt_error("--dataset: expected examples x tokens each, like 10000x512, found '%s'", v);
+            return -1;
+        }
+        memcpy(a, v, n);
+        a[n] = '\0';
+        if (opt_positive("dataset", a, &ex) || opt_positive("dataset", x + 1, &tok))
+            return -1;
+        set_tokens = ex * tok;
+    }
+    if (s->set[OPT_DATASET_TOKENS] &&
+        opt_positive("dataset-tokens", s->val[OPT_DATASET_TOKENS], &set_tokens))
+        return -1;
+    double epochs = 1;
+    if (s->set[OPT_EPOCHS]) {
+        if (opt_positive("epochs", s->val[OPT_EPOCHS], &epochs))
+            return -1;
+        if (!(set_tokens > 0)) {
+            opt_error("--epochs counts passes over --dataset or --dataset-tokens: give one");
+            return -1;
+        }
+    }
+    if (set_tokens > 0) {
+        if (s->set[OPT_TOKENS]) {
+            opt_error("--tokens and --%s both give the training tokens: give one",
+                      s->set[OPT_DATASET] ? "dataset" : "dataset-tokens");
+            return -1;
+        }
+        sc->training_tokens = set_tokens * epochs;
+        sc->training_tokens_given = true;
+    }
+    return 0;
+}
+
 /* Training batches the way Megatron and DeepSpeed say them: --global-batch
  * (sequences per step over all replicas), --micro-batch-size (sequences per
  * micro-batch; --batch means the same in training), and the micro-batches
@@ -705,6 +785,8 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         return -1;
     /* Given, 0 means no tokens (not the default of 20 per parameter). */
     sc->training_tokens_given = s->set[OPT_TOKENS];
+    if (opt_dataset(s, sc) != 0)
+        return -1;
     if (s->set[OPT_RESERVE] &&
         opt_unit("reserve", s->val[OPT_RESERVE], catalog_parse_bytes, &sc->reserve_bytes))
         return -1;

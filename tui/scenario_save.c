@@ -307,6 +307,10 @@ static void sf_write_workload(FILE *f, const struct options *o) {
     } else {
         fputs("# tokens: 20 per parameter (training), 100M (LoRA); give a count to override\n", f);
     }
+    if (sc->throughput_tokens_per_s > 0) {
+        sf_number(buf, sizeof(buf), sc->throughput_tokens_per_s);
+        fprintf(f, "throughput: %s\n", buf);
+    }
     if (sc->price_given || sc->price_per_hour > 0) {
         sf_number(buf, sizeof(buf), sc->price_per_hour);
         fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: own GPUs, no cost" : "");
