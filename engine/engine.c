@@ -649,6 +649,9 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_gpu_hours,
         &e->train_cost_usd,
         &e->train_cost_spot_usd,
+        &e->train_energy_joules,
+        &e->train_energy_joules_per_token,
+        &e->decode_joules_per_token,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -906,6 +909,9 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
                                           NULL, NULL)
                            : e->prefill_seconds;
     v->tpot_s = 1.0 / e->decode_tokens_per_s_per_sequence;
+    /* Energy per token at the ceiling, every GPU at its board power. */
+    if (pos(sc->gpu.tdp_w))
+        e->decode_joules_per_token = c->t * c->p * c->d * sc->gpu.tdp_w / e->decode_tokens_per_s;
 }
 
 /* Model and hardware FLOPs per trained token. Model FLOPs (MFU's
@@ -1022,6 +1028,12 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     e->train_cost_usd = pos(price) || sc->price_given ? e->train_gpu_hours * price : NAN;
     e->train_cost_spot_usd =
         pos(sc->gpu.spot_price_per_hour) ? e->train_gpu_hours * sc->gpu.spot_price_per_hour : NAN;
+    /* Energy at board power (seed 003: watts and watt-hours answer
+     * different questions): every GPU at its tdp the whole run. */
+    if (pos(sc->gpu.tdp_w)) {
+        e->train_energy_joules = e->train_gpu_hours * 3600.0 * sc->gpu.tdp_w;
+        e->train_energy_joules_per_token = e->train_energy_joules / tokens;
+    }
 }
 
 /* The training tokens a scenario uses (see engine.h). */

@@ -386,6 +386,10 @@ struct engine_estimate {
     double train_gpu_hours;
     double train_cost_usd;
     double train_cost_spot_usd; /* GPU-hours x the catalog's spot price; NaN: none */
+    /* Energy at the board power (tdp): an upper bound; NaN without a tdp. */
+    double train_energy_joules;   /* GPU-hours x 3600 x tdp */
+    double train_energy_joules_per_token;
+    double decode_joules_per_token; /* G x tdp / decode tokens/s (the ceiling) */
 };
 
 /* Keys of every output that can be explained (also the JSON names). */
@@ -445,6 +449,8 @@ enum engine_key {
     ENGINE_KEY_TRAIN_GLOBAL_BATCH,
     ENGINE_KEY_TRAIN_MICRO_BATCHES,
     ENGINE_KEY_TRAIN_COST_SPOT,
+    ENGINE_KEY_TRAIN_ENERGY,
+    ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
     ENGINE_KEY_COUNT
 };
 

@@ -263,6 +263,15 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
                                     "catalog price.spot (seed 002's table: T4 $0.15, A10G $0.45, "
                                     "A100-40GB $1.20, A100-80GB $1.80, H100 $2.40)",
                                     true, false},
+    [ENGINE_KEY_TRAIN_ENERGY] = {"training.energy_joules", "training energy",
+                                 "GPU-hours * 3600 * board power (tdp): an upper bound, every GPU "
+                                 "at its tdp the whole run",
+                                 "seed 003 (power in W, energy in Wh); catalog tdp (data sheets)",
+                                 true, false},
+    [ENGINE_KEY_DECODE_JOULES_PER_TOKEN] =
+        {"decode.joules_per_token", "energy per token",
+         "G * board power (tdp) / decode tokens/s: the upper bound at the ceiling",
+         "seed 003 (power in W, energy in Wh); catalog tdp (data sheets)", false, false},
     [ENGINE_KEY_TRAIN_GLOBAL_BATCH] =
         {"training.global_batch", "global batch",
          "micro-batch size * micro-batches * d sequences per optimizer step (--global-batch, "
@@ -411,6 +420,10 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_global_batch;
     case ENGINE_KEY_TRAIN_COST_SPOT:
         return e->train_cost_spot_usd;
+    case ENGINE_KEY_TRAIN_ENERGY:
+        return e->train_energy_joules;
+    case ENGINE_KEY_DECODE_JOULES_PER_TOKEN:
+        return e->decode_joules_per_token;
     case ENGINE_KEY_TRAIN_MICRO_BATCHES:
         return e->train_micro_batches;
     case ENGINE_KEY_TRAIN_HFU:
@@ -751,6 +764,15 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
     case ENGINE_KEY_TRAIN_PP_COMM:
         snprintf(v, n, "p=%u, v=%u, m=%u, t=%u: %.4g s per step", sc->pp, sc->interleave,
                  engine_micro_batches(sc), sc->tp, e->train_pp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_ENERGY:
+        snprintf(v, n, "%.4g GPU-hours * 3600 * %.4g W = %.4g J = %.4g MWh (%.4g J per token)",
+                 e->train_gpu_hours, sc->gpu.tdp_w, e->train_energy_joules,
+                 e->train_energy_joules / 3.6e9, e->train_energy_joules_per_token);
+        break;
+    case ENGINE_KEY_DECODE_JOULES_PER_TOKEN:
+        snprintf(v, n, "%u GPUs * %.4g W / %.4g tokens/s = %.4g J per token", sc->gpus,
+                 sc->gpu.tdp_w, e->decode_tokens_per_s, e->decode_joules_per_token);
         break;
     case ENGINE_KEY_TRAIN_COST_SPOT:
         snprintf(v, n, "%.4g GPU-hours * $%.4g/h spot = $%.4g", e->train_gpu_hours,

@@ -710,3 +710,24 @@ Test(training, seed_002_throughput_method) {
     engine_estimate(&sc, &e);
     cr_assert(isnan(e.train_cost_spot_usd), "no spot price: no spot cost");
 }
+
+/* Seed 003: power in W and energy in Wh answer different questions. At the
+ * board power (H100 SXM 700 W, the data sheet's maximum) training energy is
+ * GPU-hours x 3600 x 700 J, an upper bound; decode energy per token is
+ * G x 700 W / tokens/s. */
+Test(training, energy_at_board_power) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.gpu.tdp_w = 700;
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.training_tokens = 1e9;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.train_energy_joules, e.train_gpu_hours * 3600 * 700, 1e-12));
+    cr_assert(close_rel(e.train_energy_joules_per_token, e.train_energy_joules / 1e9, 1e-12));
+    sc.mode = ENGINE_MODE_INFER;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.decode_joules_per_token, 700 / e.decode_tokens_per_s, 1e-12));
+    sc.gpu.tdp_w = 0;
+    engine_estimate(&sc, &e);
+    cr_assert(isnan(e.decode_joules_per_token), "no tdp: no energy");
+}

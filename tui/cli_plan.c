@@ -37,7 +37,8 @@ enum plan_kind {
     K_MONEY,
     K_BITS,
     K_INT,
-    K_TIMES
+    K_TIMES,
+    K_JOULES
 };
 enum plan_section { S_NONE, S_PARAMS, S_MEMORY, S_DECODE, S_TRAINING, S_SERVING };
 
@@ -101,6 +102,8 @@ static const struct plan_field plan_fields[] = {
       K_FLOP_PER_BYTE, S_DECODE, N_("arithmetic intensity")),
     F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch, K_BATCH,
       S_DECODE, N_("compute bound from batch")),
+    F("decode", "joules_per_token", ENGINE_KEY_DECODE_JOULES_PER_TOKEN, decode_joules_per_token,
+      K_JOULES, S_DECODE, N_("energy per token (board power)")),
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
       N_("bandwidth used")),
     F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
@@ -169,6 +172,10 @@ static const struct plan_field plan_fields[] = {
       N_("cost")),
     F("training", "cost_spot_usd", ENGINE_KEY_TRAIN_COST_SPOT, train_cost_spot_usd, K_MONEY,
       S_TRAINING, N_("cost at spot prices")),
+    F("training", "energy_joules", ENGINE_KEY_TRAIN_ENERGY, train_energy_joules, K_JOULES,
+      S_TRAINING, N_("energy (board power, upper bound)")),
+    F("training", "energy_joules_per_token", -1, train_energy_joules_per_token, K_JOULES,
+      S_TRAINING, N_("energy per token")),
 };
 #undef F
 #define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
@@ -215,6 +222,21 @@ static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, 
         return;
     case K_INT:
         report_int(v, buf, len);
+        return;
+    case K_JOULES:
+        /* Energy in watt-hours as meters show it: Wh, kWh, MWh, GWh. */
+        if (v >= 3.6e12)
+            snprintf(num, sizeof(num), "%.3g GWh", v / 3.6e12);
+        else if (v >= 3.6e9)
+            snprintf(num, sizeof(num), "%.3g MWh", v / 3.6e9);
+        else if (v >= 3.6e6)
+            snprintf(num, sizeof(num), "%.3g kWh", v / 3.6e6);
+        else if (v >= 3.6e3)
+            snprintf(num, sizeof(num), "%.3g Wh", v / 3.6e3);
+        else
+            snprintf(num, sizeof(num), "%.3g J", v);
+        i18n_number(num, sizeof(num));
+        snprintf(buf, len, "%s", num);
         return;
     case K_TIMES:
         snprintf(num, sizeof(num), "%.2f", v);
