@@ -400,6 +400,7 @@ static const struct field model_fields[] = {
     U32("max_context", max_context, F_REQUIRED | F_POSITIVE),
     U32("sliding_window", sliding_window, 0),
     U32("sliding_layers", sliding_layers, 0),
+    {"global_batch_tokens", S, p_quantity, MO(global_batch_tokens), 0, F_POSITIVE, &q_count},
     {"moe", M, p_map, 0, 0, 0, &moe_table},
     {"mla", M, p_map, 0, 0, 0, &mla_table},
     {"source", S, p_source, MO(source), 0, F_REQUIRED, NULL},

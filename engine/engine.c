@@ -14,12 +14,15 @@
  *  - decode ceiling BW / bytes read per step (seed 000: 3350 GB/s / 16 GB
  *    = 209 tokens/s), compute ceiling peak / FLOP per token, ridge peak/BW
  *    (seed 000: 989e12 / 3.35e12 = 295 FLOP/byte);
- *  - training 6 N FLOP per token (8 N with full recompute; Korthikanti §5),
- *    compute = FLOP / (G * peak * MFU), stretched by the GPipe bubble
- *    (p-1)/(m+p-1) (Huang et al. 2019; interleaved (p-1)/(v m + p-1),
- *    Narayanan et al. 2021 §2.2), plus the TP all-reduces and the part of
- *    the DP all-reduce the backward pass cannot hide; ring all-reduce
- *    2 (n-1)/n * bytes / BW.
+ *  - training model FLOPs 6 N + 12 L h s per token (PaLM appendix B;
+ *    --flops-model 6n drops the attention term), recompute adding to the
+ *    hardware FLOPs only (Korthikanti §5); a given MFU is end to end:
+ *    step = model FLOPs / (G * peak * MFU), nothing added. Without one the
+ *    MFU is predicted: hardware FLOPs at the kernel efficiency, stretched
+ *    by the GPipe bubble (p-1)/(m+p-1) (Huang et al. 2019; interleaved
+ *    (p-1)/(v m + p-1), Narayanan et al. 2021 §2.2), plus the TP
+ *    all-reduces, the PP hand-offs and the part of the DP all-reduce the
+ *    backward pass cannot hide; ring all-reduce 2 (n-1)/n * bytes / BW.
  * The function never allocates and never fails: invalid input sets bits in
  * est->invalid and leaves the figures NaN.
  */
@@ -43,6 +46,7 @@ static const struct engine_recipe_info recipes[ENGINE_RECIPE_COUNT] = {
 
 static const char *const mode_names[] = {"infer", "train", "lora", "qlora"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const flops_model_names[ENGINE_FLOPS_MODEL_COUNT] = {"6n-attention", "6n"};
 static const char *const compute_names[ENGINE_COMPUTE_COUNT] = {"fp16", "bf16", "fp32",
                                                                 "fp8",  "int8", "fp4"};
 
@@ -106,6 +110,20 @@ int engine_recompute_parse(const char *s, enum engine_recompute *out) {
     return 0;
 }
 
+/* Name of a training FLOPs model. */
+const char *engine_flops_model_name(enum engine_flops_model f) {
+    return (unsigned)f < ENGINE_FLOPS_MODEL_COUNT ? flops_model_names[f] : "?";
+}
+
+/* Parse a training FLOPs model name. */
+int engine_flops_model_parse(const char *s, enum engine_flops_model *out) {
+    int i = table_index(flops_model_names, ENGINE_FLOPS_MODEL_COUNT, s);
+    if (i < 0)
+        return -1;
+    *out = (enum engine_flops_model)i;
+    return 0;
+}
+
 /* Name of a FLOP/s column. */
 const char *engine_compute_name(enum engine_compute c) {
     return (unsigned)c < ENGINE_COMPUTE_COUNT ? compute_names[c] : "?";
@@ -152,7 +170,8 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->recompute = ENGINE_RECOMPUTE_SELECTIVE;
     sc->recipe = ENGINE_RECIPE_ADAM_MIXED;
     sc->lora_rank = 16;
-    sc->mfu = 0.40;                    /* Llama 3.1 405B: 38-43% (Llama 3 paper, Table 4) */
+    sc->mfu = 0; /* predicted (engine.h); papers: Llama 3.1 405B 38-43% (Llama 3, Table 4) */
+    sc->flops_model = ENGINE_FLOPS_6N_ATTENTION;
     sc->reserve_bytes = 1e9;           /* CUDA context and allocator slack */
     sc->inter_node_bytes_per_s = 50e9; /* 400 Gb/s InfiniBand NDR per GPU */
     sc->allreduce_latency_s = 5e-6;    /* small-message all-reduce over NVLink */
@@ -182,7 +201,8 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
     if (sc->gpus == 0 || sc->batch == 0 || sc->context == 0 || sc->tp == 0 || sc->pp == 0 ||
         sc->dp == 0 || sc->micro_batches == 0 || sc->interleave == 0 ||
         !isfinite(sc->reserve_bytes) || sc->reserve_bytes < 0 || sc->training_tokens < 0 ||
-        !isfinite(sc->training_tokens) || sc->price_per_hour < 0 || !isfinite(sc->price_per_hour))
+        !isfinite(sc->training_tokens) || sc->price_per_hour < 0 || !isfinite(sc->price_per_hour) ||
+        sc->throughput_tokens_per_s < 0 || !isfinite(sc->throughput_tokens_per_s))
         bad |= ENGINE_INVALID_WORKLOAD;
     if (sc->tp && sc->pp && sc->dp && (uint64_t)sc->tp * sc->pp * sc->dp != (uint64_t)sc->gpus)
         bad |= ENGINE_INVALID_LAYOUT;
@@ -199,13 +219,18 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
     if (!pos(engine_format_bits(&sc->weight_format)) || !pos(engine_format_bits(&sc->kv_format)))
         bad |= ENGINE_INVALID_FORMAT;
     if (!pos(sc->bw_efficiency) || sc->bw_efficiency > 1 || !pos(sc->flops_efficiency) ||
-        sc->flops_efficiency > 1 || !pos(sc->mfu) || sc->mfu > 1)
+        sc->flops_efficiency > 1 || !isfinite(sc->mfu) || sc->mfu < 0 || sc->mfu > 1 ||
+        (unsigned)sc->flops_model >= ENGINE_FLOPS_MODEL_COUNT)
         bad |= ENGINE_INVALID_EFFICIENCY;
     if (sc->measured_bytes_per_s < 0 || sc->measured_flop_per_s < 0 ||
         !isfinite(sc->measured_bytes_per_s) || !isfinite(sc->measured_flop_per_s))
         bad |= ENGINE_INVALID_GPU;
     if (sc->mode == ENGINE_MODE_INFER && sc->prompt > sc->context)
         bad |= ENGINE_INVALID_PROMPT;
+    if (sc->mode != ENGINE_MODE_INFER && sc->global_batch &&
+        (sc->batch == 0 || sc->dp == 0 ||
+         sc->global_batch % ((uint64_t)sc->batch * sc->dp) != 0))
+        bad |= ENGINE_INVALID_BATCH;
     const struct engine_serving *v = &sc->serving;
     double util = v->gpu_memory_utilization;
     bool given = v->gpu_layers_given;
@@ -652,7 +677,14 @@ static void fill_nan(struct engine_estimate *e) {
         &e->act_layers_held,
         &e->act_logits_bytes,
         &e->train_flops_per_token,
+        &e->train_hw_flops_per_token,
+        &e->train_pp_comm_seconds,
+        &e->train_kernel_efficiency,
+        &e->train_mfu,
+        &e->train_hfu,
         &e->train_tokens_per_step,
+        &e->train_global_batch,
+        &e->train_micro_batches,
         &e->train_tokens,
         &e->train_compute_seconds,
         &e->train_step_seconds,
@@ -662,6 +694,10 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_days,
         &e->train_gpu_hours,
         &e->train_cost_usd,
+        &e->train_cost_spot_usd,
+        &e->train_energy_joules,
+        &e->train_energy_joules_per_token,
+        &e->decode_joules_per_token,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -919,20 +955,63 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
                                           NULL, NULL)
                            : e->prefill_seconds;
     v->tpot_s = 1.0 / e->decode_tokens_per_s_per_sequence;
+    /* Energy per token at the ceiling, every GPU at its board power. */
+    if (pos(sc->gpu.tdp_w))
+        e->decode_joules_per_token = c->t * c->p * c->d * sc->gpu.tdp_w / e->decode_tokens_per_s;
 }
 
-/* Training time, bubble and communication (training modes). */
-static void estimate_training(const struct ctx *c, double stage, struct engine_estimate *e) {
+/* Model and hardware FLOPs per trained token. Model FLOPs (MFU's
+ * numerator): 6 N (4 N for LoRA: no weight gradients) plus, with the
+ * attention model, the score and value products 2 L s a (d_qk + d_v)
+ * forward and twice that backward, 6 L s a (d_qk + d_v) = 12 L h s for
+ * d_qk = d_v = h/a (PaLM appendix B, Chowdhery et al. 2022; Narayanan et
+ * al. 2021 eq. 3's 1 + s/6h). Hardware FLOPs (HFU's) add what recompute
+ * runs again: the whole forward 2 N + 2 L s a (d_qk + d_v) under full
+ * recompute, the attention forward under selective (Korthikanti et al.
+ * 2022 §5). */
+static void train_flops(const struct ctx *c, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
     double n = e->params_active;
-    double k = sc->mode == ENGINE_MODE_TRAIN ? 6.0 : 4.0; /* LoRA: no weight gradients */
+    double k = sc->mode == ENGINE_MODE_TRAIN ? 6.0 : 4.0;
+    double attn_fwd = 0; /* per token, forward */
+    if (sc->flops_model == ENGINE_FLOPS_6N_ATTENTION)
+        attn_fwd = 2.0 * c->L * c->ctx * c->s.heads * (c->s.qk_dim + c->s.v_dim);
+    e->train_flops_per_token = k * n + 3.0 * attn_fwd;
+    double again = 0;
     if (sc->recompute == ENGINE_RECOMPUTE_FULL)
-        k += 2.0; /* one more forward pass */
-    e->train_flops_per_token = k * n;
-    e->train_tokens_per_step = (double)sc->batch * sc->micro_batches * c->d * c->ctx;
+        again = 2.0 * n + attn_fwd;
+    else if (sc->recompute == ENGINE_RECOMPUTE_SELECTIVE)
+        again = attn_fwd;
+    e->train_hw_flops_per_token = e->train_flops_per_token + again;
+}
+
+/* Micro-batches per replica of a training step (see engine.h). */
+uint32_t engine_micro_batches(const struct engine_scenario *sc) {
+    uint64_t per = (uint64_t)sc->batch * sc->dp;
+    if (sc->mode != ENGINE_MODE_INFER && sc->global_batch && per && sc->global_batch % per == 0)
+        return (uint32_t)(sc->global_batch / per);
+    return sc->micro_batches;
+}
+
+/* The kernel efficiency of training (see engine.h). */
+double engine_train_kernel_efficiency(const struct engine_scenario *sc) {
+    return sc->flops_efficiency_given ? sc->flops_efficiency
+                                      : ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY;
+}
+
+/* Training time, bubble, communication and MFU (training modes). */
+static void estimate_training(const struct ctx *c, double stage, struct engine_estimate *e) {
+    const struct engine_scenario *sc = c->sc;
+    train_flops(c, e);
+    e->train_micro_batches = sc->micro_batches;
+    e->train_global_batch = (double)sc->batch * sc->micro_batches * c->d;
+    e->train_tokens_per_step = e->train_global_batch * c->ctx;
     double g = c->t * c->p * c->d;
+    double peak = e->peak_flop_per_s;
+    double eff = engine_train_kernel_efficiency(sc);
+    e->train_kernel_efficiency = eff;
     e->train_compute_seconds =
-        e->train_flops_per_token * e->train_tokens_per_step / (g * e->peak_flop_per_s * sc->mfu);
+        e->train_hw_flops_per_token * e->train_tokens_per_step / (g * peak * eff);
     double m = sc->micro_batches, v = sc->interleave;
     e->train_bubble_fraction = (c->p - 1.0) / (v * m + c->p - 1.0);
     double intra = engine_allreduce_bandwidth(sc, false);
@@ -942,6 +1021,13 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     double tp_bw = c->t <= c->gpn ? intra : sc->inter_node_bytes_per_s;
     e->train_tp_comm_seconds =
         c->t > 1 ? 4.0 * c->lps * m * allreduce_s(act_bytes, c->t, tp_bw, lat) : 0;
+    /* PP: each of the v m + p - 1 slots of the schedule hands one
+     * micro-batch's activations forward and their gradient backward; each
+     * TP rank sends 1/t of them (Megatron's scatter/gather, Narayanan et al.
+     * 2021 §4.1), across nodes when the stages do not share one. */
+    e->train_pp_comm_seconds =
+        c->p > 1 ? 2.0 * (v * m + c->p - 1.0) * (act_bytes / c->t / link_bw(c, c->t * c->p) + lat)
+                 : 0;
     /* DP: one all-reduce of the gradients of the most loaded GPU per step. */
     double grad_bytes;
     if (sc->mode == ENGINE_MODE_TRAIN)
@@ -953,12 +1039,28 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     if (sc->zero >= 3)
         dp *= 1.5; /* ZeRO-3 adds a parameter all-gather (ZeRO §7.2.2: 1.5x traffic) */
     e->train_dp_comm_seconds = dp;
-    /* The step: compute at MFU stretched by the pipeline bubble, plus the TP
-     * all-reduces (on the critical path) and whatever of the DP all-reduce
-     * the backward pass (2/3 of the compute) cannot hide. */
-    double compute = e->train_compute_seconds;
-    e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) + e->train_tp_comm_seconds +
-                            fmax(0.0, dp - compute * 2.0 / 3.0);
+    double model_flops = e->train_flops_per_token * e->train_tokens_per_step;
+    if (pos(sc->throughput_tokens_per_s)) {
+        /* A known throughput (seed 002): the step is its tokens at that
+         * rate, the MFU what the rate implies. */
+        e->train_step_seconds = e->train_tokens_per_step / sc->throughput_tokens_per_s;
+        e->train_mfu = model_flops / (g * peak * e->train_step_seconds);
+    } else if (pos(sc->mfu)) {
+        /* MFU given: end to end, as papers report it; nothing is added. */
+        e->train_mfu = sc->mfu;
+        e->train_step_seconds = model_flops / (g * peak * sc->mfu);
+    } else {
+        /* Predicted: the kernels' time stretched by the pipeline bubble,
+         * plus the TP all-reduces and PP hand-offs (on the critical path)
+         * and whatever of the DP all-reduce the backward pass (2/3 of the
+         * compute) cannot hide. */
+        double compute = e->train_compute_seconds;
+        e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) +
+                                e->train_tp_comm_seconds + e->train_pp_comm_seconds +
+                                fmax(0.0, dp - compute * 2.0 / 3.0);
+        e->train_mfu = model_flops / (g * peak * e->train_step_seconds);
+    }
+    e->train_hfu = e->train_mfu * e->train_hw_flops_per_token / e->train_flops_per_token;
     /* Default tokens: Chinchilla's 20 per parameter for pre-training
      * (Hoffmann et al. 2022); a 100M-token fine-tuning set for LoRA. */
     double tokens = engine_training_tokens(sc, e->params_total);
@@ -970,6 +1072,14 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
      * price at all (none given, none in the catalog) has no cost. */
     double price = engine_price_per_hour(sc);
     e->train_cost_usd = pos(price) || sc->price_given ? e->train_gpu_hours * price : NAN;
+    e->train_cost_spot_usd =
+        pos(sc->gpu.spot_price_per_hour) ? e->train_gpu_hours * sc->gpu.spot_price_per_hour : NAN;
+    /* Energy at board power (seed 003: watts and watt-hours answer
+     * different questions): every GPU at its tdp the whole run. */
+    if (pos(sc->gpu.tdp_w)) {
+        e->train_energy_joules = e->train_gpu_hours * 3600.0 * sc->gpu.tdp_w;
+        e->train_energy_joules_per_token = e->train_energy_joules / tokens;
+    }
 }
 
 /* The training tokens a scenario uses (see engine.h). */
@@ -1164,7 +1274,9 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         w |= ENGINE_WARN_DOES_NOT_FIT;
     if (c.training && sc->zero > 0 && sc->dp == 1)
         w |= ENGINE_WARN_ZERO_WITHOUT_DP;
-    if (c.training && e->train_tp_comm_seconds + e->train_dp_comm_seconds > e->train_step_seconds)
+    if (c.training && e->train_tp_comm_seconds + e->train_pp_comm_seconds +
+                              e->train_dp_comm_seconds >
+                          e->train_step_seconds)
         w |= ENGINE_WARN_COMM_BOUND;
     if (c.training && !isfinite(e->train_cost_usd))
         w |= ENGINE_WARN_NO_PRICE;
@@ -1197,7 +1309,16 @@ static bool fits_layers_itself(const struct engine_scenario *sc) {
 /* The whole estimate: llama.cpp's --fit and Ollama's scheduler put as many
  * layers on the GPUs as fit (common/fit.cpp, llm/memory.go), all of them
  * when they can; memory rises with the layers, so a binary search. */
-void engine_estimate(const struct engine_scenario *sc, struct engine_estimate *e) {
+void engine_estimate(const struct engine_scenario *given, struct engine_estimate *e) {
+    /* A global batch sets the micro-batches (gradient accumulation) of
+     * this layout: global / (micro-batch size x dp). */
+    struct engine_scenario derived;
+    const struct engine_scenario *sc = given;
+    if (given->mode != ENGINE_MODE_INFER && given->global_batch) {
+        derived = *given;
+        derived.micro_batches = engine_micro_batches(given);
+        sc = &derived;
+    }
     if (!fits_layers_itself(sc)) {
         estimate_core(sc, e);
         return;

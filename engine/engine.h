@@ -91,6 +91,9 @@ struct engine_model {
     double file_layer_params;                 /* of all layers together */
     double file_expert_params, file_expert_bytes; /* routed experts of all layers */
     double file_layer_bytes[ENGINE_FILE_LAYERS_MAX]; /* each transformer layer's tensors */
+    /* Published pre-training global batch in tokens (Llama 3 405B 16M,
+     * Llama 2 4M, GPT-3 3.2M); 0 = not published. */
+    double global_batch_tokens;
 };
 
 /* A number format for weights or for the KV cache (ggml's type traits). */
@@ -188,6 +191,20 @@ struct engine_serving {
     bool keep_embeddings_16bit;      /* embedding and output head in 16-bit */
 };
 
+/* Model FLOPs per trained token (what MFU counts): 6 N plus causal
+ * self-attention 6 L s a (d_qk + d_v) = 12 L h s, counted as PaLM appendix B
+ * does (Chowdhery et al. 2022; Narayanan et al. 2021 eq. 3: 1 + s/6h); or
+ * the bare 6 N of Kaplan et al. 2020 (seed 000's arithmetic). */
+enum engine_flops_model { ENGINE_FLOPS_6N_ATTENTION = 0, ENGINE_FLOPS_6N, ENGINE_FLOPS_MODEL_COUNT };
+
+/* The kernel efficiency of training when --flops-efficiency is not given:
+ * the hardware FLOP utilisation of Megatron-LM's 530B and 1T runs,
+ * bubble and communication included (Korthikanti et al. 2022, Table 5:
+ * 57.0%). Their kernels run at least that fast; vramlab takes it as the
+ * rate of the kernels themselves, then adds its own bubble and exposed
+ * communication (an assumption, stated in explain). */
+#define ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY 0.57
+
 struct engine_recipe_info {
     const char *id;
     double weights, grads, master, optimizer; /* bytes per parameter */
@@ -207,25 +224,42 @@ struct engine_scenario {
     double allreduce_latency_s;    /* per all-reduce */
     uint32_t tp, pp, dp;
     uint32_t zero;          /* ZeRO stage 0..3 */
-    uint32_t micro_batches; /* m per step per data-parallel replica */
+    uint32_t micro_batches; /* m per step per data-parallel replica (gradient accumulation) */
+    /* Training: sequences per optimizer step over all replicas (Megatron's
+     * --global-batch-size); 0 = batch * micro_batches * dp. Given, the
+     * micro-batches are derived: global / (batch * dp), which must divide. */
+    uint32_t global_batch;
     uint32_t interleave;    /* v virtual stages per GPU; 1 = plain 1F1B */
     bool sequence_parallel;
 
     enum engine_mode mode;
-    uint32_t batch;   /* sequences per replica (micro-batch size in training) */
+    uint32_t batch; /* inference: sequences per replica; training: sequences per
+                       micro-batch per replica (Megatron's --micro-batch-size) */
     uint32_t context; /* tokens per sequence */
     uint32_t prompt;  /* prefill tokens; 0 = context */
     enum engine_recompute recompute;
     enum engine_recipe recipe;
     uint32_t lora_rank;
-    double mfu; /* FLOP utilisation while computing (bubble and comm added) */
+    /* Model FLOPs utilisation end to end, as papers report it (PaLM
+     * appendix B, Llama 3, Megatron): step = model FLOPs / (G peak MFU),
+     * bubble and communication already inside it. 0 = not given: vramlab
+     * predicts it from the kernel efficiency, the bubble and the
+     * communication the schedule cannot hide. */
+    double mfu;
+    enum engine_flops_model flops_model;
     double training_tokens;  /* 0 = the default (20 per parameter; 100M for LoRA) */
     bool training_tokens_given; /* training_tokens is the user's, even 0 */
+    /* Seed 002's method: a known training throughput in tokens/s of the
+     * whole deployment; given (> 0), the run takes tokens / throughput and
+     * the MFU is what that rate implies. 0 = from the step time. */
+    double throughput_tokens_per_s;
     double price_per_hour;   /* 0 = the GPU's on-demand price */
     bool price_given;        /* price_per_hour is the user's, even 0 (own GPUs) */
     double reserve_bytes;    /* CUDA context, fragmentation */
     double bw_efficiency;    /* fraction of data-sheet bandwidth reached */
     double flops_efficiency; /* fraction of data-sheet FLOP/s reached */
+    bool flops_efficiency_given; /* else training kernels run at
+                                    ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY */
     /* Calibration from the measure pane (0 = use the data sheet). */
     double measured_bytes_per_s;
     double measured_flop_per_s;
@@ -244,9 +278,10 @@ enum engine_invalid {
     ENGINE_INVALID_GPU = 1u << 5,        /* zero memory or bandwidth or FLOP/s */
     ENGINE_INVALID_WORKLOAD = 1u << 6,   /* zero batch/context/gpus */
     ENGINE_INVALID_FORMAT = 1u << 7,     /* zero bits */
-    ENGINE_INVALID_EFFICIENCY = 1u << 8, /* efficiency or MFU outside (0,1] */
+    ENGINE_INVALID_EFFICIENCY = 1u << 8, /* efficiency outside (0,1], MFU outside [0,1] */
     ENGINE_INVALID_PROMPT = 1u << 9,     /* prompt longer than the context */
     ENGINE_INVALID_SERVING = 1u << 10,   /* runtime settings out of range */
+    ENGINE_INVALID_BATCH = 1u << 11,     /* global batch not a multiple of batch x dp */
 };
 
 enum engine_warning {
@@ -344,17 +379,30 @@ struct engine_estimate {
     double act_logits_bytes;
 
     /* Training (NaN where not applicable: inference mode). */
-    double train_flops_per_token;
+    double train_flops_per_token;    /* model FLOPs (MFU's numerator), no recompute */
+    double train_hw_flops_per_token; /* with the recomputed forward (HFU's) */
     double train_tokens_per_step;
+    double train_global_batch;    /* sequences per step, all replicas */
+    double train_micro_batches;   /* gradient-accumulation steps per replica */
     double train_tokens;          /* tokens of the whole run (default filled in) */
-    double train_compute_seconds; /* per step, at MFU, before bubble and comm */
-    double train_step_seconds;    /* compute / (1 - bubble) + TP + exposed DP comm */
+    double train_compute_seconds; /* per step: hardware FLOPs at the kernel efficiency */
+    double train_step_seconds;    /* given MFU: model FLOPs / (G peak MFU); predicted:
+                                     compute / (1 - bubble) + TP + PP + exposed DP comm */
     double train_bubble_fraction;
     double train_tp_comm_seconds; /* per step */
+    double train_pp_comm_seconds; /* per step, on the critical path */
     double train_dp_comm_seconds; /* per step */
+    double train_kernel_efficiency; /* the fraction of peak the kernels run at */
+    double train_mfu;             /* model FLOPs / (G peak step): given, or predicted */
+    double train_hfu;             /* hardware FLOPs (recompute included) / (G peak step) */
     double train_days;
     double train_gpu_hours;
     double train_cost_usd;
+    double train_cost_spot_usd; /* GPU-hours x the catalog's spot price; NaN: none */
+    /* Energy at the board power (tdp): an upper bound; NaN without a tdp. */
+    double train_energy_joules;   /* GPU-hours x 3600 x tdp */
+    double train_energy_joules_per_token;
+    double decode_joules_per_token; /* G x tdp / decode tokens/s (the ceiling) */
 };
 
 /* Keys of every output that can be explained (also the JSON names). */
@@ -407,6 +455,15 @@ enum engine_key {
     ENGINE_KEY_SERVING_OVERHEAD,
     ENGINE_KEY_SERVING_GPU_LAYERS,
     ENGINE_KEY_SERVING_HOST_BW,
+    ENGINE_KEY_TRAIN_MFU,
+    ENGINE_KEY_TRAIN_HFU,
+    ENGINE_KEY_TRAIN_PP_COMM,
+    ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
+    ENGINE_KEY_TRAIN_GLOBAL_BATCH,
+    ENGINE_KEY_TRAIN_MICRO_BATCHES,
+    ENGINE_KEY_TRAIN_COST_SPOT,
+    ENGINE_KEY_TRAIN_ENERGY,
+    ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
     ENGINE_KEY_COUNT
 };
 
@@ -459,6 +516,16 @@ const char *engine_mode_name(enum engine_mode m);
 int engine_mode_parse(const char *s, enum engine_mode *out);
 const char *engine_recompute_name(enum engine_recompute r);
 int engine_recompute_parse(const char *s, enum engine_recompute *out);
+/* "6n-attention" (the default) and "6n". */
+const char *engine_flops_model_name(enum engine_flops_model f);
+int engine_flops_model_parse(const char *s, enum engine_flops_model *out);
+/* The kernel efficiency of a training scenario: --flops-efficiency when
+ * given, else ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY. */
+double engine_train_kernel_efficiency(const struct engine_scenario *sc);
+/* The micro-batches (gradient-accumulation steps) per replica of a
+ * training step: global_batch / (batch * dp) when a global batch is given
+ * and divides, else micro_batches. */
+uint32_t engine_micro_batches(const struct engine_scenario *sc);
 const char *engine_compute_name(enum engine_compute c);
 /* The FLOP/s column a scenario computes in: the weight format's in
  * inference, the recipe's in full training (BF16, FP32 for adam-fp32),
@@ -532,6 +599,7 @@ enum engine_reject {
     ENGINE_REJECT_TP_NODE,   /* t exceeds GPUs per node */
     ENGINE_REJECT_PP_LAYERS, /* p exceeds the layers */
     ENGINE_REJECT_MEMORY,    /* does not fit */
+    ENGINE_REJECT_BATCH,     /* micro-batch size x d does not divide the global batch */
 };
 
 struct engine_layout {

@@ -119,15 +119,20 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "llm-analysis (cli99) prefill latency (max of compute and memory, TP all-reduce); "
          "GPipe-style pipelining; steps: vLLM max_num_batched_tokens, llama.cpp n_ubatch",
          false, false},
-    [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] = {"training.flops_per_token", "FLOP per token",
-                                          "6 * N (8 * N with full recompute; LoRA 4 * N)",
-                                          "Kaplan et al. 2020; Korthikanti et al. 2022 §5", true,
-                                          false},
+    [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] =
+        {"training.flops_per_token", "model FLOP per token",
+         "6 * N + 6 * L * s * a * (d_qk + d_v) (= 12 L h s: causal self-attention counted whole, "
+         "forward and backward; LoRA 4 * N + the same; --flops-model 6n: 6 * N alone); "
+         "recompute never counts",
+         "PaLM (Chowdhery et al. 2022) appendix B; Narayanan et al. 2021 eq. 3 (1 + s/6h); "
+         "Kaplan et al. 2020 (6 N)",
+         true, false},
     [ENGINE_KEY_TRAIN_STEP] =
         {"training.step_seconds", "step time",
-         "FLOP per token * tokens per step / (G * peak * MFU) / (1 - bubble) + TP comm "
-         "+ the DP comm the backward pass cannot hide",
-         "engine.md Parallelism; GPipe bubble; Megatron-LM", true, false},
+         "--mfu given (end to end): model FLOP per token * tokens per step / (G * peak * MFU), "
+         "nothing added; else hardware FLOP * tokens per step / (G * peak * kernel efficiency) / "
+         "(1 - bubble) + TP comm + PP comm + the DP comm the backward pass cannot hide",
+         "PaLM appendix B and Llama 3 (MFU end to end); GPipe bubble; Megatron-LM", true, false},
     [ENGINE_KEY_TRAIN_BUBBLE] = {"training.bubble_fraction", "pipeline bubble",
                                  "(p - 1) / (v * m + p - 1)",
                                  "GPipe (Huang et al. 2019); Narayanan et al. 2021 §2.2", true,
@@ -142,8 +147,12 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "figure inside a node; x1.5 under ZeRO-3)",
          "ring all-reduce; ZeRO §7", true, false},
     [ENGINE_KEY_TRAIN_DAYS] = {"training.days", "training days",
-                               "tokens / tokens per step * step time / 86400",
-                               "engine.md; Llama 3.1 405B: 16,384 H100 at 38-43% MFU", true, false},
+                               "tokens / tokens per step * step time / 86400; with --throughput "
+                               "(seed 002): tokens / throughput / 86400, tokens = examples * "
+                               "tokens each * epochs",
+                               "engine.md; Llama 3.1 405B: 16,384 H100 at 38-43% MFU; seed 002 "
+                               "Training Time = (Dataset Size x Epochs) / Throughput",
+                               true, false},
     [ENGINE_KEY_TRAIN_GPU_HOURS] = {"training.gpu_hours", "GPU-hours",
                                     "training seconds / 3600 * G", "engine.md", true, false},
     [ENGINE_KEY_DECODE_FLOPS_PER_TOKEN] =
@@ -232,6 +241,53 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "--host-bandwidth, the catalog CPU (--host-cpu), the Measure pane; else 80 GB/s "
          "(dual-channel DDR5-5000)",
          false, false},
+    [ENGINE_KEY_TRAIN_MFU] =
+        {"training.mfu", "MFU",
+         "model FLOP per token * tokens per step / (G * peak * step time): --mfu when given, else "
+         "predicted from the kernel efficiency (--flops-efficiency, default 0.57), the bubble and "
+         "the exposed communication",
+         "PaLM (Chowdhery et al. 2022) appendix B; kernel default: Korthikanti et al. 2022 Table 5 "
+         "(HFU 57.0% of Megatron's 530B and 1T runs); Llama 3 reports 38-43% for 405B",
+         true, false},
+    [ENGINE_KEY_TRAIN_HFU] = {"training.hfu", "HFU",
+                              "MFU * hardware FLOP per token / model FLOP per token (recomputed "
+                              "forward included)",
+                              "Korthikanti et al. 2022 §6 (MFU vs HFU)", true, false},
+    [ENGINE_KEY_TRAIN_PP_COMM] =
+        {"training.pp_comm_seconds", "PP hand-offs",
+         "2 * (v * m + p - 1) * (s b h 2 bytes / t / link BW + latency): one activation forward "
+         "and one gradient backward per slot of the schedule, each TP rank sending 1/t",
+         "Narayanan et al. 2021 §4.1 (scatter/gather of the pipeline hand-offs)", true, false},
+    [ENGINE_KEY_TRAIN_COST_SPOT] = {"training.cost_spot_usd", "cost at spot prices",
+                                    "GPU-hours * the catalog's spot price per GPU-hour",
+                                    "catalog price.spot (seed 002's table: T4 $0.15, A10G $0.45, "
+                                    "A100-40GB $1.20, A100-80GB $1.80, H100 $2.40)",
+                                    true, false},
+    [ENGINE_KEY_TRAIN_ENERGY] = {"training.energy_joules", "training energy",
+                                 "GPU-hours * 3600 * board power (tdp): an upper bound, every GPU "
+                                 "at its tdp the whole run",
+                                 "seed 003 (power in W, energy in Wh); catalog tdp (data sheets)",
+                                 true, false},
+    [ENGINE_KEY_DECODE_JOULES_PER_TOKEN] =
+        {"decode.joules_per_token", "energy per token",
+         "G * board power (tdp) / decode tokens/s: the upper bound at the ceiling",
+         "seed 003 (power in W, energy in Wh); catalog tdp (data sheets)", false, false},
+    [ENGINE_KEY_TRAIN_GLOBAL_BATCH] =
+        {"training.global_batch", "global batch",
+         "micro-batch size * micro-batches * d sequences per optimizer step (--global-batch, "
+         "else the model's published batch in tokens / context, else batch * micro-batches * d)",
+         "Megatron-LM --global-batch-size; DeepSpeed train_batch_size; Llama 3 Table 4", true,
+         false},
+    [ENGINE_KEY_TRAIN_MICRO_BATCHES] =
+        {"training.gradient_accumulation_steps", "micro-batches per step",
+         "global batch / (micro-batch size * d): the micro-batches each replica runs per step",
+         "DeepSpeed train_batch_size = micro_batch * gradient_accumulation_steps * dp; seed 002",
+         true, false},
+    [ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN] =
+        {"training.hw_flops_per_token", "hardware FLOP per token",
+         "model FLOP per token + what recompute runs again: full 2 N + 2 L s a (d_qk + d_v), "
+         "selective the attention forward 2 L s a (d_qk + d_v), none 0",
+         "Korthikanti et al. 2022 §5-6", true, false},
 };
 
 /* JSON path of a key. */
@@ -358,6 +414,24 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->serving.overhead_bytes;
     case ENGINE_KEY_SERVING_GPU_LAYERS:
         return e->serving.gpu_layers;
+    case ENGINE_KEY_TRAIN_MFU:
+        return e->train_mfu;
+    case ENGINE_KEY_TRAIN_GLOBAL_BATCH:
+        return e->train_global_batch;
+    case ENGINE_KEY_TRAIN_COST_SPOT:
+        return e->train_cost_spot_usd;
+    case ENGINE_KEY_TRAIN_ENERGY:
+        return e->train_energy_joules;
+    case ENGINE_KEY_DECODE_JOULES_PER_TOKEN:
+        return e->decode_joules_per_token;
+    case ENGINE_KEY_TRAIN_MICRO_BATCHES:
+        return e->train_micro_batches;
+    case ENGINE_KEY_TRAIN_HFU:
+        return e->train_hfu;
+    case ENGINE_KEY_TRAIN_PP_COMM:
+        return e->train_pp_comm_seconds;
+    case ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN:
+        return e->train_hw_flops_per_token;
     case ENGINE_KEY_SERVING_HOST_BW:
         return e->serving.host_bytes_per_s;
     case ENGINE_KEY_COUNT:
@@ -609,7 +683,7 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         break;
     case ENGINE_KEY_ACT_LAYERS_HELD:
         snprintf(v, n, "%u layers / p=%u * min(m=%u, p) = %.4g", m->layers, sc->pp,
-                 sc->micro_batches, e->act_layers_held);
+                 engine_micro_batches(sc), e->act_layers_held);
         break;
     case ENGINE_KEY_ACT_LOGITS:
         snprintf(v, n, "4 * %u * %u * %u / t=%u on the last stage%s = %.4g GB",
@@ -629,24 +703,107 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->serving.prefill_bytes_s, e->bandwidth_bytes_per_s / G,
                  e->serving.prefill_comm_s, e->prefill_seconds);
         break;
-    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN:
-        snprintf(v, n, "%.4g * %.4g = %.4g FLOP", e->train_flops_per_token / e->params_active,
-                 e->params_active, e->train_flops_per_token);
-        break;
-    case ENGINE_KEY_TRAIN_STEP: {
-        snprintf(v, n,
-                 "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.2g) = %.4g s; / (1 - %.3g) "
-                 "+ TP %.3g s + DP not hidden %.3g s = %.4g s",
-                 e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
-                 e->peak_flop_per_s / 1e12, sc->mfu, e->train_compute_seconds,
-                 e->train_bubble_fraction, e->train_tp_comm_seconds,
-                 fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0),
-                 e->train_step_seconds);
+    case ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN: {
+        double kn = sc->mode == ENGINE_MODE_TRAIN ? 6.0 : 4.0;
+        double attn = e->train_flops_per_token - kn * e->params_active;
+        if (sc->flops_model == ENGINE_FLOPS_6N)
+            snprintf(v, n, "%g * %.4g (--flops-model 6n: no attention term) = %.4g FLOP", kn,
+                     e->params_active, e->train_flops_per_token);
+        else
+            snprintf(v, n,
+                     "%g * %.4g + 6 * L=%u * s=%u * a=%u * (d_qk + d_v) = %.4g + %.4g = %.4g FLOP "
+                     "(attention %+.1f%%)",
+                     kn, e->params_active, m->layers, sc->context, m->heads,
+                     kn * e->params_active, attn, e->train_flops_per_token,
+                     100.0 * attn / (kn * e->params_active));
         break;
     }
+    case ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN:
+        snprintf(v, n, "%.4g model + %.4g recomputed (%s) = %.4g FLOP", e->train_flops_per_token,
+                 e->train_hw_flops_per_token - e->train_flops_per_token,
+                 engine_recompute_name(sc->recompute), e->train_hw_flops_per_token);
+        break;
+    case ENGINE_KEY_TRAIN_STEP: {
+        if (sc->throughput_tokens_per_s > 0)
+            snprintf(v, n, "%.4g tokens per step / --throughput %.4g tokens/s = %.4g s",
+                     e->train_tokens_per_step, sc->throughput_tokens_per_s,
+                     e->train_step_seconds);
+        else if (sc->mfu > 0)
+            snprintf(v, n,
+                     "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * MFU %.4g) = %.4g s (the "
+                     "bubble and communication are inside the MFU)",
+                     e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
+                     e->peak_flop_per_s / 1e12, sc->mfu, e->train_step_seconds);
+        else
+            snprintf(v, n,
+                     "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.3g kernel efficiency) = "
+                     "%.4g s; / (1 - %.3g) + TP %.3g s + PP %.3g s + DP not hidden %.3g s = %.4g s",
+                     e->train_hw_flops_per_token, e->train_tokens_per_step, sc->gpus,
+                     e->peak_flop_per_s / 1e12, e->train_kernel_efficiency,
+                     e->train_compute_seconds, e->train_bubble_fraction,
+                     e->train_tp_comm_seconds, e->train_pp_comm_seconds,
+                     fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0),
+                     e->train_step_seconds);
+        break;
+    }
+    case ENGINE_KEY_TRAIN_MFU:
+        if (sc->throughput_tokens_per_s > 0)
+            snprintf(v, n, "%.4g FLOP * %.4g tokens/s / (%u * %.4g TFLOP/s) = %.4g (implied by "
+                     "--throughput)",
+                     e->train_flops_per_token, sc->throughput_tokens_per_s, sc->gpus,
+                     e->peak_flop_per_s / 1e12, e->train_mfu);
+        else if (sc->mfu > 0)
+            snprintf(v, n, "--mfu %.4g, given (end to end)", sc->mfu);
+        else
+            snprintf(v, n,
+                     "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.4g s) = %.4g (kernels at "
+                     "%.3g of peak%s, bubble %.3g, TP %.3g s, PP %.3g s, DP not hidden %.3g s)",
+                     e->train_flops_per_token, e->train_tokens_per_step, sc->gpus,
+                     e->peak_flop_per_s / 1e12, e->train_step_seconds, e->train_mfu,
+                     e->train_kernel_efficiency,
+                     sc->flops_efficiency_given ? ", --flops-efficiency"
+                                                : ", the default: Korthikanti Table 5",
+                     e->train_bubble_fraction, e->train_tp_comm_seconds,
+                     e->train_pp_comm_seconds,
+                     fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0));
+        break;
+    case ENGINE_KEY_TRAIN_HFU:
+        snprintf(v, n, "%.4g * %.4g / %.4g = %.4g", e->train_mfu, e->train_hw_flops_per_token,
+                 e->train_flops_per_token, e->train_hfu);
+        break;
+    case ENGINE_KEY_TRAIN_PP_COMM:
+        snprintf(v, n, "p=%u, v=%u, m=%u, t=%u: %.4g s per step", sc->pp, sc->interleave,
+                 engine_micro_batches(sc), sc->tp, e->train_pp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_ENERGY:
+        snprintf(v, n, "%.4g GPU-hours * 3600 * %.4g W = %.4g J = %.4g MWh (%.4g J per token)",
+                 e->train_gpu_hours, sc->gpu.tdp_w, e->train_energy_joules,
+                 e->train_energy_joules / 3.6e9, e->train_energy_joules_per_token);
+        break;
+    case ENGINE_KEY_DECODE_JOULES_PER_TOKEN:
+        snprintf(v, n, "%u GPUs * %.4g W / %.4g tokens/s = %.4g J per token", sc->gpus,
+                 sc->gpu.tdp_w, e->decode_tokens_per_s, e->decode_joules_per_token);
+        break;
+    case ENGINE_KEY_TRAIN_COST_SPOT:
+        snprintf(v, n, "%.4g GPU-hours * $%.4g/h spot = $%.4g", e->train_gpu_hours,
+                 sc->gpu.spot_price_per_hour, e->train_cost_spot_usd);
+        break;
+    case ENGINE_KEY_TRAIN_GLOBAL_BATCH:
+        snprintf(v, n, "%u * %u * %u = %.0f sequences (%.4g tokens of %u)%s", sc->batch,
+                 engine_micro_batches(sc), sc->dp, e->train_global_batch,
+                 e->train_tokens_per_step, sc->context,
+                 sc->global_batch ? ", --global-batch" : "");
+        break;
+    case ENGINE_KEY_TRAIN_MICRO_BATCHES:
+        if (sc->global_batch)
+            snprintf(v, n, "%u / (%u * %u) = %.0f", sc->global_batch, sc->batch, sc->dp,
+                     e->train_micro_batches);
+        else
+            snprintf(v, n, "--micro-batches %u (no --global-batch)", sc->micro_batches);
+        break;
     case ENGINE_KEY_TRAIN_BUBBLE:
         snprintf(v, n, "(%u - 1) / (%u * %u + %u - 1) = %.4g", sc->pp, sc->interleave,
-                 sc->micro_batches, sc->pp, e->train_bubble_fraction);
+                 engine_micro_batches(sc), sc->pp, e->train_bubble_fraction);
         break;
     case ENGINE_KEY_TRAIN_TP_COMM:
         snprintf(v, n, "t=%u: %.4g s per step", sc->tp, e->train_tp_comm_seconds);
@@ -655,6 +812,13 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
         break;
     case ENGINE_KEY_TRAIN_DAYS:
+        if (sc->throughput_tokens_per_s > 0) {
+            snprintf(v, n, "%.4g tokens / %.4g tokens/s = %.4g s = %.4g h = %.4g days",
+                     e->train_tokens, sc->throughput_tokens_per_s,
+                     e->train_tokens / sc->throughput_tokens_per_s,
+                     e->train_tokens / sc->throughput_tokens_per_s / 3600, e->train_days);
+            break;
+        }
         snprintf(v, n, "%.4g tokens%s / %.4g per step * %.4g s = %.4g days", e->train_tokens,
                  sc->training_tokens_given || sc->training_tokens > 0 ? ""
                  : sc->mode == ENGINE_MODE_TRAIN ? " (20 per parameter, Hoffmann et al. 2022)"
@@ -680,7 +844,8 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->decode_bytes_per_step / G, e->arithmetic_intensity, e->ridge_flop_per_byte);
         break;
     case ENGINE_KEY_TRAIN_TOKENS_PER_STEP:
-        snprintf(v, n, "%u * %u * %u * %u = %.4g tokens", sc->batch, sc->micro_batches, sc->dp,
+        snprintf(v, n, "%u * %u * %u * %u = %.4g tokens", sc->batch, engine_micro_batches(sc),
+                 sc->dp,
                  sc->context, e->train_tokens_per_step);
         break;
     case ENGINE_KEY_MEM_OVERHEAD:
@@ -820,8 +985,12 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  sc->tp, gpn);
         break;
     case ENGINE_WARN_BUBBLE:
-        snprintf(buf, n, "pipeline bubble %.0f%%: use at least 4 x p = %u micro-batches (GPipe)",
-                 100 * e->train_bubble_fraction, 4 * sc->pp);
+        snprintf(buf, n,
+                 "pipeline bubble %.0f%%: %u micro-batches on %u stages; use at least 4 x p = %u "
+                 "micro-batches (GPipe), a global batch of %llu sequences at this micro-batch "
+                 "size and dp",
+                 100 * e->train_bubble_fraction, engine_micro_batches(sc), sc->pp, 4 * sc->pp,
+                 4ull * sc->pp * sc->batch * sc->dp);
         break;
     case ENGINE_WARN_CONTEXT_OVER_MAX:
         snprintf(buf, n, "context %u exceeds the model's maximum %u", sc->context,
@@ -852,7 +1021,8 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
         break;
     case ENGINE_WARN_COMM_BOUND:
         snprintf(buf, n, "communication (%.3g s) exceeds compute (%.3g s) per step",
-                 e->train_tp_comm_seconds + e->train_dp_comm_seconds, e->train_step_seconds);
+                 e->train_tp_comm_seconds + e->train_pp_comm_seconds + e->train_dp_comm_seconds,
+                 e->train_step_seconds);
         break;
     case ENGINE_WARN_NO_PRICE:
         snprintf(buf, n, "no price for %s: pass --price to get a cost", sc->gpu.name);
@@ -943,6 +1113,12 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
     case ENGINE_INVALID_PROMPT:
         snprintf(buf, n, "--prompt %u is longer than --context %u (the context holds the prompt)",
                  sc->prompt, sc->context);
+        break;
+    case ENGINE_INVALID_BATCH:
+        snprintf(buf, n,
+                 "--global-batch %u sequences is not a multiple of --micro-batch-size %u x --dp "
+                 "%u = %llu (gradient accumulation = global / (micro x dp) must be whole)",
+                 sc->global_batch, sc->batch, sc->dp, (unsigned long long)sc->batch * sc->dp);
         break;
     case ENGINE_INVALID_SERVING:
         snprintf(buf, n,

@@ -191,6 +191,9 @@ size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t g
         return 0;
     struct engine_scenario s = *sc;
     s.gpus = gpus;
+    /* A given MFU is end to end and would make every layout equally fast:
+     * layouts are compared at the MFU each one is predicted to reach. */
+    s.mfu = 0;
     uint32_t gpn =
         sc->gpus_per_node ? sc->gpus_per_node : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
     for (uint32_t t = 1; t <= gpus; t++) {
@@ -206,6 +209,9 @@ size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t g
                 l.reject = ENGINE_REJECT_TP_HEADS;
             else if (t > gpn)
                 l.reject = ENGINE_REJECT_TP_NODE;
+            else if (sc->mode != ENGINE_MODE_INFER && sc->global_batch &&
+                     sc->global_batch % ((uint64_t)(sc->batch ? sc->batch : 1) * (gpus / (t * p))))
+                l.reject = ENGINE_REJECT_BATCH;
             else if (sc->model.layers == 0 || p > sc->model.layers ||
                      (sc->serving.gpu_layers_given && p > (uint32_t)sc->serving.gpu_layers))
                 l.reject = ENGINE_REJECT_PP_LAYERS;
@@ -246,6 +252,8 @@ const char *engine_reject_text(enum engine_reject r) {
         return "p exceeds the layers";
     case ENGINE_REJECT_MEMORY:
         return "does not fit in memory";
+    case ENGINE_REJECT_BATCH:
+        return "micro-batch size x d does not divide the global batch";
     }
     return "?";
 }

@@ -25,6 +25,8 @@ struct engine_gpu th_h100_sxm(void) {
     g.link_bytes_per_s = 900e9;
     g.gpus_per_node = 8;
     g.price_per_hour = 2.99;
+    g.tdp_w = 700; /* H100 SXM data sheet, up to 700 W */
+    g.spot_price_per_hour = 2.40; /* seed 002 table, H100 spot */
     return g;
 }
 

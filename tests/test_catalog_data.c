@@ -310,3 +310,13 @@ Test(catalog_data, workstation_cards_are_one_node) {
     cr_expect_eq(gpu("l40s")->gpus_per_node, 8);
     cr_expect_eq(gpu("rtx-pro-6000")->gpus_per_node, 8);
 }
+
+/* Published pre-training global batches (issue 12): Llama 3 405B 16M tokens
+ * (Llama 3 paper §3.4.1: 2,048 sequences of 8,192), GPT-3 175B 3.2M (Brown
+ * et al. 2020 table 2.1: 1,536 x 2,048), Pythia 2M (1,024 x 2,048). */
+Test(catalog_data, published_global_batches) {
+    cr_expect_eq(model("llama-3.1-405b")->global_batch_tokens, 2048.0 * 8192);
+    cr_expect_eq(model("gpt-3-175b")->global_batch_tokens, 1536.0 * 2048);
+    cr_expect_eq(model("pythia-1.4b")->global_batch_tokens, 1024.0 * 2048);
+    cr_expect_eq(model("llama-3.1-8b")->global_batch_tokens, 0, "not published: none");
+}

@@ -63,6 +63,18 @@ expect 2 "--gpus" plan --gpus eight
 expect 2 "--gpus" plan --gpus 0
 expect 2 "--batch" plan --batch -1
 expect 2 "--mfu" plan --mfu 1.5
+expect 2 "--global-batch 1000 sequences is not a multiple of --micro-batch-size 1 x --dp 128" \
+    plan --model llama-3.1-405b --mode train --tp 8 --pp 16 --dp 128 --global-batch 1000
+expect 2 "is not a whole number of sequences of --context 4096" \
+    plan --mode train --global-batch 3000-tokens
+expect 2 "--global-batch applies to training" plan --global-batch 16
+expect 2 "--batch 2 and --micro-batch-size 4" plan --mode train --batch 2 --micro-batch-size 4
+expect 2 "needs m = 16, but --micro-batches is 4" plan --mode train --global-batch 16 --micro-batches 4
+expect 2 "--flops-model" plan --mode train --flops-model 8n
+expect 2 "--throughput and --mfu" plan --mode train --throughput 1000 --mfu 0.4
+expect 2 "--epochs counts passes" plan --mode train --epochs 3
+expect 2 "--tokens and --dataset" plan --mode train --dataset 10x512 --tokens 1M
+expect 2 "--dataset: expected examples x tokens" plan --mode train --dataset 10000
 expect 2 "--units" plan --units tb
 expect 2 "--mode" plan --mode serve
 expect 2 "--recompute" plan --recompute some

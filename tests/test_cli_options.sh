@@ -367,4 +367,28 @@ run plan --model mistral-7b
 check_contains "longest context stops at the model's maximum" "$TMP/out" "32,768   the model's maximum"
 run plan --gpu-memory 1GiB --gpu-bandwidth 100GB/s --gpu-flops 10T
 check_contains "a limit past its search bound says so" "$TMP/out" "more than 65,536 GPUs"
+# Training batches (issue 12): --global-batch in sequences or tokens, the
+# micro-batches derived as global / (micro-batch size x dp). Seed 002: per-
+# device batch 1 x accumulation 16 = effective 16.
+run plan --model llama-3.1-8b --mode train --micro-batch-size 1 --global-batch 16 --json
+check_eq "seed 002: 1 x 16 accumulation" "$(json_get "$TMP/out" training.gradient_accumulation_steps)" 16
+check_eq "seed 002: effective batch 16" "$(json_get "$TMP/out" training.global_batch)" 16
+# Llama 3 Table 4: 16M tokens of 8,192 on DP 128 = 16 sequences per replica.
+run plan --model llama-3.1-405b --mode train --tp 8 --pp 16 --dp 128 --context 8192 \
+    --global-batch 16M-tokens --json
+check_eq "16M-tokens / 8192 = 2048 sequences" "$(json_get "$TMP/out" training.global_batch)" 2048
+check_eq "2048 / (1 x 128) = 16 micro-batches" \
+    "$(json_get "$TMP/out" training.gradient_accumulation_steps)" 16
+check_eq "tokens per step = 16M" "$(json_get "$TMP/out" training.tokens_per_step)" 16777216
+check_contains "16 < 4 x 16 micro-batches warned" "$TMP/out" "use at least 4 x p = 64"
+# Without a batch given, the model's published one (catalog global_batch_tokens).
+run plan --model llama-3.1-405b --mode train --tp 8 --pp 16 --dp 128 --context 8192 --json
+check_eq "405B default: its 16M tokens" "$(json_get "$TMP/out" training.global_batch)" 2048
+check_contains "the recipe batch is noted" "$TMP/out" "published global batch"
+# --batch is the micro-batch size in training: the same as --micro-batch-size.
+run plan --model llama-3.1-8b --mode train --batch 2 --micro-batches 8 --dp 1 --json
+a=$(json_get "$TMP/out" training.step_seconds)
+run plan --model llama-3.1-8b --mode train --micro-batch-size 2 --micro-batches 8 --json
+check_eq "--batch = --micro-batch-size in training" "$(json_get "$TMP/out" training.step_seconds)" "$a"
+check_eq "2 x 8 = 16 sequences" "$(json_get "$TMP/out" training.global_batch)" 16
 finish

@@ -167,3 +167,35 @@ Theory((int mi, int mode, unsigned ctx), props, total_is_sum_of_parts) {
     cr_assert_eq(e.fits, m->total <= e.capacity);
 }
 
+
+/* MFU (issue 12): a predicted MFU never exceeds the kernels' efficiency
+ * (the bubble and communication only take away), HFU >= MFU, and a given
+ * MFU is end to end: the step does not depend on the layout's bubble or
+ * communication, only on model FLOPs / (G peak MFU). */
+TheoryDataPoints(props, mfu_bounded_and_end_to_end) = {
+    DataPoints(int, 0, 1, 4, 5),
+    DataPoints(int, 1, 2, 3),
+    DataPoints(unsigned, 1, 2, 4),
+    DataPoints(unsigned, 1, 8),
+};
+
+Theory((int mi, int mode, unsigned pp, unsigned m), props, mfu_bounded_and_end_to_end) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = (enum engine_mode)mode;
+    sc.gpus = 8 * pp;
+    sc.tp = 2;
+    sc.pp = pp;
+    sc.dp = 4;
+    sc.micro_batches = m;
+    sc.mfu = 0;
+    struct engine_estimate e = est(&sc);
+    cr_assert_leq(e.train_hfu, e.train_kernel_efficiency * (1 + 1e-12), "hfu %.6g", e.train_hfu);
+    cr_assert_leq(e.train_mfu, e.train_hfu * (1 + 1e-12));
+    cr_assert_gt(e.train_mfu, 0);
+    sc.mfu = 0.4;
+    struct engine_estimate a = est(&sc);
+    double want = a.train_flops_per_token * a.train_tokens_per_step /
+                  (sc.gpus * a.peak_flop_per_s * 0.4);
+    cr_assert_float_eq(a.train_step_seconds, want, want * 1e-12);
+    cr_assert_float_eq(a.train_mfu, 0.4, 1e-15);
+}

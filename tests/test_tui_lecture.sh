@@ -293,7 +293,8 @@ out=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan $SCEN)
 echo "$out" | grep -q "^CABE: .*,.* GB de 85,9 GB por GPU" && echo "$out" | grep -q "Memoria por GPU" &&
     ok "plan text in Spanish" || fail "plan in Spanish: $(echo "$out" | head -5)"
 json=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan --json --mfu 0.4 $SCEN | nonote)
-[ "$json" = "$b" ] && ok "plan --json is the same under es_ES (and 0.4 parses)" ||
+b4=$("$VRAMLAB" plan --json --mfu 0.4 $SCEN | nonote)
+[ "$json" = "$b4" ] && ok "plan --json is the same under es_ES (and 0.4 parses)" ||
     fail "plan --json differs under es_ES"
 start c 100 30 LANG=C -- $SCEN
 if wait_for c "Memory per GPU" && ! capture c | LC_ALL=C grep -q '[^ -~]'; then

@@ -37,7 +37,8 @@ enum plan_kind {
     K_MONEY,
     K_BITS,
     K_INT,
-    K_TIMES
+    K_TIMES,
+    K_JOULES
 };
 enum plan_section { S_NONE, S_PARAMS, S_MEMORY, S_DECODE, S_TRAINING, S_SERVING };
 
@@ -101,6 +102,8 @@ static const struct plan_field plan_fields[] = {
       K_FLOP_PER_BYTE, S_DECODE, N_("arithmetic intensity")),
     F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch, K_BATCH,
       S_DECODE, N_("compute bound from batch")),
+    F("decode", "joules_per_token", ENGINE_KEY_DECODE_JOULES_PER_TOKEN, decode_joules_per_token,
+      K_JOULES, S_DECODE, N_("energy per token (board power)")),
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
       N_("bandwidth used")),
     F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
@@ -138,25 +141,41 @@ static const struct plan_field plan_fields[] = {
       N_("logits")),
     F("training", "flops_per_token", ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, train_flops_per_token,
       K_FLOP, S_TRAINING, N_("FLOP per token")),
+    F("training", "hw_flops_per_token", ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
+      train_hw_flops_per_token, K_FLOP, S_TRAINING, N_("with recompute (HFU)")),
     F("training", "tokens_per_step", ENGINE_KEY_TRAIN_TOKENS_PER_STEP, train_tokens_per_step,
       K_COUNT, S_TRAINING, N_("tokens per step")),
+    F("training", "global_batch", ENGINE_KEY_TRAIN_GLOBAL_BATCH, train_global_batch, K_INT,
+      S_TRAINING, N_("global batch (sequences)")),
+    F("training", "gradient_accumulation_steps", ENGINE_KEY_TRAIN_MICRO_BATCHES,
+      train_micro_batches, K_INT, S_TRAINING, N_("micro-batches per replica")),
     F("training", "tokens", -1, train_tokens, K_COUNT, S_TRAINING, N_("tokens in all")),
     F("training", "compute_seconds", -1, train_compute_seconds, K_SECONDS, S_TRAINING,
-      N_("compute per step at MFU")),
+      N_("kernels' time per step")),
     F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS, S_TRAINING,
       N_("step time")),
     F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
       S_TRAINING, N_("pipeline bubble")),
     F("training", "tp_comm_seconds", ENGINE_KEY_TRAIN_TP_COMM, train_tp_comm_seconds, K_SECONDS,
       S_TRAINING, N_("TP all-reduce per step")),
+    F("training", "pp_comm_seconds", ENGINE_KEY_TRAIN_PP_COMM, train_pp_comm_seconds, K_SECONDS,
+      S_TRAINING, N_("PP hand-offs per step")),
     F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
       S_TRAINING, N_("DP all-reduce per step")),
+    F("training", "mfu", ENGINE_KEY_TRAIN_MFU, train_mfu, K_FRACTION, S_TRAINING, N_("MFU")),
+    F("training", "hfu", ENGINE_KEY_TRAIN_HFU, train_hfu, K_FRACTION, S_TRAINING, N_("HFU")),
     F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
       N_("training time")),
     F("training", "gpu_hours", ENGINE_KEY_TRAIN_GPU_HOURS, train_gpu_hours, K_HOURS, S_TRAINING,
       N_("GPU-hours")),
     F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING,
       N_("cost")),
+    F("training", "cost_spot_usd", ENGINE_KEY_TRAIN_COST_SPOT, train_cost_spot_usd, K_MONEY,
+      S_TRAINING, N_("cost at spot prices")),
+    F("training", "energy_joules", ENGINE_KEY_TRAIN_ENERGY, train_energy_joules, K_JOULES,
+      S_TRAINING, N_("energy (board power, upper bound)")),
+    F("training", "energy_joules_per_token", -1, train_energy_joules_per_token, K_JOULES,
+      S_TRAINING, N_("energy per token")),
 };
 #undef F
 #define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
@@ -203,6 +222,21 @@ static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, 
         return;
     case K_INT:
         report_int(v, buf, len);
+        return;
+    case K_JOULES:
+        /* Energy in watt-hours as meters show it: Wh, kWh, MWh, GWh. */
+        if (v >= 3.6e12)
+            snprintf(num, sizeof(num), "%.3g GWh", v / 3.6e12);
+        else if (v >= 3.6e9)
+            snprintf(num, sizeof(num), "%.3g MWh", v / 3.6e9);
+        else if (v >= 3.6e6)
+            snprintf(num, sizeof(num), "%.3g kWh", v / 3.6e6);
+        else if (v >= 3.6e3)
+            snprintf(num, sizeof(num), "%.3g Wh", v / 3.6e3);
+        else
+            snprintf(num, sizeof(num), "%.3g J", v);
+        i18n_number(num, sizeof(num));
+        snprintf(buf, len, "%s", num);
         return;
     case K_TIMES:
         snprintf(num, sizeof(num), "%.2f", v);
@@ -284,6 +318,10 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, engine_recompute_name(sc->recompute));
     json_key(w, "optimizer");
     json_string(w, engine_recipe_info(sc->recipe)->id);
+    json_key(w, "flops_model");
+    json_string(w, engine_flops_model_name(sc->flops_model));
+    json_key(w, "mfu_given");
+    json_bool(w, sc->mfu > 0);
     json_key(w, "runtime");
     json_string(w, engine_runtime_name(sc->serving.runtime));
     json_key(w, "units");
@@ -601,6 +639,26 @@ static void plan_layout_note(struct cli_run *run) {
         run->notes.text[run->notes.n++] = note;
 }
 
+/* Training with neither --global-batch nor --micro-batches: the model's
+ * published global batch set the micro-batches; a note says so. */
+static void plan_recipe_batch_note(struct cli_run *run) {
+    static char note[256];
+    const struct engine_scenario *sc = &run->o.sc;
+    if (!run->o.recipe_batch_sequences)
+        return;
+    char nt[24], ns[24];
+    report_count(sc->model.global_batch_tokens, nt, sizeof(nt));
+    report_int(run->o.recipe_batch_sequences, ns, sizeof(ns));
+    snprintf(note, sizeof(note),
+             _("batch: %s's published global batch, %s tokens = %s sequences of %u: %u "
+               "micro-batches of %u on each of %u replicas (--global-batch or --micro-batches "
+               "to choose)"),
+             sc->model.name[0] ? sc->model.name : sc->model.id, nt, ns, sc->context,
+             sc->micro_batches, sc->batch, sc->dp);
+    if (run->notes.n < CLI_MAX_NOTES)
+        run->notes.text[run->notes.n++] = note;
+}
+
 /* --max-concurrency: the batch becomes the most sequences of --context
  * tokens that fit; a note says how many. */
 static void plan_max_concurrency(struct cli_run *run) {
@@ -639,6 +697,7 @@ int cmd_plan(int argc, char **argv) {
     if (rc != 0)
         return rc;
     plan_layout_note(&run);
+    plan_recipe_batch_note(&run);
     plan_max_concurrency(&run);
     engine_estimate(&run.o.sc, &est);
     if (est.invalid) {

@@ -49,6 +49,9 @@ struct options {
     bool layout_picked;    /* --gpus N alone: the layout is the engine's best */
     bool layout_fits;      /* ... and it fits (else: the least memory per GPU) */
     bool context_given;    /* --context was given (else the runtime's default) */
+    /* Training: the micro-batches come from the model's published global
+     * batch (catalog global_batch_tokens): its sequences, for the note. */
+    uint32_t recipe_batch_sequences;
     enum engine_rank rank; /* search --rank */
     const char *host_cpu;  /* --host-cpu: the catalog CPU's name, or NULL */
 };

@@ -287,8 +287,12 @@ void tui_draw_speed(struct tui_pen *p) {
     char *s = strstr(a, "/s");
     if (s)
         *s = '\0';
-    snprintf(buf, sizeof(buf), _("%s per token %s MFU %.0f%%"), a, g->dot,
-             st->opt.sc.mfu * 100);
+    /* MFU end to end: the user's, or the one vramlab predicts; HFU counts
+     * the recomputed forward too. */
+    snprintf(buf, sizeof(buf),
+             st->opt.sc.mfu > 0 ? _("%s per token %s MFU %.0f%% (given), HFU %.0f%%")
+                                : _("%s per token %s MFU %.0f%% (predicted), HFU %.0f%%"),
+             a, g->dot, e->train_mfu * 100, e->train_hfu * 100);
     tui_pen_text(p, 5, 0, TUI_ROLE_DIM, buf);
 }
 

@@ -385,6 +385,7 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
         return VRAMLAB_EXIT_USAGE;
     if (opt_layout(&s, o) != 0 || opt_workload(&s, o) != 0 || opt_serving(&s, cat, o) != 0)
         return VRAMLAB_EXIT_USAGE;
+    opt_train_batch_defaults(&s, o);
     return 0;
 }
 

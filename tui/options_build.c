@@ -5,6 +5,7 @@
  * workload. Every value parser names its flag on error. Defaults are those
  * documented at the top of tui/options.c and in the man page.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -537,6 +538,188 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
     return 0;
 }
 
+/* --global-batch: sequences, or tokens with "-tokens" (16M-tokens; k =
+ * 1024, M = 1024k as for --context), which the context must divide. */
+static int opt_global_batch(const char *v, uint32_t context, uint32_t *out) {
+    const char *suffix = strstr(v, "-tokens");
+    if (!suffix) {
+        if (opt_uint("global-batch", v, false, 1u << 30, out))
+            return -1;
+        return 0;
+    }
+    if (suffix[7] != '\0' || suffix == v) {
+        opt_error("--global-batch: expected sequences (2048) or tokens (16M-tokens), found '%s'",
+                  v);
+        return -1;
+    }
+    char num[40];
+    size_t n = (size_t)(suffix - v);
+    if (n >= sizeof(num)) {
+        opt_error("--global-batch: '%s' is too long", v);
+        return -1;
+    }
+    memcpy(num, v, n);
+    num[n] = '\0';
+    uint32_t tokens;
+    if (opt_tokens("global-batch", num, false, &tokens))
+        return -1;
+    if (tokens % context) {
+        opt_error("--global-batch %s = %u tokens is not a whole number of sequences of --context "
+                  "%u (%u x %u = %u)",
+                  v, tokens, context, tokens / context, context, tokens / context * context);
+        return -1;
+    }
+    *out = tokens / context;
+    return 0;
+}
+
+/* A positive number (a count with the usual suffixes: 1000, 2.5k). */
+static int opt_positive(const char *flag, const char *v, double *out) {
+    if (opt_unit(flag, v, catalog_parse_count, out))
+        return -1;
+    if (!(*out > 0)) {
+        opt_error("--%s: expected a positive number, found '%s'", flag, v);
+        return -1;
+    }
+    return 0;
+}
+
+/* Seed 002's method: --throughput (tokens/s of the deployment, or "/gpu"
+ * per GPU), the training set as --dataset NxT or --dataset-tokens N, and
+ * --epochs over it; the run's tokens are the set's times the epochs. */
+static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
+    if (s->set[OPT_THROUGHPUT]) {
+        char num[48];
+        const char *v = s->val[OPT_THROUGHPUT];
+        const char *per = strstr(v, "/gpu");
+        size_t n = per ? (size_t)(per - v) : strlen(v);
+        if ((per && per[4] != '\0') || n == 0 || n >= sizeof(num)) {
+            opt_error("--throughput: expected tokens/s like 1000 or 1000/gpu, found '%s'", v);
+            return -1;
+        }
+        memcpy(num, v, n);
+        num[n] = '\0';
+        double t;
+        if (opt_positive("throughput", num, &t))
+            return -1;
+        sc->throughput_tokens_per_s = per ? t * sc->gpus : t;
+        if (s->set[OPT_MFU]) {
+            opt_error("--throughput and --mfu both set the training speed: give one");
+            return -1;
+        }
+    }
+    double set_tokens = 0;
+    if (s->set[OPT_DATASET] && s->set[OPT_DATASET_TOKENS]) {
+        opt_error("--dataset and --dataset-tokens both give the training set: give one");
+        return -1;
+    }
+    if (s->set[OPT_DATASET]) {
+        const char *v = s->val[OPT_DATASET];
+        const char *x = strpbrk(v, "xX");
+        char a[48];
+        size_t n = x ? (size_t)(x - v) : 0;
+        double ex, tok;
+        if (!x || n == 0 || n >= sizeof(a)) {
+            opt_error("--dataset: expected examples x tokens each, like 10000x512, found '%s'", v);
+            return -1;
+        }
+        memcpy(a, v, n);
+        a[n] = '\0';
+        if (opt_positive("dataset", a, &ex) || opt_positive("dataset", x + 1, &tok))
+            return -1;
+        set_tokens = ex * tok;
+    }
+    if (s->set[OPT_DATASET_TOKENS] &&
+        opt_positive("dataset-tokens", s->val[OPT_DATASET_TOKENS], &set_tokens))
+        return -1;
+    double epochs = 1;
+    if (s->set[OPT_EPOCHS]) {
+        if (opt_positive("epochs", s->val[OPT_EPOCHS], &epochs))
+            return -1;
+        if (!(set_tokens > 0)) {
+            opt_error("--epochs counts passes over --dataset or --dataset-tokens: give one");
+            return -1;
+        }
+    }
+    if (set_tokens > 0) {
+        if (s->set[OPT_TOKENS]) {
+            opt_error("--tokens and --%s both give the training tokens: give one",
+                      s->set[OPT_DATASET] ? "dataset" : "dataset-tokens");
+            return -1;
+        }
+        sc->training_tokens = set_tokens * epochs;
+        sc->training_tokens_given = true;
+    }
+    return 0;
+}
+
+/* Training batches the way Megatron and DeepSpeed say them: --global-batch
+ * (sequences per step over all replicas), --micro-batch-size (sequences per
+ * micro-batch; --batch means the same in training), and the micro-batches
+ * (gradient accumulation) = global / (micro x dp), checked to divide. */
+static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
+    bool train = sc->mode != ENGINE_MODE_INFER;
+    if ((s->set[OPT_GLOBAL_BATCH] || s->set[OPT_MICRO_BATCH_SIZE]) && !train) {
+        opt_error("--%s applies to training (--mode train, lora, qlora); in inference --batch is "
+                  "the sequences at once",
+                  s->set[OPT_GLOBAL_BATCH] ? "global-batch" : "micro-batch-size");
+        return -1;
+    }
+    if (s->set[OPT_MICRO_BATCH_SIZE]) {
+        uint32_t mbs;
+        if (opt_uint("micro-batch-size", s->val[OPT_MICRO_BATCH_SIZE], false, 1u << 24, &mbs))
+            return -1;
+        if (s->set[OPT_BATCH] && mbs != sc->batch) {
+            opt_error("--batch %u and --micro-batch-size %u: in training both are the sequences "
+                      "of one micro-batch; give one",
+                      sc->batch, mbs);
+            return -1;
+        }
+        sc->batch = mbs;
+    }
+    if (!s->set[OPT_GLOBAL_BATCH])
+        return 0;
+    uint32_t g;
+    if (opt_global_batch(s->val[OPT_GLOBAL_BATCH], sc->context, &g))
+        return -1;
+    uint64_t per = (uint64_t)sc->batch * sc->dp;
+    if (g % per) {
+        opt_error("--global-batch %u sequences is not a multiple of --micro-batch-size %u x --dp %u "
+                  "= %llu: the micro-batches per replica (gradient accumulation) would be %.4g",
+                  g, sc->batch, sc->dp, (unsigned long long)per, (double)g / (double)per);
+        return -1;
+    }
+    if (s->set[OPT_MICRO_BATCHES] && (uint64_t)sc->micro_batches * per != g) {
+        opt_error("--global-batch %u = --micro-batch-size %u x --micro-batches m x --dp %u needs "
+                  "m = %llu, but --micro-batches is %u; give one of the two",
+                  g, sc->batch, sc->dp, (unsigned long long)(g / per), sc->micro_batches);
+        return -1;
+    }
+    sc->global_batch = g;
+    sc->micro_batches = (uint32_t)(g / per);
+    return 0;
+}
+
+/* Training batch defaults from the model's published recipe (see
+ * options_internal.h): its global batch in tokens over the context, in
+ * micro-batches of --batch sequences on each of the dp replicas (at least
+ * one). */
+void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    double tokens = sc->model.global_batch_tokens;
+    o->recipe_batch_sequences = 0;
+    if (sc->mode != ENGINE_MODE_TRAIN || s->set[OPT_GLOBAL_BATCH] ||
+        s->set[OPT_MICRO_BATCHES] || !(tokens > 0) || sc->context == 0 || sc->batch == 0 ||
+        sc->dp == 0)
+        return;
+    double seqs = fmax(1, round(tokens / sc->context));
+    double m = fmax(1, round(seqs / ((double)sc->batch * sc->dp)));
+    if (m > (double)(1u << 24))
+        m = (double)(1u << 24);
+    sc->micro_batches = (uint32_t)m;
+    o->recipe_batch_sequences = (uint32_t)seqs;
+}
+
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
@@ -551,6 +734,8 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         return -1;
     if (s->set[OPT_MICRO_BATCHES] &&
         opt_uint("micro-batches", s->val[OPT_MICRO_BATCHES], false, 1u << 24, &sc->micro_batches))
+        return -1;
+    if (opt_batches(s, sc) != 0)
         return -1;
     if (s->set[OPT_INTERLEAVE] &&
         opt_uint("interleave", s->val[OPT_INTERLEAVE], false, 1024, &sc->interleave))
@@ -588,19 +773,33 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         fputc('\n', stderr);
         return -1;
     }
-    if (s->set[OPT_MFU] && opt_fraction("mfu", s->val[OPT_MFU], &sc->mfu))
+    /* --mfu is end to end; "predict" (a scenario file's way to say it is
+     * not given) leaves 0: vramlab predicts it. */
+    if (s->set[OPT_MFU] && strcmp(s->val[OPT_MFU], "predict") != 0 &&
+        opt_fraction("mfu", s->val[OPT_MFU], &sc->mfu))
         return -1;
+    if (s->set[OPT_MFU] && strcmp(s->val[OPT_MFU], "predict") == 0)
+        sc->mfu = 0;
+    if (s->set[OPT_FLOPS_MODEL] &&
+        engine_flops_model_parse(s->val[OPT_FLOPS_MODEL], &sc->flops_model)) {
+        opt_error("--flops-model: expected 6n-attention or 6n, found '%s'",
+                  s->val[OPT_FLOPS_MODEL]);
+        return -1;
+    }
     if (s->set[OPT_BW_EFFICIENCY] &&
         opt_fraction("bw-efficiency", s->val[OPT_BW_EFFICIENCY], &sc->bw_efficiency))
         return -1;
     if (s->set[OPT_FLOPS_EFFICIENCY] &&
         opt_fraction("flops-efficiency", s->val[OPT_FLOPS_EFFICIENCY], &sc->flops_efficiency))
         return -1;
+    sc->flops_efficiency_given = sc->flops_efficiency_given || s->set[OPT_FLOPS_EFFICIENCY];
     if (s->set[OPT_TOKENS] &&
         opt_unit("tokens", s->val[OPT_TOKENS], catalog_parse_count, &sc->training_tokens))
         return -1;
     /* Given, 0 means no tokens (not the default of 20 per parameter). */
     sc->training_tokens_given = s->set[OPT_TOKENS];
+    if (opt_dataset(s, sc) != 0)
+        return -1;
     if (s->set[OPT_RESERVE] &&
         opt_unit("reserve", s->val[OPT_RESERVE], catalog_parse_bytes, &sc->reserve_bytes))
         return -1;

@@ -33,10 +33,16 @@ enum opt_id {
     OPT_CONTEXT,
     OPT_PROMPT,
     OPT_MICRO_BATCHES,
+    OPT_GLOBAL_BATCH,
+    OPT_MICRO_BATCH_SIZE,
     OPT_RECOMPUTE,
     OPT_OPTIMIZER,
     OPT_MFU,
     OPT_TOKENS,
+    OPT_THROUGHPUT,
+    OPT_DATASET,
+    OPT_DATASET_TOKENS,
+    OPT_EPOCHS,
     OPT_UNITS,
     OPT_RESERVE,
     OPT_CATALOG,
@@ -48,6 +54,7 @@ enum opt_id {
     OPT_ALLREDUCE_LATENCY,
     OPT_BW_EFFICIENCY,
     OPT_FLOPS_EFFICIENCY,
+    OPT_FLOPS_MODEL,
     OPT_LORA_RANK,
     OPT_PRICE,
     OPT_MEASURED_BW,
@@ -147,6 +154,10 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
 int opt_layout(const struct opt_seen *s, struct options *o);
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o);
+/* Training batch defaults once the layout is settled: with neither
+ * --global-batch nor --micro-batches, the model's published global batch
+ * (catalog global_batch_tokens) sets the micro-batches. */
+void opt_train_batch_defaults(const struct opt_seen *s, struct options *o);
 /* Value parsers of tui/options_build.c that the serving options share. */
 int opt_fraction(const char *flag, const char *s, double *out);
 int opt_unit(const char *flag, const char *s,

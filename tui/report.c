@@ -348,7 +348,9 @@ void report_warning(const struct engine_scenario *sc, const struct engine_estima
         snprintf(buf, len, _("needs %s the memory of one GPU (%s short)"), a, b);
         return;
     case ENGINE_WARN_COMM_BOUND:
-        report_seconds(e->train_tp_comm_seconds + e->train_dp_comm_seconds, a, sizeof(a));
+        report_seconds(e->train_tp_comm_seconds + e->train_pp_comm_seconds +
+                           e->train_dp_comm_seconds,
+                       a, sizeof(a));
         report_seconds(e->train_step_seconds, b, sizeof(b));
         snprintf(buf, len, _("communication (%s) exceeds compute (%s) per step"), a, b);
         return;

@@ -272,8 +272,14 @@ static void sf_write_workload(FILE *f, const struct options *o) {
         fprintf(f, "gpus-per-node: %u\n", sc->gpus_per_node);
     fprintf(f, "zero: %u\nmode: %s\nbatch: %u\ncontext: %u\nprompt: %u\n", sc->zero,
             engine_mode_name(sc->mode), sc->batch, sc->context, sc->prompt);
-    fprintf(f, "micro-batches: %u\ninterleave: %u\nsequence-parallel: %s\n", sc->micro_batches,
-            sc->interleave, sc->sequence_parallel ? "true" : "false");
+    /* A global batch derives the micro-batches (global / (batch x dp)). */
+    if (sc->global_batch)
+        fprintf(f, "global-batch: %u\n# micro-batches: %u, global / (batch x dp)\n",
+                sc->global_batch, sc->micro_batches);
+    else
+        fprintf(f, "micro-batches: %u\n", sc->micro_batches);
+    fprintf(f, "interleave: %u\nsequence-parallel: %s\n", sc->interleave,
+            sc->sequence_parallel ? "true" : "false");
     /* Recompute only when chosen: otherwise it follows the mode. */
     if (o->recompute_given)
         fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
@@ -282,8 +288,17 @@ static void sf_write_workload(FILE *f, const struct options *o) {
                 engine_recompute_name(sc->recompute));
     fprintf(f, "optimizer: %s\nlora-rank: %u\n", engine_recipe_info(sc->recipe)->id,
             sc->lora_rank);
-    sf_number(buf, sizeof(buf), sc->mfu);
-    fprintf(f, "mfu: %s\n", buf);
+    /* MFU only when given (end to end); else vramlab predicts it. */
+    if (sc->mfu > 0) {
+        sf_number(buf, sizeof(buf), sc->mfu);
+        fprintf(f, "mfu: %s\n", buf);
+    } else {
+        fputs("# mfu: predicted from the kernel efficiency, bubble and communication; give one "
+              "(end to end) to override\n",
+              f);
+    }
+    if (sc->flops_model != ENGINE_FLOPS_6N_ATTENTION)
+        fprintf(f, "flops-model: %s\n", engine_flops_model_name(sc->flops_model));
     /* Tokens and price only when the user gave them: given, 0 means none
      * (no tokens; one's own GPUs, no cost), not the default. */
     if (sc->training_tokens_given || sc->training_tokens > 0) {
@@ -291,6 +306,10 @@ static void sf_write_workload(FILE *f, const struct options *o) {
         fprintf(f, "tokens: %s\n", buf);
     } else {
         fputs("# tokens: 20 per parameter (training), 100M (LoRA); give a count to override\n", f);
+    }
+    if (sc->throughput_tokens_per_s > 0) {
+        sf_number(buf, sizeof(buf), sc->throughput_tokens_per_s);
+        fprintf(f, "throughput: %s\n", buf);
     }
     if (sc->price_given || sc->price_per_hour > 0) {
         sf_number(buf, sizeof(buf), sc->price_per_hour);
@@ -312,8 +331,14 @@ static void sf_write_workload(FILE *f, const struct options *o) {
     fprintf(f, "allreduce-latency: %s\n", buf);
     sf_number(buf, sizeof(buf), sc->bw_efficiency);
     fprintf(f, "bw-efficiency: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->flops_efficiency);
-    fprintf(f, "flops-efficiency: %s\n", buf);
+    if (sc->flops_efficiency_given || sc->flops_efficiency != 1) {
+        sf_number(buf, sizeof(buf), sc->flops_efficiency);
+        fprintf(f, "flops-efficiency: %s\n", buf);
+    } else {
+        fputs("# flops-efficiency: 1 (inference ceilings), 0.57 for training kernels; give one to "
+              "override\n",
+              f);
+    }
     sf_write_serving(f, sc);
 }
 
