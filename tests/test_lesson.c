@@ -291,11 +291,12 @@ Test(lesson, captions_state_what_the_engine_shows) {
     cr_expect_not(e.fits);
     engine_estimate(&step_titled(&l, "Training Llama 3.1 405B")->options.sc, &e);
     /* MFU 0.41 end to end (issue 12): (6 N + 12 L h s) * 15.6T / (989e12 *
-     * 0.41) at s = 8192 = 28.2M GPU-hours, 71.7 days. The caption of
-     * share/lessons/seed-000 still says 87 days and 34.4M (the old
-     * "MFU while computing, bubble added" reading): its owner updates it. */
+     * 0.41) at s = 8192 = 28.2M GPU-hours, 71.7 days: the caption's "about
+     * 72 days", "28.2 million GPU-hours" and the 19% bubble it names. */
     cr_expect_eq(lround(e.train_days), 72);
     cr_expect_float_eq(e.train_gpu_hours, 28.19e6, 0.05e6);
+    cr_expect_eq(lround(100 * e.train_bubble_fraction), 19);
+    cr_expect_float_eq(e.memory.total, 73.9e9, 0.05e9);
     engine_estimate(&step_titled(&l, "Activations")->options.sc, &e);
     /* Korthikanti's 34 s b h generalised to the derived shape of 70B
      * (h 9216, 72 heads, 8 KV heads, gated MLP f 32256): 10 + 4 + 4 kv/a +
