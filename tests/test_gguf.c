@@ -370,7 +370,7 @@ Test(gguf, hostile_headers) {
 
 Test(gguf, hostile_tensors) {
     struct img m = {0};
-    uint64_t d[4] = {256, 4, 1, 1};
+    uint64_t d[5] = {256, 4, 1, 1, 1}; /* 5: the "5 dimensions" case writes them all */
 
     head(&m, 3, 1, 0);
     tinfo(&m, "w", 2, d, 99, 0);
