@@ -92,7 +92,7 @@ expect 2 "did you mean 900GB/s?" plan --measured-bw 900
 # A bad unit is named before the missing companion flags.
 expect 2 "'80 GX'" plan --gpu-memory "80 GX"
 # An unknown lesson name lists the lessons there are.
-expect 2 "no lesson file or name 'seed-001'" --lesson seed-001
+expect 2 "no lesson file or name 'seed-999'" --lesson seed-999
 expect 2 "--bias" plan --layers 2 --hidden 64 --heads 4 --vocab 100 --bias=some
 expect 2 "unexpected argument" plan llama
 expect 2 "needs --gpus" search

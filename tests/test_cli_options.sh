@@ -308,7 +308,7 @@ check_contains "--model org/Name note" "$TMP/err" "llama-3.1-8b"
 run plan --model meta-llama/Llama-3.1-8B-Instruct
 check_eq "--model org/Name-Instruct exit" "$rc" 2
 check_contains "--model org/Name-Instruct suggests" "$TMP/err" "closest: llama-3.1-8b"
-run --lesson seed-001
+run --lesson seed-999
 check_eq "--lesson unknown exit" "$rc" 2
 check_contains "--lesson unknown lists lessons" "$TMP/err" "lessons: seed-000"
 run search --gpus 8 --mode train --format fp32 --json

@@ -328,3 +328,85 @@ Test(lesson, resolve_by_name_and_language) {
     cr_assert_eq(lesson_resolve("good", NULL, path, sizeof(path)), 0);
     cr_expect_str_eq(path, TOP_SRCDIR "/tests/fixtures/lessons/good.yaml");
 }
+
+/*
+ * Seed 001 (model size and quantization): the figures its captions state,
+ * as the engine computes them, in both languages (the tolerance is the
+ * rounding of the caption; GB = 1e9 bytes). The course's own figures:
+ * 175B x 4 bytes = 700 GB in FP32, 175 GB in INT8.
+ */
+static void check_seed_001(const struct lesson *l) {
+    struct engine_estimate e;
+    const double cap = 85.9e9; /* the H100's 80 GiB, as the captions say */
+
+    cr_assert_eq(lesson_count(l), 8);
+    /* 1: 175e9 x 4 = 700 GB; 701.4 GB in all, 8.2 times one H100's 85.9 GB */
+    engine_estimate(&lesson_step(l, 0)->options.sc, &e);
+    cr_expect_float_eq(e.bits_per_weight, 32.0, 1e-9);
+    cr_expect_float_eq(e.memory.weights, 700e9, 1e6);
+    cr_expect_float_eq(e.memory.total, 701.4e9, 0.05e9);
+    cr_expect_float_eq(e.capacity, cap, 0.05e9);
+    cr_expect_float_eq(e.memory_ratio, 8.2, 0.05);
+    cr_expect_not(e.fits);
+    cr_expect_eq(lesson_step(l, 0)->pane, LESSON_PANE_MEMORY);
+    /* 2: FP16, 2 bytes: 350 GB, does not fit */
+    engine_estimate(&lesson_step(l, 1)->options.sc, &e);
+    cr_expect_float_eq(e.bits_per_weight, 16.0, 1e-9);
+    cr_expect_float_eq(e.memory.weights, 350e9, 1e6);
+    cr_expect_not(e.fits);
+    /* 3: INT8: 175 GB, 175.09 with a 16-bit scale per row of 4,096 */
+    engine_estimate(&lesson_step(l, 2)->options.sc, &e);
+    cr_expect_float_eq(e.bits_per_weight, 8.0 + 16.0 / 4096, 1e-9);
+    cr_expect_float_eq(e.memory.weights, 175.09e9, 0.005e9);
+    /* 4: INT4 per group of 32: 4.5 bits, 98.4 GB; half a byte is 87.5 GB */
+    engine_estimate(&lesson_step(l, 3)->options.sc, &e);
+    cr_expect_float_eq(e.bits_per_weight, 4.5, 1e-9);
+    cr_expect_float_eq(e.memory.weights, 98.4e9, 0.05e9);
+    cr_expect_float_eq(e.memory.weights * 4.0 / e.bits_per_weight, 87.5e9, 1e6);
+    /* 5-7: the mapping, rounding, PTQ/QAT on the Format pane, words only */
+    for (size_t i = 4; i < 7; i++)
+        cr_expect_eq(lesson_step(l, i)->pane, LESSON_PANE_FORMAT, "step %zu", i + 1);
+    /* 8: the error lab, no figures */
+    cr_expect_eq(lesson_step(l, 7)->pane, LESSON_PANE_MEASURE);
+    for (const char *c = lesson_step(l, 7)->caption; *c; c++)
+        cr_expect(*c < '0' || *c > '9', "the error lab's caption states no number");
+}
+
+Test(lesson, seed_001_captions_state_what_the_engine_shows) {
+    static const char *const files[] = {LESSONS "seed-001.en.yaml", LESSONS "seed-001.es.yaml"};
+    struct lesson en, es;
+
+    for (size_t f = 0; f < 2; f++) {
+        struct lesson l;
+        load_shipped(files[f], &l);
+        check_seed_001(&l);
+        for (size_t i = 0; i < lesson_count(&l); i++) {
+            const struct lesson_step *s = lesson_step(&l, i);
+            struct engine_estimate e;
+            engine_estimate(&s->options.sc, &e);
+            cr_expect_eq(e.invalid, 0, "%s step %zu: invalid scenario", files[f], i + 1);
+            cr_expect_gt(strlen(s->caption), 40, "%s step %zu", files[f], i + 1);
+        }
+        lesson_free(&l);
+    }
+    /* The languages differ in words only: the same scenarios, panes, keys. */
+    load_shipped(files[0], &en);
+    load_shipped(files[1], &es);
+    cr_expect_str_eq(en.language, "en");
+    cr_expect_str_eq(es.language, "es");
+    cr_assert_eq(lesson_count(&en), lesson_count(&es));
+    for (size_t i = 0; i < lesson_count(&en); i++) {
+        const struct lesson_step *a = lesson_step(&en, i), *b = lesson_step(&es, i);
+        struct engine_estimate ea, eb;
+        engine_estimate(&a->options.sc, &ea);
+        engine_estimate(&b->options.sc, &eb);
+        cr_expect_eq(memcmp(&ea, &eb, sizeof(ea)), 0, "step %zu: estimates differ", i + 1);
+        cr_expect_eq(a->pane, b->pane, "step %zu", i + 1);
+        cr_expect_eq(a->has_explain, b->has_explain, "step %zu", i + 1);
+        cr_expect_eq(a->explain, b->explain, "step %zu", i + 1);
+        cr_expect_str_neq(a->caption, b->caption, "step %zu: not translated", i + 1);
+    }
+    lesson_free(&en);
+    lesson_free(&es);
+    cr_expect_eq(lesson_resolve("seed-001", "es", (char[1024]){0}, 1024), 0);
+}
