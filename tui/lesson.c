@@ -479,11 +479,25 @@ static bool lesson_is_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The directories lessons are looked up in, in order (see header). */
+size_t lesson_dirs(const char *dirs[LESSON_DIRS_MAX]) {
+    size_t n = 0;
+    const char *env = getenv("VRAMLAB_LESSONS");
+    if (env && *env)
+        dirs[n++] = env;
+#ifdef VRAMLAB_PKGDATADIR
+    dirs[n++] = VRAMLAB_PKGDATADIR "/lessons";
+#endif
+#ifdef VRAMLAB_ABS_SRCDIR
+    dirs[n++] = VRAMLAB_ABS_SRCDIR "/share/lessons";
+#endif
+    return n;
+}
+
 /* Find a lesson file by path or name (see header). */
 int lesson_resolve(const char *name, const char *lang, char *buf, size_t len) {
-    const char *dirs[3];
-    size_t n_dirs = 0;
-    const char *env = getenv("VRAMLAB_LESSONS");
+    const char *dirs[LESSON_DIRS_MAX];
+    size_t n_dirs;
 
     if (!name || !*name)
         return -1;
@@ -497,14 +511,7 @@ int lesson_resolve(const char *name, const char *lang, char *buf, size_t len) {
         snprintf(buf, len, "%s", name);
         return 0;
     }
-    if (env && *env)
-        dirs[n_dirs++] = env;
-#ifdef VRAMLAB_PKGDATADIR
-    dirs[n_dirs++] = VRAMLAB_PKGDATADIR "/lessons";
-#endif
-#ifdef VRAMLAB_ABS_SRCDIR
-    dirs[n_dirs++] = VRAMLAB_ABS_SRCDIR "/share/lessons";
-#endif
+    n_dirs = lesson_dirs(dirs);
     for (size_t d = 0; d < n_dirs; d++) {
         /* NAME, NAME.yaml, NAME.LANG.yaml, NAME.en.yaml */
         for (int form = 0; form < 4; form++) {

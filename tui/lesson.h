@@ -109,4 +109,10 @@ int lesson_pane_parse(const char *s, enum lesson_pane *out);
  */
 int lesson_resolve(const char *name, const char *lang, char *buf, size_t len);
 
+/* The directories a lesson name is looked up in, first match wins:
+ * $VRAMLAB_LESSONS, the installed share/vramlab/lessons, the source tree's
+ * share/lessons. Returns how many it wrote. */
+#define LESSON_DIRS_MAX 3
+size_t lesson_dirs(const char *dirs[LESSON_DIRS_MAX]);
+
 #endif

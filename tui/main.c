@@ -130,18 +130,9 @@ static void main_lesson_field(const char *path, const char *key, char *buf, size
  * titles, from the directories lesson_resolve() searches (the first that
  * has a name wins). */
 static void main_lesson_index(FILE *out) {
-    const char *dirs[3];
-    size_t n_dirs = 0, n = 0;
+    const char *dirs[LESSON_DIRS_MAX];
+    size_t n_dirs = lesson_dirs(dirs), n = 0;
     char names[32][64], lang[16];
-    const char *env = getenv("VRAMLAB_LESSONS");
-    if (env && *env)
-        dirs[n_dirs++] = env;
-#ifdef VRAMLAB_PKGDATADIR
-    dirs[n_dirs++] = VRAMLAB_PKGDATADIR "/lessons";
-#endif
-#ifdef VRAMLAB_ABS_SRCDIR
-    dirs[n_dirs++] = VRAMLAB_ABS_SRCDIR "/share/lessons";
-#endif
     for (size_t d = 0; d < n_dirs; d++)
         n = main_lesson_names(dirs[d], names, n, 32);
     i18n_language(lang, sizeof(lang));
