@@ -25,6 +25,12 @@ for file in "$LESSONS"/*.yaml; do
 done
 echo "$out" | grep -q "^  seed-000 .* en .*GPUs, memory and quantization" && [ $miss -eq 0 ] &&
     ok "--lesson alone lists the lessons, their languages and titles" || fail "--lesson index: $out"
+# In the order of the file names (not the file system's): lessons by name,
+# each lesson's languages en before es.
+listed=$(echo "$out" | sed -n 's/^  \([^ ]*\) *\(e[ns]\) .*/\1.\2/p; s/^  *\(e[ns]\) .*/.\1/p' |
+    awk -F. '$1 != "" { n = $1 } { print n "." $2 }')
+[ -n "$listed" ] && [ "$listed" = "$(echo "$listed" | LC_ALL=C sort)" ] &&
+    ok "--lesson lists lessons and languages by name" || fail "--lesson order: $listed"
 "$VRAMLAB" --help | grep -q "^  seed-000 " && ok "--help names the lessons" || fail "--help: no lessons"
 # --lang overrides the locale for the messages and the lesson a name picks.
 env -u LANGUAGE LANG=C.UTF-8 "$VRAMLAB" --lang es --lesson | grep -q "^Lecciones .*ahora es" &&

@@ -70,8 +70,13 @@ static void main_unknown(const char *name) {
     fputs(_(" (see vramlab --help)\n"), stderr);
 }
 
+/* qsort's order of two file names. */
+static int main_cmp_name(const void *a, const void *b) {
+    return strcmp(a, b);
+}
+
 /* Add the lesson names of one directory (NAME.yaml, NAME.LANG.yaml) to
- * names[], without repeats; returns the new count. */
+ * names[], without repeats, sorted by name; returns the new count. */
 static size_t main_lesson_names(const char *dir, char names[][64], size_t n, size_t max) {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -97,6 +102,7 @@ static size_t main_lesson_names(const char *dir, char names[][64], size_t n, siz
             memcpy(names[n++], name, strlen(name) + 1);
     }
     closedir(d);
+    qsort(names, n, sizeof(names[0]), main_cmp_name);
     return n;
 }
 
@@ -144,21 +150,28 @@ static void main_lesson_index(FILE *out) {
         for (size_t d = 0; d < n_dirs; d++) {
             DIR *dir = opendir(dirs[d]);
             struct dirent *e;
+            char files[8][256];
+            size_t nf = 0;
             if (!dir)
                 continue;
-            while ((e = readdir(dir))) {
+            while ((e = readdir(dir)) && nf < 8) {
                 size_t nl = strlen(names[i]), el = strlen(e->d_name);
                 if (strncmp(e->d_name, names[i], nl) || el < 5 ||
-                    strcmp(e->d_name + el - 5, ".yaml") ||
-                    (e->d_name[nl] != '.' ) || (el != nl + 5 && el != nl + 8))
+                    strcmp(e->d_name + el - 5, ".yaml") || e->d_name[nl] != '.' ||
+                    (el != nl + 5 && el != nl + 8) || el >= sizeof(files[0]))
                     continue;
-                snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
+                memcpy(files[nf++], e->d_name, el + 1);
+            }
+            closedir(dir);
+            /* the directory's order is the file system's: list by name */
+            qsort(files, nf, sizeof(files[0]), main_cmp_name);
+            for (size_t f = 0; f < nf; f++) {
+                snprintf(path, sizeof(path), "%s/%s", dirs[d], files[f]);
                 main_lesson_field(path, "language", code, sizeof(code));
                 main_lesson_field(path, "title", title, sizeof(title));
                 fprintf(out, "  %-12s %-4s %s\n", first ? names[i] : "", code, title);
                 first = false;
             }
-            closedir(dir);
             if (!first)
                 break;
         }
