@@ -698,6 +698,9 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_energy_joules,
         &e->train_energy_joules_per_token,
         &e->decode_joules_per_token,
+        &e->systems,
+        &e->train_system_energy_joules,
+        &e->decode_system_joules_per_token,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -903,6 +906,15 @@ static double prefill_chunk(const struct ctx *c, double prompt) {
 }
 
 /* Decode and prefill ceilings (inference modes). */
+/* The whole systems G GPUs take (--system), into e->systems; 0 without
+ * a system (or without its power). */
+static double system_count(const struct engine_scenario *sc, struct engine_estimate *e) {
+    if (sc->system_gpus == 0 || !pos(sc->system_power_w) || sc->gpus == 0)
+        return 0;
+    e->systems = ceil((double)sc->gpus / sc->system_gpus);
+    return e->systems;
+}
+
 static void estimate_decode(const struct ctx *c, double stage, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
     struct engine_serving_estimate *v = &e->serving;
@@ -958,6 +970,8 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
     /* Energy per token at the ceiling, every GPU at its board power. */
     if (pos(sc->gpu.tdp_w))
         e->decode_joules_per_token = c->t * c->p * c->d * sc->gpu.tdp_w / e->decode_tokens_per_s;
+    if (system_count(sc, e) > 0)
+        e->decode_system_joules_per_token = e->systems * sc->system_power_w / e->decode_tokens_per_s;
 }
 
 /* Model and hardware FLOPs per trained token. Model FLOPs (MFU's
@@ -1080,6 +1094,9 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         e->train_energy_joules = e->train_gpu_hours * 3600.0 * sc->gpu.tdp_w;
         e->train_energy_joules_per_token = e->train_energy_joules / tokens;
     }
+    /* At the systems' power: whole systems for the whole run (wall time). */
+    if (system_count(sc, e) > 0)
+        e->train_system_energy_joules = e->systems * sc->system_power_w * seconds;
 }
 
 /* The training tokens a scenario uses (see engine.h). */

@@ -264,6 +264,12 @@ struct engine_scenario {
     double measured_bytes_per_s;
     double measured_flop_per_s;
     struct engine_serving serving; /* runtime, concurrency, offload (inference) */
+    /* The system the GPUs come in (--system: a server or a rack), for the
+     * energy at the system's power: gpus per system and its maximum power;
+     * system_gpus 0 = none given (energy at board power only). */
+    char system_id[ENGINE_ID_MAX];
+    uint32_t system_gpus;
+    double system_power_w;
 };
 
 /* ---- the estimate ------------------------------------------------------ */
@@ -403,6 +409,11 @@ struct engine_estimate {
     double train_energy_joules;   /* GPU-hours x 3600 x tdp */
     double train_energy_joules_per_token;
     double decode_joules_per_token; /* G x tdp / decode tokens/s (the ceiling) */
+    /* With a system (--system): whole systems, at their maximum power (an
+     * upper bound: CPUs, NICs and fans included); NaN without a system. */
+    double systems;                        /* ceil(G / GPUs per system) */
+    double train_system_energy_joules;     /* systems x power x wall time */
+    double decode_system_joules_per_token; /* systems x power / decode tokens/s */
 };
 
 /* Keys of every output that can be explained (also the JSON names). */
@@ -464,6 +475,8 @@ enum engine_key {
     ENGINE_KEY_TRAIN_COST_SPOT,
     ENGINE_KEY_TRAIN_ENERGY,
     ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
+    ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
+    ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
     ENGINE_KEY_COUNT
 };
 

@@ -272,6 +272,18 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
         {"decode.joules_per_token", "energy per token",
          "G * board power (tdp) / decode tokens/s: the upper bound at the ceiling",
          "seed 003 (power in W, energy in Wh); catalog tdp (data sheets)", false, false},
+    [ENGINE_KEY_TRAIN_SYSTEM_ENERGY] =
+        {"training.system_energy_joules", "training energy (systems)",
+         "ceil(G / GPUs per system) * system power * wall time: whole systems at their maximum "
+         "power (CPUs, NICs and fans included), an upper bound",
+         "seed 003 (a rack of up to 142 kW is a capacity, not a measured draw); catalog systems "
+         "(vendor data sheets)",
+         true, false},
+    [ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN] =
+        {"decode.system_joules_per_token", "energy per token (systems)",
+         "ceil(G / GPUs per system) * system power / decode tokens/s: at the ceiling, whole "
+         "systems at their maximum power",
+         "seed 003; catalog systems (vendor data sheets)", false, false},
     [ENGINE_KEY_TRAIN_GLOBAL_BATCH] =
         {"training.global_batch", "global batch",
          "micro-batch size * micro-batches * d sequences per optimizer step (--global-batch, "
@@ -308,6 +320,9 @@ int engine_key_parse(const char *name, enum engine_key *out) {
 /* Whether a key has a meaning in this scenario's mode. */
 bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
     if ((unsigned)k >= ENGINE_KEY_COUNT)
+        return false;
+    if ((k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN) &&
+        sc->system_gpus == 0)
         return false;
     if (keys[k].both)
         return true;
@@ -424,6 +439,10 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_energy_joules;
     case ENGINE_KEY_DECODE_JOULES_PER_TOKEN:
         return e->decode_joules_per_token;
+    case ENGINE_KEY_TRAIN_SYSTEM_ENERGY:
+        return e->train_system_energy_joules;
+    case ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN:
+        return e->decode_system_joules_per_token;
     case ENGINE_KEY_TRAIN_MICRO_BATCHES:
         return e->train_micro_batches;
     case ENGINE_KEY_TRAIN_HFU:
@@ -784,6 +803,17 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "%u GPUs * %.4g W / %.4g tokens/s = %.4g J per token", sc->gpus,
                  sc->gpu.tdp_w, e->decode_tokens_per_s, e->decode_joules_per_token);
         break;
+    case ENGINE_KEY_TRAIN_SYSTEM_ENERGY:
+        snprintf(v, n, "ceil(%u / %u) = %.0f %s * %.4g W * %.4g s = %.4g J = %.4g MWh", sc->gpus,
+                 sc->system_gpus, e->systems, sc->system_id, sc->system_power_w,
+                 e->train_days * 86400.0, e->train_system_energy_joules,
+                 e->train_system_energy_joules / 3.6e9);
+        break;
+    case ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN:
+        snprintf(v, n, "ceil(%u / %u) = %.0f %s * %.4g W / %.4g tokens/s = %.4g J per token",
+                 sc->gpus, sc->system_gpus, e->systems, sc->system_id, sc->system_power_w,
+                 e->decode_tokens_per_s, e->decode_system_joules_per_token);
+        break;
     case ENGINE_KEY_TRAIN_COST_SPOT:
         snprintf(v, n, "%.4g GPU-hours * $%.4g/h spot = $%.4g", e->train_gpu_hours,
                  sc->gpu.spot_price_per_hour, e->train_cost_spot_usd);
@@ -966,6 +996,9 @@ void engine_explain(const struct engine_scenario *sc, const struct engine_estima
     out->source = keys[k].source;
     if (e->invalid)
         snprintf(out->values, sizeof out->values, "scenario is invalid");
+    else if (!engine_key_applies(sc, k) && sc->system_gpus == 0 &&
+             (k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN))
+        snprintf(out->values, sizeof out->values, "needs a system (--system ID)");
     else if (!engine_key_applies(sc, k))
         snprintf(out->values, sizeof out->values, "does not apply in %s mode",
                  engine_mode_name(sc->mode));

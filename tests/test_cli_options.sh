@@ -391,4 +391,45 @@ a=$(json_get "$TMP/out" training.step_seconds)
 run plan --model llama-3.1-8b --mode train --micro-batch-size 2 --micro-batches 8 --json
 check_eq "--batch = --micro-batch-size in training" "$(json_get "$TMP/out" training.step_seconds)" "$a"
 check_eq "2 x 8 = 16 sequences" "$(json_get "$TMP/out" training.global_batch)" 16
+# --system (issue 12 item 7): a catalog server or rack sets the GPU, one
+# whole system of GPUs, GPUs per node (the NVLink domain), the links and the
+# power. GB300 NVL72: 72 B300 in one NVLink domain, so TP 16 stays on NVLink
+# (the same 64 GPUs as HGX B300 nodes of 8 warn that TP spans nodes).
+run plan --system gb300-nvl72 --model llama-3.1-8b --json
+check_eq "--system exit" "$rc" 0
+check_eq "--system sets the GPU" "$(json_get "$TMP/out" scenario.gpu)" '"b300"'
+check_eq "--system in the JSON" "$(json_get "$TMP/out" scenario.system)" '"gb300-nvl72"'
+check_eq "--system alone: one system" "$(json_get "$TMP/out" layout.gpus)" 72
+check_eq "one system" "$(json_get "$TMP/out" scenario.systems)" 1
+run plan --model llama-3.1-8b --json
+check_eq "no system: null" "$(json_get "$TMP/out" scenario.system)" null
+run plan --system gb300-nvl72 --model llama-3.1-405b --gpus 64 --tp 16
+if grep -q "spans nodes" "$TMP/out"; then fail "TP 16 inside NVL72 warned as across nodes"; else pass; fi
+check_contains "the header names the system" "$TMP/out" "64 x B300 (HGX, Blackwell Ultra) in 1 x NVIDIA GB300 NVL72"
+run plan --gpu b300 --model llama-3.1-405b --gpus 64 --tp 16
+check_contains "HGX B300: TP 16 spans nodes" "$TMP/out" "spans nodes of 8 GPUs"
+# The system's power: 2,048 DGX H100 x 10.2 kW over the 405B run, 1.82x the boards'.
+run plan --system dgx-h100 --model llama-3.1-405b --mode train --gpus 16384 --tp 8 --pp 16 \
+    --dp 128 --mfu 0.41 --tokens 15.6T --flops-model 6n --json
+check_eq "2048 systems" "$(json_get "$TMP/out" scenario.systems)" 2048
+check_near "system energy 33.2 GWh" "$(json_get "$TMP/out" training.system_energy_joules)" 1.195e14 0.003
+check_near "board energy 18.2 GWh" "$(json_get "$TMP/out" training.energy_joules)" 6.56e13 0.003
+# What is given wins over the system's figures; a contradicting --gpu is refused.
+run plan --system dgx-h100 --gpus-per-node 4 --model llama-3.1-70b --gpus 8 --tp 8
+check_contains "--gpus-per-node wins" "$TMP/out" "spans nodes of 4 GPUs"
+run plan --system dgx-h100 --gpu h200
+check_eq "--system with another --gpu: exit 2" "$rc" 2
+check_contains "names both" "$TMP/err" "--system dgx-h100 comes with --gpu h100-sxm, not 'h200'"
+run plan --system dgx-h101
+check_eq "unknown --system: exit 2" "$rc" 2
+check_contains "lists the systems" "$TMP/err" "unknown system 'dgx-h101' (the catalog has: dgx-h100"
+# In a scenario file, and saved back.
+printf 'system: gb300-nvl72\nmodel: llama-3.1-405b\ngpus: 64\ntp: 16\n' > "$TMP/sys.yaml"
+run plan --scenario "$TMP/sys.yaml" --json
+check_eq "scenario file system" "$(json_get "$TMP/out" scenario.system)" '"gb300-nvl72"'
+# vramlab catalog systems: the table and its JSON.
+run catalog systems
+check_contains "catalog systems lists NVL72" "$TMP/out" "gb300-nvl72 NVIDIA GB300 NVL72 b300        72      72   1.80 TB/s    100 GB/s    142 kW"
+run catalog systems --json
+check_eq "catalog systems JSON power" "$(json_get "$TMP/out" systems.power_w)" 10200
 finish

@@ -157,6 +157,55 @@ Test(training, mfu_end_to_end_405b_66_days) {
     cr_assert(close_rel(e.train_step_seconds, step, 1e-12));
 }
 
+/* Seed 003: a rack's power is a capacity, not a draw, and a system draws
+ * more than its GPUs (CPUs, NICs, fans). The 405B run above on 16,384 H100
+ * in DGX H100 servers (8 GPUs, ~10.2 kW max, NVIDIA's DGX H100 data sheet):
+ * 2,048 systems x 10.2 kW x 66.2 days = 1.19e14 J = 33.2 GWh, against the
+ * boards' 16,384 x 700 W x 66.2 days = 18.2 GWh. A partly used system
+ * counts whole (ceil); without a system there is no system figure. */
+Test(training, energy_at_system_power_405b_in_dgx_h100) {
+    struct engine_scenario sc = th_scenario(th_llama31_405b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = 16384;
+    sc.tp = 8;
+    sc.pp = 16;
+    sc.dp = 128;
+    sc.mfu = 0.41;
+    sc.training_tokens = 15.6e12;
+    sc.flops_model = ENGINE_FLOPS_6N;
+    sc.gpu.tdp_w = 700;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(isnan(e.train_system_energy_joules), "no system: no system energy");
+    cr_assert(isnan(e.systems));
+    cr_assert(close_rel(e.train_energy_joules / 3.6e12, 18.2, 0.003), "%.4g GWh",
+              e.train_energy_joules / 3.6e12);
+    memcpy(sc.system_id, "dgx-h100", sizeof "dgx-h100");
+    sc.system_gpus = 8;
+    sc.system_power_w = 10200;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert_eq(e.systems, 2048);
+    cr_assert(close_rel(e.train_system_energy_joules / 3.6e12, 33.2, 0.003), "%.4g GWh",
+              e.train_system_energy_joules / 3.6e12);
+    cr_assert(close_rel(e.train_system_energy_joules / e.train_energy_joules,
+                        2048 * 10200.0 / (16384 * 700.0), 1e-12));
+    /* 16,383 GPUs still take 2,048 whole systems */
+    sc.gpus = 16383;
+    sc.tp = 1;
+    sc.pp = 1;
+    sc.dp = 16383;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.systems, 2048);
+    sc.gpus = 1;
+    sc.dp = 1;
+    sc.mode = ENGINE_MODE_INFER;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.systems, 1);
+    cr_assert(close_rel(e.decode_system_joules_per_token, 10200 / e.decode_tokens_per_s, 1e-12));
+    cr_assert_gt(e.decode_system_joules_per_token, e.decode_joules_per_token);
+}
+
 /* Predicted MFU (no --mfu): one GPU, no pipeline, no communication: the
  * kernels' rate alone, MFU = efficiency * model / hardware FLOPs. The
  * default efficiency is Korthikanti et al. 2022 Table 5's 57% HFU. */

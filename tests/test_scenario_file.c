@@ -248,6 +248,10 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(a->model_custom, b->model_custom, "model_custom");
     EQ_U(a->gpu_custom, b->gpu_custom, "gpu_custom");
     EQ_U(a->recompute_given, b->recompute_given, "recompute_given");
+    EQ_U(a->has_system, b->has_system, "has_system");
+    cr_expect_str_eq(x->system_id, y->system_id, "system_id");
+    EQ_U(x->system_gpus, y->system_gpus, "system_gpus");
+    EQ_D(x->system_power_w, y->system_power_w, "system_power_w");
 }
 
 /* Save the scenario of args, load it back, and compare every field. */
@@ -364,6 +368,17 @@ static const char *const args_training[] = {
 
 Test(scenario_file, round_trip_training_batches_and_throughput) {
     round_trip("training", args_training);
+}
+
+/* --system: the system's id, GPUs and power come back; its links and
+ * NVLink domain were saved as the scenario's own fields. */
+static const char *const args_system[] = {
+    "--system", "gb300-nvl72", "--model", "llama-3.1-405b", "--mode", "train",
+    "--gpus", "144", "--tp", "16", "--pp", "9", NULL,
+};
+
+Test(scenario_file, round_trip_system) {
+    round_trip("system", args_system);
 }
 
 Test(scenario_file, round_trip_catalog_model_every_field) {

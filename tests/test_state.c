@@ -562,3 +562,21 @@ Test(state, help_and_explain_scroll_within_what_the_frame_allows) {
     cr_assert_eq(st.overlay_scroll, 0, "the next number starts at the top");
     cr_assert_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
 }
+
+/* A scenario from --system keeps the system's power until another GPU is
+ * picked: then the system no longer applies (its energy figures go). */
+Test(state, another_gpu_leaves_the_system) {
+    st.opt.has_system = true;
+    memcpy(st.opt.sc.system_id, "dgx-h100", sizeof "dgx-h100");
+    st.opt.sc.system_gpus = 8;
+    st.opt.sc.system_power_w = 10200;
+    tui_state_recompute(&st);
+    cr_assert_eq(st.est.systems, 1);
+    focus_field(TUI_F_GPU);
+    press(TUI_KEY_RIGHT);
+    cr_assert_str_eq(st.opt.sc.gpu.id, "a100-40");
+    cr_assert_not(st.opt.has_system);
+    cr_assert_eq(st.opt.sc.system_gpus, 0);
+    cr_assert_str_eq(st.opt.sc.system_id, "");
+    cr_assert(isnan(st.est.systems), "no system, no system count");
+}

@@ -104,6 +104,9 @@ static const struct plan_field plan_fields[] = {
       S_DECODE, N_("compute bound from batch")),
     F("decode", "joules_per_token", ENGINE_KEY_DECODE_JOULES_PER_TOKEN, decode_joules_per_token,
       K_JOULES, S_DECODE, N_("energy per token (board power)")),
+    F("decode", "system_joules_per_token", ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
+      decode_system_joules_per_token, K_JOULES, S_DECODE,
+      N_("energy per token (system power)")),
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
       N_("bandwidth used")),
     F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
@@ -176,6 +179,9 @@ static const struct plan_field plan_fields[] = {
       S_TRAINING, N_("energy (board power, upper bound)")),
     F("training", "energy_joules_per_token", -1, train_energy_joules_per_token, K_JOULES,
       S_TRAINING, N_("energy per token")),
+    F("training", "system_energy_joules", ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
+      train_system_energy_joules, K_JOULES, S_TRAINING,
+      N_("energy (system power, upper bound)")),
 };
 #undef F
 #define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
@@ -302,6 +308,16 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, sc->kv_format.id);
     json_key(w, "gpu");
     json_string(w, sc->gpu.id);
+    json_key(w, "system");
+    if (sc->system_gpus > 0)
+        json_string(w, sc->system_id);
+    else
+        json_null(w);
+    json_key(w, "systems");
+    if (sc->system_gpus > 0 && sc->gpus > 0)
+        json_number(w, ceil((double)sc->gpus / sc->system_gpus));
+    else
+        json_null(w);
     json_key(w, "mode");
     json_string(w, engine_mode_name(sc->mode));
     json_key(w, "batch");
@@ -523,7 +539,13 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _("%s weights, %s KV cache"), sc->weight_format.name, sc->kv_format.name);
     char ng[24];
     report_int(sc->gpus, ng, sizeof(ng));
-    fprintf(f, " | %s x %s | ", ng, sc->gpu.name);
+    fprintf(f, " | %s x %s", ng, sc->gpu.name);
+    if (o->has_system && sc->system_gpus > 0) {
+        char ns[24];
+        report_int((uint64_t)ceil((double)sc->gpus / sc->system_gpus), ns, sizeof(ns));
+        fprintf(f, _(" in %s x %s"), ns, o->system.name);
+    }
+    fputs(" | ", f);
     if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)

@@ -429,6 +429,52 @@ static int opt_gpu_values(const struct opt_seen *s, double *mem, double *bw, dou
     return 0;
 }
 
+/* --system ID: the catalog system into o (its GPU, NVLink domain, links
+ * and power; each of --gpus-per-node, --intra-node-bw and --inter-node-bw
+ * given too wins over the system's). --gpu with it must be the system's. */
+static int opt_system(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    const struct catalog_system *y;
+
+    o->has_system = false;
+    sc->system_id[0] = '\0';
+    sc->system_gpus = 0;
+    sc->system_power_w = 0;
+    if (!s->set[OPT_SYSTEM])
+        return 0;
+    y = catalog_find_system(cat, s->val[OPT_SYSTEM]);
+    if (!y) {
+        char list[400] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < cat->n_systems && used < sizeof(list); i++) {
+            int w = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+                             cat->systems[i].id);
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+        opt_error("--system: unknown system '%s' (the catalog has: %s)", s->val[OPT_SYSTEM],
+                  cat->n_systems ? list : "none");
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (s->set[OPT_GPU] && !catalog_find_gpu(cat, s->val[OPT_GPU])) {
+        opt_unknown_id(cat, CATALOG_GPU, "gpu", s->val[OPT_GPU], s->val[OPT_GPU]);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (s->set[OPT_GPU] && catalog_find_gpu(cat, s->val[OPT_GPU]) != catalog_find_gpu(cat, y->gpu)) {
+        opt_error("--system %s comes with --gpu %s, not '%s' (leave --gpu out, or override "
+                  "single fields with --gpu-memory, --gpu-bandwidth, --gpu-flops)",
+                  y->id, y->gpu, s->val[OPT_GPU]);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    o->has_system = true;
+    o->system = *y;
+    snprintf(sc->system_id, sizeof(sc->system_id), "%s", y->id);
+    sc->system_gpus = y->gpus;
+    sc->system_power_w = y->power_w;
+    return 0;
+}
+
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. The
  * values are checked first, so a bad unit is reported before a missing
  * companion flag. */
@@ -439,7 +485,18 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
 
     if (opt_gpu_values(s, &mem, &bw, &fl) != 0)
         return VRAMLAB_EXIT_USAGE;
-    if (!s->set[OPT_GPU] && custom) {
+    int rc = opt_system(s, cat, o);
+    if (rc != 0)
+        return rc;
+    if (o->has_system) {
+        const struct engine_gpu *cg = catalog_find_gpu(cat, o->system.gpu);
+        if (!cg) {
+            opt_error("--system %s: its GPU '%s' is not in the catalog", o->system.id,
+                      o->system.gpu);
+            return VRAMLAB_EXIT_CATALOG;
+        }
+        *g = *cg;
+    } else if (!s->set[OPT_GPU] && custom) {
         if (!s->set[OPT_GPU_MEMORY] || !s->set[OPT_GPU_BANDWIDTH] || !s->set[OPT_GPU_FLOPS]) {
             opt_error("a custom GPU needs --gpu-memory, --gpu-bandwidth and --gpu-flops "
                       "(or --gpu ID to override single fields)");
@@ -500,7 +557,13 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
     if (s->set[OPT_DP] && opt_uint("dp", s->val[OPT_DP], false, 1u << 24, &d))
         return -1;
 
-    if (!s->set[OPT_GPUS]) {
+    if (!s->set[OPT_GPUS] && o->has_system && !s->set[OPT_TP] && !s->set[OPT_PP] &&
+        !s->set[OPT_DP]) {
+        /* --system alone: one whole system, tensor-parallel inside a node. */
+        g = o->system.gpus;
+        t = opt_default_tp(g, per_node, sc->model.heads);
+        d = g / t;
+    } else if (!s->set[OPT_GPUS]) {
         g = t * p * d;
     } else if (!s->set[OPT_TP] && !s->set[OPT_PP] && !s->set[OPT_DP]) {
         t = opt_default_tp(g, per_node, sc->model.heads);
@@ -809,6 +872,10 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
     if (s->set[OPT_INTER_BW] && opt_unit("inter-node-bw", s->val[OPT_INTER_BW],
                                          catalog_parse_bandwidth, &sc->inter_node_bytes_per_s))
         return -1;
+    if (o->has_system && !s->set[OPT_INTRA_BW])
+        sc->intra_node_bytes_per_s = o->system.link_bytes_per_s;
+    if (o->has_system && !s->set[OPT_INTER_BW] && o->system.network_bytes_per_s > 0)
+        sc->inter_node_bytes_per_s = o->system.network_bytes_per_s;
     if (s->set[OPT_ALLREDUCE_LATENCY] &&
         opt_unit("allreduce-latency", s->val[OPT_ALLREDUCE_LATENCY], catalog_parse_seconds,
                  &sc->allreduce_latency_s))

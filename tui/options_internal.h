@@ -23,6 +23,7 @@ enum opt_id {
     OPT_FORMAT,
     OPT_KV_FORMAT,
     OPT_GPU,
+    OPT_SYSTEM,
     OPT_GPUS,
     OPT_TP,
     OPT_PP,

@@ -205,6 +205,8 @@ static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog 
         flops = g->flops[ENGINE_COMPUTE_BF16];
     if (flops <= 0)
         flops = g->flops[o->sc.weight_format.compute];
+    if (o->sc.system_gpus > 0 && o->sc.system_id[0])
+        fprintf(f, "system: %s\n", o->sc.system_id);
     if (cg)
         fprintf(f, "gpu: %s\n", cg->id);
     if (!o->gpu_custom && cg)
@@ -500,6 +502,8 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->units = loaded->units;
     session->model_custom = loaded->model_custom;
     session->gpu_custom = loaded->gpu_custom;
+    session->has_system = loaded->has_system;
+    session->system = loaded->system;
     session->recompute_given = loaded->recompute_given;
 }
 

@@ -317,6 +317,9 @@ double tui_measure_rate(const struct tui_measure *m, const char *test);
  * and make TP/PP valid for the model after a model change. */
 unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool big);
 void tui_state_fix_layout(struct tui_state *st);
+/* Another GPU was picked: the --system it came from no longer applies
+ * (its links and GPUs per node stay as set; its power is dropped). */
+void tui_state_leave_system(struct tui_state *st);
 /* Internal (state_advice.c): the verdict line; the GPU count with the best
  * layout for it (false: no valid layout); the mode, with QLoRA's NF4 switch;
  * which formats each picker lists; GPUs per node. */

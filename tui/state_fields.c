@@ -297,6 +297,14 @@ static void set_group(struct tui_state *st, uint32_t block) {
 }
 
 /* Make tp and pp valid for the current model, keeping dp; fix gpus. */
+/* Another GPU: the system no longer applies (see state.h). */
+void tui_state_leave_system(struct tui_state *st) {
+    st->opt.has_system = false;
+    st->opt.sc.system_id[0] = '\0';
+    st->opt.sc.system_gpus = 0;
+    st->opt.sc.system_power_w = 0;
+}
+
 void tui_state_fix_layout(struct tui_state *st) {
     struct engine_scenario *sc = &st->opt.sc;
     if (sc->tp == 0)
@@ -431,6 +439,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         st->gpu_index = i;
         sc->gpu = cat->gpus[i];
         st->opt.gpu_custom = false;
+        tui_state_leave_system(st);
         tui_state_fix_layout(st);
         break;
     }
