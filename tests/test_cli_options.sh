@@ -432,4 +432,12 @@ run catalog systems
 check_contains "catalog systems lists NVL72" "$TMP/out" "gb300-nvl72 NVIDIA GB300 NVL72 b300        72      72   1.80 TB/s    100 GB/s    142 kW"
 run catalog systems --json
 check_eq "catalog systems JSON power" "$(json_get "$TMP/out" systems.power_w)" 10200
+# --global-batch with --gpus N alone: divided by the picked layout's DP, not
+# by the first guess's (TP 2 x DP 4 for 8B on 8 H100: 12 / 4 = 3).
+run plan --model llama-3.1-8b --mode train --gpus 8 --global-batch 12 --json
+check_eq "picked layout dp" "$(json_get "$TMP/out" layout.dp)" 4
+check_eq "micro-batches from the picked dp" "$(json_get "$TMP/out" scenario.micro_batches)" 3
+check_eq "accumulation from the picked dp" "$(json_get "$TMP/out" training.gradient_accumulation_steps)" 3
+run plan --model llama-3.1-8b --mode train --gpus 8 --global-batch 12
+check_contains "the header says 3" "$TMP/out" "ZeRO 0, 3 micro-batches"
 finish

@@ -580,3 +580,25 @@ Test(state, another_gpu_leaves_the_system) {
     cr_assert_str_eq(st.opt.sc.system_id, "");
     cr_assert(isnan(st.est.systems), "no system, no system count");
 }
+
+/* A --global-batch given at start: the mb field shows the engine's
+ * micro-batches (global / (batch x dp)), and stepping it sets them, the
+ * global batch then following from them (it was ignored before). */
+Test(state, micro_batches_field_follows_a_global_batch) {
+    st.opt.sc.mode = ENGINE_MODE_TRAIN;
+    st.opt.sc.gpus = 4;
+    st.opt.sc.dp = 4;
+    st.opt.sc.batch = 1;
+    st.opt.sc.global_batch = 32;
+    tui_state_recompute(&st);
+    cr_assert_eq(engine_micro_batches(&st.opt.sc), 8);
+    cr_assert_eq(st.est.train_micro_batches, 8);
+    focus_field(TUI_F_MICRO);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.global_batch, 0, "the user's micro-batches win");
+    cr_assert_gt(st.opt.sc.micro_batches, 8, "stepped up from the shown 8: %u",
+                 st.opt.sc.micro_batches);
+    cr_assert_eq(st.est.train_micro_batches, st.opt.sc.micro_batches);
+    cr_assert_eq(st.est.train_global_batch, 4.0 * st.opt.sc.micro_batches);
+    cr_assert_str_neq(st.message, "");
+}

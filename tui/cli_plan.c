@@ -558,13 +558,13 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     fprintf(f, _("batch %s, context %s tokens"), nb, nc);
     if (sc->mode == ENGINE_MODE_INFER)
         fprintf(f, _(", prompt %s"), np);
-    else if (sc->micro_batches == 1)
+    else if (engine_micro_batches(sc) == 1)
         fprintf(f, _(", %s recompute, %s, ZeRO %u, 1 micro-batch"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero);
     else
         fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
-                sc->micro_batches);
+                engine_micro_batches(sc));
     fputc('\n', f);
     if (o->model_file) {
         char mix[256], size[48];

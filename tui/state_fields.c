@@ -496,7 +496,16 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
             snprintf(st->message, sizeof(st->message), _("ZeRO shards over DP: with DP 1 it saves nothing"));
         break;
     case TUI_F_MICRO:
-        sc->micro_batches = ladder(sc->micro_batches, dir, big, 1, 1u << 16);
+        /* The micro-batches shown are the engine's (from a --global-batch
+         * when one was given); stepping them sets them, and the global
+         * batch then follows from them. */
+        sc->micro_batches = ladder(engine_micro_batches(sc), dir, big, 1, 1u << 16);
+        if (sc->global_batch) {
+            snprintf(st->message, sizeof(st->message),
+                     _("micro-batches set: the global batch follows (was %u sequences)"),
+                     sc->global_batch);
+            sc->global_batch = 0;
+        }
         break;
     case TUI_F_RECOMPUTE:
         sc->recompute = (enum engine_recompute)list_move((int)sc->recompute, dir, 3);
