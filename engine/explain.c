@@ -288,6 +288,14 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "model FLOP per token + what recompute runs again: full 2 N + 2 L s a (d_qk + d_v), "
          "selective the attention forward 2 L s a (d_qk + d_v), none 0",
          "Korthikanti et al. 2022 §5-6", true, false},
+    [ENGINE_KEY_TRAIN_ALL_TO_ALL] =
+        {"training.all_to_all_seconds", "EP all-to-all",
+         "4 all-to-alls (dispatch and combine, forward and backward) per MoE layer per "
+         "micro-batch * ((ep - 1)/ep * s b / t * k * h * 2 bytes / one-way link BW + latency); "
+         "NVLink when t * ep GPUs share a node; added to the predicted step",
+         "Megatron-LM MoE all-to-all token dispatcher (EP inside DP); nccl-tests all-to-all "
+         "bus bandwidth (n - 1)/n",
+         true, false},
 };
 
 /* JSON path of a key. */
@@ -432,6 +440,8 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_pp_comm_seconds;
     case ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN:
         return e->train_hw_flops_per_token;
+    case ENGINE_KEY_TRAIN_ALL_TO_ALL:
+        return e->train_all_to_all_seconds;
     case ENGINE_KEY_SERVING_HOST_BW:
         return e->serving.host_bytes_per_s;
     case ENGINE_KEY_COUNT:
@@ -809,7 +819,30 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "t=%u: %.4g s per step", sc->tp, e->train_tp_comm_seconds);
         break;
     case ENGINE_KEY_TRAIN_DP_COMM:
-        snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
+        if (engine_ep(sc) > 1)
+            snprintf(v, n,
+                     "d=%u (the experts' gradients over d/ep = %u expert data-parallel ranks): "
+                     "%.4g s per step",
+                     sc->dp, sc->dp / engine_ep(sc), e->train_dp_comm_seconds);
+        else
+            snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_ALL_TO_ALL:
+        if (engine_ep(sc) > 1)
+            snprintf(v, n,
+                     "ep=%u, k=%u of %u experts, t=%u, m=%u, s=%u, b=%u, h=%u, over %s: %.4g s "
+                     "per step",
+                     engine_ep(sc), m->active_experts, m->experts, sc->tp,
+                     engine_micro_batches(sc), sc->context, sc->batch, m->hidden,
+                     (uint64_t)sc->tp * engine_ep(sc) <=
+                             (sc->gpus_per_node ? sc->gpus_per_node
+                                                : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node
+                                                                         : 1))
+                         ? "NVLink (t x ep GPUs in a node)"
+                         : "the network (t x ep GPUs span nodes)",
+                     e->train_all_to_all_seconds);
+        else
+            snprintf(v, n, "no expert parallelism (--ep 1): 0 s");
         break;
     case ENGINE_KEY_TRAIN_DAYS:
         if (sc->throughput_tokens_per_s > 0) {
@@ -1126,6 +1159,27 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
                  "at least 1, --gpu-layers and --n-cpu-moe at most the %u layers (--gpu-layers at "
                  "least --pp), --host-bandwidth positive",
                  sc->model.layers);
+        break;
+    case ENGINE_INVALID_EP:
+        if (sc->mode == ENGINE_MODE_INFER)
+            snprintf(buf, n, "--ep %u applies to training (--mode train, lora, qlora)", sc->ep);
+        else if (!sc->model.has_arch || sc->model.experts == 0)
+            snprintf(buf, n, "--ep %u needs a mixture-of-experts model (%s has no experts)",
+                     sc->ep, sc->model.id);
+        else if (sc->model.experts % sc->ep)
+            snprintf(buf, n, "--ep %u does not divide the %u experts of each MoE layer", sc->ep,
+                     sc->model.experts);
+        else
+            snprintf(buf, n,
+                     "--ep %u does not divide --dp %u (expert parallelism runs inside data "
+                     "parallelism, as in Megatron-LM)",
+                     sc->ep, sc->dp);
+        break;
+    case ENGINE_INVALID_RECOMPUTE:
+        snprintf(buf, n,
+                 "--recompute-num-layers %u exceeds the %u layers, or the recompute method is "
+                 "unknown",
+                 sc->recompute_num_layers, sc->model.layers);
         break;
     default:
         snprintf(buf, n, "invalid scenario");
