@@ -44,7 +44,7 @@ const struct opt_def opt_table[] = {
     {OPT_MICRO_BATCH_SIZE, "micro-batch-size", ARG_REQUIRED, "N",
      N_("training: sequences per micro-batch (--batch's meaning there)")},
     {OPT_RECOMPUTE, "recompute", ARG_REQUIRED, "R",
-     N_("none | selective | full (default selective; full for LoRA/QLoRA)")},
+     N_("none | selective (attention-only) | full (default selective; full for LoRA/QLoRA)")},
     {OPT_OPTIMIZER, "optimizer", ARG_REQUIRED, "RECIPE", N_("training recipe (default adam-mixed)")},
     {OPT_MFU, "mfu", ARG_REQUIRED, "X",
      N_("model FLOP utilisation end to end (0.4 or 40%; default: predicted)")},
