@@ -685,6 +685,16 @@ static void ep_expert_states(const struct ctx *c, double i, struct engine_memory
     }
 }
 
+/* The sum of d_in + d_out over the matrices LoRA adapts in one layer (q,
+ * k, v, o and the MLP's); their count into *n when n is not NULL. */
+static double lora_dims_per_layer(const struct ctx *c, double *n) {
+    double h = c->s.hidden, qd = c->s.heads * c->s.qk_dim, kvd = c->s.kv_heads * c->s.head_dim;
+    double f = c->s.ffn ? c->s.ffn : 4 * h, nm = c->sc->model.gated ? 3 : 2;
+    if (n)
+        *n = 4 + nm;
+    return (h + qd) + 2 * (h + kvd) + (qd + h) + nm * (h + f);
+}
+
 /* Adafactor's factored second moment of one weight matrix of r x c
  * parameters: a row and a column vector, r + c floats instead of r c. */
 static double factored(double rows, double cols) {
@@ -725,10 +735,17 @@ static void factored_layer(const struct ctx *c, bool moe, double *other, double 
  * 1 and up divides them by d, the experts' by d / ep. */
 static void adafactor_states(const struct ctx *c, double i, struct engine_memory *mem) {
     const struct engine_scenario *sc = c->sc;
-    if (!recipes[sc->recipe].factored || sc->mode != ENGINE_MODE_TRAIN)
+    if (!recipes[sc->recipe].factored)
         return;
     double dn, mn, o_d, e_d, o_m, e_m;
     stage_layers(c, i, &dn, &mn);
+    if (c->lora) {
+        /* Adapters A (r x d_in) and B (d_out x r): r + d_in and d_out + r. */
+        double nmat, dims = lora_dims_per_layer(c, &nmat);
+        double per = dims + 2.0 * sc->lora_rank * nmat;
+        mem->optimizer += 4.0 * (dn + mn) * per / c->t / (sc->zero >= 1 ? c->d : 1);
+        return;
+    }
     factored_layer(c, false, &o_d, &e_d);
     factored_layer(c, c->s.moe, &o_m, &e_m);
     double other = dn * o_d + mn * o_m, experts = mn * e_m;
@@ -825,16 +842,9 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
         mem->weights = c->training ? params * c->bits_w / 8.0 / (z >= 3 ? d : 1)
                                    : stage_weight_bytes_gpu(c, i, 0);
     }
-    if (c->training) {
-        ep_expert_states(c, i, mem);
-        adafactor_states(c, i, mem);
-    }
     if (c->lora) {
         /* Adapters r (d_in + d_out) on q, k, v, o and the MLP matrices. */
-        const struct engine_model *m = &sc->model;
-        double h = c->s.hidden, qd = c->s.heads * c->s.qk_dim, kvd = c->s.kv_heads * c->s.head_dim;
-        double f = c->s.ffn ? c->s.ffn : 4 * h;
-        double per_layer = (h + qd) + 2 * (h + kvd) + (qd + h) + (m->gated ? 3 : 2) * (h + f);
+        double per_layer = lora_dims_per_layer(c, NULL);
         double dn, mn;
         stage_layers(c, i, &dn, &mn);
         double trainable = sc->lora_rank * per_layer * (dn + mn) / c->t;
@@ -843,6 +853,10 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
         mem->gradients = trainable * r->grads / (z >= 2 ? d : 1);
         mem->master_weights = trainable * r->master / (z >= 1 ? d : 1);
         mem->optimizer = trainable * r->optimizer / (z >= 1 ? d : 1);
+    }
+    if (c->training) {
+        ep_expert_states(c, i, mem);
+        adafactor_states(c, i, mem);
     }
     double dn, mn;
     stage_layers(c, i, &dn, &mn);

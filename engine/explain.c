@@ -550,6 +550,10 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
             break;
         }
         char extra[160] = "";
+        if (engine_ep(sc) > 1)
+            snprintf(extra, sizeof extra,
+                     "; the routed experts / (t x ep=%u), under ZeRO-3 / (d / ep = %u)",
+                     engine_ep(sc), sc->dp / engine_ep(sc));
         if (!train && e->serving.gpu_layers < m->layers)
             snprintf(extra, sizeof extra, "; %.0f of %u layers on the GPUs, the rest in host RAM",
                      e->serving.gpu_layers, m->layers);

@@ -987,6 +987,18 @@ Test(training, adafactor_factored_second_moment) {
     sc.gpus = sc.dp = 8;
     engine_estimate(&sc, &e);
     cr_assert(close_rel(e.memory.optimizer, floats * 4 / 8, 1e-12));
+    /* LoRA rank 16 on q, k, v, o, gate, up, down: A is 16 x d_in, B d_out x 16,
+     * factored 16 + d_in and d_out + 16: per layer 81,920 + 2 x 16 x 7. */
+    sc.mode = ENGINE_MODE_LORA;
+    sc.zero = 0;
+    sc.gpus = sc.dp = 1;
+    sc.lora_rank = 16;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    double dims = (4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096) + 3 * (4096 + 14336);
+    cr_assert_eq(dims, 81920);
+    cr_assert(close_rel(e.memory.optimizer, 4.0 * 32 * (dims + 2 * 16 * 7), 1e-12), "%.10g",
+              e.memory.optimizer);
 }
 
 /* Full recompute with Megatron-LM's --recompute-method and
