@@ -10,7 +10,15 @@
  *  - training states per parameter by recipe (ZeRO §3.1: 2+2+12 = 16 B;
  *    seed 000, 002, 003), divided by d under ZeRO stages 1/2/3;
  *  - activations per layer (Korthikanti et al. 2022, §4, eq. 1-2 and
- *    Table 2), generalised to GQA and gated MLPs (see act_per_layer);
+ *    Table 2), generalised to GQA and gated MLPs (see act_per_layer); the
+ *    interleaved schedule's first stage holds 1 + (p-1)/(p v) times more
+ *    (§4.2.3); full recompute by Megatron-LM's uniform or block method with
+ *    --recompute-num-layers;
+ *  - expert parallelism as Megatron-LM's theoretical_memory_usage.py counts
+ *    it (experts / (t ep), their states over d / ep), its all-to-all per
+ *    MoE layer; Lion's one state, Adafactor's factored second moment
+ *    (Shazeer and Stern 2018 §3); K/V projections replicated per TP rank
+ *    where t exceeds the KV heads (vLLM's QKVParallelLinear);
  *  - decode ceiling BW / bytes read per step (seed 000: 3350 GB/s / 16 GB
  *    = 209 tokens/s), compute ceiling peak / FLOP per token, ridge peak/BW
  *    (seed 000: 989e12 / 3.35e12 = 295 FLOP/byte);
