@@ -440,4 +440,39 @@ check_eq "micro-batches from the picked dp" "$(json_get "$TMP/out" scenario.micr
 check_eq "accumulation from the picked dp" "$(json_get "$TMP/out" training.gradient_accumulation_steps)" 3
 run plan --model llama-3.1-8b --mode train --gpus 8 --global-batch 12
 check_contains "the header says 3" "$TMP/out" "ZeRO 0, 3 micro-batches"
+# Expert parallelism (issue 12): Megatron-LM's theoretical_memory_usage.py
+# for Mixtral 8x7B, EP 8 on DP 8 with the distributed optimizer (6 + 12/d B,
+# adam-mixed-fp32-grads at ZeRO-1): 113.5e9 B of weights and states per GPU.
+run plan --model mixtral-8x7b --mode train --gpus 8 --dp 8 --ep 8 --zero 1 \
+    --optimizer adam-mixed-fp32-grads --json
+states=$(json_flat < "$TMP/out" | awk -F= '$1 ~ /^memory\.(weights|gradients|master_weights|optimizer)$/ { s += $2 } END { printf "%.0f", s }')
+check_near "Mixtral EP 8: Megatron's 113.5e9 B" "$states" 113.5e9 0.0005
+check_eq "scenario.ep echoed" "$(json_get "$TMP/out" scenario.ep)" 8
+a2a=$(json_get "$TMP/out" training.all_to_all_seconds)
+check_eq "the all-to-all is a positive time" "$(awk -v x="$a2a" 'BEGIN { print (x > 0) }')" 1
+run plan --model mixtral-8x7b --mode train --gpus 8 --dp 8 --ep 8
+check_contains "the header names EP" "$TMP/out" "EP 8 inside DP"
+check_contains "the all-to-all line" "$TMP/out" "EP all-to-all per step"
+run plan --model mixtral-8x7b --mode train --gpus 8 --dp 8 --zero 1 \
+    --optimizer adam-mixed-fp32-grads --json
+states=$(json_flat < "$TMP/out" | awk -F= '$1 ~ /^memory\.(weights|gradients|master_weights|optimizer)$/ { s += $2 } END { printf "%.0f", s }')
+check_near "Mixtral without EP: 46.7e9 x 7.5 = 350e9 B" "$states" 350.27e9 0.0005
+check_eq "no EP: no all-to-all" "$(json_get "$TMP/out" training.all_to_all_seconds)" 0
+# --gpus alone with --ep: the search keeps the d that ep divides.
+run plan --model mixtral-8x7b --mode train --gpus 16 --ep 8 --json
+check_eq "d a multiple of ep" "$(( $(json_get "$TMP/out" layout.dp) % 8 ))" 0
+# Recompute by block (Megatron-LM --recompute-method block --recompute-num-layers N).
+run plan --model llama-3.1-8b --mode train --recompute full --json
+full=$(json_get "$TMP/out" memory.activations)
+run plan --model llama-3.1-8b --mode train --recompute full --recompute-method block \
+    --recompute-num-layers 16 --json
+half=$(json_get "$TMP/out" memory.activations)
+check_eq "block 16 of 32 holds more than full" "$(awk -v a="$half" -v b="$full" 'BEGIN { print (a > b) }')" 1
+check_eq "recompute_num_layers echoed" "$(json_get "$TMP/out" scenario.recompute_num_layers)" 16
+check_eq "recompute_method echoed" "$(json_get "$TMP/out" scenario.recompute_method)" '"block"'
+# New recipes.
+for r in lion lion-fp32-grads adafactor; do
+    run plan --model llama-3.1-8b --mode train --optimizer $r --json
+    check_eq "--optimizer $r runs" "$rc" 0
+done
 finish

@@ -209,6 +209,9 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(x->zero, y->zero, "zero");
     EQ_U(x->micro_batches, y->micro_batches, "micro_batches");
     EQ_U(x->interleave, y->interleave, "interleave");
+    EQ_U(x->ep, y->ep, "ep");
+    EQ_U(x->recompute_method, y->recompute_method, "recompute_method");
+    EQ_U(x->recompute_num_layers, y->recompute_num_layers, "recompute_num_layers");
     EQ_U(x->sequence_parallel, y->sequence_parallel, "sequence_parallel");
     EQ_U(x->mode, y->mode, "mode");
     EQ_U(x->batch, y->batch, "batch");
@@ -379,6 +382,17 @@ static const char *const args_system[] = {
 
 Test(scenario_file, round_trip_system) {
     round_trip("system", args_system);
+}
+
+/* Issue 12's expert parallelism and full recompute by block. */
+static const char *const args_moe[] = {
+    "--model", "mixtral-8x7b", "--mode", "train", "--gpus", "8", "--dp", "8", "--ep", "8",
+    "--recompute", "full", "--recompute-method", "block", "--recompute-num-layers", "4",
+    "--optimizer", "adafactor", NULL,
+};
+
+Test(scenario_file, round_trip_expert_parallel_and_recompute_layers) {
+    round_trip("moe", args_moe);
 }
 
 Test(scenario_file, round_trip_catalog_model_every_field) {

@@ -602,3 +602,45 @@ Test(state, micro_batches_field_follows_a_global_batch) {
     cr_assert_eq(st.est.train_global_batch, 4.0 * st.opt.sc.micro_batches);
     cr_assert_str_neq(st.message, "");
 }
+
+/* Expert parallelism (issue 12): the Layout pane's EP field exists in MoE
+ * training only, walks the degrees that divide both the experts and DP, and
+ * follows DP and the mode down when they change under it. */
+Test(state, ep_walks_divisors_of_the_experts_and_dp) {
+    struct engine_model moe;
+    model(&moe, "moe-8x", "MoE 8 experts", 32, 4096, 32, 8, 14336);
+    moe.experts = 8;
+    moe.active_experts = 2;
+    st.opt.sc.model = moe;
+    tui_state_set_mode(&st, ENGINE_MODE_TRAIN);
+    st.opt.sc.dp = 8;
+    st.opt.sc.gpus = 8;
+    tui_state_recompute(&st);
+    cr_assert(tui_field_applies(&st, TUI_F_EP));
+    focus_field(TUI_F_EP);
+    uint32_t want[] = {2, 4, 8, 8};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        press(TUI_KEY_RIGHT);
+        cr_assert_eq(engine_ep(&st.opt.sc), want[i], "step %zu: ep %u", i, st.opt.sc.ep);
+        cr_assert_eq(st.est.invalid, 0);
+    }
+    cr_assert(strstr(st.message, "EP 8 is the most") != NULL, "%s", st.message);
+    /* DP 8 -> 6: EP 8 no longer divides it; it falls to 2, said in the status line. */
+    st.opt.sc.dp = 6;
+    st.opt.sc.gpus = 6;
+    tui_state_recompute(&st);
+    cr_assert_eq(engine_ep(&st.opt.sc), 2);
+    cr_assert(strstr(st.message, "EP 8 -> 2") != NULL, "%s", st.message);
+    cr_assert_eq(st.est.invalid, 0);
+    /* Inference: no EP field, EP back to 1. */
+    tui_state_set_mode(&st, ENGINE_MODE_INFER);
+    tui_state_recompute(&st);
+    cr_assert(!tui_field_applies(&st, TUI_F_EP));
+    cr_assert_eq(engine_ep(&st.opt.sc), 1);
+    cr_assert_eq(st.est.invalid, 0);
+    /* A dense model in training: no EP field either. */
+    st.opt.sc.model = models[0];
+    tui_state_set_mode(&st, ENGINE_MODE_TRAIN);
+    tui_state_recompute(&st);
+    cr_assert(!tui_field_applies(&st, TUI_F_EP));
+}

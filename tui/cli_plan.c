@@ -165,6 +165,8 @@ static const struct plan_field plan_fields[] = {
       S_TRAINING, N_("PP hand-offs per step")),
     F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
       S_TRAINING, N_("DP all-reduce per step")),
+    F("training", "all_to_all_seconds", ENGINE_KEY_TRAIN_ALL_TO_ALL, train_all_to_all_seconds,
+      K_SECONDS, S_TRAINING, N_("EP all-to-all per step")),
     F("training", "mfu", ENGINE_KEY_TRAIN_MFU, train_mfu, K_FRACTION, S_TRAINING, N_("MFU")),
     F("training", "hfu", ENGINE_KEY_TRAIN_HFU, train_hfu, K_FRACTION, S_TRAINING, N_("HFU")),
     F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
@@ -330,8 +332,16 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_number(w, sc->zero);
     json_key(w, "micro_batches");
     json_number(w, sc->micro_batches);
+    json_key(w, "ep");
+    json_number(w, engine_ep(sc));
+    json_key(w, "interleave");
+    json_number(w, sc->interleave);
     json_key(w, "recompute");
     json_string(w, engine_recompute_name(sc->recompute));
+    json_key(w, "recompute_method");
+    json_string(w, engine_recompute_method_name(sc->recompute_method));
+    json_key(w, "recompute_num_layers");
+    json_number(w, sc->recompute_num_layers);
     json_key(w, "optimizer");
     json_string(w, engine_recipe_info(sc->recipe)->id);
     json_key(w, "flops_model");
@@ -501,6 +511,9 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
          * offload lines only when something sits in host RAM. */
         if (v == 0 && (p->key == ENGINE_KEY_MEM_OVERHEAD || p->key == ENGINE_KEY_MEM_HOST))
             continue;
+        /* The expert-parallel all-to-all only under --ep (JSON: 0 without). */
+        if (p->key == ENGINE_KEY_TRAIN_ALL_TO_ALL && engine_ep(&o->sc) == 1)
+            continue;
         if ((p->key == ENGINE_KEY_SERVING_GPU_LAYERS || p->key == ENGINE_KEY_SERVING_HOST_BW) &&
             !(est->memory.host > 0 && est->serving.decode_host_bytes > 0))
             continue;
@@ -548,6 +561,8 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     fputs(" | ", f);
     if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
+    if (engine_ep(sc) > 1)
+        fprintf(f, _("EP %u inside DP | "), engine_ep(sc));
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)
         fprintf(f, "%s | ", engine_runtime_name(sc->serving.runtime));
     fprintf(f, "%s\n", engine_mode_name(sc->mode));
@@ -565,6 +580,15 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
                 engine_micro_batches(sc));
+    if (sc->mode != ENGINE_MODE_INFER && sc->recompute == ENGINE_RECOMPUTE_FULL &&
+        (sc->recompute_method != ENGINE_RECOMPUTE_UNIFORM || sc->recompute_num_layers > 1)) {
+        if (sc->recompute_method == ENGINE_RECOMPUTE_BLOCK)
+            fprintf(f, _(" (full recompute of %u layers per stage, --recompute-method block)"),
+                    sc->recompute_num_layers ? sc->recompute_num_layers : sc->model.layers);
+        else
+            fprintf(f, _(" (a checkpoint every %u layers, --recompute-method uniform)"),
+                    sc->recompute_num_layers);
+    }
     fputc('\n', f);
     if (o->model_file) {
         char mix[256], size[48];

@@ -783,6 +783,74 @@ void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
     o->recipe_batch_sequences = (uint32_t)seqs;
 }
 
+/* Expert parallelism (--ep, Megatron-LM's --expert-model-parallel-size):
+ * MoE training only, EP inside DP as Megatron-LM lays it out, so ep
+ * divides the experts of each layer and the data-parallel degree. Where
+ * --gpus alone leaves the layout to the search, the search keeps only the
+ * d that ep divides. */
+static int opt_expert_parallel(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    if (!s->set[OPT_EP])
+        return 0;
+    if (opt_uint("ep", s->val[OPT_EP], false, 1u << 16, &sc->ep))
+        return -1;
+    if (sc->ep == 1)
+        return 0;
+    if (sc->mode == ENGINE_MODE_INFER) {
+        opt_error("--ep %u applies to training (--mode train, lora, qlora): it splits the experts "
+                  "of a mixture-of-experts model over the data-parallel GPUs",
+                  sc->ep);
+        return -1;
+    }
+    if (!sc->model.has_arch || sc->model.experts == 0) {
+        opt_error("--ep %u needs a mixture-of-experts model: %s has no routed experts", sc->ep,
+                  sc->model.id[0] ? sc->model.id : sc->model.name);
+        return -1;
+    }
+    if (sc->model.experts % sc->ep) {
+        opt_error("--ep %u does not divide the %u experts of each MoE layer of %s", sc->ep,
+                  sc->model.experts, sc->model.id);
+        return -1;
+    }
+    bool layout = s->set[OPT_TP] || s->set[OPT_PP] || s->set[OPT_DP] || !s->set[OPT_GPUS];
+    if (layout && sc->dp % sc->ep) {
+        opt_error("--ep %u does not divide --dp %u: expert parallelism runs inside data "
+                  "parallelism (Megatron-LM), each expert's d / ep replicas sharing its states",
+                  sc->ep, sc->dp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Full recompute's method and layers (Megatron-LM's --recompute-method
+ * and --recompute-num-layers, which apply with full granularity). */
+static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario *sc) {
+    bool method = s->set[OPT_RECOMPUTE_METHOD], layers = s->set[OPT_RECOMPUTE_NUM_LAYERS];
+    if (!method && !layers)
+        return 0;
+    if (method && engine_recompute_method_parse(s->val[OPT_RECOMPUTE_METHOD],
+                                                &sc->recompute_method)) {
+        opt_error("--recompute-method: expected uniform or block, found '%s'",
+                  s->val[OPT_RECOMPUTE_METHOD]);
+        return -1;
+    }
+    if (layers && opt_uint("recompute-num-layers", s->val[OPT_RECOMPUTE_NUM_LAYERS], false,
+                           1u << 20, &sc->recompute_num_layers))
+        return -1;
+    if (sc->mode == ENGINE_MODE_INFER || sc->recompute != ENGINE_RECOMPUTE_FULL) {
+        opt_error("--%s applies to full recompute in training (--recompute full; now %s)",
+                  layers ? "recompute-num-layers" : "recompute-method",
+                  sc->mode == ENGINE_MODE_INFER ? "inference" : engine_recompute_name(sc->recompute));
+        return -1;
+    }
+    if (layers && sc->model.layers > 0 && sc->recompute_num_layers > sc->model.layers) {
+        opt_error("--recompute-num-layers %u exceeds the model's %u layers",
+                  sc->recompute_num_layers, sc->model.layers);
+        return -1;
+    }
+    return 0;
+}
+
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
@@ -828,6 +896,8 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
                   s->val[OPT_RECOMPUTE]);
         return -1;
     }
+    if (opt_recompute_layers(s, sc) != 0 || opt_expert_parallel(s, o) != 0)
+        return -1;
     if (s->set[OPT_OPTIMIZER] && engine_recipe_parse(s->val[OPT_OPTIMIZER], &sc->recipe)) {
         fprintf(stderr, _("vramlab: --optimizer: unknown recipe '%s'; one of:"),
                 s->val[OPT_OPTIMIZER]);

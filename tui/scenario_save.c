@@ -282,9 +282,17 @@ static void sf_write_workload(FILE *f, const struct options *o) {
         fprintf(f, "micro-batches: %u\n", sc->micro_batches);
     fprintf(f, "interleave: %u\nsequence-parallel: %s\n", sc->interleave,
             sc->sequence_parallel ? "true" : "false");
+    if (engine_ep(sc) > 1)
+        fprintf(f, "ep: %u\n", engine_ep(sc));
     /* Recompute only when chosen: otherwise it follows the mode. */
     if (o->recompute_given)
         fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
+    if (sc->recompute == ENGINE_RECOMPUTE_FULL && sc->mode != ENGINE_MODE_INFER &&
+        (sc->recompute_method != ENGINE_RECOMPUTE_UNIFORM || sc->recompute_num_layers)) {
+        fprintf(f, "recompute-method: %s\n", engine_recompute_method_name(sc->recompute_method));
+        if (sc->recompute_num_layers)
+            fprintf(f, "recompute-num-layers: %u\n", sc->recompute_num_layers);
+    }
     else
         fprintf(f, "# recompute: %s, the mode's (selective; full for LoRA and QLoRA)\n",
                 engine_recompute_name(sc->recompute));

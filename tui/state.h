@@ -69,6 +69,7 @@ enum tui_field {
     TUI_F_DP,
     TUI_F_ZERO,
     TUI_F_MICRO,
+    TUI_F_EP, /* expert parallelism (MoE training) */
     TUI_F_RECOMPUTE,
     TUI_F_RECIPE,
     /* Read-outs: focusable for explain, not editable. */

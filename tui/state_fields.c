@@ -40,6 +40,7 @@ static const struct tui_field_info tui_fields[TUI_F_COUNT] = {
     F(TUI_F_MICRO, TUI_PANE_LAYOUT, N_("mb"), N_("micro-batches per step (training)")),
     F(TUI_F_RECOMPUTE, TUI_PANE_LAYOUT, N_("recompute"), N_("activation recomputation (training)")),
     F(TUI_F_RECIPE, TUI_PANE_LAYOUT, N_("optimizer"), N_("optimizer recipe (training)")),
+    F(TUI_F_EP, TUI_PANE_LAYOUT, N_("EP"), N_("expert parallel inside DP (MoE training)")),
     F(TUI_F_MEM_WEIGHTS, TUI_PANE_MEMORY, N_("weights"), N_("weights per GPU")),
     F(TUI_F_MEM_KV, TUI_PANE_MEMORY, N_("KV cache"), N_("KV cache per GPU")),
     F(TUI_F_MEM_ACT, TUI_PANE_MEMORY, N_("activations"), N_("activations per GPU")),
@@ -98,6 +99,8 @@ bool tui_field_applies(const struct tui_state *st, enum tui_field f) {
         return infer && st->opt.sc.serving.runtime != ENGINE_RUNTIME_PLAIN;
     case TUI_F_MEM_HOST:
         return infer && st->est.memory.host > 0;
+    case TUI_F_EP:
+        return !infer && st->opt.sc.model.has_arch && st->opt.sc.model.experts > 0;
     case TUI_F_ZERO:
     case TUI_F_MICRO:
     case TUI_F_RECOMPUTE:
@@ -155,6 +158,8 @@ int tui_field_key(const struct tui_state *st, enum tui_field f) {
     case TUI_F_RECOMPUTE:
     case TUI_F_MEM_ACT:
         return ENGINE_KEY_MEM_ACTIVATIONS;
+    case TUI_F_EP:
+        return ENGINE_KEY_MEM_TOTAL;
     case TUI_F_MEM_GRADS:
         return ENGINE_KEY_MEM_GRADIENTS;
     case TUI_F_MEM_MASTER:
@@ -367,6 +372,25 @@ static uint32_t step_divisor(struct tui_state *st, const char *what, uint32_t cu
     return v;
 }
 
+/* The next expert-parallel degree from ep in direction dir: the divisors of
+ * both the experts and DP (EP runs inside DP, Megatron-LM). */
+static void step_ep(struct tui_state *st, int dir) {
+    struct engine_scenario *sc = &st->opt.sc;
+    uint32_t e = sc->model.experts, ep = engine_ep(sc), next = ep;
+    for (uint32_t k = dir > 0 ? ep + 1 : ep - 1; k >= 1 && k <= e; k = dir > 0 ? k + 1 : k - 1) {
+        if (e % k == 0 && sc->dp % k == 0) {
+            next = k;
+            break;
+        }
+    }
+    if (next == ep)
+        snprintf(st->message, sizeof(st->message),
+                 dir > 0 ? _("EP %u is the most: it divides the %u experts and DP %u")
+                         : _("EP %u is the least"),
+                 ep, e, sc->dp);
+    sc->ep = next;
+}
+
 /* Apply one step to a field; returns dirty flags. */
 unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool big) {
     struct engine_scenario *sc = &st->opt.sc;
@@ -514,10 +538,34 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
     case TUI_F_RECIPE:
         sc->recipe = (enum engine_recipe)list_move((int)sc->recipe, dir, ENGINE_RECIPE_COUNT);
         break;
+    case TUI_F_EP:
+        step_ep(st, dir);
+        break;
     default:
         return TUI_DIRTY_REPAINT;
     }
     return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+}
+
+/* Keep EP valid when the mode, the model or DP change under it: the
+ * largest divisor of both the experts and DP not above it (1 outside MoE
+ * training), with a message naming the reason. */
+static void fix_ep(struct tui_state *st) {
+    struct engine_scenario *sc = &st->opt.sc;
+    uint32_t ep = engine_ep(sc), e = sc->model.has_arch ? sc->model.experts : 0;
+    if (ep == 1)
+        return;
+    uint32_t k = ep;
+    if (sc->mode == ENGINE_MODE_INFER || e == 0)
+        k = 1;
+    while (k > 1 && (e % k || sc->dp % k))
+        k--;
+    if (k == ep)
+        return;
+    sc->ep = k;
+    snprintf(st->message, sizeof(st->message),
+             _("EP %u -> %u: EP divides the experts and DP (%u experts, DP %u) in MoE training"),
+             ep, k, e, sc->dp);
 }
 
 /* Recompute the estimate, the verdict and the tokens/s-vs-batch curve. */
@@ -533,6 +581,7 @@ void tui_state_recompute(struct tui_state *st) {
         v->host_bytes_per_s = cpu_bw;
         v->host_measured = true;
     }
+    fix_ep(st);
     engine_estimate(&st->opt.sc, &st->est);
     st->recomputes++;
     tui_state_verdict(st);
