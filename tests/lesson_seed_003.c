@@ -126,6 +126,7 @@ static void check_seed_003(const struct lesson *l) {
     cr_expect(e.fits);
     cr_expect(lesson_step(l, 8)->options.sc.gpu.unified_memory);
     cr_expect_float_eq(e.memory.total, 41.6 * GB, 0.05 * GB);
+    cr_expect_float_eq(e.capacity, 128.0 * 1024 * 1024 * 1024, 0.5);
     cr_expect_float_eq(e.capacity, 137.4 * GB, 0.05 * GB);
     cr_expect_float_eq(e.bandwidth_bytes_per_s, 614 * GB, 1e6);
     cr_expect_float_eq(e.peak_flop_per_s, 70e12, 1e6);
