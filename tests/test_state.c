@@ -644,3 +644,27 @@ Test(state, ep_walks_divisors_of_the_experts_and_dp) {
     tui_state_recompute(&st);
     cr_assert(!tui_field_applies(&st, TUI_F_EP));
 }
+
+/* A starting scenario whose TP spans nodes (a lesson step, --tp 16 on
+ * servers of 8) keeps it, as plan does with its warning: the explorer used
+ * to lower it to 8 silently, so the screen disagreed with the step. */
+Test(state, a_starting_tp_across_nodes_is_kept) {
+    struct options o;
+    memset(&o, 0, sizeof(o));
+    engine_scenario_defaults(&o.sc);
+    o.sc.model = models[1]; /* 64 heads */
+    o.sc.gpu = gpus[0];
+    o.sc.gpu.gpus_per_node = 8;
+    o.sc.gpus = 16;
+    o.sc.tp = 16;
+    o.sc.pp = 1;
+    o.sc.dp = 1;
+    tui_state_init(&st, &o, &cat);
+    cr_assert_eq(st.opt.sc.tp, 16);
+    cr_assert_eq(st.opt.sc.gpus, 16);
+    cr_assert(st.est.warnings & ENGINE_WARN_TP_ACROSS_NODES);
+    /* heads still bound it: 24 heads take no TP 16 */
+    o.sc.model = models[2];
+    tui_state_init(&st, &o, &cat);
+    cr_assert_eq(24 % st.opt.sc.tp, 0, "tp %u", st.opt.sc.tp);
+}

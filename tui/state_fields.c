@@ -311,6 +311,11 @@ void tui_state_leave_system(struct tui_state *st) {
 }
 
 void tui_state_fix_layout(struct tui_state *st) {
+    tui_state_fix_layout_within(st, tui_gpus_per_node(&st->opt.sc));
+}
+
+/* The same, with TP at most max_tp (see state.h). */
+void tui_state_fix_layout_within(struct tui_state *st, uint32_t max_tp) {
     struct engine_scenario *sc = &st->opt.sc;
     if (sc->tp == 0)
         sc->tp = 1;
@@ -318,8 +323,8 @@ void tui_state_fix_layout(struct tui_state *st) {
         sc->pp = 1;
     if (sc->dp == 0)
         sc->dp = 1;
-    uint32_t node = tui_gpus_per_node(sc);
-    while (sc->tp > 1 && ((sc->model.heads > 0 && sc->model.heads % sc->tp != 0) || sc->tp > node))
+    while (sc->tp > 1 &&
+           ((sc->model.heads > 0 && sc->model.heads % sc->tp != 0) || sc->tp > max_tp))
         sc->tp--;
     if (sc->model.layers > 0 && sc->pp > sc->model.layers)
         sc->pp = sc->model.layers;
