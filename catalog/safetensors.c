@@ -268,7 +268,8 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
         free(p);
     }
     /* no two tensors share a byte */
-    qsort(f->tensors, f->n, sizeof *f->tensors, cmp_begin);
+    if (f->n > 1)
+        qsort(f->tensors, f->n, sizeof *f->tensors, cmp_begin);
     for (size_t i = 1; i < f->n; i++)
         if (f->tensors[i].begin < f->tensors[i - 1].end)
             return jscan_fail(&j, (size_t)(f->tensors[i].header_at - j.base),
