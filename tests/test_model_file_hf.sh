@@ -123,6 +123,14 @@ PY
 }
 check "a 60 GiB file: only its header is read" sparse
 
+# A folder with one GGUF file and no safetensors is that file.
+mkdir -p "$t/ggdir" && gb=$(python3 "$top_srcdir/tests/gguf_write.py" "$t/ggdir/tiny-Q4_K_M.gguf" q4km | cut -d' ' -f1)
+ggdir() {
+    "$VRAMLAB" plan --model-file "$t/ggdir" --json >"$t/gg.json" &&
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['model']['format'] == 'gguf' and d['memory']['weights'] == int(sys.argv[2]), d['model']" "$t/gg.json" "$gb"
+}
+check "a folder holding one GGUF file" ggdir
+
 # Broken files and folders: exit 3, the file and what was wrong.
 notfile() {
     "$VRAMLAB" plan --model-file "$1" >/dev/null 2>"$t/err"

@@ -616,9 +616,9 @@ static void rm_scratch(void) {
     cr_assert_eq(system(cmd), 0);
 }
 
-Test(state, o_in_the_model_pane_opens_the_file_prompt_and_esc_cancels) {
+Test(state, capital_o_in_the_model_pane_opens_the_file_prompt_and_esc_cancels) {
     focus_pane(TUI_PANE_MODEL);
-    press('o');
+    press('O');
     cr_assert_eq(st.overlay, TUI_OVERLAY_FILE);
     type("q/x");
     cr_assert(!st.quit, "q is typed into the path");
@@ -644,7 +644,7 @@ Test(state, the_model_picker_starts_with_file) {
 Test(state, tab_completes_paths_as_a_shell_does) {
     make_scratch();
     focus_pane(TUI_PANE_MODEL);
-    press('o');
+    press('O');
     char want[160];
     /* one match: completed, a directory gets its slash */
     snprintf(st.file.text, sizeof(st.file.text), "%s/b", scratch);
@@ -671,14 +671,14 @@ Test(state, tab_completes_paths_as_a_shell_does) {
 Test(state, a_bad_path_shows_in_the_status_line_and_keeps_the_scenario) {
     make_scratch();
     focus_pane(TUI_PANE_MODEL);
-    press('o');
+    press('O');
     snprintf(st.file.text, sizeof(st.file.text), "%s/alpha.gguf", scratch);
     press(TUI_KEY_ENTER);
     cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
     cr_assert(strstr(st.message, "alpha.gguf: byte 0: not a GGUF file"), "%s", st.message);
     cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b");
     cr_assert_null(st.opt.model_file);
-    press('o');
+    press('O');
     snprintf(st.file.text, sizeof(st.file.text), "%s/alphabet", scratch);
     press(TUI_KEY_ENTER);
     cr_assert(strstr(st.message, "no model in this directory"), "%s", st.message);
@@ -688,7 +688,7 @@ Test(state, a_bad_path_shows_in_the_status_line_and_keeps_the_scenario) {
 Test(state, a_folder_opens_with_its_bytes_and_the_format_pane_mix) {
     make_scratch();
     focus_pane(TUI_PANE_MODEL);
-    press('o');
+    press('O');
     snprintf(st.file.text, sizeof(st.file.text), "%s/beta", scratch);
     unsigned d = press(TUI_KEY_ENTER);
     cr_assert(d & TUI_DIRTY_RECOMPUTE);

@@ -3,7 +3,7 @@
 # real terminal (tmux, 100x30, TERM=vt100, NO_COLOR=1):
 #   - --model-file at start: the Format pane shows the file's type mix and
 #     its bits per weight, the title says the weights are the file's;
-#   - o in the Model pane opens the prompt; Tab completes a path as a
+#   - O in the Model pane opens the prompt (o stays the scenario file's); Tab completes a path as a
 #     shell does (one match completes, a directory gets '/', several are
 #     listed in the Model pane); Enter opens a folder;
 #   - "file..." is the model picker's first entry and opens the prompt;
@@ -61,7 +61,10 @@ has a "file's types" "the title says the weights are the file's"
 
 start b
 keys b o
-has b "open a model file:" "o in the Model pane opens the prompt"
+has b "open scenario file:" "o stays the lecture kit's scenario file"
+keys b Escape
+keys b O
+has b "open a model file:" "O in the Model pane opens the prompt"
 type_text b "$TMP/gp"
 keys b Tab
 has b "$TMP/gptq/" "Tab completes a directory with its slash"
@@ -83,16 +86,16 @@ has c "model file (Tab completes):" "file... opens the prompt"
 type_text c "$TMP/nowhere"
 keys c Enter
 has c "$TMP/nowhere: No such file or directory" "a missing path: the error in the status line"
-keys c o C-u
+keys c O C-u
 type_text c "$TMP/folder/broken.safetensors"
 keys c Enter
 has c "broken.safetensors: byte 0: header length" "a broken file: the file, the byte and what"
-keys c o C-u
+keys c O C-u
 type_text c "$TMP/empty"
 keys c Enter
 has c "no model in this directory" "an empty folder says so"
 has c "Llama 3.1 8B" "the scenario stays as it was"
-keys c o C-u
+keys c O C-u
 type_text c "/dev/zer"
 keys c Tab Enter
 has c "/dev/zero: a character device" "/dev/zero is refused unopened"

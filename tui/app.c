@@ -191,12 +191,9 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         } else {
             int k = key_from_curses(ch);
             unsigned d = 0;
-            /* The Model pane's file prompt takes every key, and o there
-             * opens it (elsewhere o is the lecture kit's open). */
-            bool file_key = st->overlay == TUI_OVERLAY_FILE ||
-                            (k == 'o' && st->overlay == TUI_OVERLAY_NONE &&
-                             st->lx.prompt == TUI_PROMPT_NONE &&
-                             st->focus_pane == TUI_PANE_MODEL);
+            /* The Model pane's model-file prompt takes every key (typed
+             * into the path, not lesson or lecture keys). */
+            bool file_key = st->overlay == TUI_OVERLAY_FILE;
             if (k && file_key) {
                 d = tui_state_key(st, k);
                 tui_lecture_after(st, d);

@@ -296,9 +296,9 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         st->overlay = TUI_OVERLAY_EXPLAIN;
         st->overlay_scroll = 0;
         return TUI_DIRTY_REPAINT;
-    case 'o':
-        /* The Model pane opens a model file (elsewhere the lecture kit's
-         * o opens a scenario file before the key gets here). */
+    case 'O':
+        /* The Model pane opens a model file (o, everywhere, is the lecture
+         * kit's scenario file). */
         return st->focus_pane == TUI_PANE_MODEL ? tui_file_open(st) : 0;
     case 'u':
         st->opt.units = st->opt.units == UNITS_GB ? UNITS_GIB : UNITS_GB;

@@ -106,7 +106,7 @@ enum tui_overlay {
     TUI_OVERLAY_HELP,
     TUI_OVERLAY_EXPLAIN,
     TUI_OVERLAY_PICKER,
-    TUI_OVERLAY_FILE, /* the Model pane's model-file prompt (o, "file..." in the picker) */
+    TUI_OVERLAY_FILE, /* the Model pane's model-file prompt (O, "file..." in the picker) */
 };
 
 /* Pickers list one kind of thing, filtered by a typed string. */

@@ -1,6 +1,7 @@
 /*
- * state_file.c: the Model pane's model-file prompt (`o` in the Model
- * pane, or "file..." in the model picker).
+ * state_file.c: the Model pane's model-file prompt ("file..." first in
+ * the model picker, or `O` in the Model pane: `o` is the lecture kit's
+ * scenario file everywhere).
  *
  * The path is typed in the status line and completed with Tab as a shell
  * completes it: one match completes (a directory gets its '/'), several
