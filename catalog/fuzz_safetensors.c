@@ -1,19 +1,26 @@
 /*
- * fuzz_safetensors.c: libFuzzer target for the safetensors header parser.
- * Build and run with `make fuzz` (clang -fsanitize=fuzzer,address,undefined).
- * Every input must be either rejected with a message or accepted with all
- * tensors inside the buffer.
+ * fuzz_safetensors.c: libFuzzer target for the safetensors header parser
+ * and the JSON scanner under it (catalog/jscan.c), also as the reader of a
+ * config.json's quantization_config. Build and run with `make fuzz`
+ * (clang -fsanitize=fuzzer,address,undefined). Every input must be either
+ * rejected with a message or accepted with all tensors inside the buffer.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/hfmodel.h"
 #include "catalog/safetensors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* One fuzz input: parse, then touch every accepted tensor's bytes. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    char qerr[512];
+    /* The same bytes as a config.json and a quantize_config.json. */
+    struct catalog_hf_quant q;
+    catalog_hf_quant_parse("fuzz", (const char *)data, size, 1, &q, qerr, sizeof qerr);
+    catalog_hf_quant_parse("fuzz", (const char *)data, size, 0, &q, qerr, sizeof qerr);
     /* copy into an exact-size heap block so ASan sees any read past the end;
      * an input starting with '{' is taken as the header itself, framed with
      * its true length and 64 data bytes, so mutations reach the JSON checks */

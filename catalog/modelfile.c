@@ -25,8 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "catalog/gguf.h"
+#include "catalog/hfmodel.h"
 
 static const char gguf_source[] = "the model file's GGUF header (metadata and tensor infos)";
 
@@ -300,14 +302,39 @@ int catalog_model_file_buffer(const char *name, const uint8_t *buf, size_t len,
     return rc;
 }
 
-int catalog_model_file_load(const char *path, struct engine_model *m,
-                            struct catalog_model_file *mf, char *err, size_t errlen) {
+static int load_gguf(const char *path, struct engine_model *m, struct catalog_model_file *mf,
+                     char *err, size_t errlen) {
     struct gguf_file g;
     if (gguf_open(path, &g, err, errlen))
         return -1;
     int rc = from_gguf(&g, path, m, mf, err, errlen);
+    if (rc == 0)
+        mf->shards = 1;
     gguf_close(&g);
     return rc;
+}
+
+/* Whether a path is read as Hugging Face files: a directory, a
+ * .safetensors file or a .json (config.json, the shards' index). */
+static bool hf_path(const char *path) {
+    struct stat st;
+    size_t n = strlen(path);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return true;
+    return (n >= 12 && strcmp(path + n - 12, ".safetensors") == 0) ||
+           (n >= 5 && strcmp(path + n - 5, ".json") == 0);
+}
+
+int catalog_model_file_load(const char *path, struct engine_model *m,
+                            struct catalog_model_file *mf, char *err, size_t errlen) {
+    if (hf_path(path)) {
+        char gguf[1400];
+        int rc = catalog_hf_model_load(path, m, mf, gguf, sizeof gguf, err, errlen);
+        if (rc <= 0)
+            return rc;
+        return load_gguf(gguf, m, mf, err, errlen); /* a folder with one GGUF file */
+    }
+    return load_gguf(path, m, mf, err, errlen);
 }
 
 const char *catalog_model_file_mix(const struct catalog_model_file *mf, char *buf, size_t len) {

@@ -9,6 +9,10 @@
  * every tensor; the model gets those bytes per layer, embedding and head
  * (struct engine_model's file_* fields) and the summary below keeps the
  * type mix for the text, the JSON and the panes.
+ *
+ * A safetensors file, a sharded set (model.safetensors.index.json) or a
+ * Hugging Face folder is read by catalog/hfmodel.c: the architecture from
+ * the folder's config.json, the bytes from every shard's header.
  */
 #ifndef VRAMLAB_MODELFILE_H
 #define VRAMLAB_MODELFILE_H
@@ -22,16 +26,20 @@
 
 /* One tensor type of a file: how many tensors, elements and bytes. */
 struct catalog_mf_type {
-    char name[16]; /* as ggml prints it: "Q4_K", "F32" */
+    char name[16]; /* as ggml prints it: "Q4_K", "F32"; safetensors: the
+                    * dtype ("BF16"), or the quantized format with its
+                    * scales and zeros ("GPTQ_INT4_G128", "MXFP4") */
     uint64_t tensors;
     double params, bytes;
 };
 
 struct catalog_model_file {
     char path[1024];
-    const char *format; /* "gguf" */
-    char arch[48];      /* general.architecture */
-    uint32_t version;
+    const char *format; /* "gguf", "safetensors" */
+    char arch[48];      /* general.architecture; config.json's model_type */
+    uint32_t version;   /* GGUF's; 0 for safetensors */
+    uint32_t shards;    /* files read: 1, or a sharded set's count */
+    char quant[64];     /* safetensors: "gptq 4-bit, group 128"; "" when none */
     uint64_t tensors;
     double params, bytes; /* sums over every tensor */
     double file_size;
@@ -39,7 +47,9 @@ struct catalog_model_file {
     size_t n_types;
 };
 
-/* Read a model file's header into a model with its exact shape and bytes.
+/* Read a model file's header into a model with its exact shape and bytes:
+ * a GGUF file, a safetensors file, a model.safetensors.index.json, or a
+ * directory (config.json with its safetensors, or one GGUF file).
  * Returns 0, or -1 with "path: byte N: what" in err (a bad file, exit 3). */
 int catalog_model_file_load(const char *path, struct engine_model *m,
                             struct catalog_model_file *mf, char *err, size_t errlen);

@@ -5,28 +5,32 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
-#include "kernels/kern_half.h"
+#include "catalog/internal.h"
+#include "catalog/jscan.h"
 
+/* huggingface/safetensors' Dtype and its bitsize(). */
 static const struct {
     const char *name;
-    size_t size;
+    unsigned bits;
 } dtypes[KERN_ST_DTYPE_COUNT] = {
-    [KERN_ST_BOOL] = {"BOOL", 1},       [KERN_ST_U8] = {"U8", 1},
-    [KERN_ST_I8] = {"I8", 1},           [KERN_ST_F8_E4M3] = {"F8_E4M3", 1},
-    [KERN_ST_F8_E5M2] = {"F8_E5M2", 1}, [KERN_ST_I16] = {"I16", 2},
-    [KERN_ST_U16] = {"U16", 2},         [KERN_ST_F16] = {"F16", 2},
-    [KERN_ST_BF16] = {"BF16", 2},       [KERN_ST_I32] = {"I32", 4},
-    [KERN_ST_U32] = {"U32", 4},         [KERN_ST_F32] = {"F32", 4},
-    [KERN_ST_F64] = {"F64", 8},         [KERN_ST_I64] = {"I64", 8},
-    [KERN_ST_U64] = {"U64", 8},
+    [KERN_ST_BOOL] = {"BOOL", 8},       [KERN_ST_U8] = {"U8", 8},
+    [KERN_ST_I8] = {"I8", 8},           [KERN_ST_F8_E4M3] = {"F8_E4M3", 8},
+    [KERN_ST_F8_E5M2] = {"F8_E5M2", 8}, [KERN_ST_I16] = {"I16", 16},
+    [KERN_ST_U16] = {"U16", 16},        [KERN_ST_F16] = {"F16", 16},
+    [KERN_ST_BF16] = {"BF16", 16},      [KERN_ST_I32] = {"I32", 32},
+    [KERN_ST_U32] = {"U32", 32},        [KERN_ST_F32] = {"F32", 32},
+    [KERN_ST_F64] = {"F64", 64},        [KERN_ST_I64] = {"I64", 64},
+    [KERN_ST_U64] = {"U64", 64},        [KERN_ST_F4] = {"F4", 4},
+    [KERN_ST_F6_E2M3] = {"F6_E2M3", 6}, [KERN_ST_F6_E3M2] = {"F6_E3M2", 6},
+    [KERN_ST_F8_E8M0] = {"F8_E8M0", 8}, [KERN_ST_C64] = {"C64", 64},
 };
 
 /* Name of a dtype. */
@@ -34,56 +38,13 @@ const char *kern_st_dtype_name(enum kern_st_dtype d) {
     return (unsigned)d < KERN_ST_DTYPE_COUNT ? dtypes[d].name : "?";
 }
 
-/* Element size of a dtype in bytes. */
+/* Element size of a dtype in bytes (0 below a byte). */
 size_t kern_st_dtype_size(enum kern_st_dtype d) {
-    return (unsigned)d < KERN_ST_DTYPE_COUNT ? dtypes[d].size : 0;
+    return (unsigned)d < KERN_ST_DTYPE_COUNT ? dtypes[d].bits / 8 : 0;
 }
 
-/* A scalar node's text, or NULL when the node is not a scalar. */
-static const char *scalar(yaml_document_t *doc, int id, size_t *len) {
-    yaml_node_t *n = yaml_document_get_node(doc, id);
-    if (!n || n->type != YAML_SCALAR_NODE)
-        return NULL;
-    if (len)
-        *len = n->data.scalar.length;
-    return (const char *)n->data.scalar.value;
-}
-
-/* Parse a non-negative decimal integer scalar strictly (digits only, no
- * overflow). Returns 0 or -1. */
-static int parse_u64(yaml_document_t *doc, int id, uint64_t *out) {
-    size_t len;
-    const char *s = scalar(doc, id, &len);
-    if (!s || len == 0 || len > 20)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        uint64_t d = (uint64_t)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
-
-/* Read a sequence of up to max integers; returns the count or -1. */
-static int parse_u64_seq(yaml_document_t *doc, int id, uint64_t *out, unsigned max) {
-    yaml_node_t *n = yaml_document_get_node(doc, id);
-    if (!n || n->type != YAML_SEQUENCE_NODE)
-        return -1;
-    unsigned k = 0;
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-         it++) {
-        if (k >= max)
-            return -2;
-        if (parse_u64(doc, *it, &out[k]) != 0)
-            return -1;
-        k++;
-    }
-    return (int)k;
+unsigned kern_st_dtype_bits(enum kern_st_dtype d) {
+    return (unsigned)d < KERN_ST_DTYPE_COUNT ? dtypes[d].bits : 0;
 }
 
 /* Order tensors by their first byte. */
@@ -94,95 +55,249 @@ static int cmp_begin(const void *a, const void *b) {
     return (x->end > y->end) - (x->end < y->end);
 }
 
-/* Order names for the duplicate check. */
+/* Order tensors by name for the duplicate check. */
 static int cmp_name(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const struct kern_st_tensor *const *x = a, *const *y = b;
+    return strcmp((*x)->name, (*y)->name);
 }
 
-/* Fill one tensor from its mapping node; -1 with a message naming it. */
-static int parse_tensor(yaml_document_t *doc, yaml_node_t *val, struct kern_st_tensor *t,
-                        uint64_t data_len, char *err, size_t errlen) {
-    const char *nm = t->name;
-    if (val->type != YAML_MAPPING_NODE) {
-        snprintf(err, errlen, "tensor '%s': expected an object", nm);
+/* A list of whole numbers: [a, b, ...], at most max of them; the count, or
+ * -1 (error set; -2 when there were more than max). */
+static int read_uints(struct jscan *j, uint64_t *out, unsigned max, const char *what) {
+    bool first = true;
+    unsigned k = 0;
+    int r;
+    if (jscan_begin(j, '[', what))
         return -1;
+    while ((r = jscan_item(j, &first)) == 1) {
+        if (k >= max)
+            return -2;
+        if (jscan_uint(j, &out[k], what))
+            return -1;
+        k++;
     }
-    int have_dtype = 0, have_shape = 0, have_off = 0;
-    for (yaml_node_pair_t *p = val->data.mapping.pairs.start; p < val->data.mapping.pairs.top;
-         p++) {
-        const char *k = scalar(doc, p->key, NULL);
-        if (!k)
-            continue;
-        if (strcmp(k, "dtype") == 0) {
-            size_t len;
-            const char *d = scalar(doc, p->value, &len);
+    return r < 0 ? -1 : (int)k;
+}
+
+/* One tensor's object: dtype, shape, data_offsets (other members skipped). */
+static int read_tensor(struct jscan *j, struct kern_st_tensor *t, uint64_t data_len) {
+    const char *nm = t->name;
+    char key[32], what[KERN_ST_MAX_NAME + 64];
+    bool first = true, have_dtype = false, have_shape = false, have_off = false;
+    uint64_t dtype_at = 0, off_at = 0, at;
+    int r;
+    snprintf(what, sizeof what, "tensor '%s'", nm);
+    if (jscan_peek(j) != '{')
+        return jscan_fail(j, (size_t)(jscan_at(j) - j->base),
+                          "tensor '%s': expected an object (dtype, shape, data_offsets)", nm);
+    jscan_begin(j, '{', what);
+    while ((r = jscan_member(j, &first, key, sizeof key, &at)) == 1) {
+        if (strcmp(key, "dtype") == 0) {
+            char d[16];
+            dtype_at = jscan_at(j);
+            if (have_dtype)
+                return jscan_fail(j, (size_t)(at - j->base), "tensor '%s': dtype given twice", nm);
+            if (jscan_peek(j) != '"')
+                return jscan_fail(j, (size_t)(dtype_at - j->base),
+                                  "tensor '%s': unknown dtype (not a string)", nm);
+            /* A long name is simply not a dtype. */
+            size_t save = j->pos;
+            if (jscan_string(j, d, sizeof d, what)) {
+                j->failed = false;
+                j->pos = save;
+                if (j->errlen)
+                    j->err[0] = '\0';
+                return jscan_fail(j, (size_t)(dtype_at - j->base),
+                                  "tensor '%s': unknown dtype (a long string)", nm);
+            }
             int found = -1;
-            for (int i = 0; d && i < KERN_ST_DTYPE_COUNT; i++)
-                if (strlen(dtypes[i].name) == len && memcmp(dtypes[i].name, d, len) == 0)
+            for (int i = 0; i < KERN_ST_DTYPE_COUNT; i++)
+                if (strcmp(dtypes[i].name, d) == 0)
                     found = i;
             if (found < 0) {
-                snprintf(err, errlen, "tensor '%s': unknown dtype '%.32s'", nm,
-                         d ? d : "(not a string)");
-                return -1;
+                char q[40];
+                catalog_quote(d, q, sizeof q);
+                return jscan_fail(j, (size_t)(dtype_at - j->base),
+                                  "tensor '%s': unknown dtype '%s'", nm, q);
             }
             t->dtype = (enum kern_st_dtype)found;
-            have_dtype = 1;
-        } else if (strcmp(k, "shape") == 0) {
-            int nd = parse_u64_seq(doc, p->value, t->shape, KERN_ST_MAX_DIMS);
+            have_dtype = true;
+        } else if (strcmp(key, "shape") == 0) {
+            uint64_t sat = jscan_at(j);
+            if (have_shape)
+                return jscan_fail(j, (size_t)(at - j->base), "tensor '%s': shape given twice", nm);
+            int nd = read_uints(j, t->shape, KERN_ST_MAX_DIMS, what);
+            if (nd == -2) {
+                j->failed = false;
+                return jscan_fail(j, (size_t)(sat - j->base), "tensor '%s': more than %d dimensions",
+                                  nm, KERN_ST_MAX_DIMS);
+            }
             if (nd < 0) {
-                snprintf(err, errlen,
-                         nd == -2 ? "tensor '%s': more than %d dimensions"
-                                  : "tensor '%s': shape must be a list of non-negative "
-                                    "integers (max %d dimensions)",
-                         nm, KERN_ST_MAX_DIMS);
-                return -1;
+                j->failed = false;
+                return jscan_fail(j, (size_t)(sat - j->base),
+                                  "tensor '%s': shape must be a list of non-negative integers "
+                                  "(max %d dimensions)", nm, KERN_ST_MAX_DIMS);
             }
             t->ndim = (unsigned)nd;
-            have_shape = 1;
-        } else if (strcmp(k, "data_offsets") == 0) {
-            uint64_t off[2];
-            if (parse_u64_seq(doc, p->value, off, 2) != 2) {
-                snprintf(err, errlen, "tensor '%s': data_offsets must be [begin, end]", nm);
-                return -1;
+            have_shape = true;
+        } else if (strcmp(key, "data_offsets") == 0) {
+            uint64_t off[3];
+            off_at = jscan_at(j);
+            if (have_off)
+                return jscan_fail(j, (size_t)(at - j->base),
+                                  "tensor '%s': data_offsets given twice", nm);
+            if (read_uints(j, off, 2, what) != 2) {
+                j->failed = false;
+                return jscan_fail(j, (size_t)(off_at - j->base),
+                                  "tensor '%s': data_offsets must be [begin, end] (two whole "
+                                  "numbers)", nm);
             }
             t->begin = off[0];
             t->end = off[1];
-            have_off = 1;
-        }
-    }
-    if (!have_dtype || !have_shape || !have_off) {
-        snprintf(err, errlen, "tensor '%s': missing %s", nm,
-                 !have_dtype   ? "dtype"
-                 : !have_shape ? "shape"
-                               : "data_offsets");
-        return -1;
-    }
-    uint64_t el = 1;
-    for (unsigned i = 0; i < t->ndim; i++) {
-        if (t->shape[i] != 0 && el > UINT64_MAX / t->shape[i]) {
-            snprintf(err, errlen, "tensor '%s': shape overflows 64 bits", nm);
+            have_off = true;
+        } else if (jscan_skip(j)) {
             return -1;
         }
-        el *= t->shape[i];
     }
-    uint64_t es = dtypes[t->dtype].size;
-    if (el > UINT64_MAX / es) {
-        snprintf(err, errlen, "tensor '%s': byte size overflows 64 bits", nm);
+    if (r < 0)
         return -1;
+    if (!have_dtype || !have_shape || !have_off)
+        return jscan_fail(j, (size_t)(t->header_at - j->base), "tensor '%s': missing %s", nm,
+                          !have_dtype   ? "dtype"
+                          : !have_shape ? "shape"
+                                        : "data_offsets");
+    uint64_t el = 1;
+    bool zero = false;
+    for (unsigned i = 0; i < t->ndim; i++) {
+        if (t->shape[i] == 0)
+            zero = true;
+        else if (el > UINT64_MAX / t->shape[i])
+            return jscan_fail(j, (size_t)(t->header_at - j->base),
+                              "tensor '%s': shape overflows 64 bits", nm);
+        else
+            el *= t->shape[i];
     }
+    if (zero)
+        el = 0;
+    unsigned bits = dtypes[t->dtype].bits;
+    if (el > UINT64_MAX / bits)
+        return jscan_fail(j, (size_t)(t->header_at - j->base),
+                          "tensor '%s': byte size overflows 64 bits", nm);
+    if (el * bits % 8)
+        return jscan_fail(j, (size_t)(t->header_at - j->base),
+                          "tensor '%s': %" PRIu64 " elements of %s (%u bits) are not whole bytes",
+                          nm, el, dtypes[t->dtype].name, bits);
     t->elements = el;
-    if (t->begin > t->end || t->end > data_len) {
+    uint64_t bytes = el * bits / 8;
+    if (t->begin > t->end || t->end > data_len)
+        return jscan_fail(j, (size_t)(off_at - j->base),
+                          "tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64
+                          "] out of range: past the end of the file (data section is %" PRIu64
+                          " bytes)", nm, t->begin, t->end, data_len);
+    if (t->end - t->begin != bytes)
+        return jscan_fail(j, (size_t)(off_at - j->base),
+                          "tensor '%s': shape and dtype give %" PRIu64
+                          " bytes but data_offsets span %" PRIu64, nm, bytes, t->end - t->begin);
+    return 0;
+}
+
+/* Parse the JSON header hdr (hlen bytes at byte 8 of a file of file_size
+ * bytes) into f->tensors; "byte N: what" in err. */
+static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, struct kern_st_file *f,
+                        char *err, size_t errlen) {
+    struct jscan j;
+    char name[KERN_ST_MAX_NAME + 1];
+    bool first = true;
+    size_t cap = 0;
+    uint64_t at;
+    int r;
+    uint64_t data_len = file_size - 8 - hlen;
+    jscan_init(&j, hdr, (size_t)hlen, 8, err, errlen);
+    if (jscan_peek(&j) != '{') {
+        if (jscan_peek(&j) == '[' || jscan_peek(&j) == '"')
+            return jscan_fail(&j, j.pos, "the header must be a JSON object, found another value");
+        return jscan_fail(&j, j.pos, "the header is not valid JSON: expected an object");
+    }
+    jscan_begin(&j, '{', "the header");
+    while ((r = jscan_member(&j, &first, name, sizeof name, &at)) == 1) {
+        if (strcmp(name, "__metadata__") == 0) {
+            if (jscan_skip(&j))
+                goto bad;
+            continue;
+        }
+        if (name[0] == '\0')
+            return jscan_fail(&j, (size_t)(at - j.base), "a tensor name is empty");
+        if (f->n >= KERN_ST_MAX_TENSORS)
+            return jscan_fail(&j, (size_t)(at - j.base), "more than %u tensors in one file",
+                              KERN_ST_MAX_TENSORS);
+        if (f->n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            struct kern_st_tensor *nt = realloc(f->tensors, nc * sizeof *nt);
+            if (nt == NULL)
+                return jscan_fail(&j, (size_t)(at - j.base), "out of memory");
+            f->tensors = nt;
+            cap = nc;
+        }
+        struct kern_st_tensor *t = &f->tensors[f->n];
+        memset(t, 0, sizeof *t);
+        t->name = strdup(name);
+        if (t->name == NULL)
+            return jscan_fail(&j, (size_t)(at - j.base), "out of memory");
+        t->header_at = at;
+        f->n++;
+        if (read_tensor(&j, t, data_len))
+            goto bad;
+    }
+    if (r < 0 || jscan_end(&j))
+        goto bad;
+    if (f->n > 1) {
+        struct kern_st_tensor **p = malloc(f->n * sizeof *p);
+        if (p == NULL)
+            return jscan_fail(&j, 0, "out of memory");
+        for (size_t i = 0; i < f->n; i++)
+            p[i] = &f->tensors[i];
+        qsort(p, f->n, sizeof *p, cmp_name);
+        for (size_t i = 1; i < f->n; i++)
+            if (strcmp(p[i - 1]->name, p[i]->name) == 0) {
+                const struct kern_st_tensor *a = p[i - 1]->header_at < p[i]->header_at ? p[i] : p[i - 1];
+                jscan_fail(&j, (size_t)(a->header_at - j.base), "tensor '%.200s' appears twice",
+                           a->name);
+                free(p);
+                return -1;
+            }
+        free(p);
+    }
+    /* no two tensors share a byte */
+    if (f->n > 1)
+        qsort(f->tensors, f->n, sizeof *f->tensors, cmp_begin);
+    for (size_t i = 1; i < f->n; i++)
+        if (f->tensors[i].begin < f->tensors[i - 1].end)
+            return jscan_fail(&j, (size_t)(f->tensors[i].header_at - j.base),
+                              "tensor '%.200s' overlaps tensor '%.200s' in the data section "
+                              "(data_offsets %" PRIu64 " < %" PRIu64 ")",
+                              f->tensors[i].name, f->tensors[i - 1].name, f->tensors[i].begin,
+                              f->tensors[i - 1].end);
+    return 0;
+bad:
+    /* A syntax error: say where it is. */
+    if (errlen && strstr(err, "JSON syntax") != NULL) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (in the header)");
+    }
+    return -1;
+}
+
+/* Check the 8-byte length of a file of size bytes. */
+static int check_length(uint64_t hlen, uint64_t size, char *err, size_t errlen) {
+    if (hlen > size - 8) {
         snprintf(err, errlen,
-                 "tensor '%s': data_offsets [%llu, %llu] out of range (data section is %llu "
-                 "bytes)",
-                 nm, (unsigned long long)t->begin, (unsigned long long)t->end,
-                 (unsigned long long)data_len);
+                 "byte 0: header length %" PRIu64 " runs past the end of the file (%" PRIu64
+                 " bytes)", hlen, size);
         return -1;
     }
-    if (t->end - t->begin != el * es) {
-        snprintf(err, errlen,
-                 "tensor '%s': shape and dtype give %llu bytes but data_offsets span %llu", nm,
-                 (unsigned long long)(el * es), (unsigned long long)(t->end - t->begin));
+    if (hlen > KERN_ST_MAX_HEADER || hlen < 2) {
+        snprintf(err, errlen, "byte 0: header length %" PRIu64 " is not plausible (2 .. %u bytes)",
+                 hlen, KERN_ST_MAX_HEADER);
         return -1;
     }
     return 0;
@@ -195,113 +310,24 @@ int kern_st_parse(const uint8_t *buf, size_t size, struct kern_st_file *f, char 
     f->base = buf;
     f->size = size;
     if (size < 8) {
-        snprintf(err, errlen, "file too short for a safetensors header (%zu bytes)", size);
+        snprintf(err, errlen, "byte 0: file too short for a safetensors header (%zu bytes)", size);
         return -1;
     }
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--)
         hlen = (hlen << 8) | buf[i];
-    if (hlen > size - 8) {
-        snprintf(err, errlen, "header length %llu runs past the end of the file (%zu bytes)",
-                 (unsigned long long)hlen, size);
+    if (check_length(hlen, size, err, errlen))
         return -1;
-    }
-    if (hlen > KERN_ST_MAX_HEADER || hlen < 2) {
-        snprintf(err, errlen, "header length %llu is not plausible (2 .. %u bytes)",
-                 (unsigned long long)hlen, KERN_ST_MAX_HEADER);
-        return -1;
-    }
-    uint64_t data_len = size - 8 - hlen;
-
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser)) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    yaml_parser_set_input_string(&parser, buf + 8, (size_t)hlen);
-    if (!yaml_parser_load(&parser, &doc)) {
-        snprintf(err, errlen, "header is not valid JSON: %s at byte %zu",
-                 parser.problem ? parser.problem : "syntax error", parser.problem_mark.index);
-        yaml_parser_delete(&parser);
-        return -1;
-    }
-    yaml_parser_delete(&parser);
-    int rc = -1;
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (!root || root->type != YAML_MAPPING_NODE) {
-        snprintf(err, errlen, "header must be a JSON object");
-        goto out;
-    }
-    size_t npairs = (size_t)(root->data.mapping.pairs.top - root->data.mapping.pairs.start);
-    f->tensors = calloc(npairs ? npairs : 1, sizeof *f->tensors);
-    if (!f->tensors) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-         p++) {
-        size_t klen;
-        const char *k = scalar(&doc, p->key, &klen);
-        if (!k) {
-            snprintf(err, errlen, "header keys must be strings");
-            goto out;
-        }
-        if (strcmp(k, "__metadata__") == 0)
-            continue;
-        if (klen == 0 || klen > 1024 || memchr(k, 0, klen)) {
-            snprintf(err, errlen, "a tensor name is empty, too long or holds a NUL byte");
-            goto out;
-        }
-        struct kern_st_tensor *t = &f->tensors[f->n];
-        t->name = strdup(k);
-        if (!t->name) {
-            snprintf(err, errlen, "out of memory");
-            goto out;
-        }
-        f->n++;
-        if (parse_tensor(&doc, yaml_document_get_node(&doc, p->value), t, data_len, err, errlen) !=
-            0)
-            goto out;
-        t->data = buf + 8 + hlen + t->begin;
-    }
-    /* names unique */
-    if (f->n > 1) {
-        char **names = malloc(f->n * sizeof *names);
-        if (!names) {
-            snprintf(err, errlen, "out of memory");
-            goto out;
-        }
-        for (size_t i = 0; i < f->n; i++)
-            names[i] = f->tensors[i].name;
-        qsort(names, f->n, sizeof *names, cmp_name);
-        for (size_t i = 1; i < f->n; i++)
-            if (strcmp(names[i - 1], names[i]) == 0) {
-                snprintf(err, errlen, "tensor '%.200s' appears twice", names[i]);
-                free(names);
-                goto out;
-            }
-        free(names);
-    }
-    /* no two tensors share a byte */
-    qsort(f->tensors, f->n, sizeof *f->tensors, cmp_begin);
-    for (size_t i = 1; i < f->n; i++)
-        if (f->tensors[i].begin < f->tensors[i - 1].end) {
-            snprintf(err, errlen, "tensor '%.200s' overlaps tensor '%.200s' in the data section",
-                     f->tensors[i].name, f->tensors[i - 1].name);
-            goto out;
-        }
-    rc = 0;
-out:
-    yaml_document_delete(&doc);
-    if (rc != 0) {
-        const uint8_t *b = f->base;
-        size_t s = f->size;
+    f->header_len = hlen;
+    if (parse_header((const char *)buf + 8, hlen, size, f, err, errlen) != 0) {
         kern_st_close(f);
-        f->base = b;
-        f->size = s;
+        f->base = buf;
+        f->size = size;
+        return -1;
     }
-    return rc;
+    for (size_t i = 0; i < f->n; i++)
+        f->tensors[i].data = buf + 8 + hlen + f->tensors[i].begin;
+    return 0;
 }
 
 /* Map and parse a file. */
@@ -329,7 +355,7 @@ int kern_st_open(const char *path, struct kern_st_file *f, char *err, size_t err
         }
     }
     close(fd);
-    char msg[512];
+    char msg[1536];
     if (kern_st_parse(map ? map : (const uint8_t *)"", size, f, msg, sizeof msg) != 0) {
         snprintf(err, errlen, "%s: %s", path, msg);
         if (map)
@@ -341,6 +367,92 @@ int kern_st_open(const char *path, struct kern_st_file *f, char *err, size_t err
     return 0;
 }
 
+/* n bytes at off through pread; 0, or -1 (errno set; 0 at an early end). */
+static int pread_all(int fd, void *buf, size_t n, uint64_t off) {
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t got = pread(fd, p, n, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            if (got == 0)
+                errno = 0;
+            return -1;
+        }
+        p += got;
+        n -= (size_t)got;
+        off += (uint64_t)got;
+    }
+    return 0;
+}
+
+int kern_st_read_header(const char *path, struct kern_st_file *f, char *err, size_t errlen) {
+    char why[160], msg[1536];
+    struct stat st;
+    uint8_t len8[8];
+    memset(f, 0, sizeof *f);
+    if (!catalog_file_check(path, 0, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < 8) {
+        snprintf(err, errlen, "%s: byte 0: file too short for a safetensors header (%" PRIu64
+                 " bytes)", path, size);
+        close(fd);
+        return -1;
+    }
+    if (pread_all(fd, len8, 8, 0) != 0) {
+        snprintf(err, errlen, "%s: byte 0: %s", path,
+                 errno ? strerror(errno) : "the file shrank while being read");
+        close(fd);
+        return -1;
+    }
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--)
+        hlen = (hlen << 8) | len8[i];
+    if (check_length(hlen, size, msg, sizeof msg)) {
+        snprintf(err, errlen, "%s: %s", path, msg);
+        close(fd);
+        return -1;
+    }
+    char *hdr = malloc((size_t)hlen);
+    if (hdr == NULL) {
+        snprintf(err, errlen, "%s: byte 8: out of memory for a %" PRIu64 "-byte header", path,
+                 hlen);
+        close(fd);
+        return -1;
+    }
+    if (pread_all(fd, hdr, (size_t)hlen, 8) != 0) {
+        snprintf(err, errlen, "%s: byte 8: %s", path,
+                 errno ? strerror(errno) : "the file shrank while being read");
+        free(hdr);
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    f->size = (size_t)size;
+    f->header_len = hlen;
+    int rc = parse_header(hdr, hlen, size, f, msg, sizeof msg);
+    free(hdr);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", path, msg);
+        kern_st_close(f);
+        return -1;
+    }
+    return 0;
+}
+
 /* Release the tensors and the mapping. */
 void kern_st_close(struct kern_st_file *f) {
     for (size_t i = 0; i < f->n; i++)
@@ -349,34 +461,4 @@ void kern_st_close(struct kern_st_file *f) {
     if (f->map)
         munmap(f->map, f->size);
     memset(f, 0, sizeof *f);
-}
-
-/* Widen n elements starting at i0 to float (memcpy: data may be unaligned). */
-int kern_st_read_f32(const struct kern_st_tensor *t, uint64_t i0, size_t n, float *out) {
-    if (i0 > t->elements || n > t->elements - i0)
-        return -1;
-    const uint8_t *p = t->data + i0 * kern_st_dtype_size(t->dtype);
-    switch (t->dtype) {
-    case KERN_ST_F32:
-        memcpy(out, p, n * sizeof(float));
-        return 0;
-    case KERN_ST_F16: {
-        const float *tab = kern_f16_table();
-        for (size_t i = 0; i < n; i++) {
-            uint16_t h;
-            memcpy(&h, p + 2 * i, 2);
-            out[i] = tab[h];
-        }
-        return 0;
-    }
-    case KERN_ST_BF16:
-        for (size_t i = 0; i < n; i++) {
-            uint16_t h;
-            memcpy(&h, p + 2 * i, 2);
-            out[i] = kern_bf16_to_f32(h);
-        }
-        return 0;
-    default:
-        return -1;
-    }
 }

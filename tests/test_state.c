@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tui/state.h"
 
@@ -359,7 +361,7 @@ Test(state, batch_and_context_walk_a_nice_ladder) {
 Test(state, picker_filters_and_picks) {
     press(TUI_KEY_ENTER);
     cr_assert_eq(st.overlay, TUI_OVERLAY_PICKER);
-    cr_assert_eq(tui_picker_count(&st), 3);
+    cr_assert_eq(tui_picker_count(&st), 4); /* "file..." and the three models */
     press('7');
     press('0');
     cr_assert_eq(tui_picker_count(&st), 1);
@@ -667,4 +669,155 @@ Test(state, a_starting_tp_across_nodes_is_kept) {
     o.sc.model = models[2];
     tui_state_init(&st, &o, &cat);
     cr_assert_eq(24 % st.opt.sc.tp, 0, "tp %u", st.opt.sc.tp);
+}
+
+/* ---- the Model pane's model-file prompt ------------------------------ */
+
+/* Type a string into the open prompt. */
+static void type(const char *s) {
+    for (; *s; s++)
+        press((unsigned char)*s);
+}
+
+/* A scratch directory with files to complete and open. */
+static char scratch[64];
+static void make_scratch(void) {
+    snprintf(scratch, sizeof(scratch), "/tmp/vramlab-state-XXXXXX");
+    cr_assert(mkdtemp(scratch) != NULL);
+    char p[160];
+    snprintf(p, sizeof(p), "%s/alpha.gguf", scratch);
+    FILE *f = fopen(p, "w");
+    cr_assert(f);
+    fclose(f);
+    snprintf(p, sizeof(p), "%s/alphabet", scratch);
+    cr_assert_eq(mkdir(p, 0700), 0);
+    snprintf(p, sizeof(p), "%s/beta", scratch);
+    cr_assert_eq(mkdir(p, 0700), 0);
+    /* beta: a Hugging Face folder, config.json and a safetensors header
+     * (the data section sparse: only the header is read) */
+    snprintf(p, sizeof(p), "%s/beta/config.json", scratch);
+    f = fopen(p, "w");
+    cr_assert(f);
+    fputs("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 256,"
+          " \"intermediate_size\": 512, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,"
+          " \"vocab_size\": 512, \"max_position_embeddings\": 8192}", f);
+    fclose(f);
+    snprintf(p, sizeof(p), "%s/beta/model.safetensors", scratch);
+    f = fopen(p, "wb");
+    cr_assert(f);
+    const char *h = "{\"model.embed_tokens.weight\":{\"dtype\":\"BF16\",\"shape\":[512,256],"
+                    "\"data_offsets\":[0,262144]},\"model.layers.0.mlp.up_proj.weight\":"
+                    "{\"dtype\":\"BF16\",\"shape\":[512,256],\"data_offsets\":[262144,524288]}}";
+    uint64_t n = strlen(h);
+    for (int i = 0; i < 8; i++)
+        fputc((int)(n >> (8 * i)) & 0xff, f);
+    fputs(h, f);
+    fclose(f);
+    cr_assert_eq(truncate(p, (off_t)(8 + n + 524288)), 0);
+}
+
+static void rm_scratch(void) {
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(state, capital_o_in_the_model_pane_opens_the_file_prompt_and_esc_cancels) {
+    focus_pane(TUI_PANE_MODEL);
+    press('O');
+    cr_assert_eq(st.overlay, TUI_OVERLAY_FILE);
+    type("q/x");
+    cr_assert(!st.quit, "q is typed into the path");
+    cr_assert_str_eq(st.file.text, "q/x");
+    press(TUI_KEY_BACKSPACE);
+    cr_assert_str_eq(st.file.text, "q/");
+    press(21); /* Ctrl-U */
+    cr_assert_str_eq(st.file.text, "");
+    press(TUI_KEY_ESC);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
+    cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b");
+}
+
+Test(state, the_model_picker_starts_with_file) {
+    press(TUI_KEY_ENTER);
+    bool cur;
+    cr_assert(strstr(tui_picker_label(&st, 0, &cur), "file...") != NULL);
+    press(TUI_KEY_HOME);
+    press(TUI_KEY_ENTER);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_FILE);
+}
+
+Test(state, tab_completes_paths_as_a_shell_does) {
+    make_scratch();
+    focus_pane(TUI_PANE_MODEL);
+    press('O');
+    char want[160];
+    /* one match: completed, a directory gets its slash */
+    snprintf(st.file.text, sizeof(st.file.text), "%s/b", scratch);
+    press(TUI_KEY_TAB);
+    snprintf(want, sizeof(want), "%s/beta/", scratch);
+    cr_assert_str_eq(st.file.text, want);
+    /* several: their common prefix, then the list */
+    snprintf(st.file.text, sizeof(st.file.text), "%s/al", scratch);
+    press(TUI_KEY_TAB);
+    snprintf(want, sizeof(want), "%s/alpha", scratch);
+    cr_assert_str_eq(st.file.text, want);
+    press(TUI_KEY_TAB);
+    cr_assert_eq(st.file.n_matches, 2);
+    cr_assert_str_eq(st.file.matches[0], "alpha.gguf");
+    cr_assert_str_eq(st.file.matches[1], "alphabet");
+    /* none: said, the text kept */
+    snprintf(st.file.text, sizeof(st.file.text), "%s/zz", scratch);
+    press(TUI_KEY_TAB);
+    cr_assert(strstr(st.message, "no file matches"), "%s", st.message);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_FILE);
+    rm_scratch();
+}
+
+Test(state, a_bad_path_shows_in_the_status_line_and_keeps_the_scenario) {
+    make_scratch();
+    focus_pane(TUI_PANE_MODEL);
+    press('O');
+    snprintf(st.file.text, sizeof(st.file.text), "%s/alpha.gguf", scratch);
+    press(TUI_KEY_ENTER);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
+    cr_assert(strstr(st.message, "alpha.gguf: byte 0: not a GGUF file"), "%s", st.message);
+    cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b");
+    cr_assert_null(st.opt.model_file);
+    press('O');
+    snprintf(st.file.text, sizeof(st.file.text), "%s/alphabet", scratch);
+    press(TUI_KEY_ENTER);
+    cr_assert(strstr(st.message, "no model in this directory"), "%s", st.message);
+    rm_scratch();
+}
+
+Test(state, a_folder_opens_with_its_bytes_and_the_format_pane_mix) {
+    make_scratch();
+    focus_pane(TUI_PANE_MODEL);
+    press('O');
+    snprintf(st.file.text, sizeof(st.file.text), "%s/beta", scratch);
+    unsigned d = press(TUI_KEY_ENTER);
+    cr_assert(d & TUI_DIRTY_RECOMPUTE);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
+    cr_assert(st.opt.model_file == &st.file_mf);
+    cr_assert_eq(st.opt.sc.model.layers, 2);
+    cr_assert_eq(st.model_index, -1);
+    /* the weights are the file's bytes exactly: 2 x 512 x 256 BF16 */
+    cr_assert_eq(st.est.memory.weights, 524288.0);
+    cr_assert_eq(st.file_mf.n_types, 1);
+    cr_assert_str_eq(st.file_mf.types[0].name, "BF16");
+    cr_assert(strstr(st.message, "BF16 100%; 16.00 bits per weight"), "%s", st.message);
+    /* no group to step, and the weight format says why it cannot change */
+    cr_assert(!tui_field_applies(&st, TUI_F_GROUP));
+    focus_pane(TUI_PANE_FORMAT);
+    press(TUI_KEY_RIGHT);
+    cr_assert(strstr(st.message, "file's tensors"), "%s", st.message);
+    /* a catalog model again: the file is forgotten */
+    focus_pane(TUI_PANE_MODEL);
+    press(TUI_KEY_ENTER);
+    press(TUI_KEY_DOWN);
+    press(TUI_KEY_ENTER);
+    cr_assert_null(st.opt.model_file);
+    cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b");
+    rm_scratch();
 }

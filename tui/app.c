@@ -191,8 +191,14 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         } else {
             int k = key_from_curses(ch);
             unsigned d = 0;
-            if (k && !tui_mpane_key(&probe, st, k, &d) &&
-                !tui_lecture_key(&ss->lecture, st, k, &d)) {
+            /* The Model pane's model-file prompt takes every key (typed
+             * into the path, not lesson or lecture keys). */
+            bool file_key = st->overlay == TUI_OVERLAY_FILE;
+            if (k && file_key) {
+                d = tui_state_key(st, k);
+                tui_lecture_after(st, d);
+            } else if (k && !tui_mpane_key(&probe, st, k, &d) &&
+                       !tui_lecture_key(&ss->lecture, st, k, &d)) {
                 d = tui_state_key(st, k);
                 tui_lecture_after(st, d);
             }

@@ -368,6 +368,12 @@ static void plan_json_model_file(struct json_writer *w, const struct catalog_mod
     json_number(w, mf->version);
     json_key(w, "architecture");
     json_string(w, mf->arch);
+    json_key(w, "files");
+    json_number(w, mf->shards);
+    json_key(w, "file_bytes");
+    json_number(w, mf->file_size);
+    json_key(w, "quantization");
+    json_string(w, mf->quant);
     json_key(w, "tensors");
     json_number(w, (double)mf->tensors);
     json_key(w, "parameters");
@@ -595,8 +601,22 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         const struct catalog_model_file *mf = o->model_file;
         report_bytes(mf->bytes, o->units, size, sizeof(size));
         catalog_model_file_mix(mf, mix, sizeof(mix));
-        fprintf(f, _("model file %s (GGUF v%u, %s): %s of tensors: %s\n"), mf->path, mf->version,
-                mf->arch, size, mix);
+        if (strcmp(mf->format, "gguf") == 0)
+            fprintf(f, _("model file %s (GGUF v%u, %s): %s of tensors: %s\n"), mf->path,
+                    mf->version, mf->arch, size, mix);
+        else {
+            char what[160];
+            if (mf->shards > 1)
+                snprintf(what, sizeof(what), _("safetensors, %u shards, %s"), mf->shards,
+                         mf->arch);
+            else
+                snprintf(what, sizeof(what), _("safetensors, %s"), mf->arch);
+            if (mf->quant[0]) {
+                size_t n = strlen(what);
+                snprintf(what + n, sizeof(what) - n, ", %s", mf->quant);
+            }
+            fprintf(f, _("model file %s (%s): %s of tensors: %s\n"), mf->path, what, size, mix);
+        }
     }
 }
 

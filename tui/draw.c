@@ -148,6 +148,9 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
         snprintf(lay + n, sizeof(lay) - (size_t)n, "%s ", g->dot);
     /* Full training stores the weights as the recipe says (2 bytes: BF16). */
     const char *wf = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
+    /* Inference from a model file: the weights are the file's tensors. */
+    if (st->opt.model_file && sc->model.file_bytes && sc->mode == ENGINE_MODE_INFER)
+        wf = _("file's types");
     char wshort[ENGINE_NAME_MAX];
     const char *par = strstr(wf, " (");
     if (par && wd < 100) { /* "INT8 (per-channel)" -> "INT8" on narrow screens */
@@ -222,6 +225,19 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
     werase(w);
     if (st->lx.prompt != TUI_PROMPT_NONE) {
         tui_draw_prompt(ui, w, 0, st);
+        return;
+    }
+    if (st->overlay == TUI_OVERLAY_FILE) {
+        /* The model-file prompt: the end of a long path, then the cursor;
+         * a completion's note (no match) after it when there is room. */
+        int x = tui_put(ui, w, 0, 1, wd - 1, TUI_ROLE_KEY, _("model file (Tab completes): ")) + 2;
+        const char *t = st->file.text;
+        while (*t && tui_width(t) > wd - x - 2)
+            t++;
+        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_VALUE, t);
+        tui_put(ui, w, 0, x, 1, TUI_ROLE_FIELD_FOCUS, " ");
+        if (st->message[0] && wd - x - 3 > 10)
+            tui_put(ui, w, 0, x + 2, wd - x - 2, TUI_ROLE_BAD, st->message);
         return;
     }
     if (st->message[0]) {

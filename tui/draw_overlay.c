@@ -34,6 +34,7 @@ static const char *const tui_help_lines[] = {
     N_("F                  presentation mode: the headline, large"),
     N_("c                  compare: pin this scenario (c again unpins)"),
     N_("s o                save / open a scenario file (YAML)"),
+    N_("O (Model pane)     open a model file: GGUF, safetensors, HF folder (Tab completes)"),
     N_("? F1               this help (Up Down PgUp PgDn scroll it)"),
     N_("q Esc              close an overlay, or quit"),
     N_("mouse              click focuses and picks (--no-mouse)"),

@@ -29,6 +29,34 @@ static void show_focus(struct tui_pen *p, const int *line_of, int n_fields, int 
         tui_pen_show(p, line_of[i]);
 }
 
+/* The Model pane while the model-file prompt is open: what to type, and
+ * the matches of the last Tab that did not complete alone. */
+static void draw_model_file_prompt(struct tui_pen *p) {
+    const struct tui_file_prompt *fp = &p->st->file;
+    char buf[96];
+    tui_pen_text(p, 0, 0, TUI_ROLE_LABEL, _("open a model file:"));
+    if (fp->n_matches == 0) {
+        tui_pen_text(p, 1, 0, TUI_ROLE_DIM, _("GGUF, .safetensors, index .json or folder"));
+        tui_pen_text(p, 2, 0, TUI_ROLE_DIM, _("Tab completes, Enter opens, Esc"));
+        return;
+    }
+    /* The matches, as many to a line as fit. */
+    int line = 1, x = 0;
+    for (size_t i = 0; i < fp->n_matches; i++) {
+        int w = tui_width(fp->matches[i]);
+        if (x > 0 && x + w > p->iw) {
+            line++;
+            x = 0;
+        }
+        tui_pen_text(p, line, x, TUI_ROLE_VALUE, fp->matches[i]);
+        x += w + 2;
+    }
+    if (fp->more) {
+        snprintf(buf, sizeof(buf), _("and %zu more"), fp->more);
+        tui_pen_text(p, line + 1, 0, TUI_ROLE_DIM, buf);
+    }
+}
+
 /* The Model pane: name and size, architecture, size slider. */
 void tui_draw_model(struct tui_pen *p) {
     const struct tui_state *st = p->st;
@@ -36,6 +64,10 @@ void tui_draw_model(struct tui_pen *p) {
     const struct tui_glyphs *g = p->ui->g;
     char buf[160], n[32];
     static const int line_of[] = {0, 2};
+    if (st->overlay == TUI_OVERLAY_FILE) {
+        draw_model_file_prompt(p);
+        return;
+    }
     show_focus(p, line_of, 2, TUI_F_MODEL);
 
     report_count(st->est.params_total, n, sizeof(n));
@@ -180,6 +212,59 @@ static void format_formula(const struct engine_format *f, int room, char *buf, s
     snprintf(buf, len, "%s b/w", effs);
 }
 
+/* Inference from a model file: the weights are the file's tensors; the
+ * pane shows their type mix ("Q4_K 68%, Q6_K 27%, F32 1%") over as many
+ * lines as it takes, then the bits per weight, then the KV format. */
+static void draw_format_file(struct tui_pen *p, int x) {
+    const struct catalog_model_file *mf = p->st->opt.model_file;
+    const struct engine_scenario *sc = &p->st->opt.sc;
+    char mix[256], nm[64], line[128];
+    const char *as = _("as in the file");
+    if (tui_width(as) > p->iw - x)
+        as = _("the file's");
+    tui_pen_field(p, 0, x, TUI_F_WFORMAT, as);
+    catalog_model_file_mix(mf, mix, sizeof(mix));
+    /* "A 68%, B 27%; 4.85 bits per weight": the types, then the bits. */
+    char *semi = strstr(mix, "; ");
+    const char *bits = semi ? semi + 2 : "";
+    if (semi)
+        *semi = '\0';
+    int y = 1;
+    const char *s = mix;
+    while (*s && y < 3) {
+        /* As many "TYPE N%" items as fit this line; a last line is cut
+         * with the pane's ellipsis. */
+        size_t used = 0;
+        const char *q = s;
+        line[0] = '\0';
+        while (*q) {
+            const char *end = strstr(q, ", ");
+            size_t n = end ? (size_t)(end - q) : strlen(q);
+            if (used + n + 2 >= sizeof(line))
+                break;
+            char trial[128];
+            snprintf(trial, sizeof(trial), "%s%s%.*s", line, used ? ", " : "", (int)n, q);
+            if (used > 0 && tui_width(trial) > p->iw && y < 2)
+                break;
+            snprintf(line, sizeof(line), "%s", trial);
+            used = strlen(line);
+            q = end ? end + 2 : q + n;
+        }
+        tui_pen_text(p, y++, 0, TUI_ROLE_VALUE, line);
+        s = q;
+    }
+    snprintf(line, sizeof(line), "%s", bits);
+    if (tui_width(line) > p->iw) {
+        /* "4.85 bits per weight" -> "4.85 b/w" */
+        double b = mf->params > 0 ? mf->bytes * 8.0 / mf->params : 0;
+        snprintf(line, sizeof(line), "%.2f b/w", b);
+    }
+    tui_pen_text(p, y, 0, TUI_ROLE_DIM, line);
+    int kx = tui_pen_text(p, 4, 0, TUI_ROLE_LABEL, _("KV      "));
+    tui_pen_field(p, 4, kx, TUI_F_KVFORMAT,
+                  format_label(&sc->kv_format, p->iw - kx, nm, sizeof(nm)));
+}
+
 /* The Format pane: weights (with group), bits per weight spelled out, KV. */
 void tui_draw_format(struct tui_pen *p) {
     const struct engine_scenario *sc = &p->st->opt.sc;
@@ -194,6 +279,10 @@ void tui_draw_format(struct tui_pen *p) {
         return;
     }
     char nm[64];
+    if (p->st->opt.model_file && sc->model.file_bytes) {
+        draw_format_file(p, x);
+        return;
+    }
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, format_label(f, p->iw - x, nm, sizeof(nm)));
 
     x = tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, _("group   "));

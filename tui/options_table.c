@@ -22,7 +22,7 @@ const struct opt_def opt_table[] = {
     {OPT_PARAMS, "params", ARG_REQUIRED, "N", N_("bare model size instead: 70B, 405e9")},
     {OPT_MODEL_CONFIG, "model-config", ARG_REQUIRED, "FILE", N_("a Hugging Face config.json")},
     {OPT_MODEL_FILE, "model-file", ARG_REQUIRED, "PATH",
-     N_("a GGUF model file: its header's shape and exact tensor bytes")},
+     N_("GGUF or safetensors file, index .json or HF folder (headers)")},
     {OPT_FORMAT, "format", ARG_REQUIRED, "ID", N_("weight format (default fp16; bf16 training)")},
     {OPT_KV_FORMAT, "kv-format", ARG_REQUIRED, "ID", N_("KV cache format (default fp16)")},
     {OPT_GPU, "gpu", ARG_REQUIRED, "ID", N_("catalog GPU (default h100-sxm)")},

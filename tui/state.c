@@ -251,6 +251,8 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         return TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
     if (st->overlay == TUI_OVERLAY_PICKER)
         return tui_picker_key(st, key);
+    if (st->overlay == TUI_OVERLAY_FILE)
+        return tui_file_key(st, key);
     if (st->overlay != TUI_OVERLAY_NONE) {
         /* Help and explain: the keys that opened them, q and Esc close. */
         if (key == TUI_KEY_ESC || key == 'q' || key == 'e' || key == '?' || key == TUI_KEY_F1 ||
@@ -294,6 +296,10 @@ unsigned tui_state_key(struct tui_state *st, int key) {
         st->overlay = TUI_OVERLAY_EXPLAIN;
         st->overlay_scroll = 0;
         return TUI_DIRTY_REPAINT;
+    case 'O':
+        /* The Model pane opens a model file (o, everywhere, is the lecture
+         * kit's scenario file). */
+        return st->focus_pane == TUI_PANE_MODEL ? tui_file_open(st) : 0;
     case 'u':
         st->opt.units = st->opt.units == UNITS_GB ? UNITS_GIB : UNITS_GB;
         /* The verdict carries a size. */

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "catalog/modelfile.h"
 #include "tui/commands.h"
 #include "tui/layout.h"
 #include "tui/measure_ar.h"
@@ -101,7 +102,13 @@ enum tui_field {
     TUI_F_COUNT
 };
 
-enum tui_overlay { TUI_OVERLAY_NONE = 0, TUI_OVERLAY_HELP, TUI_OVERLAY_EXPLAIN, TUI_OVERLAY_PICKER };
+enum tui_overlay {
+    TUI_OVERLAY_NONE = 0,
+    TUI_OVERLAY_HELP,
+    TUI_OVERLAY_EXPLAIN,
+    TUI_OVERLAY_PICKER,
+    TUI_OVERLAY_FILE, /* the Model pane's model-file prompt (O, "file..." in the picker) */
+};
 
 /* Pickers list one kind of thing, filtered by a typed string. */
 enum tui_pick {
@@ -227,6 +234,15 @@ struct tui_lecture_view {
     char prompt_text[TUI_PROMPT_MAX]; /* what the user typed */
 };
 
+/* The Model pane's model-file prompt: the path typed, and what the last Tab
+ * found when it could not complete alone (the matches, shown in the pane). */
+#define TUI_FILE_MATCHES 8
+struct tui_file_prompt {
+    char text[TUI_PROMPT_MAX];
+    char matches[TUI_FILE_MATCHES][64];
+    size_t n_matches, more; /* shown, and how many more there were */
+};
+
 struct tui_state {
     struct options opt;
     const struct catalog *cat;
@@ -258,6 +274,9 @@ struct tui_state {
     bool qlora_switched;
     int qlora_saved_index;
     struct engine_format qlora_saved_format;
+    struct tui_file_prompt file;
+    /* The model file opened in the explorer (opt.model_file points here). */
+    struct catalog_model_file file_mf;
     bool quit;
     bool compact; /* the app's layout hides Roofline and Measure */
     unsigned recomputes; /* for tests and the benchmark */
@@ -343,6 +362,14 @@ void tui_state_fix_focus(struct tui_state *st);
  * a picker is open. */
 unsigned tui_picker_open(struct tui_state *st, enum tui_field f);
 unsigned tui_picker_key(struct tui_state *st, int key);
+/* Internal (state_file.c): open the model-file prompt; a key while it is
+ * open (Tab completes the path as a shell does, Enter reads the file, Esc
+ * cancels; an error closes it and shows in the status line). */
+unsigned tui_file_open(struct tui_state *st);
+unsigned tui_file_key(struct tui_state *st, int key);
+/* Complete the prompt's path once (what Tab does); returns flags. */
+unsigned tui_file_complete(struct tui_state *st);
+
 /* The message saying the recipe sets the weights in full training. */
 void tui_state_recipe_note(struct tui_state *st);
 

@@ -83,7 +83,9 @@ bool tui_field_applies(const struct tui_state *st, enum tui_field f) {
     const struct engine_format *wf = &st->opt.sc.weight_format;
     switch (f) {
     case TUI_F_GROUP:
-        return wf->block > 0 && st->opt.sc.mode != ENGINE_MODE_TRAIN;
+        /* (Inference from a model file: the file's types, no group.) */
+        return wf->block > 0 && st->opt.sc.mode != ENGINE_MODE_TRAIN &&
+               !(infer && st->opt.model_file && st->opt.sc.model.file_bytes);
     case TUI_F_KVFORMAT:
     case TUI_F_MEM_KV:
     case TUI_F_DECODE:
@@ -275,6 +277,7 @@ static void set_size_model(struct tui_state *st) {
         snprintf(m->name, sizeof(m->name), "%s (size)", buf);
     st->model_index = -1;
     st->opt.model_custom = true;
+    st->opt.model_file = NULL;
 }
 
 /* Change the weight format's group size: switch to the catalog's format of
@@ -412,6 +415,12 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         tui_state_recipe_note(st);
         return TUI_DIRTY_REPAINT;
     }
+    if (f == TUI_F_WFORMAT && sc->mode == ENGINE_MODE_INFER && st->opt.model_file &&
+        sc->model.file_bytes) {
+        snprintf(st->message, sizeof(st->message),
+                 _("the weights are the file's tensors; pick a catalog model to choose a format"));
+        return TUI_DIRTY_REPAINT;
+    }
     switch (f) {
     case TUI_F_MODEL: {
         if (!cat || cat->n_models == 0)
@@ -422,6 +431,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         st->model_index = i;
         sc->model = cat->models[i];
         st->opt.model_custom = false;
+        st->opt.model_file = NULL;
         st->size_step = tui_step_of_size(engine_params_total(&sc->model));
         tui_state_fix_layout(st);
         break;

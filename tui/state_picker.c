@@ -2,7 +2,8 @@
  * state_picker.c: the explorer's pickers: one list per kind (models,
  * weight and KV formats, each with the entries that apply to it, GPUs,
  * modes, recompute policies, recipes), filtered by a typed string that
- * matches a name or an id anywhere, case-insensitively.
+ * matches a name or an id anywhere, case-insensitively. The model list
+ * starts with "file...", which opens the model-file prompt.
  */
 #include "config.h"
 
@@ -23,7 +24,7 @@ static size_t pick_total(const struct tui_state *st, enum tui_pick k) {
     const struct catalog *c = st->cat;
     switch (k) {
     case TUI_PICK_MODEL:
-        return c ? c->n_models : 0;
+        return (c ? c->n_models : 0) + 1; /* "file..." first */
     case TUI_PICK_WFORMAT:
     case TUI_PICK_KVFORMAT:
         return c ? c->n_formats : 0;
@@ -46,6 +47,12 @@ static const char *pick_raw(const struct tui_state *st, size_t i, const char **i
     *cur = false;
     switch (st->picker.kind) {
     case TUI_PICK_MODEL:
+        if (i == 0) {
+            *id = "file";
+            *cur = false;
+            return _("file... (a GGUF, safetensors or Hugging Face folder)");
+        }
+        i--;
         *id = c->models[i].id;
         *cur = (int)i == st->model_index;
         return c->models[i].name[0] ? c->models[i].name : c->models[i].id;
@@ -142,6 +149,9 @@ unsigned tui_picker_open(struct tui_state *st, enum tui_field f) {
             tui_state_recipe_note(st);
             return TUI_DIRTY_REPAINT;
         }
+        if (st->opt.sc.mode == ENGINE_MODE_INFER && st->opt.model_file &&
+            st->opt.sc.model.file_bytes)
+            return tui_field_step(st, TUI_F_WFORMAT, 1, false); /* says why not */
         k = TUI_PICK_WFORMAT;
         break;
     case TUI_F_KVFORMAT:
@@ -189,9 +199,13 @@ unsigned tui_picker_choose(struct tui_state *st, size_t i) {
         return TUI_DIRTY_REPAINT;
     switch (st->picker.kind) {
     case TUI_PICK_MODEL:
+        if (raw == 0)
+            return tui_file_open(st);
+        raw--;
         st->model_index = (int)raw;
         sc->model = c->models[raw];
         st->opt.model_custom = false;
+        st->opt.model_file = NULL;
         st->size_step = tui_step_of_size(engine_params_total(&sc->model));
         tui_state_fix_layout(st);
         break;
