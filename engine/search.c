@@ -308,6 +308,24 @@ uint32_t engine_min_gpus(const struct engine_scenario *sc, uint32_t max_gpus,
                          struct engine_scenario *best) {
     struct engine_layout l;
     double lb = gpus_lower_bound(sc);
+    /* Inference memory per GPU depends on t and p only (a replica is whole):
+     * past the widest t x p (t dividing the heads within a node, p at most
+     * the layers) more GPUs only add replicas, so a model that does not fit
+     * there fits nowhere (searching on to 65,536 GPUs took 38 s). */
+    if (sc->mode == ENGINE_MODE_INFER && sc->model.layers > 0 && sc->model.heads > 0) {
+        uint32_t gpn = sc->gpus_per_node ? sc->gpus_per_node
+                                         : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
+        uint32_t tmax = 1;
+        for (uint32_t t = 1; t <= gpn && t <= sc->model.heads; t++)
+            if (sc->model.heads % t == 0)
+                tmax = t;
+        uint32_t pmax = sc->model.layers;
+        if (sc->serving.gpu_layers_given && sc->serving.gpu_layers >= 1 &&
+            (uint32_t)sc->serving.gpu_layers < pmax)
+            pmax = (uint32_t)sc->serving.gpu_layers;
+        if ((uint64_t)tmax * pmax < max_gpus)
+            max_gpus = tmax * pmax;
+    }
     uint32_t start = lb < 1 ? 1 : lb > max_gpus ? max_gpus + 1 : (uint32_t)lb;
     for (uint32_t g = start; g <= max_gpus; g++) {
         if (engine_search_layouts(sc, g, &l, 1) == 0 || !l.fits || l.reject != ENGINE_REJECT_NONE)

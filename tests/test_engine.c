@@ -414,6 +414,31 @@ Test(fit, seed_8b_int8_on_12gb_and_70b_needs_two_h100) {
     cr_assert_eq(best.tp * best.pp * best.dp, 2);
 }
 
+/* Inference: more GPUs than the widest TP x PP only add replicas, so the
+ * search for the fewest GPUs stops there. A model too big for every TP x PP
+ * gets 0 at once (it searched on to 65,536 GPUs, 38 s); one that fits gets
+ * the same answer as a search capped at the widest TP x PP, with TP dividing
+ * the heads inside a node and PP at most the layers. */
+Test(fit, fewest_gpus_stops_at_the_widest_tp_pp) {
+    struct engine_scenario sc = th_scenario(th_llama31_405b());
+    sc.gpu = th_rtx3060();
+    struct engine_scenario best;
+    uint32_t g = engine_min_gpus(&sc, 65536, &best);
+    cr_assert_gt(g, 1);
+    cr_assert_leq(best.tp, 8);
+    cr_assert_leq(best.pp, sc.model.layers);
+    cr_assert_eq(engine_min_gpus(&sc, 8 * sc.model.layers, NULL), g);
+    /* a model 8 times as wide (~64 times the weights): no TP x PP of a
+     * 12 GB card holds it */
+    sc.model.hidden *= 8;
+    sc.model.ffn *= 8;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    double widest = e.memory.weights / (8.0 * sc.model.layers);
+    cr_assert_gt(widest, sc.gpu.memory_bytes, "the weights per GPU at TP 8 x PP L: %.4g", widest);
+    cr_assert_eq(engine_min_gpus(&sc, 65536, NULL), 0);
+}
+
 /* Seed 000: "80 GB" of H100 are 80 * 2^30 bytes = 85.9e9 (7% more than 80e9). */
 Test(units, h100_80gb_is_80_gib) {
     struct engine_gpu g = th_h100_sxm();
