@@ -240,6 +240,7 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
         !isfinite(v->host_bytes_per_s) ||
         (given && sc->pp > 1 && (uint32_t)v->gpu_layers < sc->pp))
         bad |= ENGINE_INVALID_SERVING;
+    bad |= engine_zero_validate(sc);
     return bad;
 }
 
@@ -571,6 +572,18 @@ static void inference_memory(const struct ctx *c, double i, double layers,
     est->act_logits_bytes = mem->activations;
 }
 
+/* The largest module's parameters of GPU stage i (whole, before TP): its
+ * layers' largest matrix, the embedding on stage 0, the head (or the tied
+ * copy of the embedding) on the last (engine/zero.c). */
+static double stage_largest_layer(const struct ctx *c, double i) {
+    const struct engine_model *m = &c->sc->model;
+    double dn, mn;
+    stage_layers(c, i, &dn, &mn);
+    bool embed = i == 0 && c->embed_gpu;
+    bool head = i == c->p - 1 && c->head_gpu && (!m->tied || c->p > 1 || !c->embed_gpu);
+    return engine_largest_layer_of(m, &c->s, embed, head, dn, mn);
+}
+
 /* Memory of pipeline stage i on one GPU into *mem; returns the total. */
 static double stage_memory(const struct ctx *c, double i, struct engine_memory *mem,
                            struct engine_estimate *est) {
@@ -581,10 +594,9 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
     mem->reserve = sc->reserve_bytes;
     double z = sc->zero, d = c->d;
     if (sc->mode == ENGINE_MODE_TRAIN) {
-        mem->weights = params * r->weights / (z >= 3 ? d : 1);
-        mem->gradients = params * r->grads / (z >= 2 ? d : 1);
-        mem->master_weights = params * r->master / (z >= 1 ? d : 1);
-        mem->optimizer = params * r->optimizer / (z >= 1 ? d : 1);
+        double largest = stage_largest_layer(c, i);
+        engine_zero_states(sc, params, largest / c->t, mem);
+        est->largest_layer_params = largest;
     } else {
         mem->weights = c->training ? params * c->bits_w / 8.0 / (z >= 3 ? d : 1)
                                    : stage_weight_bytes_gpu(c, i, 0);
@@ -623,7 +635,8 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
         inference_memory(c, i, layers, mem, est);
     }
     mem->total = mem->weights + mem->kv_cache + mem->activations + mem->gradients +
-                 mem->master_weights + mem->optimizer + mem->reserve + mem->overhead;
+                 mem->master_weights + mem->optimizer + mem->reserve + mem->overhead +
+                 mem->zero3_working;
     return mem->total;
 }
 
@@ -698,6 +711,11 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_energy_joules,
         &e->train_energy_joules_per_token,
         &e->decode_joules_per_token,
+        &e->largest_layer_params,
+        &e->train_offload_bytes_per_step,
+        &e->train_offload_seconds,
+        &e->host_link_bytes_per_s,
+        &e->host_bytes_per_node,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -1039,6 +1057,13 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     if (sc->zero >= 3)
         dp *= 1.5; /* ZeRO-3 adds a parameter all-gather (ZeRO §7.2.2: 1.5x traffic) */
     e->train_dp_comm_seconds = dp;
+    /* Offload (engine/zero.c): this GPU's partition crosses its host link. */
+    e->host_link_bytes_per_s = engine_host_link_bandwidth(sc);
+    e->train_offload_bytes_per_step =
+        sc->mode == ENGINE_MODE_TRAIN ? engine_offload_bytes(sc, stage_params(c, stage) / c->t, m)
+                                      : 0;
+    e->train_offload_seconds = e->train_offload_bytes_per_step / e->host_link_bytes_per_s;
+    e->host_bytes_per_node = e->memory.host * fmin(c->gpn, g);
     double model_flops = e->train_flops_per_token * e->train_tokens_per_step;
     if (pos(sc->throughput_tokens_per_s)) {
         /* A known throughput (seed 002): the step is its tokens at that
@@ -1057,7 +1082,7 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         double compute = e->train_compute_seconds;
         e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) +
                                 e->train_tp_comm_seconds + e->train_pp_comm_seconds +
-                                fmax(0.0, dp - compute * 2.0 / 3.0);
+                                fmax(0.0, dp - compute * 2.0 / 3.0) + e->train_offload_seconds;
         e->train_mfu = model_flops / (g * peak * e->train_step_seconds);
     }
     e->train_hfu = e->train_mfu * e->train_hw_flops_per_token / e->train_flops_per_token;
@@ -1216,7 +1241,8 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         }
     }
     stage_memory(&c, best_stage, &e->memory, e);
-    e->memory.host = c.training ? 0 : host_bytes(&c, NULL, NULL);
+    if (!c.training)
+        e->memory.host = host_bytes(&c, NULL, NULL);
     if (!c.training && c.first_gpu == 0 && c.cpu_moe == 0 && c.embed_gpu && !ggml)
         e->memory.host = 0;
     e->spare_bytes = e->capacity - e->memory.total;
