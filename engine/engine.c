@@ -68,6 +68,14 @@ const struct engine_recipe_info *engine_recipe_info(enum engine_recipe r) {
     return (unsigned)r < ENGINE_RECIPE_COUNT ? &recipes[r] : NULL;
 }
 
+/* The training states of one GPU (see engine.h; engine/zero.c). */
+void engine_zero_states(const struct engine_scenario *sc, double params, double largest,
+                        struct engine_memory *mem) {
+    const struct engine_recipe_info *r = engine_recipe_info(sc->recipe);
+    if (r)
+        engine_zero_states_of(sc, r, params, largest, mem);
+}
+
 /* Parse a recipe id; 0 on success. */
 int engine_recipe_parse(const char *id, enum engine_recipe *out) {
     for (int i = 0; i < ENGINE_RECIPE_COUNT; i++)
@@ -595,7 +603,7 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
     double z = sc->zero, d = c->d;
     if (sc->mode == ENGINE_MODE_TRAIN) {
         double largest = stage_largest_layer(c, i);
-        engine_zero_states(sc, params, largest / c->t, mem);
+        engine_zero_states_of(sc, r, params, largest / c->t, mem);
         est->largest_layer_params = largest;
     } else {
         mem->weights = c->training ? params * c->bits_w / 8.0 / (z >= 3 ? d : 1)
@@ -1060,7 +1068,8 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     /* Offload (engine/zero.c): this GPU's partition crosses its host link. */
     e->host_link_bytes_per_s = engine_host_link_bandwidth(sc);
     e->train_offload_bytes_per_step =
-        sc->mode == ENGINE_MODE_TRAIN ? engine_offload_bytes(sc, stage_params(c, stage) / c->t, m)
+        sc->mode == ENGINE_MODE_TRAIN ? engine_offload_bytes(sc, recipes[sc->recipe].weights,
+                                                   stage_params(c, stage) / c->t, m)
                                       : 0;
     e->train_offload_seconds = e->train_offload_bytes_per_step / e->host_link_bytes_per_s;
     e->host_bytes_per_node = e->memory.host * fmin(c->gpn, g);

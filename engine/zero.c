@@ -164,10 +164,10 @@ double engine_params_largest_layer(const struct engine_model *m) {
 /* Training states of one GPU holding `params` parameters (its stage's
  * over t) whose largest module has `largest` parameters (over t): fills
  * weights, gradients, master_weights, optimizer, zero3_working, host and
- * nvme of *mem (full training; see the top of this file). */
-void engine_zero_states(const struct engine_scenario *sc, double params, double largest,
-                        struct engine_memory *mem) {
-    const struct engine_recipe_info *r = engine_recipe_info(sc->recipe);
+ * nvme of *mem (full training; see the top of this file). The recipe comes
+ * from the caller (engine.c's table: this file stays below engine.c). */
+void engine_zero_states_of(const struct engine_scenario *sc, const struct engine_recipe_info *r,
+                           double params, double largest, struct engine_memory *mem) {
     double z = sc->zero, d = sc->dp;
     double dw = z >= 3 ? d : 1, dg = z >= 2 ? d : 1, dm = z >= 1 ? d : 1;
     bool mixed = r->master > 0;
@@ -215,8 +215,9 @@ void engine_zero_states(const struct engine_scenario *sc, double params, double 
 }
 
 /* GPU <-> host bytes of one GPU per step under offload (see the top). */
-double engine_offload_bytes(const struct engine_scenario *sc, double params, double micro) {
-    double w = engine_recipe_info(sc->recipe)->weights, d = sc->dp;
+double engine_offload_bytes(const struct engine_scenario *sc, double w, double params,
+                            double micro) {
+    double d = sc->dp;
     switch (sc->offload) {
     case ENGINE_OFFLOAD_CPU:
         return (micro * w + w) * params / d;
