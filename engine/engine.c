@@ -1307,7 +1307,7 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         w |= ENGINE_WARN_NO_FORMAT_FLOPS;
     if (!e->fits)
         w |= ENGINE_WARN_DOES_NOT_FIT;
-    if (c.training && sc->zero > 0 && sc->dp == 1)
+    if (c.training && sc->zero > 0 && sc->dp == 1 && sc->offload == ENGINE_OFFLOAD_NONE)
         w |= ENGINE_WARN_ZERO_WITHOUT_DP;
     if (c.training && e->train_tp_comm_seconds + e->train_pp_comm_seconds +
                               e->train_dp_comm_seconds >

@@ -111,7 +111,7 @@ uint32_t engine_zero_validate(const struct engine_scenario *sc) {
     uint32_t bad = 0;
     if ((unsigned)sc->memory_convention >= ENGINE_MEMCONV_COUNT ||
         (sc->memory_convention == ENGINE_MEMCONV_MEGATRON && sc->zero >= 2 &&
-         sc->mode != ENGINE_MODE_INFER))
+         sc->mode == ENGINE_MODE_TRAIN))
         bad |= ENGINE_INVALID_CONVENTION;
     if (!isfinite(sc->host_link_bytes_per_s) || sc->host_link_bytes_per_s < 0)
         bad |= ENGINE_INVALID_OFFLOAD;
