@@ -562,6 +562,12 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
                 sc->micro_batches);
+    /* The training-state accounting and offload, when not the defaults. */
+    if (sc->mode != ENGINE_MODE_INFER &&
+        (sc->memory_convention != ENGINE_MEMCONV_PAPER || sc->offload != ENGINE_OFFLOAD_NONE))
+        fprintf(f, _("; memory as %s counts it, offload %s"),
+                engine_memory_convention_name(sc->memory_convention),
+                engine_offload_name(sc->offload));
     fputc('\n', f);
     if (o->model_file) {
         char mix[256], size[48];
