@@ -36,6 +36,7 @@ void catalog_free(struct catalog *c) {
     free(c->device_names);
     free(c->cpus);
     free(c->cpu_names);
+    free(c->systems);
     catalog_init(c);
 }
 
@@ -238,6 +239,14 @@ int catalog_add_cpu(struct catalog *c, const struct catalog_cpu *cpu) {
     return 0;
 }
 
+/* Append a system to c; 0, or -1 when out of memory. */
+int catalog_add_system(struct catalog *c, const struct catalog_system *sys) {
+    if (grow((void **)&c->systems, &c->cap_systems, c->n_systems, sizeof *sys) < 0)
+        return -1;
+    c->systems[c->n_systems++] = *sys;
+    return 0;
+}
+
 /* Record a model name a CPU reports; name must already be owned by c. */
 int catalog_add_cpu_name(struct catalog *c, const char *cpu_id, const char *name) {
     struct catalog_device_name *dn;
@@ -294,6 +303,8 @@ static int reserve_for(struct catalog *c, const struct catalog *from) {
         {(void **)&c->cpus, &c->cap_cpus, c->n_cpus, from->n_cpus, sizeof *c->cpus},
         {(void **)&c->cpu_names, &c->cap_cpu_names, c->n_cpu_names, from->n_cpu_names,
          sizeof *c->cpu_names},
+        {(void **)&c->systems, &c->cap_systems, c->n_systems, from->n_systems,
+         sizeof *c->systems},
         {(void **)&c->strings, &c->cap_strings, c->n_strings, from->n_strings, sizeof *c->strings},
     };
     size_t i;
@@ -347,6 +358,8 @@ int catalog_merge(struct catalog *c, struct catalog *from) {
     }
     for (i = 0; i < from->n_cpu_names; i++)
         c->cpu_names[c->n_cpu_names++] = from->cpu_names[i];
+    for (i = 0; i < from->n_systems; i++)
+        merge_one(c->systems, &c->n_systems, sizeof *c->systems, &from->systems[i]);
     /* Strings change owner; replaced entries' strings stay until catalog_free. */
     if (from->n_strings > 0)
         memcpy(c->strings + c->n_strings, from->strings, from->n_strings * sizeof *c->strings);
@@ -402,6 +415,12 @@ const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, co
 const struct catalog_cpu *catalog_find_cpu(const struct catalog *c, const char *id) {
     long i = find_index(c->cpus, c->n_cpus, sizeof *c->cpus, id);
     return i < 0 ? NULL : &c->cpus[i];
+}
+
+/* Exact lookup of a system by normalised id. */
+const struct catalog_system *catalog_find_system(const struct catalog *c, const char *id) {
+    long i = find_index(c->systems, c->n_systems, sizeof *c->systems, id);
+    return i < 0 ? NULL : &c->systems[i];
 }
 
 /* Levenshtein distance of a and b (each cut to 127 bytes), with two rows. */

@@ -61,6 +61,21 @@ struct catalog_cpu {
     const char *source;
 };
 
+/* A system (systems:): a server or a rack of one catalog GPU, what
+ * `--system ID` sets: the GPU, the GPUs of one NVLink domain (a node to the
+ * engine), the per-GPU links inside and out, and the system's power. */
+struct catalog_system {
+    char id[ENGINE_ID_MAX]; /* first, as in every entry */
+    char name[ENGINE_NAME_MAX];
+    char gpu[ENGINE_ID_MAX];     /* a gpus: id */
+    uint32_t gpus;               /* GPUs in one system */
+    uint32_t nvlink_domain;      /* GPUs that share one NVLink domain; gpus unless said */
+    double link_bytes_per_s;     /* per GPU inside the domain (NVLink), one direction */
+    double network_bytes_per_s;  /* per GPU to other systems (its NIC); 0 = unknown */
+    double power_w;              /* the system's maximum power (not a measured draw) */
+    const char *source;
+};
+
 struct catalog {
     struct engine_gpu *gpus;
     size_t n_gpus;
@@ -82,6 +97,9 @@ struct catalog {
     size_t n_cpus, cap_cpus;
     struct catalog_device_name *cpu_names;
     size_t n_cpu_names, cap_cpu_names;
+    /* Servers and racks (systems:), by id. */
+    struct catalog_system *systems;
+    size_t n_systems, cap_systems;
 };
 
 /* Collected diagnostics of a load: one message per line, in order. */
@@ -148,6 +166,7 @@ const struct engine_model *catalog_find_model(const struct catalog *c, const cha
 const struct engine_format *catalog_find_format(const struct catalog *c, const char *id);
 const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id);
 const struct catalog_cpu *catalog_find_cpu(const struct catalog *c, const char *id);
+const struct catalog_system *catalog_find_system(const struct catalog *c, const char *id);
 
 /* Whether a format is for the KV cache only: its name says so ("INT4 (KV
  * cache, g32)"). Such a format is refused for the weights. */

@@ -62,5 +62,6 @@ int catalog_add_evidence(struct catalog *c, const struct catalog_evidence *e);
 int catalog_add_device_name(struct catalog *c, const char *gpu_id, const char *name);
 int catalog_add_cpu(struct catalog *c, const struct catalog_cpu *cpu);
 int catalog_add_cpu_name(struct catalog *c, const char *cpu_id, const char *name);
+int catalog_add_system(struct catalog *c, const struct catalog_system *sys);
 
 #endif

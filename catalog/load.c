@@ -1,6 +1,6 @@
 /*
- * load.c: the YAML loader: a document of gpus, models, formats and
- * evidence, each entry walked with its schema table (walk.c, schema.c).
+ * load.c: the YAML loader: a document of gpus, models, formats, evidence,
+ * cpus and systems, each entry walked with its schema table (walk.c, schema.c).
  *
  * A file is parsed into a scratch catalog; only when it has no error is
  * the scratch merged (entries with a known id replace the old ones), so a
@@ -46,6 +46,12 @@ static bool duplicate_id(struct load_ctx *x, enum entity_kind k, const char *id,
         const struct catalog_cpu *c = catalog_find_cpu(x->tmp, id);
         if (c)
             first = c->id, idx = (size_t)(c - x->tmp->cpus);
+        break;
+    }
+    case K_SYSTEM: {
+        const struct catalog_system *y = catalog_find_system(x->tmp, id);
+        if (y)
+            first = y->id, idx = (size_t)(y - x->tmp->systems);
         break;
     }
     default: {
@@ -117,6 +123,9 @@ static int commit(struct load_ctx *x, enum entity_kind k, void *entry) {
     case K_FORMAT:
         rc = catalog_add_format(x->tmp, entry);
         break;
+    case K_SYSTEM:
+        rc = catalog_add_system(x->tmp, entry);
+        break;
     default:
         rc = catalog_add_evidence(x->tmp, entry);
         break;
@@ -147,6 +156,7 @@ static void parse_entries(struct load_ctx *x, enum entity_kind k, const char *ke
             struct engine_format format;
             struct catalog_evidence evidence;
             struct cpu_entry cpu;
+            struct catalog_system system;
         } e;
         unsigned before = x->errors;
         struct seen s;
@@ -172,17 +182,19 @@ static void parse_entries(struct load_ctx *x, enum entity_kind k, const char *ke
     }
 }
 
-/* Parse a whole document: a mapping of gpus, models, formats, evidence, cpus. */
+/* Parse a whole document: a mapping of gpus, models, formats, evidence,
+ * cpus, systems. */
 static void parse_root(struct load_ctx *x, yaml_node_t *root) {
-    static const char *const keys[K_COUNT] = {"gpus", "models", "formats", "evidence", "cpus"};
+    static const char *const keys[K_COUNT] = {"gpus",     "models", "formats",
+                                              "evidence", "cpus",   "systems"};
     yaml_node_pair_t *pair;
-    yaml_node_t *seen[K_COUNT] = {NULL, NULL, NULL, NULL, NULL};
+    yaml_node_t *seen[K_COUNT] = {NULL};
     char buf[80];
 
     if (root->type != YAML_MAPPING_NODE) {
         catalog_load_error(x, root->start_mark, NULL,
                            "expected a mapping of gpus, models, formats, "
-                           "evidence or cpus, found %s",
+                           "evidence, cpus or systems, found %s",
                            catalog_node_describe(root, buf, sizeof buf));
         return;
     }
@@ -202,7 +214,7 @@ static void parse_root(struct load_ctx *x, yaml_node_t *root) {
         if (i == K_COUNT) {
             catalog_load_error(x, k->start_mark, catalog_node_text(k),
                                "unknown key at the top; expected gpus, "
-                               "models, formats, evidence or cpus");
+                               "models, formats, evidence, cpus or systems");
             continue;
         }
         if (seen[i] != NULL) {

@@ -15,7 +15,7 @@
 #define KEY_MAX    64
 
 enum { F_REQUIRED = 1u << 0, F_POSITIVE = 1u << 1 };
-enum entity_kind { K_GPU = 0, K_MODEL, K_FORMAT, K_EVIDENCE, K_CPU, K_COUNT };
+enum entity_kind { K_GPU = 0, K_MODEL, K_FORMAT, K_EVIDENCE, K_CPU, K_SYSTEM, K_COUNT };
 
 struct load_ctx;
 struct field;

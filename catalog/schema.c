@@ -351,6 +351,27 @@ static const struct field cpu_fields[] = {
 static const struct table cpu_table = TABLE("cpus entry", cpu_fields, check_cpu);
 _Static_assert(sizeof cpu_fields / sizeof cpu_fields[0] <= MAX_FIELDS, "MAX_FIELDS");
 
+/* ---- systems ---- */
+
+#define SY(member) offsetof(struct catalog_system, member)
+
+static void check_system(struct load_ctx *x, const struct table *t, yaml_node_t *map,
+                         const struct seen *s, void *base, const char *prefix);
+
+static const struct field system_fields[] = {
+    {"id", S, p_id, SY(id), ENGINE_ID_MAX, F_REQUIRED, NULL},
+    {"name", S, p_text, SY(name), ENGINE_NAME_MAX, F_REQUIRED, NULL},
+    {"gpu", S, p_id, SY(gpu), ENGINE_ID_MAX, F_REQUIRED, NULL},
+    {"gpus", S, p_u32, SY(gpus), 1u << 20, F_REQUIRED | F_POSITIVE, NULL},
+    {"nvlink_domain", S, p_u32, SY(nvlink_domain), 1u << 20, F_POSITIVE, NULL},
+    {"link_bandwidth", S, p_quantity, SY(link_bytes_per_s), 0, F_REQUIRED | F_POSITIVE,
+     &q_bandwidth},
+    {"network_bandwidth", S, p_quantity, SY(network_bytes_per_s), 0, F_POSITIVE, &q_bandwidth},
+    {"power", S, p_quantity, SY(power_w), 0, F_REQUIRED | F_POSITIVE, &q_power},
+    {"source", S, p_source, SY(source), 0, F_REQUIRED, NULL},
+};
+static const struct table system_table = TABLE("systems entry", system_fields, check_system);
+
 #define MO(member) offsetof(struct engine_model, member)
 #define U32(key, member, flags)                                                                    \
     { key, S, p_u32, MO(member), 0, flags, NULL }
@@ -546,6 +567,24 @@ static void check_cpu(struct load_ctx *x, const struct table *t, yaml_node_t *ma
         e->c.memory_channels, e->c.channel_bits, e->c.memory_transfers_per_s);
 }
 
+/* A system: its NVLink domain divides its GPUs or spans whole systems
+ * (an NVLink switch across racks); the GPUs unless said. */
+static void check_system(struct load_ctx *x, const struct table *t, yaml_node_t *map,
+                         const struct seen *s, void *base, const char *prefix) {
+    struct catalog_system *y = base;
+    yaml_node_t *v;
+    char buf[80];
+
+    (void)map;
+    (void)prefix;
+    if ((v = catalog_seen_value(t, s, "nvlink_domain")) == NULL)
+        y->nvlink_domain = y->gpus;
+    else if (y->gpus % y->nvlink_domain != 0 && y->nvlink_domain % y->gpus != 0)
+        catalog_load_error(x, v->start_mark, "nvlink_domain",
+                           "expected a divisor or a multiple of gpus (%u), found %s", y->gpus,
+                           catalog_node_describe(v, buf, sizeof buf));
+}
+
 /* Experts: top-k within the experts. */
 static void check_moe(struct load_ctx *x, const struct table *t, yaml_node_t *map,
                       const struct seen *s, void *base, const char *prefix) {
@@ -621,5 +660,5 @@ static void check_format(struct load_ctx *x, const struct table *t, yaml_node_t 
         f->compute = ENGINE_COMPUTE_FP16;
 }
 
-const struct table *const catalog_entry_tables[K_COUNT] = {&gpu_table, &model_table, &format_table,
-                                                           &evidence_table, &cpu_table};
+const struct table *const catalog_entry_tables[K_COUNT] = {
+    &gpu_table, &model_table, &format_table, &evidence_table, &cpu_table, &system_table};

@@ -10,7 +10,15 @@
  *  - training states per parameter by recipe (ZeRO §3.1: 2+2+12 = 16 B;
  *    seed 000, 002, 003), divided by d under ZeRO stages 1/2/3;
  *  - activations per layer (Korthikanti et al. 2022, §4, eq. 1-2 and
- *    Table 2), generalised to GQA and gated MLPs (see act_per_layer);
+ *    Table 2), generalised to GQA and gated MLPs (see act_per_layer); the
+ *    interleaved schedule's first stage holds 1 + (p-1)/(p v) times more
+ *    (§4.2.3); full recompute by Megatron-LM's uniform or block method with
+ *    --recompute-num-layers;
+ *  - expert parallelism as Megatron-LM's theoretical_memory_usage.py counts
+ *    it (experts / (t ep), their states over d / ep), its all-to-all per
+ *    MoE layer; Lion's one state, Adafactor's factored second moment
+ *    (Shazeer and Stern 2018 §3); K/V projections replicated per TP rank
+ *    where t exceeds the KV heads (vLLM's QKVParallelLinear);
  *  - decode ceiling BW / bytes read per step (seed 000: 3350 GB/s / 16 GB
  *    = 209 tokens/s), compute ceiling peak / FLOP per token, ridge peak/BW
  *    (seed 000: 989e12 / 3.35e12 = 295 FLOP/byte);
@@ -42,10 +50,27 @@ static const struct engine_recipe_info recipes[ENGINE_RECIPE_COUNT] = {
     [ENGINE_RECIPE_ADAM_8BIT] = {"adam-8bit", 2, 2, 4, 2,
                                  "bitsandbytes 8-bit Adam (Dettmers et al. 2022)"},
     [ENGINE_RECIPE_SGD_MOMENTUM] = {"sgd-momentum", 2, 2, 4, 4, "one FP32 momentum buffer"},
+    /* Lion keeps one state, the momentum (Chen et al. 2023, "Symbolic
+     * Discovery of Optimization Algorithms", §2: half of Adam's), here in
+     * FP32 beside BF16 weights and an FP32 master copy. */
+    [ENGINE_RECIPE_LION] = {"lion", 2, 2, 4, 4,
+                            "Lion (Chen et al. 2023) §2: one FP32 momentum state"},
+    /* The same one-state optimizer with FP32 gradients, as Megatron-LM
+     * accumulates its main_grad in FP32 (the 6 + 12/d of its
+     * theoretical_memory_usage.py is 2 + 4 + 12/d). */
+    [ENGINE_RECIPE_LION_FP32_GRADS] = {"lion-fp32-grads", 2, 4, 4, 4,
+                                       "Lion (Chen et al. 2023); FP32 gradients as Megatron-LM"},
+    /* Adafactor without momentum (seed 002: optim="adafactor", "no
+     * momentum"; Hugging Face's beta1 = None): a factored FP32 second
+     * moment, rows + columns per matrix (Shazeer and Stern 2018 §3). */
+    [ENGINE_RECIPE_ADAFACTOR] = {"adafactor", 2, 2, 4, 0,
+                                 "Adafactor (Shazeer and Stern 2018) §3; seed 002", true},
 };
 
 static const char *const mode_names[] = {"infer", "train", "lora", "qlora"};
 static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const recompute_method_names[ENGINE_RECOMPUTE_METHOD_COUNT] = {"uniform",
+                                                                                 "block"};
 static const char *const flops_model_names[ENGINE_FLOPS_MODEL_COUNT] = {"6n-attention", "6n"};
 static const char *const compute_names[ENGINE_COMPUTE_COUNT] = {"fp16", "bf16", "fp32",
                                                                 "fp8",  "int8", "fp4"};
@@ -118,6 +143,25 @@ int engine_recompute_parse(const char *s, enum engine_recompute *out) {
     return 0;
 }
 
+/* Name of a full-recompute method. */
+const char *engine_recompute_method_name(enum engine_recompute_method m) {
+    return (unsigned)m < ENGINE_RECOMPUTE_METHOD_COUNT ? recompute_method_names[m] : "?";
+}
+
+/* Parse a full-recompute method ("uniform", "block"). */
+int engine_recompute_method_parse(const char *s, enum engine_recompute_method *out) {
+    int i = table_index(recompute_method_names, ENGINE_RECOMPUTE_METHOD_COUNT, s);
+    if (i < 0)
+        return -1;
+    *out = (enum engine_recompute_method)i;
+    return 0;
+}
+
+/* The expert-parallel degree (see engine.h). */
+uint32_t engine_ep(const struct engine_scenario *sc) {
+    return sc->ep > 1 ? sc->ep : 1;
+}
+
 /* Name of a training FLOPs model. */
 const char *engine_flops_model_name(enum engine_flops_model f) {
     return (unsigned)f < ENGINE_FLOPS_MODEL_COUNT ? flops_model_names[f] : "?";
@@ -172,6 +216,8 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->tp = sc->pp = sc->dp = 1;
     sc->micro_batches = 1;
     sc->interleave = 1;
+    sc->ep = 1;
+    sc->recompute_method = ENGINE_RECOMPUTE_UNIFORM;
     sc->mode = ENGINE_MODE_INFER;
     sc->batch = 1;
     sc->context = 4096;
@@ -195,6 +241,21 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
 /* True when x is a finite positive number. */
 static bool pos(double x) {
     return isfinite(x) && x > 0;
+}
+
+/* Expert parallelism as Megatron-LM lays it out (EP inside DP, the expert
+ * tensor-parallel size equal to t): ep > 1 needs routed experts, in a
+ * training mode, and must divide both the data-parallel degree and the
+ * experts of each layer. */
+static uint32_t validate_ep(const struct engine_scenario *sc) {
+    uint32_t ep = engine_ep(sc);
+    if (ep == 1)
+        return 0;
+    const struct engine_model *m = &sc->model;
+    if (sc->mode == ENGINE_MODE_INFER || !m->has_arch || m->experts == 0 ||
+        m->experts % ep != 0 || (sc->dp && sc->dp % ep != 0))
+        return ENGINE_INVALID_EP;
+    return 0;
 }
 
 /* Check a scenario; returns the engine_invalid bits. */
@@ -239,6 +300,11 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
         (sc->batch == 0 || sc->dp == 0 ||
          sc->global_batch % ((uint64_t)sc->batch * sc->dp) != 0))
         bad |= ENGINE_INVALID_BATCH;
+    bad |= validate_ep(sc);
+    if ((unsigned)sc->recompute_method >= ENGINE_RECOMPUTE_METHOD_COUNT ||
+        (unsigned)sc->recompute > ENGINE_RECOMPUTE_FULL ||
+        (m->layers && sc->recompute_num_layers > m->layers))
+        bad |= ENGINE_INVALID_RECOMPUTE;
     const struct engine_serving *v = &sc->serving;
     double util = v->gpu_memory_utilization;
     bool given = v->gpu_layers_given;
@@ -274,6 +340,7 @@ struct ctx {
     bool file;          /* inference weights are a model file's exact bytes */
     double expert_bpp;  /* file: bytes per routed-expert parameter */
     double expert_layer_bytes; /* file: routed-expert bytes of one MoE layer */
+    double ep;          /* expert-parallel degree (training; 1 = none) */
 };
 
 /* Dense and MoE layers among the layers [first, first + n). */
@@ -394,9 +461,11 @@ static double stage_embed_file_bytes(const struct ctx *c, double i) {
 /* Extra K/V projection parameters one GPU holds when t exceeds (or does not
  * divide) the KV heads: each rank keeps ceil(kv / t) whole heads, so
  * 2 h d (ceil(kv/t) - kv/t) per layer more than an even split (vLLM's
- * QKVParallelLinear replicates KV heads so). Inference only. */
+ * QKVParallelLinear replicates KV heads so: num_kv_head_replicas = t / kv).
+ * In training the replicas are parameters of each rank like any other:
+ * they carry gradients, a master copy and optimizer states. */
 static double kv_proj_extra_per_layer_gpu(const struct ctx *c) {
-    if (c->training || c->s.mla || c->t <= 1)
+    if (c->s.mla || c->t <= 1)
         return 0;
     double kv = c->s.kv_heads, per = ceil(kv / c->t) - kv / c->t;
     return per > 0 ? 2.0 * c->s.hidden * c->s.head_dim * per : 0;
@@ -496,15 +565,18 @@ static double host_bytes(const struct ctx *c, double *weights_read_per_step, dou
  * (4 f/h plain, 6 f/h gated: gate, up and their product). With r = 1 and
  * f = 4h this is the paper's 24 exactly.
  */
-static double act_per_layer(const struct ctx *c) {
+static double act_layer_at(const struct ctx *c, enum engine_recompute level) {
     double s = c->ctx, b = c->b, h = c->s.hidden, a = c->s.heads, t = c->t;
     double r = c->s.mla ? 1.0 : c->s.kv_heads / c->s.heads;
     double f = c->s.mlp_width;
-    double split = 4.0 + 4.0 * r + (c->s.gated ? 6.0 : 4.0) * f / h;
+    double split = 4.0 + (c->s.gated ? 6.0 : 4.0) * f / h;
+    /* K and V: 4 r / t, or 4 ceil(kv / t) / a where t exceeds (or does not
+     * divide) the KV heads and each rank computes whole replicated heads. */
+    double kv_gpu = c->s.mla ? 4.0 * r / t : 4.0 * ceil(c->s.kv_heads / t) / a;
     double repl = 10.0;
     double score = 5.0 * a * s / h; /* softmax, its dropout mask and output */
     bool sp = c->sc->sequence_parallel;
-    switch (c->sc->recompute) {
+    switch (level) {
     case ENGINE_RECOMPUTE_FULL:
         return 2.0 * s * b * h / (sp ? t : 1.0);
     case ENGINE_RECOMPUTE_SELECTIVE:
@@ -513,17 +585,221 @@ static double act_per_layer(const struct ctx *c) {
     case ENGINE_RECOMPUTE_NONE:
         break;
     }
-    return s * b * h * ((sp ? repl / t : repl) + split / t + score / t);
+    return s * b * h * ((sp ? repl / t : repl) + split / t + kv_gpu + score / t);
 }
 
-/* Full (no recompute) activations of one layer: the working set of a
- * recomputed layer under full recompute. */
+/* Activation bytes of one layer at the scenario's recompute level. */
+static double act_per_layer(const struct ctx *c) {
+    return act_layer_at(c, c->sc->recompute);
+}
+
+/* Activations of one layer with its attention scores recomputed: the
+ * working set of a recomputed layer under full recompute. */
 static double act_layer_working(const struct ctx *c) {
-    struct ctx tmp = *c;
-    struct engine_scenario sc = *c->sc;
-    sc.recompute = ENGINE_RECOMPUTE_SELECTIVE;
-    tmp.sc = &sc;
-    return act_per_layer(&tmp);
+    return act_layer_at(c, ENGINE_RECOMPUTE_SELECTIVE);
+}
+
+/* ---- training: pipeline in-flight activations, recompute methods -------- */
+
+/* Micro-batches' worth of the stage's layers GPU stage i holds at the peak
+ * of the schedule. 1F1B: min(m, p - i), stage i runs p - i forwards before
+ * its first backward (Narayanan et al. 2021 §2.2). Interleaved with v model
+ * chunks of 1/v of the stage's layers each: Megatron-LM's schedule warms up
+ * (v - 1) p + 2 (p - i - 1) chunks and holds one more, at most the m v of a
+ * step; on the first stage p v + p - 1 chunks = p (1 + (p - 1) / (p v))
+ * micro-batches, the factor of Korthikanti et al. 2022 §4.2.3. */
+static double inflight_microbatches(const struct ctx *c, double i) {
+    double m = c->sc->micro_batches, v = c->sc->interleave, p = c->p;
+    if (v <= 1 || p <= 1)
+        return fmin(m, p - i);
+    return fmin(m * v, (v - 1.0) * p + 2.0 * (p - i - 1.0) + 1.0) / v;
+}
+
+/* Layers per checkpointed group of full recompute (uniform), or layers
+ * recomputed per stage (block), of a stage of n layers. */
+static double recompute_layers(const struct ctx *c, double n) {
+    double k = c->sc->recompute_num_layers;
+    if (c->sc->recompute_method == ENGINE_RECOMPUTE_BLOCK)
+        return k > 0 ? fmin(k, n) : n;
+    return k > 1 ? k : 1;
+}
+
+/* Training activations of GPU stage i with `layers` layers: what one
+ * micro-batch leaves stored, times the micro-batches in flight, plus the
+ * working set of a recompute and the logits (Korthikanti et al. 2022 Table
+ * 2: full recompute keeps 2 s b h per checkpoint). Full recompute, uniform
+ * with N layers a group (Megatron-LM --recompute-method uniform
+ * --recompute-num-layers N): ceil(layers / N) checkpoints, and N layers
+ * re-run at once; block: the first N layers of the stage keep 2 s b h, the
+ * others their whole activations (no recompute), one layer re-run at once. */
+static void train_activations(const struct ctx *c, double i, double layers,
+                              struct engine_memory *mem, struct engine_estimate *est) {
+    const struct engine_scenario *sc = c->sc;
+    double inflight = inflight_microbatches(c, i);
+    double stored = layers * act_per_layer(c), working = 0;
+    if (sc->recompute == ENGINE_RECOMPUTE_FULL) {
+        double ckpt = act_layer_at(c, ENGINE_RECOMPUTE_FULL);
+        double k = recompute_layers(c, layers);
+        if (sc->recompute_method == ENGINE_RECOMPUTE_BLOCK) {
+            stored = k * ckpt + (layers - k) * act_layer_at(c, ENGINE_RECOMPUTE_NONE);
+            working = k > 0 ? act_layer_working(c) : 0;
+        } else {
+            stored = ceil(layers / k) * ckpt;
+            working = fmax(1.0, fmin(k, layers)) * act_layer_working(c);
+        }
+    }
+    double logits = (i == c->p - 1) ? 4.0 * c->ctx * c->b * c->s.vocab / c->t : 0;
+    mem->activations = stored * inflight + working + logits;
+    est->act_per_layer_bytes = layers > 0 ? stored / layers : act_per_layer(c);
+    est->act_layers_held = layers * inflight;
+    est->act_logits_bytes = logits;
+}
+
+/* ---- training: expert parallelism, Adafactor's factored states ----------- */
+
+/* Routed-expert parameters of GPU stage i (all its MoE layers, undivided). */
+static double stage_expert_params(const struct ctx *c, double i) {
+    if (!c->s.moe)
+        return 0;
+    double dn, mn;
+    stage_layers(c, i, &dn, &mn);
+    return mn * c->s.params_experts_layer;
+}
+
+/* Parameters one GPU of stage i holds whose states shard over the whole
+ * data-parallel group: the stage's over t, plus the K/V projections each
+ * TP rank replicates where t exceeds the KV heads; under expert
+ * parallelism the routed experts are left to ep_expert_states. */
+static double stage_params_gpu(const struct ctx *c, double i) {
+    double p = stage_params(c, i);
+    if (c->ep > 1)
+        p -= stage_expert_params(c, i);
+    double dn, mn;
+    stage_layers(c, i, &dn, &mn);
+    return p / c->t + (dn + mn) * kv_proj_extra_per_layer_gpu(c);
+}
+
+/* The routed experts of stage i under expert parallelism, as Megatron-LM's
+ * theoretical_memory_usage.py counts them: each GPU holds experts /
+ * (etp * ep) with the expert tensor-parallel size etp = t (its default),
+ * and ZeRO or the distributed optimizer shards their states over the
+ * expert data-parallel group of G / (etp * ep * p) = d / ep ranks (6 + 12 /
+ * (d / ep) bytes with its recipe, adam-mixed-fp32-grads at ZeRO-1). */
+static void ep_expert_states(const struct ctx *c, double i, struct engine_memory *mem) {
+    if (c->ep <= 1)
+        return;
+    const struct engine_scenario *sc = c->sc;
+    const struct engine_recipe_info *r = &recipes[sc->recipe];
+    double p = stage_expert_params(c, i) / (c->t * c->ep);
+    double z = sc->zero, de = c->d / c->ep;
+    if (sc->mode == ENGINE_MODE_TRAIN) {
+        /* The experts' states by the memory convention and offload
+         * (engine/zero.c), partitioned over their d / ep replicas. */
+        struct engine_scenario se = *sc;
+        se.dp = (uint32_t)de;
+        struct engine_memory em = {0};
+        engine_zero_states_of(&se, r, p, 0, &em);
+        mem->weights += em.weights;
+        mem->gradients += em.gradients;
+        mem->master_weights += em.master_weights;
+        mem->optimizer += em.optimizer;
+        mem->host += em.host;
+        mem->nvme += em.nvme;
+    } else {
+        mem->weights += p * c->bits_w / 8.0 / (z >= 3 ? de : 1); /* frozen (LoRA) */
+    }
+}
+
+/* The sum of d_in + d_out over the matrices LoRA adapts in one layer (q,
+ * k, v, o and the MLP's); their count into *n when n is not NULL. */
+static double lora_dims_per_layer(const struct ctx *c, double *n) {
+    double h = c->s.hidden, qd = c->s.heads * c->s.qk_dim, kvd = c->s.kv_heads * c->s.head_dim;
+    double f = c->s.ffn ? c->s.ffn : 4 * h, nm = c->sc->model.gated ? 3 : 2;
+    if (n)
+        *n = 4 + nm;
+    return (h + qd) + 2 * (h + kvd) + (qd + h) + nm * (h + f);
+}
+
+/* Adafactor's factored second moment of one weight matrix of r x c
+ * parameters: a row and a column vector, r + c floats instead of r c. */
+static double factored(double rows, double cols) {
+    return rows + cols;
+}
+
+/* Factored-state elements of one layer (MoE or dense), split into what is
+ * not a routed expert and the routed experts: q, k, v and o as matrices,
+ * the MLP's two or three, each expert's and the router; every other
+ * parameter of the layer (norms, biases) is a vector kept whole. MLA's
+ * projections count as their GQA equivalents (a few floats apart). */
+static void factored_layer(const struct ctx *c, bool moe, double *other, double *experts) {
+    const struct engine_shape *s = &c->s;
+    double h = s->hidden, qd = s->heads * s->qk_dim, kvd = s->kv_heads * s->head_dim;
+    double od = s->heads * s->v_dim, nm = s->gated ? 3.0 : 2.0;
+    double mats = factored(qd, h) + 2.0 * factored(kvd, h) + factored(h, od);
+    double mat_params = qd * h + 2.0 * kvd * h + od * h;
+    double layer = moe ? s->params_moe_layer : s->params_dense_layer;
+    *experts = 0;
+    if (moe) {
+        const struct engine_model *m = &c->sc->model;
+        double fe = m->moe_ffn ? m->moe_ffn : m->ffn, e = m->experts, sh = m->shared_experts;
+        *experts = e * nm * factored(fe, h);
+        mats += sh * nm * factored(fe, h) + factored(e, h);
+        mat_params += (e + sh) * nm * fe * h + e * h;
+    } else {
+        mats += nm * factored(s->ffn, h);
+        mat_params += nm * s->ffn * h;
+    }
+    *other = mats + fmax(0.0, layer - mat_params);
+}
+
+/* Add Adafactor's factored FP32 second moment of GPU stage i to the
+ * optimizer states (Shazeer and Stern 2018 §3; Hugging Face's Adafactor
+ * factors every tensor of two or more dimensions, keeps vectors whole).
+ * Per GPU the factors of a sharded matrix are taken as 1/t of the whole
+ * (a rank's shard of r/t x c has r/t + c: a few floats more); ZeRO stage
+ * 1 and up divides them by d, the experts' by d / ep. */
+static void adafactor_states(const struct ctx *c, double i, struct engine_memory *mem) {
+    const struct engine_scenario *sc = c->sc;
+    if (!recipes[sc->recipe].factored)
+        return;
+    double dn, mn, o_d, e_d, o_m, e_m;
+    stage_layers(c, i, &dn, &mn);
+    if (c->lora) {
+        /* Adapters A (r x d_in) and B (d_out x r): r + d_in and d_out + r. */
+        double nmat, dims = lora_dims_per_layer(c, &nmat);
+        double per = dims + 2.0 * sc->lora_rank * nmat;
+        mem->optimizer += 4.0 * (dn + mn) * per / c->t / (sc->zero >= 1 ? c->d : 1);
+        return;
+    }
+    factored_layer(c, false, &o_d, &e_d);
+    factored_layer(c, c->s.moe, &o_m, &e_m);
+    double other = dn * o_d + mn * o_m, experts = mn * e_m;
+    double emb = stage_embed_params(c, i), h = c->s.hidden;
+    if (emb > 0) {
+        /* Embedding and head matrices V x h, their norms and positions. */
+        double n_mat = 0, rest = emb;
+        if (i == 0 && c->embed_gpu) {
+            n_mat += 1;
+            rest -= c->s.vocab * h;
+        }
+        if (i == c->p - 1 && c->head_gpu && (!c->sc->model.tied || c->p > 1)) {
+            n_mat += 1;
+            rest -= c->s.vocab * h;
+        }
+        other += n_mat * factored(c->s.vocab, h) + fmax(0.0, rest);
+    }
+    double z = sc->zero, de = c->ep > 1 ? c->d / c->ep : c->d;
+    double oe = c->ep > 1 ? 0 : experts; /* experts with the rest without EP */
+    double bytes = 4.0 * (other + oe) / c->t / (z >= 1 ? c->d : 1);
+    if (c->ep > 1)
+        bytes += 4.0 * experts / (c->t * c->ep) / (z >= 1 ? de : 1);
+    /* --offload moves the optimizer states off the GPU (engine/zero.c). */
+    if (sc->mode == ENGINE_MODE_TRAIN && sc->offload == ENGINE_OFFLOAD_CPU)
+        mem->host += bytes;
+    else if (sc->mode == ENGINE_MODE_TRAIN && sc->offload == ENGINE_OFFLOAD_NVME)
+        mem->nvme += bytes;
+    else
+        mem->optimizer += bytes;
 }
 
 /* Weight and KV bytes of one layer on one GPU (Ollama's layer buffer). */
@@ -597,7 +873,7 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
                            struct engine_estimate *est) {
     const struct engine_scenario *sc = c->sc;
     const struct engine_recipe_info *r = &recipes[sc->recipe];
-    double params = stage_params(c, i) / c->t;
+    double params = stage_params_gpu(c, i);
     *mem = (struct engine_memory){0};
     mem->reserve = sc->reserve_bytes;
     double z = sc->zero, d = c->d;
@@ -611,10 +887,7 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
     }
     if (c->lora) {
         /* Adapters r (d_in + d_out) on q, k, v, o and the MLP matrices. */
-        const struct engine_model *m = &sc->model;
-        double h = c->s.hidden, qd = c->s.heads * c->s.qk_dim, kvd = c->s.kv_heads * c->s.head_dim;
-        double f = c->s.ffn ? c->s.ffn : 4 * h;
-        double per_layer = (h + qd) + 2 * (h + kvd) + (qd + h) + (m->gated ? 3 : 2) * (h + f);
+        double per_layer = lora_dims_per_layer(c, NULL);
         double dn, mn;
         stage_layers(c, i, &dn, &mn);
         double trainable = sc->lora_rank * per_layer * (dn + mn) / c->t;
@@ -624,21 +897,15 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
         mem->master_weights = trainable * r->master / (z >= 1 ? d : 1);
         mem->optimizer = trainable * r->optimizer / (z >= 1 ? d : 1);
     }
+    if (c->training) {
+        ep_expert_states(c, i, mem);
+        adafactor_states(c, i, mem);
+    }
     double dn, mn;
     stage_layers(c, i, &dn, &mn);
     double layers = dn + mn;
     if (c->training) {
-        double per = act_per_layer(c);
-        double inflight = fmin(sc->micro_batches, c->p - i); /* 1F1B: stage i holds p - i */
-        double held = layers * inflight;
-        double act = per * held;
-        if (sc->recompute == ENGINE_RECOMPUTE_FULL)
-            act += act_layer_working(c);
-        double logits = (i == c->p - 1) ? 4.0 * c->ctx * c->b * c->s.vocab / c->t : 0;
-        mem->activations = act + logits;
-        est->act_per_layer_bytes = per;
-        est->act_layers_held = held;
-        est->act_logits_bytes = logits;
+        train_activations(c, i, layers, mem, est);
     } else {
         inference_memory(c, i, layers, mem, est);
     }
@@ -712,6 +979,7 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_bubble_fraction,
         &e->train_tp_comm_seconds,
         &e->train_dp_comm_seconds,
+        &e->train_all_to_all_seconds,
         &e->train_days,
         &e->train_gpu_hours,
         &e->train_cost_usd,
@@ -719,6 +987,9 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_energy_joules,
         &e->train_energy_joules_per_token,
         &e->decode_joules_per_token,
+        &e->systems,
+        &e->train_system_energy_joules,
+        &e->decode_system_joules_per_token,
         &e->largest_layer_params,
         &e->train_offload_bytes_per_step,
         &e->train_offload_seconds,
@@ -929,6 +1200,15 @@ static double prefill_chunk(const struct ctx *c, double prompt) {
 }
 
 /* Decode and prefill ceilings (inference modes). */
+/* The whole systems G GPUs take (--system), into e->systems; 0 without
+ * a system (or without its power). */
+static double system_count(const struct engine_scenario *sc, struct engine_estimate *e) {
+    if (sc->system_gpus == 0 || !pos(sc->system_power_w) || sc->gpus == 0)
+        return 0;
+    e->systems = ceil((double)sc->gpus / sc->system_gpus);
+    return e->systems;
+}
+
 static void estimate_decode(const struct ctx *c, double stage, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
     struct engine_serving_estimate *v = &e->serving;
@@ -984,6 +1264,8 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
     /* Energy per token at the ceiling, every GPU at its board power. */
     if (pos(sc->gpu.tdp_w))
         e->decode_joules_per_token = c->t * c->p * c->d * sc->gpu.tdp_w / e->decode_tokens_per_s;
+    if (system_count(sc, e) > 0)
+        e->decode_system_joules_per_token = e->systems * sc->system_power_w / e->decode_tokens_per_s;
 }
 
 /* Model and hardware FLOPs per trained token. Model FLOPs (MFU's
@@ -995,6 +1277,7 @@ static void estimate_decode(const struct ctx *c, double stage, struct engine_est
  * runs again: the whole forward 2 N + 2 L s a (d_qk + d_v) under full
  * recompute, the attention forward under selective (Korthikanti et al.
  * 2022 §5). */
+static double recompute_fraction(const struct ctx *c);
 static void train_flops(const struct ctx *c, struct engine_estimate *e) {
     const struct engine_scenario *sc = c->sc;
     double n = e->params_active;
@@ -1005,10 +1288,50 @@ static void train_flops(const struct ctx *c, struct engine_estimate *e) {
     e->train_flops_per_token = k * n + 3.0 * attn_fwd;
     double again = 0;
     if (sc->recompute == ENGINE_RECOMPUTE_FULL)
-        again = 2.0 * n + attn_fwd;
+        again = (2.0 * n + attn_fwd) * recompute_fraction(c);
     else if (sc->recompute == ENGINE_RECOMPUTE_SELECTIVE)
         again = attn_fwd;
     e->train_hw_flops_per_token = e->train_flops_per_token + again;
+}
+
+/* The fraction of the layers full recompute re-runs: all of them under
+ * the uniform method, N of a stage's layers under block (Megatron-LM
+ * --recompute-method block --recompute-num-layers N). */
+static double recompute_fraction(const struct ctx *c) {
+    if (c->sc->recompute_method != ENGINE_RECOMPUTE_BLOCK || !(c->lps > 0))
+        return 1.0;
+    return recompute_layers(c, c->lps) / c->lps;
+}
+
+/* The expert-parallel all-to-alls of one step on GPU stage i: per MoE
+ * layer and micro-batch, two forward (dispatch the tokens to their experts,
+ * combine the results) and two backward, each GPU sending the (ep - 1) / ep
+ * of its s b / t tokens x k experts x h x 2 bytes that leave it (nccl-tests'
+ * all-to-all: bus bandwidth = algorithm bandwidth x (n - 1) / n), over
+ * NVLink when the t x ep GPUs of an EP group (Megatron-LM's rank order
+ * tp-cp-ep-dp-pp) share a node, else the network. */
+static double ep_all_to_all_seconds(const struct ctx *c, double stage) {
+    if (c->ep <= 1 || !c->s.moe)
+        return 0;
+    const struct engine_scenario *sc = c->sc;
+    double dn, mn;
+    stage_layers(c, stage, &dn, &mn);
+    double k = sc->model.active_experts;
+    double bytes = c->ctx * c->b / c->t * k * c->s.hidden * 2.0;
+    double one = (c->ep - 1.0) / c->ep * bytes / link_bw(c, c->t * c->ep) + sc->allreduce_latency_s;
+    return 4.0 * mn * sc->micro_batches * one;
+}
+
+/* Gradient bytes one GPU of stage i all-reduces over the d replicas, and
+ * (under expert parallelism) its experts' over the d / ep expert
+ * data-parallel ranks. */
+static double ep_expert_dp_comm(const struct ctx *c, double stage, double bw, double lat) {
+    if (c->ep <= 1)
+        return 0;
+    double bytes = stage_expert_params(c, stage) / (c->t * c->ep) * recipes[c->sc->recipe].grads;
+    if (c->sc->mode != ENGINE_MODE_TRAIN)
+        return 0; /* frozen experts: LoRA's adapters are dense */
+    return allreduce_s(bytes, c->d / c->ep, bw, lat);
 }
 
 /* Micro-batches per replica of a training step (see engine.h). */
@@ -1057,14 +1380,16 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     /* DP: one all-reduce of the gradients of the most loaded GPU per step. */
     double grad_bytes;
     if (sc->mode == ENGINE_MODE_TRAIN)
-        grad_bytes = stage_params(c, stage) / c->t * recipes[sc->recipe].grads;
+        grad_bytes = stage_params_gpu(c, stage) * recipes[sc->recipe].grads;
     else
         grad_bytes = e->params_trainable / (c->t * c->p) * recipes[sc->recipe].grads;
     double dp_bw = c->t * c->p * c->d <= c->gpn ? intra : sc->inter_node_bytes_per_s;
     double dp = allreduce_s(grad_bytes, c->d, dp_bw, lat);
     if (sc->zero >= 3)
         dp *= 1.5; /* ZeRO-3 adds a parameter all-gather (ZeRO §7.2.2: 1.5x traffic) */
+    dp += ep_expert_dp_comm(c, stage, dp_bw, lat) * (sc->zero >= 3 ? 1.5 : 1.0);
     e->train_dp_comm_seconds = dp;
+    e->train_all_to_all_seconds = ep_all_to_all_seconds(c, stage);
     /* Offload (engine/zero.c): this GPU's partition crosses its host link. */
     e->host_link_bytes_per_s = engine_host_link_bandwidth(sc);
     e->train_offload_bytes_per_step =
@@ -1091,6 +1416,7 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         double compute = e->train_compute_seconds;
         e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) +
                                 e->train_tp_comm_seconds + e->train_pp_comm_seconds +
+                                e->train_all_to_all_seconds +
                                 fmax(0.0, dp - compute * 2.0 / 3.0) + e->train_offload_seconds;
         e->train_mfu = model_flops / (g * peak * e->train_step_seconds);
     }
@@ -1114,6 +1440,9 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         e->train_energy_joules = e->train_gpu_hours * 3600.0 * sc->gpu.tdp_w;
         e->train_energy_joules_per_token = e->train_energy_joules / tokens;
     }
+    /* At the systems' power: whole systems for the whole run (wall time). */
+    if (system_count(sc, e) > 0)
+        e->train_system_energy_joules = e->systems * sc->system_power_w * seconds;
 }
 
 /* The training tokens a scenario uses (see engine.h). */
@@ -1184,6 +1513,7 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
     c.training = sc->mode != ENGINE_MODE_INFER;
     c.lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
     c.rt = c.training ? ENGINE_RUNTIME_PLAIN : sc->serving.runtime;
+    c.ep = c.training ? engine_ep(sc) : 1;
     /* Partial offload (inference): the last Lg layers on the GPUs, the rest
      * in host RAM; the output layer goes to the GPU with the first
      * offloaded layer and llama.cpp keeps the token embedding in host RAM
@@ -1310,7 +1640,7 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
     if (c.training && sc->zero > 0 && sc->dp == 1 && sc->offload == ENGINE_OFFLOAD_NONE)
         w |= ENGINE_WARN_ZERO_WITHOUT_DP;
     if (c.training && e->train_tp_comm_seconds + e->train_pp_comm_seconds +
-                              e->train_dp_comm_seconds >
+                              e->train_dp_comm_seconds + e->train_all_to_all_seconds >
                           e->train_step_seconds)
         w |= ENGINE_WARN_COMM_BOUND;
     if (c.training && !isfinite(e->train_cost_usd))

@@ -138,8 +138,18 @@ struct engine_gpu {
 enum engine_mode { ENGINE_MODE_INFER = 0, ENGINE_MODE_TRAIN, ENGINE_MODE_LORA, ENGINE_MODE_QLORA };
 enum engine_recompute {
     ENGINE_RECOMPUTE_NONE = 0,
-    ENGINE_RECOMPUTE_SELECTIVE,
+    ENGINE_RECOMPUTE_SELECTIVE, /* Megatron's selective: the core attention (attention-only) */
     ENGINE_RECOMPUTE_FULL
+};
+/* How full recompute picks its layers (Megatron-LM --recompute-method, with
+ * --recompute-num-layers N): uniform checkpoints the input of every group
+ * of N layers and re-runs a group at a time (N = 1: every layer); block
+ * recomputes the first N layers of each pipeline stage and stores the rest
+ * whole (no recompute). */
+enum engine_recompute_method {
+    ENGINE_RECOMPUTE_UNIFORM = 0,
+    ENGINE_RECOMPUTE_BLOCK,
+    ENGINE_RECOMPUTE_METHOD_COUNT
 };
 /* Optimizer recipes: bytes per parameter of each training state. */
 enum engine_recipe {
@@ -149,6 +159,9 @@ enum engine_recipe {
     ENGINE_RECIPE_ADAM_BF16,
     ENGINE_RECIPE_ADAM_8BIT,
     ENGINE_RECIPE_SGD_MOMENTUM,
+    ENGINE_RECIPE_LION,            /* one state: the momentum (Chen et al. 2023) */
+    ENGINE_RECIPE_LION_FP32_GRADS, /* the same with FP32 gradients (Megatron's main grads) */
+    ENGINE_RECIPE_ADAFACTOR,       /* factored second moment (Shazeer and Stern 2018) */
     ENGINE_RECIPE_COUNT
 };
 
@@ -246,6 +259,10 @@ struct engine_recipe_info {
     const char *id;
     double weights, grads, master, optimizer; /* bytes per parameter */
     const char *source;
+    /* Adafactor: besides `optimizer` bytes per parameter, a factored FP32
+     * second moment of rows + columns per weight matrix (full size for
+     * vectors) instead of rows x columns (Shazeer and Stern 2018 §3). */
+    bool factored;
 };
 
 struct engine_scenario {
@@ -271,6 +288,16 @@ struct engine_scenario {
     uint32_t global_batch;
     uint32_t interleave;    /* v virtual stages per GPU; 1 = plain 1F1B */
     bool sequence_parallel;
+    /* Expert parallelism (MoE training, Megatron-LM's
+     * --expert-model-parallel-size): the routed experts of each MoE layer
+     * split over ep GPUs of a data-parallel group (EP inside DP: ep divides
+     * dp and the experts); their states shard over the d/ep expert
+     * data-parallel ranks. 0 or 1 = none. */
+    uint32_t ep;
+    /* Full recompute's method and its --recompute-num-layers N (0 = 1 for
+     * uniform, every layer of the stage for block). */
+    enum engine_recompute_method recompute_method;
+    uint32_t recompute_num_layers;
 
     enum engine_mode mode;
     uint32_t batch; /* inference: sequences per replica; training: sequences per
@@ -304,6 +331,12 @@ struct engine_scenario {
     double measured_bytes_per_s;
     double measured_flop_per_s;
     struct engine_serving serving; /* runtime, concurrency, offload (inference) */
+    /* The system the GPUs come in (--system: a server or a rack), for the
+     * energy at the system's power: gpus per system and its maximum power;
+     * system_gpus 0 = none given (energy at board power only). */
+    char system_id[ENGINE_ID_MAX];
+    uint32_t system_gpus;
+    double system_power_w;
 };
 
 /* ---- the estimate ------------------------------------------------------ */
@@ -322,9 +355,11 @@ enum engine_invalid {
     ENGINE_INVALID_PROMPT = 1u << 9,     /* prompt longer than the context */
     ENGINE_INVALID_SERVING = 1u << 10,   /* runtime settings out of range */
     ENGINE_INVALID_BATCH = 1u << 11,     /* global batch not a multiple of batch x dp */
-    ENGINE_INVALID_OFFLOAD = 1u << 14,   /* offload outside full training, with ZeRO 0, nvme
+    ENGINE_INVALID_EP = 1u << 14,        /* ep without experts, or not dividing dp or experts */
+    ENGINE_INVALID_RECOMPUTE = 1u << 15, /* recompute method or layers out of range */
+    ENGINE_INVALID_OFFLOAD = 1u << 16,   /* offload outside full training, with ZeRO 0, nvme
                                             below ZeRO-3, or under the megatron convention */
-    ENGINE_INVALID_CONVENTION = 1u << 15, /* megatron with ZeRO-2/3; unknown convention */
+    ENGINE_INVALID_CONVENTION = 1u << 17, /* megatron with ZeRO-2/3; unknown convention */
 };
 
 enum engine_warning {
@@ -439,6 +474,7 @@ struct engine_estimate {
     double train_tp_comm_seconds; /* per step */
     double train_pp_comm_seconds; /* per step, on the critical path */
     double train_dp_comm_seconds; /* per step */
+    double train_all_to_all_seconds; /* per step: the expert-parallel all-to-alls (0 without EP) */
     double train_kernel_efficiency; /* the fraction of peak the kernels run at */
     double train_mfu;             /* model FLOPs / (G peak step): given, or predicted */
     double train_hfu;             /* hardware FLOPs (recompute included) / (G peak step) */
@@ -450,6 +486,11 @@ struct engine_estimate {
     double train_energy_joules;   /* GPU-hours x 3600 x tdp */
     double train_energy_joules_per_token;
     double decode_joules_per_token; /* G x tdp / decode tokens/s (the ceiling) */
+    /* With a system (--system): whole systems, at their maximum power (an
+     * upper bound: CPUs, NICs and fans included); NaN without a system. */
+    double systems;                        /* ceil(G / GPUs per system) */
+    double train_system_energy_joules;     /* systems x power x wall time */
+    double decode_system_joules_per_token; /* systems x power / decode tokens/s */
 
     /* ZeRO and offload (training; NaN in inference). */
     double largest_layer_params;    /* the fullest stage's largest module, whole (before t) */
@@ -518,6 +559,9 @@ enum engine_key {
     ENGINE_KEY_TRAIN_COST_SPOT,
     ENGINE_KEY_TRAIN_ENERGY,
     ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
+    ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
+    ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
+    ENGINE_KEY_TRAIN_ALL_TO_ALL,
     ENGINE_KEY_MEM_ZERO3_WORKING,
     ENGINE_KEY_MEM_NVME,
     ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
@@ -574,6 +618,11 @@ const char *engine_mode_name(enum engine_mode m);
 int engine_mode_parse(const char *s, enum engine_mode *out);
 const char *engine_recompute_name(enum engine_recompute r);
 int engine_recompute_parse(const char *s, enum engine_recompute *out);
+/* "uniform" and "block" (Megatron-LM --recompute-method). */
+const char *engine_recompute_method_name(enum engine_recompute_method m);
+int engine_recompute_method_parse(const char *s, enum engine_recompute_method *out);
+/* The expert-parallel degree of a scenario: ep, 1 when 0. */
+uint32_t engine_ep(const struct engine_scenario *sc);
 /* "6n-attention" (the default) and "6n". */
 const char *engine_flops_model_name(enum engine_flops_model f);
 int engine_flops_model_parse(const char *s, enum engine_flops_model *out);
@@ -677,6 +726,7 @@ enum engine_reject {
     ENGINE_REJECT_PP_LAYERS, /* p exceeds the layers */
     ENGINE_REJECT_MEMORY,    /* does not fit */
     ENGINE_REJECT_BATCH,     /* micro-batch size x d does not divide the global batch */
+    ENGINE_REJECT_EP,        /* ep does not divide d */
 };
 
 struct engine_layout {

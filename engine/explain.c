@@ -38,8 +38,12 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "engine.md Parameters (MoE)", false, true},
     [ENGINE_KEY_MEM_WEIGHTS] =
         {"memory.weights", "weights",
-         "params on the GPU * bits per weight / 8 (training: recipe bytes; / d under ZeRO-3)",
-         "seed 000: M = N * b; INT4 = 4 + 16/32 = 4.5 bits", false, true},
+         "params on the GPU * bits per weight / 8 (training: recipe bytes; / d under ZeRO-3); "
+         "K/V projections of whole heads per TP rank (replicated when t exceeds the KV heads); "
+         "--ep: routed experts / (t * ep), sharded over d / ep",
+         "seed 000: M = N * b; INT4 = 4 + 16/32 = 4.5 bits; vLLM QKVParallelLinear (KV head "
+         "replicas); Megatron-LM theoretical_memory_usage.py (experts / (etp * ep))",
+         false, true},
     [ENGINE_KEY_MEM_KV_CACHE] =
         {"memory.kv_cache", "KV cache",
          "2 * layers * kv_heads * head_dim * context * batch * bytes (per GPU: layers/p, kv/t)",
@@ -60,8 +64,11 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
                                "Micikevicius et al. 2018; ZeRO §3.1", false, true},
     [ENGINE_KEY_MEM_OPTIMIZER] =
         {"memory.optimizer", "optimizer",
-         "params on the GPU * optimizer bytes (Adam: 2 x 4) (/ d under ZeRO-1, 2, 3)",
-         "Kingma and Ba 2015; ZeRO §3.1 (K = 12 with the master copy)", false, true},
+         "params on the GPU * optimizer bytes (Adam: 2 x 4; Lion, SGD: 4) (/ d under ZeRO-1, 2, "
+         "3); Adafactor: 4 bytes * (rows + columns) per matrix, whole vectors",
+         "Kingma and Ba 2015; ZeRO §3.1 (K = 12 with the master copy); Lion (Chen et al. 2023) "
+         "§2; Adafactor (Shazeer and Stern 2018) §3",
+         false, true},
     [ENGINE_KEY_MEM_RESERVE] = {"memory.reserve", "reserve",
                                 "fixed reserve for the CUDA context and allocator slack",
                                 "vramlab default (--reserve)", false, true},
@@ -106,13 +113,21 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "engine.md KV cache; DeepSeek-V2 §2.1", false, true},
     [ENGINE_KEY_ACT_PER_LAYER] =
         {"activations.per_layer_bytes", "activations per layer",
-         "s*b*h*(10 + (4 + 4*kv/a + c*f/h)/t + 5*a*s/(h*t)), c = 4 plain or 6 gated; "
-         "selective drops 5as/h, full keeps 2sbh; SP divides all by t",
-         "Korthikanti et al. 2022 §4 (34 = 10 + 24 for GPT shapes)", true, false},
+         "s*b*h*(10 + (4 + 4*kv/a + c*f/h)/t + 5*a*s/(h*t)), c = 4 plain or 6 gated (K, V: "
+         "4*ceil(kv/t)/a where t exceeds the KV heads); selective drops 5as/h, full keeps 2sbh "
+         "per checkpoint (uniform: one per N layers; block: N layers of the stage, the rest "
+         "whole); SP divides all by t",
+         "Korthikanti et al. 2022 §4, Table 2 (34 = 10 + 24 for GPT shapes); Megatron-LM "
+         "--recompute-method, --recompute-num-layers",
+         true, false},
     [ENGINE_KEY_ACT_LAYERS_HELD] =
         {"activations.layers_held", "layers held",
-         "layers of the stage * in-flight micro-batches min(m, p - stage) (1F1B)",
-         "Narayanan et al. 2021 §2.2; Korthikanti §4.2.3", true, false},
+         "layers of the stage * in-flight micro-batches min(m, p - stage) (1F1B); interleaved "
+         "with v chunks min(m v, (v-1) p + 2 (p - stage - 1) + 1) / v: the first stage p (1 + "
+         "(p-1)/(p v))",
+         "Narayanan et al. 2021 §2.2; Korthikanti et al. 2022 §4.2.3; Megatron-LM "
+         "theoretical_memory_usage.py (interleaved schedule memory penalty)",
+         true, false},
     [ENGINE_KEY_ACT_LOGITS] = {"activations.logits_bytes", "logits",
                                "4 * s * b * V / t (FP32 logits on the last stage)",
                                "Korthikanti et al. 2022 §4.3", false, true},
@@ -137,7 +152,8 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
         {"training.step_seconds", "step time",
          "--mfu given (end to end): model FLOP per token * tokens per step / (G * peak * MFU), "
          "nothing added; else hardware FLOP * tokens per step / (G * peak * kernel efficiency) / "
-         "(1 - bubble) + TP comm + PP comm + the DP comm the backward pass cannot hide",
+         "(1 - bubble) + TP comm + PP comm + EP all-to-all + the DP comm the backward pass "
+         "cannot hide",
          "PaLM appendix B and Llama 3 (MFU end to end); GPipe bubble; Megatron-LM", true, false},
     [ENGINE_KEY_TRAIN_BUBBLE] = {"training.bubble_fraction", "pipeline bubble",
                                  "(p - 1) / (v * m + p - 1)",
@@ -280,6 +296,18 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
         {"decode.joules_per_token", "energy per token",
          "G * board power (tdp) / decode tokens/s: the upper bound at the ceiling",
          "seed 003 (power in W, energy in Wh); catalog tdp (data sheets)", false, false},
+    [ENGINE_KEY_TRAIN_SYSTEM_ENERGY] =
+        {"training.system_energy_joules", "training energy (systems)",
+         "ceil(G / GPUs per system) * system power * wall time: whole systems at their maximum "
+         "power (CPUs, NICs and fans included), an upper bound",
+         "seed 003 (a rack of up to 142 kW is a capacity, not a measured draw); catalog systems "
+         "(vendor data sheets)",
+         true, false},
+    [ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN] =
+        {"decode.system_joules_per_token", "energy per token (systems)",
+         "ceil(G / GPUs per system) * system power / decode tokens/s: at the ceiling, whole "
+         "systems at their maximum power",
+         "seed 003; catalog systems (vendor data sheets)", false, false},
     [ENGINE_KEY_TRAIN_GLOBAL_BATCH] =
         {"training.global_batch", "global batch",
          "micro-batch size * micro-batches * d sequences per optimizer step (--global-batch, "
@@ -324,9 +352,18 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          true, false},
     [ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN] =
         {"training.hw_flops_per_token", "hardware FLOP per token",
-         "model FLOP per token + what recompute runs again: full 2 N + 2 L s a (d_qk + d_v), "
-         "selective the attention forward 2 L s a (d_qk + d_v), none 0",
+         "model FLOP per token + what recompute runs again: full 2 N + 2 L s a (d_qk + d_v) "
+         "(block: N / layers of the stage of it), selective the attention forward 2 L s a "
+         "(d_qk + d_v), none 0",
          "Korthikanti et al. 2022 §5-6", true, false},
+    [ENGINE_KEY_TRAIN_ALL_TO_ALL] =
+        {"training.all_to_all_seconds", "EP all-to-all",
+         "4 all-to-alls (dispatch and combine, forward and backward) per MoE layer per "
+         "micro-batch * ((ep - 1)/ep * s b / t * k * h * 2 bytes / one-way link BW + latency); "
+         "NVLink when t * ep GPUs share a node; added to the predicted step",
+         "Megatron-LM MoE all-to-all token dispatcher (EP inside DP); nccl-tests all-to-all "
+         "bus bandwidth (n - 1)/n",
+         true, false},
 };
 
 /* JSON path of a key. */
@@ -347,6 +384,9 @@ int engine_key_parse(const char *name, enum engine_key *out) {
 /* Whether a key has a meaning in this scenario's mode. */
 bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
     if ((unsigned)k >= ENGINE_KEY_COUNT)
+        return false;
+    if ((k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN) &&
+        sc->system_gpus == 0)
         return false;
     if (keys[k].both)
         return true;
@@ -463,6 +503,10 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_energy_joules;
     case ENGINE_KEY_DECODE_JOULES_PER_TOKEN:
         return e->decode_joules_per_token;
+    case ENGINE_KEY_TRAIN_SYSTEM_ENERGY:
+        return e->train_system_energy_joules;
+    case ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN:
+        return e->decode_system_joules_per_token;
     case ENGINE_KEY_TRAIN_MICRO_BATCHES:
         return e->train_micro_batches;
     case ENGINE_KEY_TRAIN_HFU:
@@ -471,6 +515,8 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_pp_comm_seconds;
     case ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN:
         return e->train_hw_flops_per_token;
+    case ENGINE_KEY_TRAIN_ALL_TO_ALL:
+        return e->train_all_to_all_seconds;
     case ENGINE_KEY_SERVING_HOST_BW:
         return e->serving.host_bytes_per_s;
     case ENGINE_KEY_MEM_ZERO3_WORKING:
@@ -613,6 +659,10 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
             break;
         }
         char extra[160] = "";
+        if (engine_ep(sc) > 1)
+            snprintf(extra, sizeof extra,
+                     "; the routed experts / (t x ep=%u), under ZeRO-3 / (d / ep = %u)",
+                     engine_ep(sc), sc->dp / engine_ep(sc));
         if (!train && e->serving.gpu_layers < m->layers)
             snprintf(extra, sizeof extra, "; %.0f of %u layers on the GPUs, the rest in host RAM",
                      e->serving.gpu_layers, m->layers);
@@ -699,12 +749,22 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
             snprintf(v, n, "no training state in inference: 0 GB");
             break;
         }
-        if (sc->mode == ENGINE_MODE_TRAIN) {
+        if (r->factored)
+            snprintf(v, n,
+                     "recipe %s: factored FP32 second moment, 4 B * (rows + columns) per matrix "
+                     "(vectors whole), / t=%u, ZeRO-%u over d=%u = %.4g GB",
+                     r->id, sc->tp, sc->zero, sc->dp, e->memory.optimizer / G);
+        else if (engine_ep(sc) > 1)
+            snprintf(v, n,
+                     "recipe %s: %.0f B/param, ZeRO-%u over d=%u (the experts over d/ep = %u) = "
+                     "%.4g GB",
+                     r->id, r->optimizer, sc->zero, sc->dp, sc->dp / engine_ep(sc),
+                     e->memory.optimizer / G);
+        else if (sc->mode == ENGINE_MODE_TRAIN)
             explain_states(sc, e, "optimizer", r->optimizer, e->memory.optimizer, v, n);
-            break;
-        }
-        snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->optimizer,
-                 sc->zero, sc->dp, e->memory.optimizer / G);
+        else
+            snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id,
+                     r->optimizer, sc->zero, sc->dp, e->memory.optimizer / G);
         break;
     case ENGINE_KEY_MEM_RESERVE:
         if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
@@ -822,13 +882,32 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  sc->kv_format.name);
         break;
     case ENGINE_KEY_ACT_PER_LAYER:
-        snprintf(v, n, "s=%u b=%u h=%u a=%u t=%u, %s recompute%s = %.4g GB", sc->context, sc->batch,
-                 m->hidden, m->heads, sc->tp, engine_recompute_name(sc->recompute),
-                 sc->sequence_parallel ? ", SP" : "", e->act_per_layer_bytes / G);
+        if (sc->recompute == ENGINE_RECOMPUTE_FULL &&
+            (sc->recompute_method == ENGINE_RECOMPUTE_BLOCK || sc->recompute_num_layers > 1))
+            snprintf(v, n,
+                     "s=%u b=%u h=%u a=%u t=%u, full recompute, --recompute-method %s, "
+                     "--recompute-num-layers %u%s: on average %.4g GB per layer",
+                     sc->context, sc->batch, m->hidden, m->heads, sc->tp,
+                     engine_recompute_method_name(sc->recompute_method),
+                     sc->recompute_num_layers, sc->sequence_parallel ? ", SP" : "",
+                     e->act_per_layer_bytes / G);
+        else
+            snprintf(v, n, "s=%u b=%u h=%u a=%u t=%u, %s recompute%s = %.4g GB", sc->context,
+                     sc->batch, m->hidden, m->heads, sc->tp,
+                     engine_recompute_name(sc->recompute), sc->sequence_parallel ? ", SP" : "",
+                     e->act_per_layer_bytes / G);
         break;
     case ENGINE_KEY_ACT_LAYERS_HELD:
-        snprintf(v, n, "%u layers / p=%u * min(m=%u, p) = %.4g", m->layers, sc->pp,
-                 engine_micro_batches(sc), e->act_layers_held);
+        if (sc->interleave > 1 && sc->pp > 1)
+            snprintf(v, n,
+                     "%u layers / p=%u, interleaved v=%u: the first stage holds p (1 + (p-1)/(p "
+                     "v)) = %.4g micro-batches' worth (m=%u) = %.4g",
+                     m->layers, sc->pp, sc->interleave,
+                     sc->pp * (1.0 + (sc->pp - 1.0) / ((double)sc->pp * sc->interleave)),
+                     engine_micro_batches(sc), e->act_layers_held);
+        else
+            snprintf(v, n, "%u layers / p=%u * min(m=%u, p) = %.4g", m->layers, sc->pp,
+                     engine_micro_batches(sc), e->act_layers_held);
         break;
     case ENGINE_KEY_ACT_LOGITS:
         snprintf(v, n, "4 * %u * %u * %u / t=%u on the last stage%s = %.4g GB",
@@ -882,11 +961,13 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         else
             snprintf(v, n,
                      "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.3g kernel efficiency) = "
-                     "%.4g s; / (1 - %.3g) + TP %.3g s + PP %.3g s + DP not hidden %.3g s = %.4g s",
+                     "%.4g s; / (1 - %.3g) + TP %.3g s + PP %.3g s + EP %.3g s + DP not hidden "
+                     "%.3g s = %.4g s",
                      e->train_hw_flops_per_token, e->train_tokens_per_step, sc->gpus,
                      e->peak_flop_per_s / 1e12, e->train_kernel_efficiency,
                      e->train_compute_seconds, e->train_bubble_fraction,
                      e->train_tp_comm_seconds, e->train_pp_comm_seconds,
+                     e->train_all_to_all_seconds,
                      fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0),
                      e->train_step_seconds);
         break;
@@ -929,6 +1010,17 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "%u GPUs * %.4g W / %.4g tokens/s = %.4g J per token", sc->gpus,
                  sc->gpu.tdp_w, e->decode_tokens_per_s, e->decode_joules_per_token);
         break;
+    case ENGINE_KEY_TRAIN_SYSTEM_ENERGY:
+        snprintf(v, n, "ceil(%u / %u) = %.0f %s * %.4g W * %.4g s = %.4g J = %.4g MWh", sc->gpus,
+                 sc->system_gpus, e->systems, sc->system_id, sc->system_power_w,
+                 e->train_days * 86400.0, e->train_system_energy_joules,
+                 e->train_system_energy_joules / 3.6e9);
+        break;
+    case ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN:
+        snprintf(v, n, "ceil(%u / %u) = %.0f %s * %.4g W / %.4g tokens/s = %.4g J per token",
+                 sc->gpus, sc->system_gpus, e->systems, sc->system_id, sc->system_power_w,
+                 e->decode_tokens_per_s, e->decode_system_joules_per_token);
+        break;
     case ENGINE_KEY_TRAIN_COST_SPOT:
         snprintf(v, n, "%.4g GPU-hours * $%.4g/h spot = $%.4g", e->train_gpu_hours,
                  sc->gpu.spot_price_per_hour, e->train_cost_spot_usd);
@@ -954,7 +1046,30 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n, "t=%u: %.4g s per step", sc->tp, e->train_tp_comm_seconds);
         break;
     case ENGINE_KEY_TRAIN_DP_COMM:
-        snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
+        if (engine_ep(sc) > 1)
+            snprintf(v, n,
+                     "d=%u (the experts' gradients over d/ep = %u expert data-parallel ranks): "
+                     "%.4g s per step",
+                     sc->dp, sc->dp / engine_ep(sc), e->train_dp_comm_seconds);
+        else
+            snprintf(v, n, "d=%u: %.4g s per step", sc->dp, e->train_dp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_ALL_TO_ALL:
+        if (engine_ep(sc) > 1)
+            snprintf(v, n,
+                     "ep=%u, k=%u of %u experts, t=%u, m=%u, s=%u, b=%u, h=%u, over %s: %.4g s "
+                     "per step",
+                     engine_ep(sc), m->active_experts, m->experts, sc->tp,
+                     engine_micro_batches(sc), sc->context, sc->batch, m->hidden,
+                     (uint64_t)sc->tp * engine_ep(sc) <=
+                             (sc->gpus_per_node ? sc->gpus_per_node
+                                                : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node
+                                                                         : 1))
+                         ? "NVLink (t x ep GPUs in a node)"
+                         : "the network (t x ep GPUs span nodes)",
+                     e->train_all_to_all_seconds);
+        else
+            snprintf(v, n, "no expert parallelism (--ep 1): 0 s");
         break;
     case ENGINE_KEY_TRAIN_DAYS:
         if (sc->throughput_tokens_per_s > 0) {
@@ -1123,6 +1238,9 @@ void engine_explain(const struct engine_scenario *sc, const struct engine_estima
     out->source = keys[k].source;
     if (e->invalid)
         snprintf(out->values, sizeof out->values, "scenario is invalid");
+    else if (!engine_key_applies(sc, k) && sc->system_gpus == 0 &&
+             (k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN))
+        snprintf(out->values, sizeof out->values, "needs a system (--system ID)");
     else if (!engine_key_applies(sc, k))
         snprintf(out->values, sizeof out->values, "does not apply in %s mode",
                  engine_mode_name(sc->mode));
@@ -1305,6 +1423,27 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
                  "at least 1, --gpu-layers and --n-cpu-moe at most the %u layers (--gpu-layers at "
                  "least --pp), --host-bandwidth positive",
                  sc->model.layers);
+        break;
+    case ENGINE_INVALID_EP:
+        if (sc->mode == ENGINE_MODE_INFER)
+            snprintf(buf, n, "--ep %u applies to training (--mode train, lora, qlora)", sc->ep);
+        else if (!sc->model.has_arch || sc->model.experts == 0)
+            snprintf(buf, n, "--ep %u needs a mixture-of-experts model (%s has no experts)",
+                     sc->ep, sc->model.id);
+        else if (sc->model.experts % sc->ep)
+            snprintf(buf, n, "--ep %u does not divide the %u experts of each MoE layer", sc->ep,
+                     sc->model.experts);
+        else
+            snprintf(buf, n,
+                     "--ep %u does not divide --dp %u (expert parallelism runs inside data "
+                     "parallelism, as in Megatron-LM)",
+                     sc->ep, sc->dp);
+        break;
+    case ENGINE_INVALID_RECOMPUTE:
+        snprintf(buf, n,
+                 "--recompute-num-layers %u exceeds the %u layers, or the recompute method is "
+                 "unknown",
+                 sc->recompute_num_layers, sc->model.layers);
         break;
     default:
         snprintf(buf, n, "invalid scenario");

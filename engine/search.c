@@ -212,6 +212,8 @@ size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t g
             else if (sc->mode != ENGINE_MODE_INFER && sc->global_batch &&
                      sc->global_batch % ((uint64_t)(sc->batch ? sc->batch : 1) * (gpus / (t * p))))
                 l.reject = ENGINE_REJECT_BATCH;
+            else if (engine_ep(sc) > 1 && (gpus / (t * p)) % engine_ep(sc))
+                l.reject = ENGINE_REJECT_EP;
             else if (sc->model.layers == 0 || p > sc->model.layers ||
                      (sc->serving.gpu_layers_given && p > (uint32_t)sc->serving.gpu_layers))
                 l.reject = ENGINE_REJECT_PP_LAYERS;
@@ -254,6 +256,8 @@ const char *engine_reject_text(enum engine_reject r) {
         return "does not fit in memory";
     case ENGINE_REJECT_BATCH:
         return "micro-batch size x d does not divide the global batch";
+    case ENGINE_REJECT_EP:
+        return "ep does not divide d (expert parallelism runs inside data parallelism)";
     }
     return "?";
 }

@@ -98,7 +98,7 @@ static const struct broken broken_files[] = {
      "                  ^\n"},
     {"top_level.yaml",
      "fixtures/top_level.yaml:2:1: accelerators: unknown key at the top; expected gpus, models, "
-     "formats, evidence or cpus\n"
+     "formats, evidence, cpus or systems\n"
      "    accelerators:\n"
      "    ^\n"},
 };
@@ -350,7 +350,8 @@ Test(loader, documents_and_edge_shapes) {
         {"gpus: []\n---\ngpus: []\n", -1,
          "t.yaml:3:1: expected one YAML document, found a second\n    gpus: []\n    ^\n"},
         {"- a\n- b\n", -1,
-         "t.yaml:1:1: expected a mapping of gpus, models, formats, evidence or cpus, found a list\n"
+         "t.yaml:1:1: expected a mapping of gpus, models, formats, evidence, cpus or systems, found "
+         "a list\n"
          "    - a\n    ^\n"},
         {"gpus: h100\n", -1,
          "t.yaml:1:7: gpus: expected a list of entries ('- id: ...'), found 'h100'\n"
@@ -403,6 +404,17 @@ Test(loader, model_and_format_consistency_checks) {
         {"models:\n  - {id: m, name: M, family: f, params: 1B, layers: 2.5, hidden: 8, ffn: 4,"
          " heads: 2, vocab: 9, max_context: 8, source: s}\n",
          "t.yaml:2:53: layers: expected a whole number like '32', found '2.5'\n"},
+        /* systems: an NVLink domain that neither divides nor spans whole
+         * systems; a negative power; a system without its power. */
+        {"systems:\n  - {id: s, name: S, gpu: h100-sxm, gpus: 8, nvlink_domain: 3, "
+         "link_bandwidth: 900 GB/s, power: 10 kW, source: s}\n",
+         "t.yaml:2:61: nvlink_domain: expected a divisor or a multiple of gpus (8), found '3'\n"},
+        {"systems:\n  - {id: s, name: S, gpu: h100-sxm, gpus: 8, link_bandwidth: 900 GB/s, "
+         "power: -5 kW, source: s}\n",
+         "t.yaml:2:79: power: expected a power that is not negative, found '-5 kW'\n"},
+        {"systems:\n  - {id: s, name: S, gpu: h100-sxm, gpus: 8, link_bandwidth: 900 GB/s, "
+         "source: s}\n",
+         "t.yaml:2:5: power: expected in every systems entry, found none\n"},
     };
     size_t i;
 

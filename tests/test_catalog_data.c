@@ -320,3 +320,41 @@ Test(catalog_data, published_global_batches) {
     cr_expect_eq(model("pythia-1.4b")->global_batch_tokens, 1024.0 * 2048);
     cr_expect_eq(model("llama-3.1-8b")->global_batch_tokens, 0, "not published: none");
 }
+
+/* Seed 003: DGX GB300 (NVL72) is 72 Blackwell Ultra GPUs in one NVLink
+ * domain, 130 TB/s of NVLink, up to 576 TB/s of HBM, a rack of up to 142 kW;
+ * DGX H100 is 8 H100 SXM at 900 GB/s NVLink, ~10.2 kW max (its data sheet). */
+Test(catalog_data, systems_seed_figures) {
+    const struct catalog_system *y = catalog_find_system(&cat, "gb300-nvl72");
+    cr_assert_not_null(y);
+    cr_expect_eq(y->gpus, 72);
+    cr_expect_eq(y->nvlink_domain, 72);
+    cr_expect(close_rel(y->gpus * y->link_bytes_per_s, 130e12, 0.005), "NVLink %.4g",
+              y->gpus * y->link_bytes_per_s);
+    cr_expect(close_rel(y->gpus * gpu(y->gpu)->bandwidth_bytes_per_s, 576e12, EXACT), "HBM %.4g",
+              y->gpus * gpu(y->gpu)->bandwidth_bytes_per_s);
+    cr_expect(close_rel(y->power_w, 142e3, EXACT), "power %.17g", y->power_w);
+    y = catalog_find_system(&cat, "dgx-h100");
+    cr_assert_not_null(y);
+    cr_expect_eq(y->gpus, 8);
+    cr_expect_str_eq(y->gpu, "h100-sxm");
+    cr_expect(close_rel(y->link_bytes_per_s, 900e9, EXACT));
+    cr_expect(close_rel(y->power_w, 10.2e3, EXACT));
+}
+
+/* Every system names a catalog GPU, links as fast as that GPU's own
+ * (the GPU entries and the systems write NVLink the same way), a source,
+ * and at least its GPUs' board power (a system feeds CPUs and NICs too). */
+Test(catalog_data, every_system_is_consistent) {
+    cr_expect_geq(cat.n_systems, 4, "%zu systems", cat.n_systems);
+    for (size_t i = 0; i < cat.n_systems; i++) {
+        const struct catalog_system *y = &cat.systems[i];
+        const struct engine_gpu *g = gpu(y->gpu);
+        cr_expect(close_rel(y->link_bytes_per_s, g->link_bytes_per_s, EXACT), "%s: link %.4g vs %.4g",
+                  y->id, y->link_bytes_per_s, g->link_bytes_per_s);
+        cr_expect_gt(y->power_w, y->gpus * g->tdp_w, "%s: %.4g W for %u x %.4g W", y->id,
+                     y->power_w, y->gpus, g->tdp_w);
+        cr_expect(y->gpus % y->nvlink_domain == 0 || y->nvlink_domain % y->gpus == 0, "%s", y->id);
+        cr_expect(y->source && strlen(y->source) > 20, "%s: no source", y->id);
+    }
+}

@@ -90,6 +90,20 @@ expect 2 "--dataset: expected examples x tokens" plan --mode train --dataset 100
 expect 2 "--units" plan --units tb
 expect 2 "--mode" plan --mode serve
 expect 2 "--recompute" plan --recompute some
+# Expert parallelism (issue 12): EP inside DP, dividing the experts.
+expect 2 "--ep 3 does not divide the 8 experts" plan --model mixtral-8x7b --mode train --dp 8 --ep 3
+expect 2 "--ep 8 does not divide --dp 4" plan --model mixtral-8x7b --mode train --dp 4 --ep 8
+expect 2 "--ep 2 needs a mixture-of-experts model: llama-3.1-8b" \
+    plan --model llama-3.1-8b --mode train --dp 2 --ep 2
+expect 2 "--ep 8 applies to training" plan --model mixtral-8x7b --dp 8 --ep 8
+expect 2 "--ep: expected a positive integer" plan --model mixtral-8x7b --mode train --ep 0
+# Full recompute's method and layers (Megatron-LM's flags).
+expect 2 "--recompute-num-layers applies to full recompute" \
+    plan --mode train --recompute selective --recompute-num-layers 4
+expect 2 "--recompute-num-layers 40 exceeds the model's 32 layers" \
+    plan --mode train --recompute full --recompute-num-layers 40
+expect 2 "--recompute-method: expected uniform or block" \
+    plan --mode train --recompute full --recompute-method blocks
 expect 2 "--zero" plan --zero 4
 expect 2 "--json takes no value" plan --json=yes
 expect 2 "--model needs a value" plan --model

@@ -391,6 +391,90 @@ a=$(json_get "$TMP/out" training.step_seconds)
 run plan --model llama-3.1-8b --mode train --micro-batch-size 2 --micro-batches 8 --json
 check_eq "--batch = --micro-batch-size in training" "$(json_get "$TMP/out" training.step_seconds)" "$a"
 check_eq "2 x 8 = 16 sequences" "$(json_get "$TMP/out" training.global_batch)" 16
+# --system (issue 12 item 7): a catalog server or rack sets the GPU, one
+# whole system of GPUs, GPUs per node (the NVLink domain), the links and the
+# power. GB300 NVL72: 72 B300 in one NVLink domain, so TP 16 stays on NVLink
+# (the same 64 GPUs as HGX B300 nodes of 8 warn that TP spans nodes).
+run plan --system gb300-nvl72 --model llama-3.1-8b --json
+check_eq "--system exit" "$rc" 0
+check_eq "--system sets the GPU" "$(json_get "$TMP/out" scenario.gpu)" '"b300"'
+check_eq "--system in the JSON" "$(json_get "$TMP/out" scenario.system)" '"gb300-nvl72"'
+check_eq "--system alone: one system" "$(json_get "$TMP/out" layout.gpus)" 72
+check_eq "one system" "$(json_get "$TMP/out" scenario.systems)" 1
+run plan --model llama-3.1-8b --json
+check_eq "no system: null" "$(json_get "$TMP/out" scenario.system)" null
+run plan --system gb300-nvl72 --model llama-3.1-405b --gpus 64 --tp 16
+if grep -q "spans nodes" "$TMP/out"; then fail "TP 16 inside NVL72 warned as across nodes"; else pass; fi
+check_contains "the header names the system" "$TMP/out" "64 x B300 (HGX, Blackwell Ultra) in 1 x NVIDIA GB300 NVL72"
+run plan --gpu b300 --model llama-3.1-405b --gpus 64 --tp 16
+check_contains "HGX B300: TP 16 spans nodes" "$TMP/out" "spans nodes of 8 GPUs"
+# The system's power: 2,048 DGX H100 x 10.2 kW over the 405B run, 1.82x the boards'.
+run plan --system dgx-h100 --model llama-3.1-405b --mode train --gpus 16384 --tp 8 --pp 16 \
+    --dp 128 --mfu 0.41 --tokens 15.6T --flops-model 6n --json
+check_eq "2048 systems" "$(json_get "$TMP/out" scenario.systems)" 2048
+check_near "system energy 33.2 GWh" "$(json_get "$TMP/out" training.system_energy_joules)" 1.195e14 0.003
+check_near "board energy 18.2 GWh" "$(json_get "$TMP/out" training.energy_joules)" 6.56e13 0.003
+# What is given wins over the system's figures; a contradicting --gpu is refused.
+run plan --system dgx-h100 --gpus-per-node 4 --model llama-3.1-70b --gpus 8 --tp 8
+check_contains "--gpus-per-node wins" "$TMP/out" "spans nodes of 4 GPUs"
+run plan --system dgx-h100 --gpu h200
+check_eq "--system with another --gpu: exit 2" "$rc" 2
+check_contains "names both" "$TMP/err" "--system dgx-h100 comes with --gpu h100-sxm, not 'h200'"
+run plan --system dgx-h101
+check_eq "unknown --system: exit 2" "$rc" 2
+check_contains "lists the systems" "$TMP/err" "unknown system 'dgx-h101' (the catalog has: dgx-h100"
+# In a scenario file, and saved back.
+printf 'system: gb300-nvl72\nmodel: llama-3.1-405b\ngpus: 64\ntp: 16\n' > "$TMP/sys.yaml"
+run plan --scenario "$TMP/sys.yaml" --json
+check_eq "scenario file system" "$(json_get "$TMP/out" scenario.system)" '"gb300-nvl72"'
+# vramlab catalog systems: the table and its JSON.
+run catalog systems
+check_contains "catalog systems lists NVL72" "$TMP/out" "gb300-nvl72 NVIDIA GB300 NVL72 b300        72      72   1.80 TB/s    100 GB/s    142 kW"
+run catalog systems --json
+check_eq "catalog systems JSON power" "$(json_get "$TMP/out" systems.power_w)" 10200
+# --global-batch with --gpus N alone: divided by the picked layout's DP, not
+# by the first guess's (TP 2 x DP 4 for 8B on 8 H100: 12 / 4 = 3).
+run plan --model llama-3.1-8b --mode train --gpus 8 --global-batch 12 --json
+check_eq "picked layout dp" "$(json_get "$TMP/out" layout.dp)" 4
+check_eq "micro-batches from the picked dp" "$(json_get "$TMP/out" scenario.micro_batches)" 3
+check_eq "accumulation from the picked dp" "$(json_get "$TMP/out" training.gradient_accumulation_steps)" 3
+run plan --model llama-3.1-8b --mode train --gpus 8 --global-batch 12
+check_contains "the header says 3" "$TMP/out" "ZeRO 0, 3 micro-batches"
+# Expert parallelism (issue 12): Megatron-LM's theoretical_memory_usage.py
+# for Mixtral 8x7B, EP 8 on DP 8 with the distributed optimizer (6 + 12/d B,
+# adam-mixed-fp32-grads at ZeRO-1): 113.5e9 B of weights and states per GPU.
+run plan --model mixtral-8x7b --mode train --gpus 8 --dp 8 --ep 8 --zero 1 \
+    --optimizer adam-mixed-fp32-grads --json
+states=$(json_flat < "$TMP/out" | awk -F= '$1 ~ /^memory\.(weights|gradients|master_weights|optimizer)$/ { s += $2 } END { printf "%.0f", s }')
+check_near "Mixtral EP 8: Megatron's 113.5e9 B" "$states" 113.5e9 0.0005
+check_eq "scenario.ep echoed" "$(json_get "$TMP/out" scenario.ep)" 8
+a2a=$(json_get "$TMP/out" training.all_to_all_seconds)
+check_eq "the all-to-all is a positive time" "$(awk -v x="$a2a" 'BEGIN { print (x > 0) }')" 1
+run plan --model mixtral-8x7b --mode train --gpus 8 --dp 8 --ep 8
+check_contains "the header names EP" "$TMP/out" "EP 8 inside DP"
+check_contains "the all-to-all line" "$TMP/out" "EP all-to-all per step"
+run plan --model mixtral-8x7b --mode train --gpus 8 --dp 8 --zero 1 \
+    --optimizer adam-mixed-fp32-grads --json
+states=$(json_flat < "$TMP/out" | awk -F= '$1 ~ /^memory\.(weights|gradients|master_weights|optimizer)$/ { s += $2 } END { printf "%.0f", s }')
+check_near "Mixtral without EP: 46.7e9 x 7.5 = 350e9 B" "$states" 350.27e9 0.0005
+check_eq "no EP: no all-to-all" "$(json_get "$TMP/out" training.all_to_all_seconds)" 0
+# --gpus alone with --ep: the search keeps the d that ep divides.
+run plan --model mixtral-8x7b --mode train --gpus 16 --ep 8 --json
+check_eq "d a multiple of ep" "$(( $(json_get "$TMP/out" layout.dp) % 8 ))" 0
+# Recompute by block (Megatron-LM --recompute-method block --recompute-num-layers N).
+run plan --model llama-3.1-8b --mode train --recompute full --json
+full=$(json_get "$TMP/out" memory.activations)
+run plan --model llama-3.1-8b --mode train --recompute full --recompute-method block \
+    --recompute-num-layers 16 --json
+half=$(json_get "$TMP/out" memory.activations)
+check_eq "block 16 of 32 holds more than full" "$(awk -v a="$half" -v b="$full" 'BEGIN { print (a > b) }')" 1
+check_eq "recompute_num_layers echoed" "$(json_get "$TMP/out" scenario.recompute_num_layers)" 16
+check_eq "recompute_method echoed" "$(json_get "$TMP/out" scenario.recompute_method)" '"block"'
+# New recipes.
+for r in lion lion-fp32-grads adafactor; do
+    run plan --model llama-3.1-8b --mode train --optimizer $r --json
+    check_eq "--optimizer $r runs" "$rc" 0
+done
 # Memory conventions and offload (issue 12; docs/training.md). Llama 3.1 8B
 # (8,030,261,248 parameters; embedding 128256 x 4096) on 8 GPUs.
 run plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 --zero 3 --json

@@ -157,6 +157,55 @@ Test(training, mfu_end_to_end_405b_66_days) {
     cr_assert(close_rel(e.train_step_seconds, step, 1e-12));
 }
 
+/* Seed 003: a rack's power is a capacity, not a draw, and a system draws
+ * more than its GPUs (CPUs, NICs, fans). The 405B run above on 16,384 H100
+ * in DGX H100 servers (8 GPUs, ~10.2 kW max, NVIDIA's DGX H100 data sheet):
+ * 2,048 systems x 10.2 kW x 66.2 days = 1.19e14 J = 33.2 GWh, against the
+ * boards' 16,384 x 700 W x 66.2 days = 18.2 GWh. A partly used system
+ * counts whole (ceil); without a system there is no system figure. */
+Test(training, energy_at_system_power_405b_in_dgx_h100) {
+    struct engine_scenario sc = th_scenario(th_llama31_405b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = 16384;
+    sc.tp = 8;
+    sc.pp = 16;
+    sc.dp = 128;
+    sc.mfu = 0.41;
+    sc.training_tokens = 15.6e12;
+    sc.flops_model = ENGINE_FLOPS_6N;
+    sc.gpu.tdp_w = 700;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert(isnan(e.train_system_energy_joules), "no system: no system energy");
+    cr_assert(isnan(e.systems));
+    cr_assert(close_rel(e.train_energy_joules / 3.6e12, 18.2, 0.003), "%.4g GWh",
+              e.train_energy_joules / 3.6e12);
+    memcpy(sc.system_id, "dgx-h100", sizeof "dgx-h100");
+    sc.system_gpus = 8;
+    sc.system_power_w = 10200;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert_eq(e.systems, 2048);
+    cr_assert(close_rel(e.train_system_energy_joules / 3.6e12, 33.2, 0.003), "%.4g GWh",
+              e.train_system_energy_joules / 3.6e12);
+    cr_assert(close_rel(e.train_system_energy_joules / e.train_energy_joules,
+                        2048 * 10200.0 / (16384 * 700.0), 1e-12));
+    /* 16,383 GPUs still take 2,048 whole systems */
+    sc.gpus = 16383;
+    sc.tp = 1;
+    sc.pp = 1;
+    sc.dp = 16383;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.systems, 2048);
+    sc.gpus = 1;
+    sc.dp = 1;
+    sc.mode = ENGINE_MODE_INFER;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.systems, 1);
+    cr_assert(close_rel(e.decode_system_joules_per_token, 10200 / e.decode_tokens_per_s, 1e-12));
+    cr_assert_gt(e.decode_system_joules_per_token, e.decode_joules_per_token);
+}
+
 /* Predicted MFU (no --mfu): one GPU, no pipeline, no communication: the
  * kernels' rate alone, MFU = efficiency * model / hardware FLOPs. The
  * default efficiency is Korthikanti et al. 2022 Table 5's 57% HFU. */
@@ -945,4 +994,318 @@ Test(zero, zero_infinity_nvme) {
     cr_assert(close_rel(e.train_offload_bytes_per_step, 3 * 2 * n / 8 * e.train_micro_batches,
                         1e-12));
     cr_assert(close_rel(e.host_bytes_per_node, e.memory.host * 8, 1e-12));
+}
+
+/* Megatron-LM's theoretical_memory_usage.py (compute_weight_and_optimizer_memory,
+ * the version that splits the parameters into TP-sharded, replicated and
+ * expert-sharded ones): with the distributed optimizer each parameter costs
+ * 6 + 12 / d bytes (BF16 weights, FP32 main gradients, FP32 main params and
+ * Adam states sharded over its data-parallel group: vramlab's
+ * adam-mixed-fp32-grads at ZeRO-1); the routed experts are divided by
+ * etp * ep (etp = t by default) and their states shard over the expert
+ * data-parallel group world / (etp * ep * p) = d / ep. Mixtral 8x7B
+ * (mistralai/Mixtral-8x7B-v0.1 config.json) at t = p = 1, d = 8, EP 8:
+ * non-expert 1,605,636,096 params x (6 + 12/8) + experts 45,097,156,608 / 8
+ * x (6 + 12/1) = 113.5e9 bytes per GPU (issue 12: "against Megatron's
+ * 113.5e9"); without EP it is 46.7e9 x 7.5 = 350e9 (the issue's "today"). */
+Test(training, megatron_expert_parallel_mixtral_113_5e9) {
+    struct engine_scenario sc = th_scenario(th_mixtral_8x7b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.recipe = ENGINE_RECIPE_ADAM_MIXED_FP32_GRADS;
+    sc.zero = 1;
+    sc.gpus = sc.dp = 8;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    double states0 = e.memory.weights + e.memory.gradients + e.memory.master_weights +
+                     e.memory.optimizer;
+    cr_assert(close_rel(states0, 46702792704.0 * 7.5, 1e-12), "%.6g", states0);
+    cr_assert(close_rel(states0, 350e9, 0.001), "%.6g", states0);
+    cr_assert(close_rel(e.train_all_to_all_seconds, 0, 0));
+
+    sc.ep = 8;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    /* Megatron's split, written out from the config: attention q, k, v, o;
+     * two RMSNorms and the router per layer; embedding and untied head;
+     * the final norm. */
+    double h = 4096, L = 32, attn = 2 * h * h + 2 * h * 8 * 128;
+    double other = L * (attn + 2 * h + 8 * h) + 2 * 32000 * h + h;
+    double experts = L * 8 * 3 * h * 14336;
+    cr_assert_eq(other + experts, 46702792704.0);
+    double megatron = other * (6 + 12.0 / 8) + experts / 8 * (6 + 12.0 / 1);
+    double states = e.memory.weights + e.memory.gradients + e.memory.master_weights +
+                    e.memory.optimizer;
+    cr_assert(close_rel(states, megatron, 1e-12), "%.10g, Megatron %.10g", states, megatron);
+    cr_assert(close_rel(states, 113.5e9, 0.0005), "%.6g", states);
+    /* Weights alone: BF16, experts / 8. */
+    cr_assert(close_rel(e.memory.weights, (other + experts / 8) * 2, 1e-12));
+}
+
+/* The all-to-all of expert parallelism (Megatron-LM's all-to-all token
+ * dispatcher): two forward (dispatch, combine) and two backward per MoE
+ * layer and micro-batch, each GPU sending (ep-1)/ep of its s b k h 2 bytes
+ * (nccl-tests' all-to-all bus bandwidth: algorithm bandwidth x (n-1)/n),
+ * over NVLink (900 GB/s both ways: 450 one way) inside an 8-GPU node, over
+ * the 50 GB/s network when t x ep spans nodes. Added to a predicted step,
+ * never to a given MFU's. */
+Test(training, expert_parallel_all_to_all) {
+    struct engine_scenario sc = th_scenario(th_mixtral_8x7b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.zero = 1;
+    sc.gpus = sc.dp = 8;
+    sc.ep = 8;
+    sc.micro_batches = 4;
+    sc.context = 4096;
+    sc.gpu.gpus_per_node = 8;
+    struct engine_estimate e, none;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    double bytes = 4096.0 * 1 * 2 * 4096 * 2; /* s b k h, 2 bytes */
+    double one = 7.0 / 8 * bytes / 450e9 + 5e-6;
+    cr_assert(close_rel(e.train_all_to_all_seconds, 4 * 32 * 4 * one, 1e-12), "%.6g",
+              e.train_all_to_all_seconds);
+    sc.ep = 1;
+    engine_estimate(&sc, &none);
+    cr_assert_gt(e.train_step_seconds, none.train_step_seconds);
+    /* t = 2: the EP group is 2 x 8 GPUs, across nodes; each TP rank sends 1/t. */
+    sc.ep = 8;
+    sc.gpus = 16;
+    sc.tp = 2;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    one = 7.0 / 8 * bytes / 2 / 50e9 + 5e-6;
+    cr_assert(close_rel(e.train_all_to_all_seconds, 4 * 32 * 4 * one, 1e-12), "%.6g",
+              e.train_all_to_all_seconds);
+    /* A given MFU is end to end: the all-to-all is inside it. */
+    double step = e.train_step_seconds;
+    sc.mfu = 0.4;
+    engine_estimate(&sc, &e);
+    sc.ep = 1;
+    engine_estimate(&sc, &none);
+    cr_assert(close_rel(e.train_step_seconds, none.train_step_seconds, 1e-12));
+    cr_assert(step > 0);
+}
+
+/* Bad expert-parallel layouts are invalid, each with its reason. */
+Test(invalid, expert_parallel_layouts) {
+    struct engine_scenario sc = th_scenario(th_mixtral_8x7b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.dp = 8;
+    struct engine_estimate e;
+    char buf[320];
+    sc.ep = 3; /* divides neither the 8 experts nor d = 8 */
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_EP);
+    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    cr_assert(strstr(buf, "--ep 3") && strstr(buf, "8 experts"), "%s", buf);
+    sc.ep = 8;
+    sc.gpus = sc.dp = 4; /* ep above d */
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_EP);
+    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    cr_assert(strstr(buf, "--ep 8") && strstr(buf, "--dp 4"), "%s", buf);
+    sc = th_scenario(th_llama31_8b()); /* dense */
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.dp = 2;
+    sc.ep = 2;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_EP);
+    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    cr_assert(strstr(buf, "mixture-of-experts"), "%s", buf);
+    /* The layout search rejects the d that ep does not divide. */
+    sc = th_scenario(th_mixtral_8x7b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.ep = 4;
+    struct engine_layout l[16];
+    size_t n = engine_search_layouts(&sc, 8, l, 16);
+    cr_assert_gt(n, 0);
+    for (size_t i = 0; i < n && i < 16; i++)
+        if (l[i].dp % 4)
+            cr_assert_eq(l[i].reject, ENGINE_REJECT_EP, "t%u p%u d%u", l[i].tp, l[i].pp, l[i].dp);
+        else
+            cr_assert_neq(l[i].reject, ENGINE_REJECT_EP);
+}
+
+/* Korthikanti et al. 2022 §4.2.3: with the interleaved schedule of
+ * Narayanan et al. 2021 the first stage holds L (1 + (p - 1) / (p v))
+ * layers' activations instead of L, the factor Megatron-LM's
+ * theoretical_memory_usage.py multiplies by (its in-flight micro-batches
+ * ceil(penalty x p)). GPT-3 175B on the paper's Table 3 layout (t = 8,
+ * p = 8, L = 96) with v = 2: 96 x (1 + 7/16) = 138 layers, 11.5
+ * micro-batches of 12 layers (Megatron: ceil(1.4375 x 8) = 12 in flight). */
+Test(activations, interleaved_schedule_first_stage) {
+    struct engine_scenario sc = th_scenario(th_gpt3_175b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.context = 2048;
+    sc.tp = 8;
+    sc.pp = 8;
+    sc.dp = 1;
+    sc.gpus = 64;
+    sc.sequence_parallel = true;
+    sc.micro_batches = 64;
+    struct engine_estimate plain, inter;
+    engine_estimate(&sc, &plain);
+    cr_assert_eq(plain.invalid, 0);
+    cr_assert(close_rel(plain.act_layers_held, 96, 1e-12), "%.6g", plain.act_layers_held);
+    sc.interleave = 2;
+    engine_estimate(&sc, &inter);
+    cr_assert_eq(inter.invalid, 0);
+    cr_assert(close_rel(inter.act_layers_held, 96 * (1 + 7.0 / 16), 1e-12), "%.6g",
+              inter.act_layers_held);
+    cr_assert(close_rel(inter.act_layers_held, 138, 1e-12));
+    cr_assert_eq(ceil(1.4375 * 8), 12);
+    /* Stage 0 (no logits, selective recompute: no working set) grows by the factor. */
+    cr_assert(close_rel(inter.memory.activations, plain.memory.activations * 1.4375, 1e-12),
+                        "%.6g vs %.6g", inter.memory.activations, plain.memory.activations);
+    /* v = 4: 1 + 7/32. */
+    sc.interleave = 4;
+    engine_estimate(&sc, &inter);
+    cr_assert(close_rel(inter.act_layers_held, 96 * (1 + 7.0 / 32), 1e-12));
+}
+
+/* K/V projections replicated when t exceeds the KV heads (vLLM's
+ * QKVParallelLinear: num_kv_head_replicas = t / kv; each rank keeps whole
+ * heads). Llama 3.1 70B (8 KV heads of 128, h = 8192, 80 layers) at t = 16:
+ * every rank holds one KV head where an even split would be half a head,
+ * 80 x 2 x 8192 x 128 x 1/2 = 83,886,080 parameters more per GPU, with
+ * their gradients and states in training; the K and V activations are one
+ * head's (4 x 1/64 of s b h instead of 4 x 8/64 / 16). */
+Test(training, kv_projections_replicated_beyond_kv_heads) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.tp = 16;
+    sc.context = 4096;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    double per_gpu = 70553706496.0 / 16 + 80.0 * 2 * 8192 * 128 * 0.5;
+    cr_assert(close_rel(e.memory.weights, per_gpu * 2, 1e-12), "%.10g vs %.10g", e.memory.weights,
+              per_gpu * 2);
+    cr_assert(close_rel(e.memory.optimizer, per_gpu * 8, 1e-12));
+    double sbh = 4096.0 * 8192, f = 28672;
+    double want = sbh * (10 + (4 + 6 * f / 8192) / 16 + 4.0 / 64); /* selective */
+    cr_assert(close_rel(e.act_per_layer_bytes, want, 1e-12), "%.6g vs %.6g",
+              e.act_per_layer_bytes, want);
+    /* At t = 8 the 8 heads split evenly: nothing replicated. */
+    sc.gpus = sc.tp = 8;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.memory.weights, 70553706496.0 / 8 * 2, 1e-12));
+}
+
+/* One-state recipes: Lion keeps only the momentum (Chen et al. 2023,
+ * "Symbolic Discovery of Optimization Algorithms" §2: more memory-efficient
+ * than AdamW, which keeps two), so its optimizer state is half of Adam's:
+ * 2 + 2 + 4 + 4 = 12 B per parameter; with FP32 gradients (Megatron-LM's
+ * main_grad) 2 + 4 + 4 + 4 = 14. */
+Test(training, lion_one_state) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    double n = 8030261248.0;
+    struct engine_estimate adam, lion, lion32;
+    engine_estimate(&sc, &adam);
+    sc.recipe = ENGINE_RECIPE_LION;
+    engine_estimate(&sc, &lion);
+    sc.recipe = ENGINE_RECIPE_LION_FP32_GRADS;
+    engine_estimate(&sc, &lion32);
+    cr_assert_eq(adam.invalid | lion.invalid | lion32.invalid, 0);
+    cr_assert(close_rel(lion.memory.optimizer, adam.memory.optimizer / 2, 1e-12));
+    double s12 = lion.memory.weights + lion.memory.gradients + lion.memory.master_weights +
+                 lion.memory.optimizer;
+    double s14 = lion32.memory.weights + lion32.memory.gradients + lion32.memory.master_weights +
+                 lion32.memory.optimizer;
+    cr_assert(close_rel(s12, 12 * n, 1e-12), "%.6g", s12);
+    cr_assert(close_rel(s14, 14 * n, 1e-12), "%.6g", s14);
+    enum engine_recipe r;
+    cr_assert_eq(engine_recipe_parse("lion", &r), 0);
+    cr_assert_eq(r, ENGINE_RECIPE_LION);
+    cr_assert_eq(engine_recipe_parse("lion-fp32-grads", &r), 0);
+    cr_assert_eq(engine_recipe_parse("adafactor", &r), 0);
+    cr_assert_eq(r, ENGINE_RECIPE_ADAFACTOR);
+}
+
+/* Adafactor (Shazeer and Stern 2018 §3; seed 002: optim="adafactor", "no
+ * momentum"): the second moment of an n x m matrix is factored into n + m
+ * floats instead of n m; vectors keep theirs whole. Llama 3.1 8B, per layer:
+ * q 4096 + 4096, k and v 1024 + 4096 each, o 4096 + 4096, gate, up, down
+ * 14336 + 4096 each, two norms 2 x 4096 = 90,112; x 32 layers; embedding
+ * and head 128256 + 4096 each; final norm 4096: 3,152,384 FP32 floats =
+ * 12,609,536 bytes, against Adam's 8 x 8.03e9 = 64.2e9. */
+Test(training, adafactor_factored_second_moment) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.recipe = ENGINE_RECIPE_ADAFACTOR;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    double layer = (4096 + 4096) + 2 * (1024 + 4096) + (4096 + 4096) + 3 * (14336 + 4096) + 8192;
+    cr_assert_eq(layer, 90112);
+    double floats = 32 * layer + 2 * (128256 + 4096) + 4096;
+    cr_assert_eq(floats, 3152384);
+    cr_assert(close_rel(e.memory.optimizer, floats * 4, 1e-12), "%.10g", e.memory.optimizer);
+    double n = 8030261248.0;
+    cr_assert(close_rel(e.memory.weights + e.memory.gradients + e.memory.master_weights,
+                        8 * n, 1e-12));
+    /* ZeRO-1 over 8 replicas shards the factors with the rest; t = 2 halves them. */
+    sc.zero = 1;
+    sc.gpus = sc.dp = 8;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.memory.optimizer, floats * 4 / 8, 1e-12));
+    /* LoRA rank 16 on q, k, v, o, gate, up, down: A is 16 x d_in, B d_out x 16,
+     * factored 16 + d_in and d_out + 16: per layer 81,920 + 2 x 16 x 7. */
+    sc.mode = ENGINE_MODE_LORA;
+    sc.zero = 0;
+    sc.gpus = sc.dp = 1;
+    sc.lora_rank = 16;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    double dims = (4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096) + 3 * (4096 + 14336);
+    cr_assert_eq(dims, 81920);
+    cr_assert(close_rel(e.memory.optimizer, 4.0 * 32 * (dims + 2 * 16 * 7), 1e-12), "%.10g",
+              e.memory.optimizer);
+}
+
+/* Full recompute with Megatron-LM's --recompute-method and
+ * --recompute-num-layers N, on Korthikanti et al. 2022 Table 2's per-layer
+ * figures (GPT-3 175B, s = 2048, b = 1, t = 8 with sequence parallelism):
+ * a checkpoint keeps 2 s b h / t, a layer not recomputed s b h (34 + 5 a s
+ * / h) / t, one re-run layer needs its 34 s b h / t (attention scores
+ * recomputed, as flash attention does). Block N: the first N of the
+ * stage's layers recomputed, the rest stored whole, and N / L of the
+ * forward re-run (HFU); uniform N: ceil(L / N) checkpoints and N layers
+ * re-run at once, every layer's forward re-run. */
+Test(activations, recompute_num_layers_block_and_uniform) {
+    struct engine_scenario sc = th_scenario(th_gpt3_175b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.context = 2048;
+    sc.gpus = sc.tp = 8;
+    sc.sequence_parallel = true;
+    sc.recompute = ENGINE_RECOMPUTE_FULL;
+    double sbh_t = 2048.0 * 12288 / 8, logits = 4.0 * 2048 * 50257 / 8;
+    double ckpt = 2 * sbh_t, whole = sbh_t * (34 + 5 * 96 * 2048.0 / 12288), work = 34 * sbh_t;
+    struct engine_estimate full, e;
+    engine_estimate(&sc, &full);
+    cr_assert_eq(full.invalid, 0);
+    cr_assert(close_rel(full.memory.activations, 96 * ckpt + work + logits, 1e-12));
+    sc.recompute_method = ENGINE_RECOMPUTE_BLOCK;
+    sc.recompute_num_layers = 48;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert(close_rel(e.memory.activations, 48 * ckpt + 48 * whole + work + logits, 1e-12),
+              "%.6g", e.memory.activations);
+    double again = full.train_hw_flops_per_token - full.train_flops_per_token;
+    cr_assert(close_rel(e.train_hw_flops_per_token - e.train_flops_per_token, again / 2, 1e-12));
+    /* Block over every layer is full recompute. */
+    sc.recompute_num_layers = 96;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.memory.activations, full.memory.activations, 1e-12));
+    cr_assert(close_rel(e.train_hw_flops_per_token, full.train_hw_flops_per_token, 1e-12));
+    /* Uniform, groups of 4: 24 checkpoints, 4 layers re-run at once. */
+    sc.recompute_method = ENGINE_RECOMPUTE_UNIFORM;
+    sc.recompute_num_layers = 4;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(e.memory.activations, 24 * ckpt + 4 * work + logits, 1e-12));
+    cr_assert(close_rel(e.train_hw_flops_per_token, full.train_hw_flops_per_token, 1e-12));
+    /* The paper's Table 2 full-recompute figure per layer: 2 s b h (/ t with SP). */
+    cr_assert(close_rel(full.act_per_layer_bytes, ckpt, 1e-12));
 }

@@ -2,7 +2,9 @@
  * test_engine_props.c: properties that must hold for every scenario:
  * memory never falls as context, batch or model grows; per-GPU weights never
  * rise as t or p grow; ZeRO stage k+1 never uses more than stage k; fewer
- * bits never need more memory.
+ * bits never need more memory; more expert parallelism never more expert
+ * memory per GPU; interleaving never holds fewer activations; recomputing
+ * more layers never holds more.
  */
 #include <criterion/criterion.h>
 #include <criterion/theories.h>
@@ -111,7 +113,7 @@ TheoryDataPoints(props, higher_zero_stage_never_more_memory) = {
     DataPoints(int, 0, 1, 2, 3, 4, 5),
     DataPoints(int, 1, 2, 3),
     DataPoints(unsigned, 2, 8, 64),
-    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(int, 0, 1, 2, 3, 4, 5, 6, 7, 8),
 };
 
 Theory((int mi, int mode, unsigned d, int recipe), props, higher_zero_stage_never_more_memory) {
@@ -271,4 +273,132 @@ Theory((int off, unsigned m), props, offload_traffic_grows_with_micro_batches) {
     struct engine_estimate b = est(&sc);
     cr_assert_gt(b.train_offload_bytes_per_step, a.train_offload_bytes_per_step);
     cr_assert_gt(b.train_offload_seconds, a.train_offload_seconds);
+}
+
+/* Expert parallelism (issue 12): more ep never more memory per GPU, nor
+ * more of any training state, at every ZeRO stage; the all-to-all is 0
+ * without it and positive with it. */
+TheoryDataPoints(props, more_ep_never_more_expert_memory) = {
+    DataPoints(int, 2, 3),
+    DataPoints(int, 1, 2),
+    DataPoints(unsigned, 0, 1, 2, 3),
+    DataPoints(unsigned, 1, 2, 4),
+};
+
+Theory((int mi, int mode, unsigned z, unsigned ep), props, more_ep_never_more_expert_memory) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = (enum engine_mode)mode;
+    sc.zero = z;
+    sc.gpus = sc.dp = 8;
+    sc.ep = ep;
+    struct engine_estimate a = est(&sc);
+    sc.ep = 2 * ep;
+    struct engine_estimate b = est(&sc);
+    cr_assert_leq(b.memory.total, a.memory.total, "ep %u -> %u", ep, 2 * ep);
+    cr_assert_leq(b.memory.weights, a.memory.weights);
+    cr_assert_leq(b.memory.gradients, a.memory.gradients);
+    cr_assert_leq(b.memory.master_weights, a.memory.master_weights);
+    cr_assert_leq(b.memory.optimizer, a.memory.optimizer);
+    cr_assert_gt(b.train_all_to_all_seconds, 0);
+    cr_assert_eq(b.memory.activations, a.memory.activations);
+    if (ep == 1)
+        cr_assert_eq(a.train_all_to_all_seconds, 0);
+}
+
+/* Interleaving (v chunks) holds between 1 and 2 times the plain 1F1B
+ * activations on the first stage, never fewer as v falls. */
+TheoryDataPoints(props, interleave_holds_more_but_less_than_twice) = {
+    DataPoints(int, 0, 4),
+    DataPoints(unsigned, 2, 4, 8),
+    DataPoints(unsigned, 1, 8, 64),
+};
+
+Theory((int mi, unsigned pp, unsigned m), props, interleave_holds_more_but_less_than_twice) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.pp = pp;
+    sc.micro_batches = m;
+    struct engine_estimate plain = est(&sc);
+    double prev = INFINITY;
+    for (unsigned v = 2; v <= 4; v *= 2) {
+        sc.interleave = v;
+        struct engine_estimate e = est(&sc);
+        cr_assert_geq(e.act_layers_held, plain.act_layers_held * (1 - 1e-12), "v %u", v);
+        cr_assert_leq(e.act_layers_held, 2 * plain.act_layers_held * (1 + 1e-12), "v %u", v);
+        cr_assert_leq(e.act_layers_held, prev * (1 + 1e-12));
+        prev = e.act_layers_held;
+    }
+}
+
+/* Replicated K/V projections: a GPU never holds less than its 1/t of the
+ * whole, exactly 1/t where t divides the KV heads. */
+TheoryDataPoints(props, kv_replication_never_below_an_even_split) = {
+    DataPoints(int, 0, 1, 4),
+    DataPoints(unsigned, 1, 2, 4, 8, 16, 32),
+};
+
+Theory((int mi, unsigned t), props, kv_replication_never_below_an_even_split) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus_per_node = 64;
+    cr_assume(sc.model.heads % t == 0);
+    sc.gpus = sc.tp = t;
+    struct engine_estimate e = est(&sc);
+    double even = e.params_total / t * 2;
+    unsigned kv = sc.model.kv_heads ? sc.model.kv_heads : sc.model.heads;
+    if (kv % t == 0)
+        cr_assert_float_eq(e.memory.weights, even, even * 1e-12);
+    else
+        cr_assert_gt(e.memory.weights, even);
+}
+
+/* Full recompute, block method: recomputing more of a stage's layers never
+ * holds more activations and never runs fewer hardware FLOPs. */
+TheoryDataPoints(props, more_recomputed_layers_never_more_activations) = {
+    DataPoints(int, 0, 1, 4, 5),
+    DataPoints(unsigned, 1, 2),
+    DataPoints(unsigned, 0, 1, 3, 8),
+};
+
+Theory((int mi, unsigned pp, unsigned n), props, more_recomputed_layers_never_more_activations) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.pp = pp;
+    sc.recompute = ENGINE_RECOMPUTE_FULL;
+    sc.recompute_method = ENGINE_RECOMPUTE_BLOCK;
+    sc.recompute_num_layers = n;
+    cr_assume(n == 0 || n + 1 <= sc.model.layers);
+    struct engine_estimate a = est(&sc);
+    if (n == 0) {
+        /* 0 is every layer: the most recompute. */
+        sc.recompute_num_layers = 1;
+        struct engine_estimate one = est(&sc);
+        cr_assert_leq(a.memory.activations, one.memory.activations);
+        return;
+    }
+    sc.recompute_num_layers = n + 1;
+    struct engine_estimate b = est(&sc);
+    cr_assert_leq(b.memory.activations, a.memory.activations, "N %u -> %u", n, n + 1);
+    cr_assert_geq(b.train_hw_flops_per_token, a.train_hw_flops_per_token);
+}
+
+/* One-state and factored recipes never keep more optimizer state than Adam. */
+TheoryDataPoints(props, lion_and_adafactor_never_above_adam) = {
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(unsigned, 1, 2),
+};
+
+Theory((int mi, unsigned t), props, lion_and_adafactor_never_above_adam) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = ENGINE_MODE_TRAIN;
+    cr_assume(sc.model.heads % t == 0);
+    sc.gpus = sc.tp = t;
+    struct engine_estimate adam = est(&sc);
+    sc.recipe = ENGINE_RECIPE_LION;
+    struct engine_estimate lion = est(&sc);
+    sc.recipe = ENGINE_RECIPE_ADAFACTOR;
+    struct engine_estimate ada = est(&sc);
+    cr_assert_leq(lion.memory.optimizer, adam.memory.optimizer);
+    cr_assert_leq(ada.memory.optimizer, lion.memory.optimizer);
+    cr_assert_gt(ada.memory.optimizer, 0);
 }

@@ -212,6 +212,9 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_D(x->host_link_bytes_per_s, y->host_link_bytes_per_s, "host_link_bw");
     EQ_U(x->micro_batches, y->micro_batches, "micro_batches");
     EQ_U(x->interleave, y->interleave, "interleave");
+    EQ_U(x->ep, y->ep, "ep");
+    EQ_U(x->recompute_method, y->recompute_method, "recompute_method");
+    EQ_U(x->recompute_num_layers, y->recompute_num_layers, "recompute_num_layers");
     EQ_U(x->sequence_parallel, y->sequence_parallel, "sequence_parallel");
     EQ_U(x->mode, y->mode, "mode");
     EQ_U(x->batch, y->batch, "batch");
@@ -251,6 +254,10 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(a->model_custom, b->model_custom, "model_custom");
     EQ_U(a->gpu_custom, b->gpu_custom, "gpu_custom");
     EQ_U(a->recompute_given, b->recompute_given, "recompute_given");
+    EQ_U(a->has_system, b->has_system, "has_system");
+    cr_expect_str_eq(x->system_id, y->system_id, "system_id");
+    EQ_U(x->system_gpus, y->system_gpus, "system_gpus");
+    EQ_D(x->system_power_w, y->system_power_w, "system_power_w");
 }
 
 /* Save the scenario of args, load it back, and compare every field. */
@@ -377,6 +384,28 @@ static const char *const args_zero_offload[] = {
 
 Test(scenario_file, round_trip_zero_offload) {
     round_trip("zero_offload", args_zero_offload);
+}
+
+/* --system: the system's id, GPUs and power come back; its links and
+ * NVLink domain were saved as the scenario's own fields. */
+static const char *const args_system[] = {
+    "--system", "gb300-nvl72", "--model", "llama-3.1-405b", "--mode", "train",
+    "--gpus", "144", "--tp", "16", "--pp", "9", NULL,
+};
+
+Test(scenario_file, round_trip_system) {
+    round_trip("system", args_system);
+}
+
+/* Issue 12's expert parallelism and full recompute by block. */
+static const char *const args_moe[] = {
+    "--model", "mixtral-8x7b", "--mode", "train", "--gpus", "8", "--dp", "8", "--ep", "8",
+    "--recompute", "full", "--recompute-method", "block", "--recompute-num-layers", "4",
+    "--optimizer", "adafactor", NULL,
+};
+
+Test(scenario_file, round_trip_expert_parallel_and_recompute_layers) {
+    round_trip("moe", args_moe);
 }
 
 Test(scenario_file, round_trip_catalog_model_every_field) {

@@ -562,3 +562,109 @@ Test(state, help_and_explain_scroll_within_what_the_frame_allows) {
     cr_assert_eq(st.overlay_scroll, 0, "the next number starts at the top");
     cr_assert_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
 }
+
+/* A scenario from --system keeps the system's power until another GPU is
+ * picked: then the system no longer applies (its energy figures go). */
+Test(state, another_gpu_leaves_the_system) {
+    st.opt.has_system = true;
+    memcpy(st.opt.sc.system_id, "dgx-h100", sizeof "dgx-h100");
+    st.opt.sc.system_gpus = 8;
+    st.opt.sc.system_power_w = 10200;
+    tui_state_recompute(&st);
+    cr_assert_eq(st.est.systems, 1);
+    focus_field(TUI_F_GPU);
+    press(TUI_KEY_RIGHT);
+    cr_assert_str_eq(st.opt.sc.gpu.id, "a100-40");
+    cr_assert_not(st.opt.has_system);
+    cr_assert_eq(st.opt.sc.system_gpus, 0);
+    cr_assert_str_eq(st.opt.sc.system_id, "");
+    cr_assert(isnan(st.est.systems), "no system, no system count");
+}
+
+/* A --global-batch given at start: the mb field shows the engine's
+ * micro-batches (global / (batch x dp)), and stepping it sets them, the
+ * global batch then following from them (it was ignored before). */
+Test(state, micro_batches_field_follows_a_global_batch) {
+    st.opt.sc.mode = ENGINE_MODE_TRAIN;
+    st.opt.sc.gpus = 4;
+    st.opt.sc.dp = 4;
+    st.opt.sc.batch = 1;
+    st.opt.sc.global_batch = 32;
+    tui_state_recompute(&st);
+    cr_assert_eq(engine_micro_batches(&st.opt.sc), 8);
+    cr_assert_eq(st.est.train_micro_batches, 8);
+    focus_field(TUI_F_MICRO);
+    press(TUI_KEY_RIGHT);
+    cr_assert_eq(st.opt.sc.global_batch, 0, "the user's micro-batches win");
+    cr_assert_gt(st.opt.sc.micro_batches, 8, "stepped up from the shown 8: %u",
+                 st.opt.sc.micro_batches);
+    cr_assert_eq(st.est.train_micro_batches, st.opt.sc.micro_batches);
+    cr_assert_eq(st.est.train_global_batch, 4.0 * st.opt.sc.micro_batches);
+    cr_assert_str_neq(st.message, "");
+}
+
+/* Expert parallelism (issue 12): the Layout pane's EP field exists in MoE
+ * training only, walks the degrees that divide both the experts and DP, and
+ * follows DP and the mode down when they change under it. */
+Test(state, ep_walks_divisors_of_the_experts_and_dp) {
+    struct engine_model moe;
+    model(&moe, "moe-8x", "MoE 8 experts", 32, 4096, 32, 8, 14336);
+    moe.experts = 8;
+    moe.active_experts = 2;
+    st.opt.sc.model = moe;
+    tui_state_set_mode(&st, ENGINE_MODE_TRAIN);
+    st.opt.sc.dp = 8;
+    st.opt.sc.gpus = 8;
+    tui_state_recompute(&st);
+    cr_assert(tui_field_applies(&st, TUI_F_EP));
+    focus_field(TUI_F_EP);
+    uint32_t want[] = {2, 4, 8, 8};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        press(TUI_KEY_RIGHT);
+        cr_assert_eq(engine_ep(&st.opt.sc), want[i], "step %zu: ep %u", i, st.opt.sc.ep);
+        cr_assert_eq(st.est.invalid, 0);
+    }
+    cr_assert(strstr(st.message, "EP 8 is the most") != NULL, "%s", st.message);
+    /* DP 8 -> 6: EP 8 no longer divides it; it falls to 2, said in the status line. */
+    st.opt.sc.dp = 6;
+    st.opt.sc.gpus = 6;
+    tui_state_recompute(&st);
+    cr_assert_eq(engine_ep(&st.opt.sc), 2);
+    cr_assert(strstr(st.message, "EP 8 -> 2") != NULL, "%s", st.message);
+    cr_assert_eq(st.est.invalid, 0);
+    /* Inference: no EP field, EP back to 1. */
+    tui_state_set_mode(&st, ENGINE_MODE_INFER);
+    tui_state_recompute(&st);
+    cr_assert(!tui_field_applies(&st, TUI_F_EP));
+    cr_assert_eq(engine_ep(&st.opt.sc), 1);
+    cr_assert_eq(st.est.invalid, 0);
+    /* A dense model in training: no EP field either. */
+    st.opt.sc.model = models[0];
+    tui_state_set_mode(&st, ENGINE_MODE_TRAIN);
+    tui_state_recompute(&st);
+    cr_assert(!tui_field_applies(&st, TUI_F_EP));
+}
+
+/* A starting scenario whose TP spans nodes (a lesson step, --tp 16 on
+ * servers of 8) keeps it, as plan does with its warning: the explorer used
+ * to lower it to 8 silently, so the screen disagreed with the step. */
+Test(state, a_starting_tp_across_nodes_is_kept) {
+    struct options o;
+    memset(&o, 0, sizeof(o));
+    engine_scenario_defaults(&o.sc);
+    o.sc.model = models[1]; /* 64 heads */
+    o.sc.gpu = gpus[0];
+    o.sc.gpu.gpus_per_node = 8;
+    o.sc.gpus = 16;
+    o.sc.tp = 16;
+    o.sc.pp = 1;
+    o.sc.dp = 1;
+    tui_state_init(&st, &o, &cat);
+    cr_assert_eq(st.opt.sc.tp, 16);
+    cr_assert_eq(st.opt.sc.gpus, 16);
+    cr_assert(st.est.warnings & ENGINE_WARN_TP_ACROSS_NODES);
+    /* heads still bound it: 24 heads take no TP 16 */
+    o.sc.model = models[2];
+    tui_state_init(&st, &o, &cat);
+    cr_assert_eq(24 % st.opt.sc.tp, 0, "tp %u", st.opt.sc.tp);
+}

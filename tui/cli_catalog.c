@@ -16,7 +16,8 @@
 
 /* Print `vramlab catalog --help`. */
 static void catalog_usage(FILE *f) {
-    fputs(_("usage: vramlab catalog gpus|models|formats [--json] [--units gb|gib] [--catalog FILE]\n"
+    fputs(_("usage: vramlab catalog gpus|models|formats|systems [--json] [--units gb|gib]\n"
+          "                       [--catalog FILE]\n"
           "\n"
           "List the catalog: the embedded default, then $XDG_CONFIG_HOME/vramlab/*.yaml,\n"
           "then --catalog FILE (entries with the same id replace earlier ones).\n"
@@ -88,6 +89,36 @@ static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
         catalog_cell(f, g->id, wid);
         catalog_cell(f, g->name, wname);
         fprintf(f, "%11s %11s %14s %9s\n", mem, bw, fl, price);
+    }
+}
+
+/* The system table: servers and racks, what --system sets. */
+static void catalog_systems_text(FILE *f, const struct catalog *c) {
+    int wid = 2, wname = catalog_width(_("name")), wgpu = catalog_width(_("gpu"));
+
+    for (size_t i = 0; i < c->n_systems; i++) {
+        catalog_fit(&wid, c->systems[i].id);
+        catalog_fit(&wname, c->systems[i].name);
+        catalog_fit(&wgpu, c->systems[i].gpu);
+    }
+    catalog_cell(f, "id", wid);
+    catalog_cell(f, _("name"), wname);
+    catalog_cell(f, _("gpu"), wgpu);
+    fprintf(f, "%5s %7s %11s %11s %9s\n", _("gpus"), _("nvlink"), _("link/GPU"), _("net/GPU"),
+            _("power"));
+    for (size_t i = 0; i < c->n_systems; i++) {
+        const struct catalog_system *y = &c->systems[i];
+        char link[32], net[32], power[32];
+        report_bandwidth(y->link_bytes_per_s, link, sizeof(link));
+        if (y->network_bytes_per_s > 0)
+            report_bandwidth(y->network_bytes_per_s, net, sizeof(net));
+        else
+            snprintf(net, sizeof(net), "-");
+        snprintf(power, sizeof(power), "%.4g kW", y->power_w / 1e3);
+        catalog_cell(f, y->id, wid);
+        catalog_cell(f, y->name, wname);
+        catalog_cell(f, y->gpu, wgpu);
+        fprintf(f, "%5u %7u %11s %11s %9s\n", y->gpus, y->nvlink_domain, link, net, power);
     }
 }
 
@@ -229,9 +260,31 @@ static void catalog_formats_json(struct json_writer *w, const struct catalog *c)
     json_end_array(w);
 }
 
-/* `vramlab catalog gpus|models|formats`. */
+/* Systems as JSON, base units. */
+static void catalog_systems_json(struct json_writer *w, const struct catalog *c) {
+    json_key(w, "systems");
+    json_begin_array(w);
+    for (size_t i = 0; i < c->n_systems; i++) {
+        const struct catalog_system *y = &c->systems[i];
+        json_begin_object(w);
+        catalog_json_str(w, "id", y->id);
+        catalog_json_str(w, "name", y->name);
+        catalog_json_str(w, "gpu", y->gpu);
+        catalog_json_num(w, "gpus", y->gpus);
+        catalog_json_num(w, "nvlink_domain", y->nvlink_domain);
+        catalog_json_num(w, "link_bytes_per_s", y->link_bytes_per_s);
+        catalog_json_num(w, "network_bytes_per_s",
+                         y->network_bytes_per_s > 0 ? y->network_bytes_per_s : NAN);
+        catalog_json_num(w, "power_w", y->power_w);
+        catalog_json_str(w, "source", y->source);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* `vramlab catalog gpus|models|formats|systems`. */
 int cmd_catalog(int argc, char **argv) {
-    static const char *const kinds[] = {"gpus", "models", "formats"};
+    static const char *const kinds[] = {"gpus", "models", "formats", "systems"};
     const char *what = NULL;
     bool json = false;
     enum units u = UNITS_GB;
@@ -265,10 +318,11 @@ int cmd_catalog(int argc, char **argv) {
             return VRAMLAB_EXIT_USAGE;
         }
     }
-    if (!what || (strcmp(what, "gpus") && strcmp(what, "models") && strcmp(what, "formats"))) {
+    if (!what || (strcmp(what, "gpus") && strcmp(what, "models") && strcmp(what, "formats") &&
+                  strcmp(what, "systems"))) {
         const char *close[3];
-        size_t n = what ? options_closest(what, kinds, 3, close, 3) : 0;
-        fputs(_("vramlab: catalog: expected gpus, models or formats"), stderr);
+        size_t n = what ? options_closest(what, kinds, 4, close, 3) : 0;
+        fputs(_("vramlab: catalog: expected gpus, models, formats or systems"), stderr);
         if (what)
             fprintf(stderr, _(", found '%s'"), what);
         if (n > 0)
@@ -287,6 +341,8 @@ int cmd_catalog(int argc, char **argv) {
             catalog_gpus_json(&w, &run.cat);
         else if (!strcmp(what, "models"))
             catalog_models_json(&w, &run.cat);
+        else if (!strcmp(what, "systems"))
+            catalog_systems_json(&w, &run.cat);
         else
             catalog_formats_json(&w, &run.cat);
         json_end_object(&w);
@@ -294,6 +350,8 @@ int cmd_catalog(int argc, char **argv) {
         catalog_gpus_text(run.out, &run.cat, u);
     } else if (!strcmp(what, "models")) {
         catalog_models_text(run.out, &run.cat);
+    } else if (!strcmp(what, "systems")) {
+        catalog_systems_text(run.out, &run.cat);
     } else {
         catalog_formats_text(run.out, &run.cat);
     }

@@ -109,6 +109,9 @@ static const struct plan_field plan_fields[] = {
       S_DECODE, N_("compute bound from batch")),
     F("decode", "joules_per_token", ENGINE_KEY_DECODE_JOULES_PER_TOKEN, decode_joules_per_token,
       K_JOULES, S_DECODE, N_("energy per token (board power)")),
+    F("decode", "system_joules_per_token", ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
+      decode_system_joules_per_token, K_JOULES, S_DECODE,
+      N_("energy per token (system power)")),
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
       N_("bandwidth used")),
     F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
@@ -167,6 +170,8 @@ static const struct plan_field plan_fields[] = {
       S_TRAINING, N_("PP hand-offs per step")),
     F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
       S_TRAINING, N_("DP all-reduce per step")),
+    F("training", "all_to_all_seconds", ENGINE_KEY_TRAIN_ALL_TO_ALL, train_all_to_all_seconds,
+      K_SECONDS, S_TRAINING, N_("EP all-to-all per step")),
     F("training", "offload_bytes_per_step", ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
       train_offload_bytes_per_step, K_BYTES, S_TRAINING, N_("offload traffic per step")),
     F("training", "offload_seconds", ENGINE_KEY_TRAIN_OFFLOAD_SECONDS, train_offload_seconds,
@@ -187,6 +192,9 @@ static const struct plan_field plan_fields[] = {
       S_TRAINING, N_("energy (board power, upper bound)")),
     F("training", "energy_joules_per_token", -1, train_energy_joules_per_token, K_JOULES,
       S_TRAINING, N_("energy per token")),
+    F("training", "system_energy_joules", ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
+      train_system_energy_joules, K_JOULES, S_TRAINING,
+      N_("energy (system power, upper bound)")),
 };
 #undef F
 #define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
@@ -313,6 +321,16 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, sc->kv_format.id);
     json_key(w, "gpu");
     json_string(w, sc->gpu.id);
+    json_key(w, "system");
+    if (sc->system_gpus > 0)
+        json_string(w, sc->system_id);
+    else
+        json_null(w);
+    json_key(w, "systems");
+    if (sc->system_gpus > 0 && sc->gpus > 0)
+        json_number(w, ceil((double)sc->gpus / sc->system_gpus));
+    else
+        json_null(w);
     json_key(w, "mode");
     json_string(w, engine_mode_name(sc->mode));
     json_key(w, "batch");
@@ -329,8 +347,16 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, engine_offload_name(sc->offload));
     json_key(w, "micro_batches");
     json_number(w, sc->micro_batches);
+    json_key(w, "ep");
+    json_number(w, engine_ep(sc));
+    json_key(w, "interleave");
+    json_number(w, sc->interleave);
     json_key(w, "recompute");
     json_string(w, engine_recompute_name(sc->recompute));
+    json_key(w, "recompute_method");
+    json_string(w, engine_recompute_method_name(sc->recompute_method));
+    json_key(w, "recompute_num_layers");
+    json_number(w, sc->recompute_num_layers);
     json_key(w, "optimizer");
     json_string(w, engine_recipe_info(sc->recipe)->id);
     json_key(w, "flops_model");
@@ -504,6 +530,9 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
         if (o->sc.offload == ENGINE_OFFLOAD_NONE && (p->key == ENGINE_KEY_TRAIN_OFFLOAD_BYTES ||
                                                      p->key == ENGINE_KEY_TRAIN_OFFLOAD_SECONDS))
             continue;
+        /* The expert-parallel all-to-all only under --ep (JSON: 0 without). */
+        if (p->key == ENGINE_KEY_TRAIN_ALL_TO_ALL && engine_ep(&o->sc) == 1)
+            continue;
         if ((p->key == ENGINE_KEY_SERVING_GPU_LAYERS || p->key == ENGINE_KEY_SERVING_HOST_BW) &&
             !(est->memory.host > 0 && est->serving.decode_host_bytes > 0))
             continue;
@@ -542,9 +571,17 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _("%s weights, %s KV cache"), sc->weight_format.name, sc->kv_format.name);
     char ng[24];
     report_int(sc->gpus, ng, sizeof(ng));
-    fprintf(f, " | %s x %s | ", ng, sc->gpu.name);
+    fprintf(f, " | %s x %s", ng, sc->gpu.name);
+    if (o->has_system && sc->system_gpus > 0) {
+        char ns[24];
+        report_int((uint64_t)ceil((double)sc->gpus / sc->system_gpus), ns, sizeof(ns));
+        fprintf(f, _(" in %s x %s"), ns, o->system.name);
+    }
+    fputs(" | ", f);
     if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
+    if (engine_ep(sc) > 1)
+        fprintf(f, _("EP %u inside DP | "), engine_ep(sc));
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)
         fprintf(f, "%s | ", engine_runtime_name(sc->serving.runtime));
     fprintf(f, "%s\n", engine_mode_name(sc->mode));
@@ -555,13 +592,22 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     fprintf(f, _("batch %s, context %s tokens"), nb, nc);
     if (sc->mode == ENGINE_MODE_INFER)
         fprintf(f, _(", prompt %s"), np);
-    else if (sc->micro_batches == 1)
+    else if (engine_micro_batches(sc) == 1)
         fprintf(f, _(", %s recompute, %s, ZeRO %u, 1 micro-batch"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero);
     else
         fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
                 engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
-                sc->micro_batches);
+                engine_micro_batches(sc));
+    if (sc->mode != ENGINE_MODE_INFER && sc->recompute == ENGINE_RECOMPUTE_FULL &&
+        (sc->recompute_method != ENGINE_RECOMPUTE_UNIFORM || sc->recompute_num_layers > 1)) {
+        if (sc->recompute_method == ENGINE_RECOMPUTE_BLOCK)
+            fprintf(f, _(" (full recompute of %u layers per stage, --recompute-method block)"),
+                    sc->recompute_num_layers ? sc->recompute_num_layers : sc->model.layers);
+        else
+            fprintf(f, _(" (a checkpoint every %u layers, --recompute-method uniform)"),
+                    sc->recompute_num_layers);
+    }
     /* The training-state accounting and offload, when not the defaults. */
     if (sc->mode != ENGINE_MODE_INFER &&
         (sc->memory_convention != ENGINE_MEMCONV_PAPER || sc->offload != ENGINE_OFFLOAD_NONE))

@@ -54,6 +54,10 @@ struct options {
     uint32_t recipe_batch_sequences;
     enum engine_rank rank; /* search --rank */
     const char *host_cpu;  /* --host-cpu: the catalog CPU's name, or NULL */
+    /* --system: the catalog system (a copy; its source points into the
+     * catalog's strings). The scenario keeps its id, GPUs and power. */
+    bool has_system;
+    struct catalog_system system;
 };
 
 /* Load the catalog the way every command does: embedded default, then the

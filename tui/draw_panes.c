@@ -344,8 +344,13 @@ void tui_draw_layout(struct tui_pen *p) {
     snprintf(buf, sizeof(buf), "%u", sc->zero);
     x += tui_pen_field(p, 3, x, TUI_F_ZERO, buf);
     x += tui_pen_text(p, 3, x, TUI_ROLE_LABEL, _(" mb "));
-    snprintf(buf, sizeof(buf), "%u", sc->micro_batches);
-    tui_pen_field(p, 3, x, TUI_F_MICRO, buf);
+    snprintf(buf, sizeof(buf), "%u", engine_micro_batches(sc));
+    x += tui_pen_field(p, 3, x, TUI_F_MICRO, buf);
+    if (tui_field_applies(p->st, TUI_F_EP)) {
+        x += tui_pen_text(p, 3, x, TUI_ROLE_LABEL, _(" EP "));
+        snprintf(buf, sizeof(buf), "%u", engine_ep(sc));
+        tui_pen_field(p, 3, x, TUI_F_EP, buf);
+    }
 
     x = tui_pen_field(p, 4, 0, TUI_F_RECOMPUTE, engine_recompute_name(sc->recompute));
     x += tui_pen_text(p, 4, x, TUI_ROLE_LABEL, " ");

@@ -33,7 +33,8 @@ static const char *const lesson_pane_names[LESSON_PANE_COUNT] = {
 
 /* The keys of the top level and of a step. */
 static const char *const lesson_top_keys[] = {"title", "language", "steps"};
-static const char *const lesson_step_keys[] = {"title", "scenario", "caption", "pane", "explain"};
+static const char *const lesson_step_keys[] = {"title", "scenario", "caption", "pane",
+                                               "explain", "question", "hide"};
 
 /* What a load is working with. */
 struct lesson_ctx {
@@ -78,6 +79,7 @@ void lesson_free(struct lesson *l) {
     for (size_t i = 0; i < l->n_steps; i++) {
         free((char *)l->steps[i].title);
         free((char *)l->steps[i].caption);
+        free((char *)l->steps[i].question);
     }
     free(l->steps);
     free(l->path);
@@ -268,9 +270,43 @@ static void lesson_explain(struct lesson_ctx *x, yaml_node_t *v, struct lesson_s
     st->has_explain = true;
 }
 
+/* Check and store a question step's panes to hide: a pane name or a
+ * sequence of them (at least one). */
+static void lesson_hide(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step *st) {
+    char buf[64], list[160];
+    yaml_node_item_t *it, *end;
+
+    st->hide = 0;
+    if (v->type == YAML_SEQUENCE_NODE) {
+        it = v->data.sequence.items.start;
+        end = v->data.sequence.items.top;
+        if (it == end) {
+            lesson_error(x, v, "hide", "expected at least one pane name, found %s",
+                         _("an empty sequence"));
+            return;
+        }
+    } else {
+        it = end = NULL;
+    }
+    lesson_list(lesson_pane_names + 1, LESSON_PANE_COUNT - 1, list, sizeof(list));
+    for (;;) {
+        yaml_node_t *n = it ? yaml_document_get_node(x->doc, *it) : v;
+        enum lesson_pane p;
+        const char *s = n ? lesson_text(x, n, "hide", N_("a pane name or a list of them")) : NULL;
+
+        if (s && lesson_pane_parse(s, &p) != 0)
+            lesson_error(x, n, "hide", "expected %s, found %s", list,
+                         lesson_describe(n, buf, sizeof(buf)));
+        else if (s)
+            st->hide |= 1u << (unsigned)p;
+        if (!it || ++it == end)
+            break;
+    }
+}
+
 /* Check one step and fill st; errors are counted in x. */
 static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct lesson_step *st) {
-    enum { K_TITLE, K_SCENARIO, K_CAPTION, K_PANE, K_EXPLAIN, K_COUNT };
+    enum { K_TITLE, K_SCENARIO, K_CAPTION, K_PANE, K_EXPLAIN, K_QUESTION, K_HIDE, K_COUNT };
     yaml_node_t *v[K_COUNT], *k[K_COUNT];
     bool scenario_ok = false;
     char buf[64];
@@ -313,6 +349,18 @@ static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct le
         lesson_pane(x, v[K_PANE], st);
     if (v[K_EXPLAIN])
         lesson_explain(x, v[K_EXPLAIN], st, scenario_ok);
+    if (v[K_QUESTION] &&
+        (s = lesson_text(x, v[K_QUESTION], "question", N_("question text"))) != NULL)
+        st->question = lesson_strdup_trim(s);
+    if (v[K_HIDE] && !v[K_QUESTION])
+        lesson_error(x, k[K_HIDE], "hide",
+                     "expected a question in the same step (hide: belongs to a question step), "
+                     "found none");
+    else if (v[K_HIDE])
+        lesson_hide(x, v[K_HIDE], st);
+    else if (st->question)
+        st->hide = 1u << LESSON_PANE_MEMORY | 1u << LESSON_PANE_SPEED |
+                   (st->pane != LESSON_PANE_NONE ? 1u << (unsigned)st->pane : 0);
     if (!st->title)
         st->title = lesson_strdup_trim("");
 }
@@ -442,7 +490,8 @@ int lesson_load_buffer(const char *name, const char *text, size_t len, const str
             x.errors++;
         }
         for (size_t i = 0; i < l->n_steps && x.errors == 0; i++) {
-            if (!l->steps[i].caption || !l->steps[i].title) {
+            if (!l->steps[i].caption || !l->steps[i].title ||
+                (l->steps[i].hide && !l->steps[i].question)) {
                 snprintf(err, errlen, _("%s: out of memory\n"), name);
                 x.errors++;
             }

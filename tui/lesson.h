@@ -12,7 +12,15 @@
  *           70 billion parameters at 2 bytes each: 140 GB of weights.
  *         pane: memory                        # optional: the pane to highlight
  *         explain: memory.weights             # optional: open explain on it
+ *       - scenario: {params: 70B, format: int4-g32}
+ *         question: How many GB do 70B weights take in INT4?  # a question step
+ *         hide: [memory]                      # optional: the panes shown as ?
+ *         caption: 39.4 GB: 4.5 bits per weight with the group scales.
  *
+ * A question step asks before it shows: the screen shows the question and
+ * the figures of the hidden panes as '?' until `n` reveals them (and the
+ * caption, which is the answer); the next `n` goes on. Without `hide`, a
+ * question hides the Memory and Speed panes and the step's own pane.
  * Every step's scenario starts from the defaults (steps do not inherit from
  * each other), so `r` can always return to exactly the step. The whole file
  * is validated when it is loaded, like the catalog: unknown keys, wrong
@@ -60,7 +68,15 @@ struct lesson_step {
     bool has_explain;
     enum engine_key explain; /* valid when has_explain */
     size_t line;             /* 1-based line of the step in the file */
+    /* A question step: NULL for a plain step. The caption is its answer. */
+    const char *question;
+    unsigned hide; /* panes whose figures show as '?' until revealed: bit 1u << pane */
 };
+
+/* Whether a question step hides pane p's figures before it is revealed. */
+static inline bool lesson_step_hides(const struct lesson_step *s, enum lesson_pane p) {
+    return s && s->question && (s->hide & (1u << (unsigned)p)) != 0;
+}
 
 struct lesson {
     char *path; /* the file as given */

@@ -388,6 +388,8 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     if (s.set[OPT_GPUS_PER_NODE] &&
         opt_uint("gpus-per-node", s.val[OPT_GPUS_PER_NODE], false, 1u << 16, &o->sc.gpus_per_node))
         return VRAMLAB_EXIT_USAGE;
+    if (o->has_system && !s.set[OPT_GPUS_PER_NODE])
+        o->sc.gpus_per_node = o->system.nvlink_domain;
     if (opt_layout(&s, o) != 0 || opt_workload(&s, o) != 0 || opt_serving(&s, cat, o) != 0)
         return VRAMLAB_EXIT_USAGE;
     opt_train_batch_defaults(&s, o);

@@ -429,6 +429,52 @@ static int opt_gpu_values(const struct opt_seen *s, double *mem, double *bw, dou
     return 0;
 }
 
+/* --system ID: the catalog system into o (its GPU, NVLink domain, links
+ * and power; each of --gpus-per-node, --intra-node-bw and --inter-node-bw
+ * given too wins over the system's). --gpu with it must be the system's. */
+static int opt_system(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    const struct catalog_system *y;
+
+    o->has_system = false;
+    sc->system_id[0] = '\0';
+    sc->system_gpus = 0;
+    sc->system_power_w = 0;
+    if (!s->set[OPT_SYSTEM])
+        return 0;
+    y = catalog_find_system(cat, s->val[OPT_SYSTEM]);
+    if (!y) {
+        char list[400] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < cat->n_systems && used < sizeof(list); i++) {
+            int w = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+                             cat->systems[i].id);
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+        opt_error("--system: unknown system '%s' (the catalog has: %s)", s->val[OPT_SYSTEM],
+                  cat->n_systems ? list : "none");
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (s->set[OPT_GPU] && !catalog_find_gpu(cat, s->val[OPT_GPU])) {
+        opt_unknown_id(cat, CATALOG_GPU, "gpu", s->val[OPT_GPU], s->val[OPT_GPU]);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (s->set[OPT_GPU] && catalog_find_gpu(cat, s->val[OPT_GPU]) != catalog_find_gpu(cat, y->gpu)) {
+        opt_error("--system %s comes with --gpu %s, not '%s' (leave --gpu out, or override "
+                  "single fields with --gpu-memory, --gpu-bandwidth, --gpu-flops)",
+                  y->id, y->gpu, s->val[OPT_GPU]);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    o->has_system = true;
+    o->system = *y;
+    snprintf(sc->system_id, sizeof(sc->system_id), "%s", y->id);
+    sc->system_gpus = y->gpus;
+    sc->system_power_w = y->power_w;
+    return 0;
+}
+
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. The
  * values are checked first, so a bad unit is reported before a missing
  * companion flag. */
@@ -439,7 +485,18 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
 
     if (opt_gpu_values(s, &mem, &bw, &fl) != 0)
         return VRAMLAB_EXIT_USAGE;
-    if (!s->set[OPT_GPU] && custom) {
+    int rc = opt_system(s, cat, o);
+    if (rc != 0)
+        return rc;
+    if (o->has_system) {
+        const struct engine_gpu *cg = catalog_find_gpu(cat, o->system.gpu);
+        if (!cg) {
+            opt_error("--system %s: its GPU '%s' is not in the catalog", o->system.id,
+                      o->system.gpu);
+            return VRAMLAB_EXIT_CATALOG;
+        }
+        *g = *cg;
+    } else if (!s->set[OPT_GPU] && custom) {
         if (!s->set[OPT_GPU_MEMORY] || !s->set[OPT_GPU_BANDWIDTH] || !s->set[OPT_GPU_FLOPS]) {
             opt_error("a custom GPU needs --gpu-memory, --gpu-bandwidth and --gpu-flops "
                       "(or --gpu ID to override single fields)");
@@ -500,7 +557,13 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
     if (s->set[OPT_DP] && opt_uint("dp", s->val[OPT_DP], false, 1u << 24, &d))
         return -1;
 
-    if (!s->set[OPT_GPUS]) {
+    if (!s->set[OPT_GPUS] && o->has_system && !s->set[OPT_TP] && !s->set[OPT_PP] &&
+        !s->set[OPT_DP]) {
+        /* --system alone: one whole system, tensor-parallel inside a node. */
+        g = o->system.gpus;
+        t = opt_default_tp(g, per_node, sc->model.heads);
+        d = g / t;
+    } else if (!s->set[OPT_GPUS]) {
         g = t * p * d;
     } else if (!s->set[OPT_TP] && !s->set[OPT_PP] && !s->set[OPT_DP]) {
         t = opt_default_tp(g, per_node, sc->model.heads);
@@ -720,6 +783,74 @@ void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
     o->recipe_batch_sequences = (uint32_t)seqs;
 }
 
+/* Expert parallelism (--ep, Megatron-LM's --expert-model-parallel-size):
+ * MoE training only, EP inside DP as Megatron-LM lays it out, so ep
+ * divides the experts of each layer and the data-parallel degree. Where
+ * --gpus alone leaves the layout to the search, the search keeps only the
+ * d that ep divides. */
+static int opt_expert_parallel(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    if (!s->set[OPT_EP])
+        return 0;
+    if (opt_uint("ep", s->val[OPT_EP], false, 1u << 16, &sc->ep))
+        return -1;
+    if (sc->ep == 1)
+        return 0;
+    if (sc->mode == ENGINE_MODE_INFER) {
+        opt_error("--ep %u applies to training (--mode train, lora, qlora): it splits the experts "
+                  "of a mixture-of-experts model over the data-parallel GPUs",
+                  sc->ep);
+        return -1;
+    }
+    if (!sc->model.has_arch || sc->model.experts == 0) {
+        opt_error("--ep %u needs a mixture-of-experts model: %s has no routed experts", sc->ep,
+                  sc->model.id[0] ? sc->model.id : sc->model.name);
+        return -1;
+    }
+    if (sc->model.experts % sc->ep) {
+        opt_error("--ep %u does not divide the %u experts of each MoE layer of %s", sc->ep,
+                  sc->model.experts, sc->model.id);
+        return -1;
+    }
+    bool layout = s->set[OPT_TP] || s->set[OPT_PP] || s->set[OPT_DP] || !s->set[OPT_GPUS];
+    if (layout && sc->dp % sc->ep) {
+        opt_error("--ep %u does not divide --dp %u: expert parallelism runs inside data "
+                  "parallelism (Megatron-LM), each expert's d / ep replicas sharing its states",
+                  sc->ep, sc->dp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Full recompute's method and layers (Megatron-LM's --recompute-method
+ * and --recompute-num-layers, which apply with full granularity). */
+static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario *sc) {
+    bool method = s->set[OPT_RECOMPUTE_METHOD], layers = s->set[OPT_RECOMPUTE_NUM_LAYERS];
+    if (!method && !layers)
+        return 0;
+    if (method && engine_recompute_method_parse(s->val[OPT_RECOMPUTE_METHOD],
+                                                &sc->recompute_method)) {
+        opt_error("--recompute-method: expected uniform or block, found '%s'",
+                  s->val[OPT_RECOMPUTE_METHOD]);
+        return -1;
+    }
+    if (layers && opt_uint("recompute-num-layers", s->val[OPT_RECOMPUTE_NUM_LAYERS], false,
+                           1u << 20, &sc->recompute_num_layers))
+        return -1;
+    if (sc->mode == ENGINE_MODE_INFER || sc->recompute != ENGINE_RECOMPUTE_FULL) {
+        opt_error("--%s applies to full recompute in training (--recompute full; now %s)",
+                  layers ? "recompute-num-layers" : "recompute-method",
+                  sc->mode == ENGINE_MODE_INFER ? "inference" : engine_recompute_name(sc->recompute));
+        return -1;
+    }
+    if (layers && sc->model.layers > 0 && sc->recompute_num_layers > sc->model.layers) {
+        opt_error("--recompute-num-layers %u exceeds the model's %u layers",
+                  sc->recompute_num_layers, sc->model.layers);
+        return -1;
+    }
+    return 0;
+}
+
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
@@ -767,6 +898,8 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
                   s->val[OPT_RECOMPUTE]);
         return -1;
     }
+    if (opt_recompute_layers(s, sc) != 0 || opt_expert_parallel(s, o) != 0)
+        return -1;
     if (s->set[OPT_OPTIMIZER] && engine_recipe_parse(s->val[OPT_OPTIMIZER], &sc->recipe)) {
         fprintf(stderr, _("vramlab: --optimizer: unknown recipe '%s'; one of:"),
                 s->val[OPT_OPTIMIZER]);
@@ -811,6 +944,10 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
     if (s->set[OPT_INTER_BW] && opt_unit("inter-node-bw", s->val[OPT_INTER_BW],
                                          catalog_parse_bandwidth, &sc->inter_node_bytes_per_s))
         return -1;
+    if (o->has_system && !s->set[OPT_INTRA_BW])
+        sc->intra_node_bytes_per_s = o->system.link_bytes_per_s;
+    if (o->has_system && !s->set[OPT_INTER_BW] && o->system.network_bytes_per_s > 0)
+        sc->inter_node_bytes_per_s = o->system.network_bytes_per_s;
     if (s->set[OPT_ALLREDUCE_LATENCY] &&
         opt_unit("allreduce-latency", s->val[OPT_ALLREDUCE_LATENCY], catalog_parse_seconds,
                  &sc->allreduce_latency_s))

@@ -246,6 +246,9 @@ static void opt_pick_layout(const struct opt_seen *s, struct options *o) {
     sc->tp = pick->tp;
     sc->pp = pick->pp;
     sc->dp = pick->dp;
+    /* A --global-batch was divided by the first guess's DP: again by the
+     * picked one (the search kept only layouts it divides). */
+    sc->micro_batches = engine_micro_batches(sc);
     o->layout_picked = true;
     o->layout_fits = pick->reject == ENGINE_REJECT_NONE;
 }

@@ -205,6 +205,8 @@ static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog 
         flops = g->flops[ENGINE_COMPUTE_BF16];
     if (flops <= 0)
         flops = g->flops[o->sc.weight_format.compute];
+    if (o->sc.system_gpus > 0 && o->sc.system_id[0])
+        fprintf(f, "system: %s\n", o->sc.system_id);
     if (cg)
         fprintf(f, "gpu: %s\n", cg->id);
     if (!o->gpu_custom && cg)
@@ -295,9 +297,17 @@ static void sf_write_workload(FILE *f, const struct options *o) {
         fprintf(f, "micro-batches: %u\n", sc->micro_batches);
     fprintf(f, "interleave: %u\nsequence-parallel: %s\n", sc->interleave,
             sc->sequence_parallel ? "true" : "false");
+    if (engine_ep(sc) > 1)
+        fprintf(f, "ep: %u\n", engine_ep(sc));
     /* Recompute only when chosen: otherwise it follows the mode. */
     if (o->recompute_given)
         fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
+    if (sc->recompute == ENGINE_RECOMPUTE_FULL && sc->mode != ENGINE_MODE_INFER &&
+        (sc->recompute_method != ENGINE_RECOMPUTE_UNIFORM || sc->recompute_num_layers)) {
+        fprintf(f, "recompute-method: %s\n", engine_recompute_method_name(sc->recompute_method));
+        if (sc->recompute_num_layers)
+            fprintf(f, "recompute-num-layers: %u\n", sc->recompute_num_layers);
+    }
     else
         fprintf(f, "# recompute: %s, the mode's (selective; full for LoRA and QLoRA)\n",
                 engine_recompute_name(sc->recompute));
@@ -516,6 +526,8 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->units = loaded->units;
     session->model_custom = loaded->model_custom;
     session->gpu_custom = loaded->gpu_custom;
+    session->has_system = loaded->has_system;
+    session->system = loaded->system;
     session->recompute_given = loaded->recompute_given;
 }
 

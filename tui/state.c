@@ -109,7 +109,7 @@ static void fill_defaults(struct tui_state *st) {
             sc->dp = g;
         }
     }
-    tui_state_fix_layout(st);
+    tui_state_fix_layout_within(st, UINT32_MAX);
 }
 
 /* Set up the state from options and catalog, then compute. */

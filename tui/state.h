@@ -69,6 +69,7 @@ enum tui_field {
     TUI_F_DP,
     TUI_F_ZERO,
     TUI_F_MICRO,
+    TUI_F_EP, /* expert parallelism (MoE training) */
     TUI_F_RECOMPUTE,
     TUI_F_RECIPE,
     /* Read-outs: focusable for explain, not editable. */
@@ -317,6 +318,14 @@ double tui_measure_rate(const struct tui_measure *m, const char *test);
  * and make TP/PP valid for the model after a model change. */
 unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool big);
 void tui_state_fix_layout(struct tui_state *st);
+/* The same, TP capped at max_tp instead of a node's GPUs: the starting
+ * scenario (command line, scenario file, lesson step) keeps a TP that spans
+ * nodes, as plan does (with its warning); the explorer's own steps stay
+ * inside a node. */
+void tui_state_fix_layout_within(struct tui_state *st, uint32_t max_tp);
+/* Another GPU was picked: the --system it came from no longer applies
+ * (its links and GPUs per node stay as set; its power is dropped). */
+void tui_state_leave_system(struct tui_state *st);
 /* Internal (state_advice.c): the verdict line; the GPU count with the best
  * layout for it (false: no valid layout); the mode, with QLoRA's NF4 switch;
  * which formats each picker lists; GPUs per node. */

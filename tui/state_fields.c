@@ -40,6 +40,7 @@ static const struct tui_field_info tui_fields[TUI_F_COUNT] = {
     F(TUI_F_MICRO, TUI_PANE_LAYOUT, N_("mb"), N_("micro-batches per step (training)")),
     F(TUI_F_RECOMPUTE, TUI_PANE_LAYOUT, N_("recompute"), N_("activation recomputation (training)")),
     F(TUI_F_RECIPE, TUI_PANE_LAYOUT, N_("optimizer"), N_("optimizer recipe (training)")),
+    F(TUI_F_EP, TUI_PANE_LAYOUT, N_("EP"), N_("expert parallel inside DP (MoE training)")),
     F(TUI_F_MEM_WEIGHTS, TUI_PANE_MEMORY, N_("weights"), N_("weights per GPU")),
     F(TUI_F_MEM_KV, TUI_PANE_MEMORY, N_("KV cache"), N_("KV cache per GPU")),
     F(TUI_F_MEM_ACT, TUI_PANE_MEMORY, N_("activations"), N_("activations per GPU")),
@@ -100,6 +101,8 @@ bool tui_field_applies(const struct tui_state *st, enum tui_field f) {
                      : st->est.memory.zero3_working > 0;
     case TUI_F_MEM_HOST:
         return st->est.memory.host > 0 || (!infer && st->est.memory.nvme > 0);
+    case TUI_F_EP:
+        return !infer && st->opt.sc.model.has_arch && st->opt.sc.model.experts > 0;
     case TUI_F_ZERO:
     case TUI_F_MICRO:
     case TUI_F_RECOMPUTE:
@@ -157,6 +160,8 @@ int tui_field_key(const struct tui_state *st, enum tui_field f) {
     case TUI_F_RECOMPUTE:
     case TUI_F_MEM_ACT:
         return ENGINE_KEY_MEM_ACTIVATIONS;
+    case TUI_F_EP:
+        return ENGINE_KEY_MEM_TOTAL;
     case TUI_F_MEM_GRADS:
         return ENGINE_KEY_MEM_GRADIENTS;
     case TUI_F_MEM_MASTER:
@@ -302,7 +307,20 @@ static void set_group(struct tui_state *st, uint32_t block) {
 }
 
 /* Make tp and pp valid for the current model, keeping dp; fix gpus. */
+/* Another GPU: the system no longer applies (see state.h). */
+void tui_state_leave_system(struct tui_state *st) {
+    st->opt.has_system = false;
+    st->opt.sc.system_id[0] = '\0';
+    st->opt.sc.system_gpus = 0;
+    st->opt.sc.system_power_w = 0;
+}
+
 void tui_state_fix_layout(struct tui_state *st) {
+    tui_state_fix_layout_within(st, tui_gpus_per_node(&st->opt.sc));
+}
+
+/* The same, with TP at most max_tp (see state.h). */
+void tui_state_fix_layout_within(struct tui_state *st, uint32_t max_tp) {
     struct engine_scenario *sc = &st->opt.sc;
     if (sc->tp == 0)
         sc->tp = 1;
@@ -310,8 +328,8 @@ void tui_state_fix_layout(struct tui_state *st) {
         sc->pp = 1;
     if (sc->dp == 0)
         sc->dp = 1;
-    uint32_t node = tui_gpus_per_node(sc);
-    while (sc->tp > 1 && ((sc->model.heads > 0 && sc->model.heads % sc->tp != 0) || sc->tp > node))
+    while (sc->tp > 1 &&
+           ((sc->model.heads > 0 && sc->model.heads % sc->tp != 0) || sc->tp > max_tp))
         sc->tp--;
     if (sc->model.layers > 0 && sc->pp > sc->model.layers)
         sc->pp = sc->model.layers;
@@ -362,6 +380,25 @@ static uint32_t step_divisor(struct tui_state *st, const char *what, uint32_t cu
                  what, first_skip, n, of, first_skip);
     }
     return v;
+}
+
+/* The next expert-parallel degree from ep in direction dir: the divisors of
+ * both the experts and DP (EP runs inside DP, Megatron-LM). */
+static void step_ep(struct tui_state *st, int dir) {
+    struct engine_scenario *sc = &st->opt.sc;
+    uint32_t e = sc->model.experts, ep = engine_ep(sc), next = ep;
+    for (uint32_t k = dir > 0 ? ep + 1 : ep - 1; k >= 1 && k <= e; k = dir > 0 ? k + 1 : k - 1) {
+        if (e % k == 0 && sc->dp % k == 0) {
+            next = k;
+            break;
+        }
+    }
+    if (next == ep)
+        snprintf(st->message, sizeof(st->message),
+                 dir > 0 ? _("EP %u is the most: it divides the %u experts and DP %u")
+                         : _("EP %u is the least"),
+                 ep, e, sc->dp);
+    sc->ep = next;
 }
 
 /* Apply one step to a field; returns dirty flags. */
@@ -436,6 +473,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         st->gpu_index = i;
         sc->gpu = cat->gpus[i];
         st->opt.gpu_custom = false;
+        tui_state_leave_system(st);
         tui_state_fix_layout(st);
         break;
     }
@@ -492,7 +530,16 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
             snprintf(st->message, sizeof(st->message), _("ZeRO shards over DP: with DP 1 it saves nothing"));
         break;
     case TUI_F_MICRO:
-        sc->micro_batches = ladder(sc->micro_batches, dir, big, 1, 1u << 16);
+        /* The micro-batches shown are the engine's (from a --global-batch
+         * when one was given); stepping them sets them, and the global
+         * batch then follows from them. */
+        sc->micro_batches = ladder(engine_micro_batches(sc), dir, big, 1, 1u << 16);
+        if (sc->global_batch) {
+            snprintf(st->message, sizeof(st->message),
+                     _("micro-batches set: the global batch follows (was %u sequences)"),
+                     sc->global_batch);
+            sc->global_batch = 0;
+        }
         break;
     case TUI_F_RECOMPUTE:
         sc->recompute = (enum engine_recompute)list_move((int)sc->recompute, dir, 3);
@@ -501,10 +548,34 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
     case TUI_F_RECIPE:
         sc->recipe = (enum engine_recipe)list_move((int)sc->recipe, dir, ENGINE_RECIPE_COUNT);
         break;
+    case TUI_F_EP:
+        step_ep(st, dir);
+        break;
     default:
         return TUI_DIRTY_REPAINT;
     }
     return TUI_DIRTY_RECOMPUTE | TUI_DIRTY_REPAINT;
+}
+
+/* Keep EP valid when the mode, the model or DP change under it: the
+ * largest divisor of both the experts and DP not above it (1 outside MoE
+ * training), with a message naming the reason. */
+static void fix_ep(struct tui_state *st) {
+    struct engine_scenario *sc = &st->opt.sc;
+    uint32_t ep = engine_ep(sc), e = sc->model.has_arch ? sc->model.experts : 0;
+    if (ep == 1)
+        return;
+    uint32_t k = ep;
+    if (sc->mode == ENGINE_MODE_INFER || e == 0)
+        k = 1;
+    while (k > 1 && (e % k || sc->dp % k))
+        k--;
+    if (k == ep)
+        return;
+    sc->ep = k;
+    snprintf(st->message, sizeof(st->message),
+             _("EP %u -> %u: EP divides the experts and DP (%u experts, DP %u) in MoE training"),
+             ep, k, e, sc->dp);
 }
 
 /* Recompute the estimate, the verdict and the tokens/s-vs-batch curve. */
@@ -520,6 +591,7 @@ void tui_state_recompute(struct tui_state *st) {
         v->host_bytes_per_s = cpu_bw;
         v->host_measured = true;
     }
+    fix_ep(st);
     engine_estimate(&st->opt.sc, &st->est);
     st->recomputes++;
     tui_state_verdict(st);

@@ -207,6 +207,7 @@ unsigned tui_picker_choose(struct tui_state *st, size_t i) {
         st->gpu_index = (int)raw;
         sc->gpu = c->gpus[raw];
         st->opt.gpu_custom = false;
+        tui_state_leave_system(st);
         tui_state_fix_layout(st);
         break;
     case TUI_PICK_MODE:
