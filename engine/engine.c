@@ -93,6 +93,14 @@ const struct engine_recipe_info *engine_recipe_info(enum engine_recipe r) {
     return (unsigned)r < ENGINE_RECIPE_COUNT ? &recipes[r] : NULL;
 }
 
+/* The training states of one GPU (see engine.h; engine/zero.c). */
+void engine_zero_states(const struct engine_scenario *sc, double params, double largest,
+                        struct engine_memory *mem) {
+    const struct engine_recipe_info *r = engine_recipe_info(sc->recipe);
+    if (r)
+        engine_zero_states_of(sc, r, params, largest, mem);
+}
+
 /* Parse a recipe id; 0 on success. */
 int engine_recipe_parse(const char *id, enum engine_recipe *out) {
     for (int i = 0; i < ENGINE_RECIPE_COUNT; i++)
@@ -306,6 +314,7 @@ static uint32_t validate(const struct engine_scenario *sc, const struct engine_s
         !isfinite(v->host_bytes_per_s) ||
         (given && sc->pp > 1 && (uint32_t)v->gpu_layers < sc->pp))
         bad |= ENGINE_INVALID_SERVING;
+    bad |= engine_zero_validate(sc);
     return bad;
 }
 
@@ -684,10 +693,18 @@ static void ep_expert_states(const struct ctx *c, double i, struct engine_memory
     double p = stage_expert_params(c, i) / (c->t * c->ep);
     double z = sc->zero, de = c->d / c->ep;
     if (sc->mode == ENGINE_MODE_TRAIN) {
-        mem->weights += p * r->weights / (z >= 3 ? de : 1);
-        mem->gradients += p * r->grads / (z >= 2 ? de : 1);
-        mem->master_weights += p * r->master / (z >= 1 ? de : 1);
-        mem->optimizer += p * r->optimizer / (z >= 1 ? de : 1);
+        /* The experts' states by the memory convention and offload
+         * (engine/zero.c), partitioned over their d / ep replicas. */
+        struct engine_scenario se = *sc;
+        se.dp = (uint32_t)de;
+        struct engine_memory em = {0};
+        engine_zero_states_of(&se, r, p, 0, &em);
+        mem->weights += em.weights;
+        mem->gradients += em.gradients;
+        mem->master_weights += em.master_weights;
+        mem->optimizer += em.optimizer;
+        mem->host += em.host;
+        mem->nvme += em.nvme;
     } else {
         mem->weights += p * c->bits_w / 8.0 / (z >= 3 ? de : 1); /* frozen (LoRA) */
     }
@@ -773,9 +790,16 @@ static void adafactor_states(const struct ctx *c, double i, struct engine_memory
     }
     double z = sc->zero, de = c->ep > 1 ? c->d / c->ep : c->d;
     double oe = c->ep > 1 ? 0 : experts; /* experts with the rest without EP */
-    mem->optimizer += 4.0 * (other + oe) / c->t / (z >= 1 ? c->d : 1);
+    double bytes = 4.0 * (other + oe) / c->t / (z >= 1 ? c->d : 1);
     if (c->ep > 1)
-        mem->optimizer += 4.0 * experts / (c->t * c->ep) / (z >= 1 ? de : 1);
+        bytes += 4.0 * experts / (c->t * c->ep) / (z >= 1 ? de : 1);
+    /* --offload moves the optimizer states off the GPU (engine/zero.c). */
+    if (sc->mode == ENGINE_MODE_TRAIN && sc->offload == ENGINE_OFFLOAD_CPU)
+        mem->host += bytes;
+    else if (sc->mode == ENGINE_MODE_TRAIN && sc->offload == ENGINE_OFFLOAD_NVME)
+        mem->nvme += bytes;
+    else
+        mem->optimizer += bytes;
 }
 
 /* Weight and KV bytes of one layer on one GPU (Ollama's layer buffer). */
@@ -832,6 +856,18 @@ static void inference_memory(const struct ctx *c, double i, double layers,
     est->act_logits_bytes = mem->activations;
 }
 
+/* The largest module's parameters of GPU stage i (whole, before TP): its
+ * layers' largest matrix, the embedding on stage 0, the head (or the tied
+ * copy of the embedding) on the last (engine/zero.c). */
+static double stage_largest_layer(const struct ctx *c, double i) {
+    const struct engine_model *m = &c->sc->model;
+    double dn, mn;
+    stage_layers(c, i, &dn, &mn);
+    bool embed = i == 0 && c->embed_gpu;
+    bool head = i == c->p - 1 && c->head_gpu && (!m->tied || c->p > 1 || !c->embed_gpu);
+    return engine_largest_layer_of(m, &c->s, embed, head, dn, mn);
+}
+
 /* Memory of pipeline stage i on one GPU into *mem; returns the total. */
 static double stage_memory(const struct ctx *c, double i, struct engine_memory *mem,
                            struct engine_estimate *est) {
@@ -842,10 +878,9 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
     mem->reserve = sc->reserve_bytes;
     double z = sc->zero, d = c->d;
     if (sc->mode == ENGINE_MODE_TRAIN) {
-        mem->weights = params * r->weights / (z >= 3 ? d : 1);
-        mem->gradients = params * r->grads / (z >= 2 ? d : 1);
-        mem->master_weights = params * r->master / (z >= 1 ? d : 1);
-        mem->optimizer = params * r->optimizer / (z >= 1 ? d : 1);
+        double largest = stage_largest_layer(c, i);
+        engine_zero_states_of(sc, r, params, largest / c->t, mem);
+        est->largest_layer_params = largest;
     } else {
         mem->weights = c->training ? params * c->bits_w / 8.0 / (z >= 3 ? d : 1)
                                    : stage_weight_bytes_gpu(c, i, 0);
@@ -875,7 +910,8 @@ static double stage_memory(const struct ctx *c, double i, struct engine_memory *
         inference_memory(c, i, layers, mem, est);
     }
     mem->total = mem->weights + mem->kv_cache + mem->activations + mem->gradients +
-                 mem->master_weights + mem->optimizer + mem->reserve + mem->overhead;
+                 mem->master_weights + mem->optimizer + mem->reserve + mem->overhead +
+                 mem->zero3_working;
     return mem->total;
 }
 
@@ -954,6 +990,11 @@ static void fill_nan(struct engine_estimate *e) {
         &e->systems,
         &e->train_system_energy_joules,
         &e->decode_system_joules_per_token,
+        &e->largest_layer_params,
+        &e->train_offload_bytes_per_step,
+        &e->train_offload_seconds,
+        &e->host_link_bytes_per_s,
+        &e->host_bytes_per_node,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -1349,6 +1390,14 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
     dp += ep_expert_dp_comm(c, stage, dp_bw, lat) * (sc->zero >= 3 ? 1.5 : 1.0);
     e->train_dp_comm_seconds = dp;
     e->train_all_to_all_seconds = ep_all_to_all_seconds(c, stage);
+    /* Offload (engine/zero.c): this GPU's partition crosses its host link. */
+    e->host_link_bytes_per_s = engine_host_link_bandwidth(sc);
+    e->train_offload_bytes_per_step =
+        sc->mode == ENGINE_MODE_TRAIN ? engine_offload_bytes(sc, recipes[sc->recipe].weights,
+                                                   stage_params(c, stage) / c->t, m)
+                                      : 0;
+    e->train_offload_seconds = e->train_offload_bytes_per_step / e->host_link_bytes_per_s;
+    e->host_bytes_per_node = e->memory.host * fmin(c->gpn, g);
     double model_flops = e->train_flops_per_token * e->train_tokens_per_step;
     if (pos(sc->throughput_tokens_per_s)) {
         /* A known throughput (seed 002): the step is its tokens at that
@@ -1368,7 +1417,7 @@ static void estimate_training(const struct ctx *c, double stage, struct engine_e
         e->train_step_seconds = compute / (1.0 - e->train_bubble_fraction) +
                                 e->train_tp_comm_seconds + e->train_pp_comm_seconds +
                                 e->train_all_to_all_seconds +
-                                fmax(0.0, dp - compute * 2.0 / 3.0);
+                                fmax(0.0, dp - compute * 2.0 / 3.0) + e->train_offload_seconds;
         e->train_mfu = model_flops / (g * peak * e->train_step_seconds);
     }
     e->train_hfu = e->train_mfu * e->train_hw_flops_per_token / e->train_flops_per_token;
@@ -1531,7 +1580,8 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         }
     }
     stage_memory(&c, best_stage, &e->memory, e);
-    e->memory.host = c.training ? 0 : host_bytes(&c, NULL, NULL);
+    if (!c.training)
+        e->memory.host = host_bytes(&c, NULL, NULL);
     if (!c.training && c.first_gpu == 0 && c.cpu_moe == 0 && c.embed_gpu && !ggml)
         e->memory.host = 0;
     e->spare_bytes = e->capacity - e->memory.total;
@@ -1587,7 +1637,7 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         w |= ENGINE_WARN_NO_FORMAT_FLOPS;
     if (!e->fits)
         w |= ENGINE_WARN_DOES_NOT_FIT;
-    if (c.training && sc->zero > 0 && sc->dp == 1)
+    if (c.training && sc->zero > 0 && sc->dp == 1 && sc->offload == ENGINE_OFFLOAD_NONE)
         w |= ENGINE_WARN_ZERO_WITHOUT_DP;
     if (c.training && e->train_tp_comm_seconds + e->train_pp_comm_seconds +
                               e->train_dp_comm_seconds + e->train_all_to_all_seconds >

@@ -218,6 +218,43 @@ enum engine_flops_model { ENGINE_FLOPS_6N_ATTENTION = 0, ENGINE_FLOPS_6N, ENGINE
  * communication (an assumption, stated in explain). */
 #define ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY 0.57
 
+/*
+ * Whose accounting of the training states (engine/zero.c has the formulas
+ * and the sources, the versions named there):
+ *  - paper (the default): the ZeRO paper's idealised (2 + 2 + K) Psi / N_d
+ *    (Rajbhandari et al. 2020 §5; seed 000 teaches it), ZeRO-Offload's and
+ *    ZeRO-Infinity's papers for the offloaded states;
+ *  - deepspeed: as DeepSpeed allocates them: the FP32 copy of the
+ *    gradients the optimizer steps on beside the 16-bit ones (both
+ *    partitions under ZeRO-2), and under ZeRO-3 its estimator's 18 B per
+ *    parameter plus 4 B x the gathered largest layer;
+ *  - megatron: Megatron-LM's theoretical_memory_usage.py: FP32 main
+ *    gradients, 18 B per parameter, 6 + 12/d with the distributed
+ *    optimizer (ZeRO-1); ZeRO-2 and 3 and offload are not Megatron's.
+ */
+enum engine_memory_convention {
+    ENGINE_MEMCONV_PAPER = 0,
+    ENGINE_MEMCONV_DEEPSPEED,
+    ENGINE_MEMCONV_MEGATRON,
+    ENGINE_MEMCONV_COUNT
+};
+
+/* Where ZeRO keeps the training states: all on the GPUs; the optimizer
+ * states, master weights and FP32 gradients in host RAM (ZeRO-Offload,
+ * Ren et al. 2021); on NVMe with the parameters too (ZeRO-Infinity,
+ * Rajbhandari et al. 2021; ZeRO-3 only). */
+enum engine_offload {
+    ENGINE_OFFLOAD_NONE = 0,
+    ENGINE_OFFLOAD_CPU,
+    ENGINE_OFFLOAD_NVME,
+    ENGINE_OFFLOAD_COUNT
+};
+
+/* The GPU's host link when --host-link-bw is not given: PCIe 5.0 x16, one
+ * direction, 32 GT/s x 16 lanes x 128/130 (encoding) / 8 = 63.0 GB/s
+ * (PCI-SIG PCIe 5.0 base specification; H100 SXM and PCIe attach so). */
+#define ENGINE_DEFAULT_HOST_LINK_BW (32e9 * 16.0 * 128.0 / 130.0 / 8.0)
+
 struct engine_recipe_info {
     const char *id;
     double weights, grads, master, optimizer; /* bytes per parameter */
@@ -241,6 +278,9 @@ struct engine_scenario {
     double allreduce_latency_s;    /* per all-reduce */
     uint32_t tp, pp, dp;
     uint32_t zero;          /* ZeRO stage 0..3 */
+    enum engine_memory_convention memory_convention; /* whose training-state accounting */
+    enum engine_offload offload;   /* training states off the GPU (ZeRO-Offload/Infinity) */
+    double host_link_bytes_per_s;  /* per GPU, one way; 0 = ENGINE_DEFAULT_HOST_LINK_BW */
     uint32_t micro_batches; /* m per step per data-parallel replica (gradient accumulation) */
     /* Training: sequences per optimizer step over all replicas (Megatron's
      * --global-batch-size); 0 = batch * micro_batches * dp. Given, the
@@ -317,6 +357,9 @@ enum engine_invalid {
     ENGINE_INVALID_BATCH = 1u << 11,     /* global batch not a multiple of batch x dp */
     ENGINE_INVALID_EP = 1u << 14,        /* ep without experts, or not dividing dp or experts */
     ENGINE_INVALID_RECOMPUTE = 1u << 15, /* recompute method or layers out of range */
+    ENGINE_INVALID_OFFLOAD = 1u << 16,   /* offload outside full training, with ZeRO 0, nvme
+                                            below ZeRO-3, or under the megatron convention */
+    ENGINE_INVALID_CONVENTION = 1u << 17, /* megatron with ZeRO-2/3; unknown convention */
 };
 
 enum engine_warning {
@@ -339,13 +382,17 @@ enum engine_warning {
 };
 #define ENGINE_WARNING_COUNT 16
 
-/* Per GPU; total = every field but host. overhead: the runtime's buffers
- * (vLLM's activation peak and non-torch memory, llama.cpp's compute buffer,
- * Ollama's graph and layer buffer); host: what sits in host RAM instead
- * (partial offload, llama.cpp's token embedding). */
+/* Per GPU; total = every field but host and nvme. overhead: the runtime's
+ * buffers (vLLM's activation peak and non-torch memory, llama.cpp's compute
+ * buffer, Ollama's graph and layer buffer); host: what sits in host RAM
+ * instead (inference: partial offload, llama.cpp's token embedding, per
+ * replica; training: this GPU's share of the offloaded states); nvme: this
+ * GPU's share of the states on NVMe (ZeRO-Infinity); zero3_working: the
+ * gathered largest layer of ZeRO-3 (DeepSpeed's 4 B x its parameters). */
 struct engine_memory {
     double weights, kv_cache, activations, gradients, master_weights, optimizer, reserve, total;
     double overhead, host;
+    double zero3_working, nvme;
 };
 
 /* Serving figures (inference; NaN where they do not apply). */
@@ -444,6 +491,13 @@ struct engine_estimate {
     double systems;                        /* ceil(G / GPUs per system) */
     double train_system_energy_joules;     /* systems x power x wall time */
     double decode_system_joules_per_token; /* systems x power / decode tokens/s */
+
+    /* ZeRO and offload (training; NaN in inference). */
+    double largest_layer_params;    /* the fullest stage's largest module, whole (before t) */
+    double train_offload_bytes_per_step; /* GPU <-> host traffic of one GPU per step */
+    double train_offload_seconds;   /* that traffic at the host link, per step */
+    double host_link_bytes_per_s;   /* the host link used */
+    double host_bytes_per_node;     /* memory.host x the GPUs of a node */
 };
 
 /* Keys of every output that can be explained (also the JSON names). */
@@ -508,6 +562,10 @@ enum engine_key {
     ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
     ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
     ENGINE_KEY_TRAIN_ALL_TO_ALL,
+    ENGINE_KEY_MEM_ZERO3_WORKING,
+    ENGINE_KEY_MEM_NVME,
+    ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
+    ENGINE_KEY_TRAIN_OFFLOAD_SECONDS,
     ENGINE_KEY_COUNT
 };
 
@@ -576,6 +634,25 @@ double engine_train_kernel_efficiency(const struct engine_scenario *sc);
  * and divides, else micro_batches. */
 uint32_t engine_micro_batches(const struct engine_scenario *sc);
 const char *engine_compute_name(enum engine_compute c);
+/* "paper" (the default), "deepspeed", "megatron"; "none", "cpu", "nvme". */
+const char *engine_memory_convention_name(enum engine_memory_convention c);
+int engine_memory_convention_parse(const char *s, enum engine_memory_convention *out);
+const char *engine_offload_name(enum engine_offload o);
+int engine_offload_parse(const char *s, enum engine_offload *out);
+/* The host link a scenario uses: --host-link-bw, else ENGINE_DEFAULT_HOST_LINK_BW. */
+double engine_host_link_bandwidth(const struct engine_scenario *sc);
+/* Parameters of the largest single module (DeepSpeed's model_to_params:
+ * a module's own parameters, not its children's): the embedding, the
+ * untied head, or the largest matrix of a layer. */
+double engine_params_largest_layer(const struct engine_model *m);
+/* The training states of one GPU in full training holding `params`
+ * parameters (its pipeline stage's, over t) whose largest module has
+ * `largest` parameters (over t), by the scenario's recipe, ZeRO stage, dp,
+ * memory convention and offload: fills weights, gradients,
+ * master_weights, optimizer, zero3_working, host and nvme of *mem and
+ * leaves the rest (engine/zero.c). */
+void engine_zero_states(const struct engine_scenario *sc, double params, double largest,
+                        struct engine_memory *mem);
 /* The FLOP/s column a scenario computes in: the weight format's in
  * inference, the recipe's in full training (BF16, FP32 for adam-fp32),
  * BF16 for LoRA and QLoRA (the adapters and the dequantised base). */

@@ -53,8 +53,12 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "per-layer activations * layers held + logits 4*s*b*V/t (inference: one step's logits)",
          "Korthikanti et al. 2022 §4", false, true},
     [ENGINE_KEY_MEM_GRADIENTS] = {"memory.gradients", "gradients",
-                                  "params on the GPU * gradient bytes (/ d under ZeRO-2 and 3)",
-                                  "ZeRO (Rajbhandari et al. 2020) §3.1, §5", false, true},
+                                  "params on the GPU * gradient bytes (/ d under ZeRO-2 and 3); "
+                                  "--memory-convention deepspeed adds the FP32 copy Adam steps on "
+                                  "(4 B / d), megatron keeps FP32 main gradients (4 B) instead",
+                                  "ZeRO (Rajbhandari et al. 2020) §3.1, §5; DeepSpeed v0.17 "
+                                  "stage_1_and_2.py; Megatron-LM theoretical_memory_usage.py",
+                                  false, true},
     [ENGINE_KEY_MEM_MASTER] = {"memory.master_weights", "master weights",
                                "params on the GPU * master-copy bytes (/ d under ZeRO-1, 2, 3)",
                                "Micikevicius et al. 2018; ZeRO §3.1", false, true},
@@ -70,7 +74,9 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
                                 "vramlab default (--reserve)", false, true},
     [ENGINE_KEY_MEM_TOTAL] =
         {"memory.total", "total per GPU",
-         "weights + KV cache + activations + gradients + master + optimizer + reserve", "engine.md",
+         "weights + KV cache + activations + gradients + master + optimizer + reserve + runtime "
+         "buffers + ZeRO-3 gathered layer",
+         "engine.md",
          false, true},
     [ENGINE_KEY_CAPACITY] = {"capacity", "capacity", "GPU memory from the catalog (bytes)",
                              "GPU data sheet; seed 000: \"80 GB\" = 80 * 2^30 bytes", false, true},
@@ -194,10 +200,12 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          false, true},
     [ENGINE_KEY_MEM_HOST] =
         {"memory.host", "host RAM",
-         "layers not on a GPU (weights and their KV) + --n-cpu-moe experts + the embedding and "
-         "head where not on a GPU + llama.cpp's host compute buffer (per replica, not in total)",
+         "inference: layers not on a GPU (weights and their KV) + --n-cpu-moe experts + the "
+         "embedding and head where not on a GPU + llama.cpp's host compute buffer (per replica); "
+         "training: this GPU's share of the states --offload moves to host RAM (not in total)",
          "llama.cpp llama-model.cpp (-ngl from the top, token embedding on the CPU), "
-         "llama-kv-cache.cpp (KV on its layer's device)",
+         "llama-kv-cache.cpp (KV on its layer's device); ZeRO-Offload (Ren et al. 2021) §4; "
+         "DeepSpeed v0.17 memory.rst",
          false, true},
     [ENGINE_KEY_SERVING_TTFT] =
         {"serving.ttft_s", "time to first token",
@@ -310,6 +318,37 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
         {"training.gradient_accumulation_steps", "micro-batches per step",
          "global batch / (micro-batch size * d): the micro-batches each replica runs per step",
          "DeepSpeed train_batch_size = micro_batch * gradient_accumulation_steps * dp; seed 002",
+         true, false},
+    [ENGINE_KEY_MEM_ZERO3_WORKING] =
+        {"memory.zero3_working", "ZeRO-3 gathered layer",
+         "ZeRO-3 under the deepspeed convention (any offload): the largest module "
+         "gathered whole with its gradient, 2 * weight bytes * its parameters / t (DeepSpeed: "
+         "largest_layer_memory = 4 * largest_layer_params)",
+         "DeepSpeed v0.17 stage3.py estimate_zero3_model_states_mem_needs, memory.rst; "
+         "ZeRO-Infinity (Rajbhandari et al. 2021) §3 model-state working memory",
+         false, true},
+    [ENGINE_KEY_MEM_NVME] =
+        {"memory.nvme", "NVMe",
+         "--offload nvme (ZeRO-Infinity): this GPU's share of the states on NVMe: paper every "
+         "state, (w + g + m + o) / d; deepspeed the 16-bit parameters, master and optimizer "
+         "states (w + m + o) / d, the FP32 gradients pinned in host RAM (not in total)",
+         "ZeRO-Infinity (Rajbhandari et al. 2021) §5; DeepSpeed v0.17 offload_param / "
+         "offload_optimizer device nvme, memory.rst",
+         false, true},
+    [ENGINE_KEY_TRAIN_OFFLOAD_BYTES] =
+        {"training.offload_bytes_per_step", "offload traffic per step",
+         "per GPU over its host link: cpu (m * w + w) * params / d (16-bit gradients out each "
+         "micro-batch, updated parameters in once); nvme 3 * m * w * params / d (parameters in "
+         "for the forward and the backward, gradients out)",
+         "ZeRO-Offload (Ren et al. 2021) §4.2 (\"2M gradients out, 2M parameters in\"); "
+         "ZeRO-Infinity (Rajbhandari et al. 2021) §5",
+         true, false},
+    [ENGINE_KEY_TRAIN_OFFLOAD_SECONDS] =
+        {"training.offload_seconds", "offload time per step",
+         "offload bytes per step / host link bandwidth (--host-link-bw, default PCIe 5.0 x16 "
+         "one way: 32 GT/s x 16 x 128/130 / 8 = 63.0 GB/s); added in full to a predicted step "
+         "(an upper bound: DeepSpeed overlaps part of it), inside a given --mfu",
+         "PCI-SIG PCIe 5.0 base specification; ZeRO-Offload (Ren et al. 2021) §4.2",
          true, false},
     [ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN] =
         {"training.hw_flops_per_token", "hardware FLOP per token",
@@ -480,6 +519,14 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_all_to_all_seconds;
     case ENGINE_KEY_SERVING_HOST_BW:
         return e->serving.host_bytes_per_s;
+    case ENGINE_KEY_MEM_ZERO3_WORKING:
+        return e->memory.zero3_working;
+    case ENGINE_KEY_MEM_NVME:
+        return e->memory.nvme;
+    case ENGINE_KEY_TRAIN_OFFLOAD_BYTES:
+        return e->train_offload_bytes_per_step;
+    case ENGINE_KEY_TRAIN_OFFLOAD_SECONDS:
+        return e->train_offload_seconds;
     case ENGINE_KEY_COUNT:
         break;
     }
@@ -514,6 +561,43 @@ static void explain_overhead(const struct engine_scenario *sc, const struct engi
         snprintf(v, n, "plain: no runtime buffers beyond one step's logits (activations)");
         break;
     }
+}
+
+/* Which module is the largest of the fullest stage (memory.zero3_working). */
+static const char *largest_name(const struct engine_scenario *sc) {
+    const struct engine_model *m = &sc->model;
+    double emb = (double)m->vocab * m->hidden;
+    double ffn = (double)m->hidden * m->ffn;
+    if (m->vocab && sc->pp == 1 && emb >= ffn)
+        return "the embedding V x h";
+    return "its largest matrix";
+}
+
+/* Values of the gradients, master copy and optimizer states in full
+ * training: the recipe's bytes, the convention, ZeRO and offload. */
+static void explain_states(const struct engine_scenario *sc, const struct engine_estimate *e,
+                           const char *what, double recipe_bytes, double bytes, char *v,
+                           size_t n) {
+    const struct engine_recipe_info *r = engine_recipe_info(sc->recipe);
+    const char *how = "";
+    if (sc->memory_convention == ENGINE_MEMCONV_DEEPSPEED && r->master > 0 &&
+        !strcmp(what, "gradients"))
+        how = sc->zero >= 3 ? " (deepspeed: FP32 gradients 4 B / d; the 16-bit ones in the "
+                              "gathered layer)"
+              : sc->zero == 2 ? " (deepspeed: 16-bit partition 2 B / d + FP32 partition 4 B / d)"
+                              : " (deepspeed: 16-bit gradients whole + FP32 partition 4 B / d)";
+    else if (sc->memory_convention == ENGINE_MEMCONV_MEGATRON && r->master > 0 &&
+             !strcmp(what, "gradients"))
+        how = " (megatron: FP32 main gradients 4 B, whole)";
+    char off[96] = "";
+    if (sc->offload != ENGINE_OFFLOAD_NONE)
+        snprintf(off, sizeof off, "; --offload %s: in %s, not on the GPU",
+                 engine_offload_name(sc->offload),
+                 sc->offload == ENGINE_OFFLOAD_CPU ? "host RAM" : "host RAM / NVMe");
+    snprintf(v, n, "recipe %s: %.0f B/param, %s convention%s, ZeRO-%u over d=%u%s = %.4g GB",
+             r->id, recipe_bytes, engine_memory_convention_name(sc->memory_convention), how,
+             sc->zero, sc->dp, off, bytes / 1e9);
+    (void)e;
 }
 
 /* Fill the substituted-values text of one key. */
@@ -565,6 +649,12 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                      "p=%u, %.0f of %u layers on the GPUs = %.4g GB",
                      (e->params_total * e->bits_per_weight / 8.0) / G, e->params_total,
                      e->bits_per_weight, sc->tp, sc->pp, e->serving.gpu_layers, m->layers,
+                     e->memory.weights / G);
+            break;
+        }
+        if (train && sc->offload == ENGINE_OFFLOAD_NVME) {
+            snprintf(v, n, "--offload nvme: the parameters live on NVMe (memory.nvme), gathered "
+                           "a layer at a time (memory.zero3_working) = %.4g GB",
                      e->memory.weights / G);
             break;
         }
@@ -635,12 +725,20 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
             snprintf(v, n, "no training state in inference: 0 GB");
             break;
         }
+        if (sc->mode == ENGINE_MODE_TRAIN) {
+            explain_states(sc, e, "gradients", r->grads, e->memory.gradients, v, n);
+            break;
+        }
         snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->grads,
                  sc->zero, sc->dp, e->memory.gradients / G);
         break;
     case ENGINE_KEY_MEM_MASTER:
         if (sc->mode == ENGINE_MODE_INFER) {
             snprintf(v, n, "no training state in inference: 0 GB");
+            break;
+        }
+        if (sc->mode == ENGINE_MODE_TRAIN) {
+            explain_states(sc, e, "master", r->master, e->memory.master_weights, v, n);
             break;
         }
         snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id, r->master,
@@ -662,6 +760,8 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                      "%.4g GB",
                      r->id, r->optimizer, sc->zero, sc->dp, sc->dp / engine_ep(sc),
                      e->memory.optimizer / G);
+        else if (sc->mode == ENGINE_MODE_TRAIN)
+            explain_states(sc, e, "optimizer", r->optimizer, e->memory.optimizer, v, n);
         else
             snprintf(v, n, "recipe %s: %.0f B/param, ZeRO-%u over d=%u = %.4g GB", r->id,
                      r->optimizer, sc->zero, sc->dp, e->memory.optimizer / G);
@@ -681,12 +781,55 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         else
             snprintf(v, n, "%.4g GB", e->memory.reserve / G);
         break;
-    case ENGINE_KEY_MEM_TOTAL:
-        snprintf(v, n, "%.4g + %.4g + %.4g + %.4g + %.4g + %.4g + %.4g%s%.4g = %.4g GB",
+    case ENGINE_KEY_MEM_TOTAL: {
+        char working[64] = "";
+        if (e->memory.zero3_working > 0)
+            snprintf(working, sizeof working, " + gathered layer %.4g", e->memory.zero3_working / G);
+        snprintf(v, n, "%.4g + %.4g + %.4g + %.4g + %.4g + %.4g + %.4g%s%.4g%s = %.4g GB",
                  e->memory.weights / G, e->memory.kv_cache / G, e->memory.activations / G,
                  e->memory.gradients / G, e->memory.master_weights / G, e->memory.optimizer / G,
                  e->memory.reserve / G, " + buffers ",
-                 isnan(e->memory.overhead) ? 0 : e->memory.overhead / G, e->memory.total / G);
+                 isnan(e->memory.overhead) ? 0 : e->memory.overhead / G, working,
+                 e->memory.total / G);
+        break;
+    }
+    case ENGINE_KEY_MEM_ZERO3_WORKING:
+        if (sc->mode == ENGINE_MODE_INFER)
+            snprintf(v, n, "no training state in inference: 0 GB");
+        else if (!(e->memory.zero3_working > 0))
+            snprintf(v, n, "0 GB: %s", sc->zero < 3 ? "ZeRO below 3 keeps whole layers"
+                                                    : "the paper's idealised ZeRO-3 counts none "
+                                                      "(--memory-convention deepspeed does)");
+        else
+            snprintf(v, n,
+                     "largest module %.10g params (%s) / t=%u * 2 * %.0f B = %.4g GB",
+                     e->largest_layer_params, largest_name(sc), sc->tp,
+                     r->weights, e->memory.zero3_working / G);
+        break;
+    case ENGINE_KEY_MEM_NVME:
+        if (sc->mode == ENGINE_MODE_INFER) {
+            snprintf(v, n, "no training state in inference: 0 GB");
+            break;
+        }
+        snprintf(v, n, "%s convention, --offload %s: %.4g GB per GPU, %.4g GB in all",
+                 engine_memory_convention_name(sc->memory_convention),
+                 engine_offload_name(sc->offload), e->memory.nvme / G,
+                 e->memory.nvme * sc->gpus / G);
+        break;
+    case ENGINE_KEY_TRAIN_OFFLOAD_BYTES:
+        if (sc->offload == ENGINE_OFFLOAD_NONE)
+            snprintf(v, n, "no offload: 0 B");
+        else
+            snprintf(v, n, "--offload %s, %.0f micro-batches, %.0f B weights, d=%u: %.4g GB per "
+                           "GPU per step",
+                     engine_offload_name(sc->offload), e->train_micro_batches, r->weights, sc->dp,
+                     e->train_offload_bytes_per_step / G);
+        break;
+    case ENGINE_KEY_TRAIN_OFFLOAD_SECONDS:
+        snprintf(v, n, "%.4g GB / %.4g GB/s%s = %.4g s per step (of %.4g s)",
+                 e->train_offload_bytes_per_step / G, e->host_link_bytes_per_s / G,
+                 sc->host_link_bytes_per_s > 0 ? "" : " (PCIe 5.0 x16, assumed)",
+                 e->train_offload_seconds, e->train_step_seconds);
         break;
     case ENGINE_KEY_CAPACITY:
         snprintf(v, n, "%s: %.4g GB = %.4g GiB", sc->gpu.name, e->capacity / G,
@@ -970,6 +1113,18 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         explain_overhead(sc, e, v, n);
         break;
     case ENGINE_KEY_MEM_HOST:
+        if (sc->mode != ENGINE_MODE_INFER) {
+            if (sc->offload == ENGINE_OFFLOAD_NONE)
+                snprintf(v, n, "no offload (--offload none): 0 GB of training state in host RAM");
+            else
+                snprintf(v, n,
+                         "%s convention, --offload %s: %.4g GB per GPU in host RAM, %.4g GB per "
+                         "node (DeepSpeed's estimator adds 1.5x as a buffer)",
+                         engine_memory_convention_name(sc->memory_convention),
+                         engine_offload_name(sc->offload), e->memory.host / G,
+                         e->host_bytes_per_node / G);
+            break;
+        }
         snprintf(v, n,
                  "%.0f of %u layers in host RAM%s%s: %.4g GB (a decode step reads %.4g GB of it)",
                  e->serving.host_layers, m->layers,
@@ -1239,6 +1394,28 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
                  "--global-batch %u sequences is not a multiple of --micro-batch-size %u x --dp "
                  "%u = %llu (gradient accumulation = global / (micro x dp) must be whole)",
                  sc->global_batch, sc->batch, sc->dp, (unsigned long long)sc->batch * sc->dp);
+        break;
+    case ENGINE_INVALID_OFFLOAD:
+        if (sc->mode != ENGINE_MODE_TRAIN)
+            snprintf(buf, n, "--offload %s needs --mode train (ZeRO-Offload moves full "
+                             "training's states)", engine_offload_name(sc->offload));
+        else if (sc->memory_convention == ENGINE_MEMCONV_MEGATRON)
+            snprintf(buf, n, "--offload %s is DeepSpeed's (ZeRO-Offload): give "
+                             "--memory-convention paper or deepspeed, not megatron",
+                     engine_offload_name(sc->offload));
+        else if (sc->zero == 0)
+            snprintf(buf, n, "--offload %s needs --zero 1, 2 or 3 (ZeRO-Offload partitions the "
+                             "offloaded states over --dp)", engine_offload_name(sc->offload));
+        else if (sc->offload == ENGINE_OFFLOAD_NVME && sc->zero < 3)
+            snprintf(buf, n, "--offload nvme needs --zero 3 (ZeRO-Infinity offloads the "
+                             "parameters, which only ZeRO-3 partitions); --zero %u", sc->zero);
+        else
+            snprintf(buf, n, "--offload or --host-link-bw out of range");
+        break;
+    case ENGINE_INVALID_CONVENTION:
+        snprintf(buf, n, "--memory-convention megatron has no ZeRO-%u: Megatron-LM's "
+                         "distributed optimizer is ZeRO-1 (--zero 0 or 1, or --memory-convention "
+                         "paper or deepspeed)", sc->zero);
         break;
     case ENGINE_INVALID_SERVING:
         snprintf(buf, n,

@@ -33,6 +33,16 @@ double engine_llamacpp_host_buffer(const struct engine_shape *s, double u);
 double engine_ollama_graph(const struct engine_shape *s, double t, double b, double ctx,
                            bool full);
 
+/* ZeRO, memory conventions and offload (engine/zero.c). */
+uint32_t engine_zero_validate(const struct engine_scenario *sc);
+double engine_largest_layer_of(const struct engine_model *m, const struct engine_shape *s,
+                               bool embed, bool head, double dense_layers, double moe_layers);
+void engine_zero_states_of(const struct engine_scenario *sc, const struct engine_recipe_info *r,
+                           double params, double largest, struct engine_memory *mem);
+/* GPU <-> host bytes of one GPU per step: w weight bytes, params its parameters. */
+double engine_offload_bytes(const struct engine_scenario *sc, double w, double params,
+                            double micro);
+
 /* Ceiling division and divisibility on unsigned counts. */
 static inline uint32_t engine_ceil_div(uint32_t a, uint32_t b) {
     return b ? (a + b - 1) / b : 0;

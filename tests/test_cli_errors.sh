@@ -38,6 +38,18 @@ expect 2 "--model, --params" plan --model llama-3.1-8b --params 8B
 expect 2 "--layers" plan --hidden 4096 --heads 32 --vocab 32000
 expect 2 "--gpu-bandwidth" plan --gpu-memory 80GiB
 expect 2 "--heads 3 does not divide --hidden 64" plan --layers 2 --hidden 64 --heads 3 --vocab 100
+# ZeRO conventions and offload (issue 12): the combinations that do not exist.
+expect 2 "--memory-convention: expected paper, deepspeed or megatron" plan --mode train \
+    --memory-convention zero
+expect 2 "--offload: expected none, cpu or nvme" plan --mode train --zero 2 --offload gpu
+expect 2 "--offload cpu needs --zero 1, 2 or 3 (found --zero 0)" plan --mode train --offload cpu
+expect 2 "--offload nvme needs --zero 3 (found --zero 2)" plan --mode train --gpus 8 --dp 8 \
+    --zero 2 --offload nvme
+expect 2 "--offload cpu needs --mode train" plan --zero 2 --offload cpu
+expect 2 "not megatron" plan --mode train --zero 1 --offload cpu --memory-convention megatron
+expect 2 "--memory-convention megatron has no ZeRO-3" plan --mode train --gpus 8 --dp 8 \
+    --zero 3 --memory-convention megatron
+expect 2 "--host-link-bw" plan --mode train --zero 2 --offload cpu --host-link-bw fast
 # Serving (issue 13): every bad value names its flag.
 expect 2 "--prompt 8192 is longer than --context 4096" plan --prompt 8k --context 4k
 expect 2 "--gpu-layers 33 exceeds the model's 32 layers" plan --gpu-layers 33

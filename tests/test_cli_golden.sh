@@ -49,6 +49,13 @@ golden plan_405b_train.txt plan --model llama-3.1-405b --mode train --tp 8 --pp 
     --dp 128 --micro-batches 64 --zero 1 --sequence-parallel --tokens 15.6T
 golden plan_405b_train.json plan --model llama-3.1-405b --mode train --tp 8 --pp 16 \
     --dp 128 --micro-batches 64 --zero 1 --sequence-parallel --tokens 15.6T --json
+# Llama 3.1 8B on 8 GPUs, ZeRO-3 as DeepSpeed allocates it (4 B x the
+# gathered embedding + 18 B / d, issue 12), the optimizer in host RAM
+# (ZeRO-Offload: 2 N / d + 4 LLP on the GPU, 16 N / d on the host).
+golden plan_8b_zero3_offload.txt plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 \
+    --zero 3 --memory-convention deepspeed --offload cpu
+golden plan_8b_zero3_offload.json plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 \
+    --zero 3 --memory-convention deepspeed --offload cpu --json
 # Layout search for Llama 3.1 70B inference on 8 GPUs.
 golden search_70b_8.txt search --model llama-3.1-70b --gpus 8
 golden search_70b_8.json search --model llama-3.1-70b --gpus 8 --json

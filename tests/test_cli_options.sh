@@ -475,4 +475,38 @@ for r in lion lion-fp32-grads adafactor; do
     run plan --model llama-3.1-8b --mode train --optimizer $r --json
     check_eq "--optimizer $r runs" "$rc" 0
 done
+# Memory conventions and offload (issue 12; docs/training.md). Llama 3.1 8B
+# (8,030,261,248 parameters; embedding 128256 x 4096) on 8 GPUs.
+run plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 --zero 3 --json
+check_eq "default convention is the paper's" "$(json_get "$TMP/out" scenario.memory_convention)" \
+    '"paper"'
+check_eq "default offload none" "$(json_get "$TMP/out" scenario.offload)" '"none"'
+check_eq "paper: no gathered layer" "$(json_get "$TMP/out" memory.zero3_working)" 0
+run plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 --zero 3 --memory-convention deepspeed \
+    --json
+check_eq "deepspeed named" "$(json_get "$TMP/out" scenario.memory_convention)" '"deepspeed"'
+check_eq "DeepSpeed: 4 B x the embedding gathered" "$(json_get "$TMP/out" memory.zero3_working)" \
+    2101346304
+check_eq "the largest layer is the embedding" \
+    "$(json_get "$TMP/out" training.largest_layer_params)" 525336576
+check_contains "explain names DeepSpeed's estimator" "$TMP/out" "estimate_zero3_model_states_mem_needs"
+run plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 --zero 3 --memory-convention deepspeed \
+    --offload nvme --json
+check_eq "nvme named" "$(json_get "$TMP/out" scenario.offload)" '"nvme"'
+check_near "ZeRO-Infinity: (2 + 4 + 8) N / 8 on NVMe" "$(json_get "$TMP/out" memory.nvme)" \
+    14052957184 1e-9
+check_near "the FP32 gradients pinned in host RAM: 4 N / 8" "$(json_get "$TMP/out" memory.host)" \
+    4015130624 1e-9
+check_eq "no parameters on the GPU" "$(json_get "$TMP/out" memory.weights)" 0
+run plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 --zero 2 --offload cpu \
+    --host-link-bw 32GB/s --json
+check_near "ZeRO-Offload: 14 N / 8 in host RAM" "$(json_get "$TMP/out" memory.host)" \
+    14052957184 1e-9
+check_eq "host link given" "$(json_get "$TMP/out" training.host_link_bytes_per_s)" 32000000000
+T=$(json_get "$TMP/out" training.offload_bytes_per_step)
+check_near "offload seconds = bytes / link" "$(json_get "$TMP/out" training.offload_seconds)" \
+    "$(awk -v t="$T" 'BEGIN { printf "%.17g", t / 32e9 }')" 1e-12
+run plan --model llama-3.1-8b --mode train --gpus 8 --dp 8 --zero 2 --offload cpu
+check_contains "text: host RAM line" "$TMP/out" "host RAM (not in total)"
+check_contains "text: offload traffic line" "$TMP/out" "offload traffic per step"
 finish

@@ -806,6 +806,221 @@ Test(training, energy_at_board_power) {
     cr_assert(isnan(e.decode_joules_per_token), "no tdp: no energy");
 }
 
+/* Per-GPU model states of a scenario: weights, gradients, master, optimizer
+ * and ZeRO-3's gathered layer (what DeepSpeed's estimators count). */
+static double model_states(const struct engine_memory *m) {
+    return m->weights + m->gradients + m->master_weights + m->optimizer + m->zero3_working;
+}
+
+/* Llama 3.1 8B full training on 8 GPUs, DP 8 (issue 12 item 4). */
+static struct engine_scenario llama8b_dp8(unsigned zero, enum engine_memory_convention conv) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.dp = 8;
+    sc.zero = zero;
+    sc.memory_convention = conv;
+    return sc;
+}
+
+/* DeepSpeed's model_to_params takes the largest module's own parameters:
+ * for Llama 3.1 8B the embedding, 128256 x 4096 = 525,336,576 (the untied
+ * lm_head is the same shape). */
+Test(zero, largest_layer_llama_8b_is_the_embedding) {
+    cr_assert_eq(engine_params_largest_layer(&(struct engine_model){0}), 0);
+    struct engine_model m = th_llama31_8b();
+    cr_assert(close_rel(engine_params_largest_layer(&m), 128256.0 * 4096, 1e-15), "%.10g",
+              engine_params_largest_layer(&m));
+    /* Without the vocabulary the MLP matrix, h x f = 4096 x 14336, is the largest. */
+    m.vocab = 0;
+    cr_assert(close_rel(engine_params_largest_layer(&m), 4096.0 * 14336, 1e-15));
+}
+
+/* Issue 12 item 4, figures from DeepSpeed's estimators (v0.17
+ * stage3.py estimate_zero3_model_states_mem_needs: 4 x largest layer +
+ * 18 N / G; stage_1_and_2.py keeps the 16-bit and the FP32 gradient
+ * partitions: 2 + 18/d), Llama 3.1 8B (8,030,261,248 parameters) on 8 GPUs:
+ * ZeRO-3 18.07e9 B without the gathered layer, 20.17e9 with it; ZeRO-2
+ * 32.1e9 with the idealised FP32 gradients, 34.1e9 as DeepSpeed keeps them. */
+Test(zero, deepspeed_llama_8b_on_8_gpus) {
+    const double n = 8030261248.0, llp = 128256.0 * 4096;
+    struct engine_estimate e;
+    struct engine_scenario sc = llama8b_dp8(3, ENGINE_MEMCONV_DEEPSPEED);
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    cr_assert(close_rel(e.memory.zero3_working, 4 * llp, 1e-12), "%.6g", e.memory.zero3_working);
+    cr_assert(close_rel(model_states(&e.memory), 4 * llp + 18 * n / 8, 1e-12));
+    cr_assert(close_rel(model_states(&e.memory), 20.17e9, 5e-4), "ZeRO-3 %.6g",
+              model_states(&e.memory));
+    /* The paper convention with FP32 gradients (18 B): vramlab's old 18.07e9. */
+    sc = llama8b_dp8(3, ENGINE_MEMCONV_PAPER);
+    sc.recipe = ENGINE_RECIPE_ADAM_MIXED_FP32_GRADS;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.memory.zero3_working, 0);
+    cr_assert(close_rel(model_states(&e.memory), 18.07e9, 5e-4), "%.6g", model_states(&e.memory));
+    /* ZeRO-2: paper 2 + 16/d with FP32 gradients = 32.1e9; DeepSpeed 2 + 18/d = 34.1e9
+     * with either mixed recipe (it builds the FP32 copy itself). */
+    sc = llama8b_dp8(2, ENGINE_MEMCONV_PAPER);
+    sc.recipe = ENGINE_RECIPE_ADAM_MIXED_FP32_GRADS;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(model_states(&e.memory), 32.1e9, 1e-3), "%.6g", model_states(&e.memory));
+    for (int r = 0; r < 2; r++) {
+        sc = llama8b_dp8(2, ENGINE_MEMCONV_DEEPSPEED);
+        sc.recipe = r ? ENGINE_RECIPE_ADAM_MIXED_FP32_GRADS : ENGINE_RECIPE_ADAM_MIXED;
+        engine_estimate(&sc, &e);
+        cr_assert(close_rel(model_states(&e.memory), (2 + 18.0 / 8) * n, 1e-12));
+        cr_assert(close_rel(model_states(&e.memory), 34.1e9, 1e-3), "%.6g",
+                  model_states(&e.memory));
+    }
+    /* ZeRO-1 under DeepSpeed: 4 N + 16 N / G, what its ZeRO-2 estimator prints. */
+    sc = llama8b_dp8(1, ENGINE_MEMCONV_DEEPSPEED);
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(model_states(&e.memory), 4 * n + 16 * n / 8, 1e-12));
+}
+
+/* Megatron-LM theoretical_memory_usage.py: 18 B per parameter, 6 + 12/d
+ * with --use-distributed-optimizer (ZeRO-1); it has no ZeRO-2 or 3. */
+Test(zero, megatron_bytes_per_parameter) {
+    const double n = 8030261248.0;
+    struct engine_estimate e;
+    struct engine_scenario sc = llama8b_dp8(0, ENGINE_MEMCONV_MEGATRON);
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(model_states(&e.memory), 18 * n, 1e-12));
+    sc.zero = 1;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(model_states(&e.memory), (6 + 12.0 / 8) * n, 1e-12));
+    sc.zero = 2;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_CONVENTION);
+    char buf[256];
+    engine_invalid_text(&sc, ENGINE_INVALID_CONVENTION, buf, sizeof buf);
+    cr_assert(strstr(buf, "--memory-convention megatron") && strstr(buf, "ZeRO-2"), "%s", buf);
+}
+
+/* DeepSpeed's worked examples (docs/code-docs/source/memory.rst, "Memory
+ * Requirements"), per GPU in GiB as printed, through engine_zero_states
+ * with DeepSpeed's own inputs (total and largest-layer parameters):
+ *  - ZeRO-3, 2851M params, 32M largest layer, 1 node of 8 GPUs: 6.09 GB
+ *    (no offload), 0.78 GB (offload_optimizer=cpu), 0.12 GB (params and
+ *    optimizer offloaded: --offload nvme here); per CPU with zero.Init,
+ *    1.5x buffer: 63.72 GB and 71.69 GB;
+ *  - ZeRO-2, 2851M params, 8 GPUs: 15.93 GB (none; our ZeRO-1 figure, see
+ *    engine/zero.c), 5.31 GB (offload_optimizer=cpu);
+ *  - t5-large, 737.67M params, 32.90M largest layer, 4 GPUs: case 1 3291
+ *    MB, case 2 125 MB, case 3 477 MB (MiB, >> 20). */
+Test(zero, deepspeed_memory_rst_worked_examples) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.memory_convention = ENGINE_MEMCONV_DEEPSPEED;
+    sc.dp = sc.gpus = 8;
+    struct engine_memory m;
+    const double n = 2851e6, llp = 32e6;
+    struct {
+        unsigned zero;
+        enum engine_offload off;
+        double gpu_gib, node_host_gib; /* node host x 1.5; < 0: not printed as such */
+    } rows[] = {
+        {3, ENGINE_OFFLOAD_NONE, 6.09, -1},   {3, ENGINE_OFFLOAD_CPU, 0.78, 63.72},
+        {3, ENGINE_OFFLOAD_NVME, 0.12, 71.69}, {1, ENGINE_OFFLOAD_NONE, 15.93, -1},
+        {2, ENGINE_OFFLOAD_CPU, 5.31, -1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sc.zero = rows[i].zero;
+        sc.offload = rows[i].off;
+        engine_zero_states(&sc, n, llp, &m);
+        double gib = model_states(&m) / GIB;
+        cr_expect(fabs(gib - rows[i].gpu_gib) <= 0.005, "row %zu: %.4f GiB, want %.2f", i, gib,
+                  rows[i].gpu_gib);
+        if (rows[i].node_host_gib > 0) {
+            double node = (m.host + m.nvme) * 8 * 1.5 / GIB;
+            cr_expect(fabs(node - rows[i].node_host_gib) <= 0.005, "row %zu host %.4f, want %.2f",
+                      i, node, rows[i].node_host_gib);
+        }
+    }
+    /* t5-large on 4 GPUs, ZeRO-3. */
+    sc.dp = sc.gpus = 4;
+    sc.zero = 3;
+    enum engine_offload offs[] = {ENGINE_OFFLOAD_NONE, ENGINE_OFFLOAD_NVME, ENGINE_OFFLOAD_CPU};
+    double mib[] = {3291, 125, 477};
+    for (int i = 0; i < 3; i++) {
+        sc.offload = offs[i];
+        /* The GPU's parameters before ZeRO: all of them (t = p = 1). */
+        engine_zero_states(&sc, 737.67e6, 32.90e6, &m);
+        cr_expect_eq(floor(model_states(&m) / 1048576.0), mib[i], "case %d: %.2f MiB", i + 1,
+                     model_states(&m) / 1048576.0);
+    }
+}
+
+/* ZeRO-Offload (Ren et al. 2021 §4.1): the 16-bit parameters stay on the
+ * GPU, the gradients, master copy and Adam states (2 + 12 = 14 B) go to
+ * the host: "from 16M to 2M" of GPU memory on one GPU; the traffic per step
+ * is 2M gradients out and 2M parameters in (§4.2), here at PCIe 5.0 x16. */
+Test(zero, zero_offload_paper_16m_to_2m) {
+    const double n = 8030261248.0;
+    struct engine_scenario sc = llama8b_dp8(2, ENGINE_MEMCONV_PAPER);
+    sc.gpus = sc.dp = 1;
+    sc.zero = 1; /* ZeRO-Offload on one GPU: the whole model is its partition */
+    sc.offload = ENGINE_OFFLOAD_CPU;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0, "%#x", e.invalid);
+    cr_assert(close_rel(model_states(&e.memory), 2 * n, 1e-12));
+    cr_assert(close_rel(e.memory.host, 14 * n, 1e-12));
+    cr_assert_eq(e.memory.nvme, 0);
+    cr_assert(close_rel(e.train_offload_bytes_per_step, (2 * e.train_micro_batches + 2) * n, 1e-12));
+    cr_assert(close_rel(e.host_link_bytes_per_s, 63.015e9, 1e-4), "%.6g", e.host_link_bytes_per_s);
+    cr_assert(close_rel(e.train_offload_seconds, e.train_offload_bytes_per_step / 63.0154e9, 1e-4));
+    /* --host-link-bw replaces the default; the predicted step grows by exactly that time. */
+    struct engine_estimate f;
+    sc.host_link_bytes_per_s = 32e9;
+    engine_estimate(&sc, &f);
+    cr_assert(close_rel(f.train_offload_seconds, f.train_offload_bytes_per_step / 32e9, 1e-12));
+    cr_assert(close_rel(f.train_step_seconds - e.train_step_seconds,
+                        f.train_offload_seconds - e.train_offload_seconds, 1e-9));
+    /* ZeRO-Infinity (nvme) needs ZeRO-3; offload needs a ZeRO stage and full training. */
+    sc.offload = ENGINE_OFFLOAD_NVME;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_OFFLOAD);
+    sc.zero = 0;
+    sc.offload = ENGINE_OFFLOAD_CPU;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_OFFLOAD);
+    char buf[256];
+    engine_invalid_text(&sc, ENGINE_INVALID_OFFLOAD, buf, sizeof buf);
+    cr_assert(strstr(buf, "--zero"), "%s", buf);
+    sc.zero = 1;
+    sc.mode = ENGINE_MODE_LORA;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_OFFLOAD);
+}
+
+/* ZeRO-Infinity (Rajbhandari et al. 2021 §5): every model state on NVMe,
+ * (2 + 2 + 12) / d; the paper's idealised GPU side is empty. DeepSpeed
+ * keeps the gathered layer on the GPU (its "model-state working memory",
+ * §3: the largest operator's 16-bit parameters and gradients, 4 B x its
+ * parameters), the FP32 gradients pinned in host RAM (memory.rst, "Pinned
+ * Memory") and the 16-bit parameters, master and Adam states on NVMe. */
+Test(zero, zero_infinity_nvme) {
+    const double n = 8030261248.0, llp = 128256.0 * 4096;
+    struct engine_scenario sc = llama8b_dp8(3, ENGINE_MEMCONV_PAPER);
+    sc.offload = ENGINE_OFFLOAD_NVME;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0, "%#x", e.invalid);
+    cr_assert_eq(model_states(&e.memory), 0);
+    cr_assert(close_rel(e.memory.nvme, 16 * n / 8, 1e-12));
+    cr_assert_eq(e.memory.host, 0);
+    sc.memory_convention = ENGINE_MEMCONV_DEEPSPEED;
+    engine_estimate(&sc, &e);
+    cr_assert(close_rel(model_states(&e.memory), 4 * llp, 1e-12));
+    cr_assert(close_rel(e.memory.zero3_working, 4 * llp, 1e-12));
+    cr_assert(close_rel(e.memory.nvme, 14 * n / 8, 1e-12));
+    cr_assert(close_rel(e.memory.host, 4 * n / 8, 1e-12));
+    /* Per micro-batch: parameters in for the forward and the backward, gradients out. */
+    cr_assert(close_rel(e.train_offload_bytes_per_step, 3 * 2 * n / 8 * e.train_micro_batches,
+                        1e-12));
+    cr_assert(close_rel(e.host_bytes_per_node, e.memory.host * 8, 1e-12));
+}
+
 /* Megatron-LM's theoretical_memory_usage.py (compute_weight_and_optimizer_memory,
  * the version that splits the parameters into TP-sharded, replicated and
  * expert-sharded ones): with the distributed optimizer each parameter costs

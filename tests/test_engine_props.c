@@ -158,10 +158,10 @@ Theory((int mi, int mode, unsigned ctx), props, total_is_sum_of_parts) {
     sc.context = ctx;
     struct engine_estimate e = est(&sc);
     const struct engine_memory *m = &e.memory;
-    double parts[] = {m->weights, m->kv_cache, m->activations, m->gradients, m->master_weights,
-                      m->optimizer, m->reserve};
+    double parts[] = {m->weights,        m->kv_cache,  m->activations, m->gradients,
+                      m->master_weights, m->optimizer, m->reserve,     m->zero3_working};
     double sum = 0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         cr_assert_geq(parts[i], 0);
         sum += parts[i];
     }
@@ -200,6 +200,79 @@ Theory((int mi, int mode, unsigned pp, unsigned m), props, mfu_bounded_and_end_t
                   (sc.gpus * a.peak_flop_per_s * 0.4);
     cr_assert_float_eq(a.train_step_seconds, want, want * 1e-12);
     cr_assert_float_eq(a.train_mfu, 0.4, 1e-15);
+}
+
+/* ZeRO and offload (issue 12 item 4), every convention, recipe and model:
+ *  - under ZeRO-3 more data-parallel GPUs never need more memory per GPU;
+ *  - offload never raises the GPU's memory (cpu <= none, nvme <= cpu);
+ *  - offload only moves states: GPU + host + NVMe states are at least the
+ *    paper's partitioned (w + g + m + o) / d of the GPU's parameters;
+ *  - the deepspeed convention never counts less than the paper's. */
+static double gpu_states(const struct engine_memory *m) {
+    return m->weights + m->gradients + m->master_weights + m->optimizer + m->zero3_working;
+}
+
+TheoryDataPoints(props, zero_and_offload) = {
+    DataPoints(int, 0, 2, 3, 4),
+    DataPoints(int, 0, 1, 2),
+    DataPoints(int, 0, 1, 2, 3, 4, 5),
+    DataPoints(unsigned, 1, 2, 8, 64),
+};
+
+Theory((int mi, int conv, int recipe, unsigned dp), props, zero_and_offload) {
+    struct engine_scenario sc = th_scenario(model_of(mi));
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.recipe = (enum engine_recipe)recipe;
+    sc.memory_convention = (enum engine_memory_convention)conv;
+    sc.gpus = sc.dp = dp;
+    sc.zero = conv == ENGINE_MEMCONV_MEGATRON ? 1 : 3;
+    struct engine_estimate a = est(&sc);
+    sc.gpus = sc.dp = dp * 2;
+    struct engine_estimate b = est(&sc);
+    cr_assert_leq(b.memory.total, a.memory.total, "dp %u -> %u: %.6g -> %.6g", dp, dp * 2,
+                  a.memory.total, b.memory.total);
+    sc.gpus = sc.dp = dp;
+    if (conv != ENGINE_MEMCONV_MEGATRON) {
+        struct engine_scenario p = sc;
+        p.memory_convention = ENGINE_MEMCONV_PAPER;
+        struct engine_estimate ep = est(&p);
+        if (conv == ENGINE_MEMCONV_DEEPSPEED)
+            cr_assert_geq(a.memory.total, ep.memory.total);
+        const struct engine_recipe_info *r = engine_recipe_info(sc.recipe);
+        double per = r->weights + r->grads + r->master + r->optimizer;
+        double last = a.memory.total;
+        for (int off = ENGINE_OFFLOAD_CPU; off <= ENGINE_OFFLOAD_NVME; off++) {
+            sc.offload = (enum engine_offload)off;
+            struct engine_estimate o = est(&sc);
+            cr_assert_leq(o.memory.total, last * (1 + 1e-12), "offload %d raised %.6g -> %.6g",
+                          off, last, o.memory.total);
+            last = o.memory.total;
+            double params = ep.memory.weights / r->weights * dp; /* the GPU's, before ZeRO-3 */
+            cr_assert_geq((gpu_states(&o.memory) + o.memory.host + o.memory.nvme) * (1 + 1e-12),
+                          params * per / dp, "offload %d lost states", off);
+            cr_assert_geq(o.train_offload_bytes_per_step, 0);
+        }
+    }
+}
+
+/* More micro-batches never less offload traffic per step. */
+TheoryDataPoints(props, offload_traffic_grows_with_micro_batches) = {
+    DataPoints(int, 0, 1),
+    DataPoints(unsigned, 1, 2, 16),
+};
+
+Theory((int off, unsigned m), props, offload_traffic_grows_with_micro_batches) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.mode = ENGINE_MODE_TRAIN;
+    sc.gpus = sc.dp = 8;
+    sc.zero = 3;
+    sc.offload = off ? ENGINE_OFFLOAD_NVME : ENGINE_OFFLOAD_CPU;
+    sc.micro_batches = m;
+    struct engine_estimate a = est(&sc);
+    sc.micro_batches = m + 1;
+    struct engine_estimate b = est(&sc);
+    cr_assert_gt(b.train_offload_bytes_per_step, a.train_offload_bytes_per_step);
+    cr_assert_gt(b.train_offload_seconds, a.train_offload_seconds);
 }
 
 /* Expert parallelism (issue 12): more ep never more memory per GPU, nor

@@ -207,6 +207,9 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(x->pp, y->pp, "pp");
     EQ_U(x->dp, y->dp, "dp");
     EQ_U(x->zero, y->zero, "zero");
+    EQ_U(x->memory_convention, y->memory_convention, "memory_convention");
+    EQ_U(x->offload, y->offload, "offload");
+    EQ_D(x->host_link_bytes_per_s, y->host_link_bytes_per_s, "host_link_bw");
     EQ_U(x->micro_batches, y->micro_batches, "micro_batches");
     EQ_U(x->interleave, y->interleave, "interleave");
     EQ_U(x->ep, y->ep, "ep");
@@ -371,6 +374,16 @@ static const char *const args_training[] = {
 
 Test(scenario_file, round_trip_training_batches_and_throughput) {
     round_trip("training", args_training);
+}
+
+/* Issue 12's ZeRO keys: DeepSpeed's accounting, ZeRO-Infinity, a host link. */
+static const char *const args_zero_offload[] = {
+    "--model", "llama-3.1-8b", "--mode", "train", "--gpus", "8", "--dp", "8", "--zero", "3",
+    "--memory-convention", "deepspeed", "--offload", "nvme", "--host-link-bw", "32GB/s", NULL,
+};
+
+Test(scenario_file, round_trip_zero_offload) {
+    round_trip("zero_offload", args_zero_offload);
 }
 
 /* --system: the system's id, GPUs and power come back; its links and

@@ -9,7 +9,8 @@
 # SIGTERM exit by signal, and the terminal is left sane (stty echo icanon);
 # C-\ (SIGQUIT), SIGSEGV, SIGBUS, SIGFPE and SIGABRT leave the alternate
 # screen, show the cursor, stop mouse tracking and keep their exit status;
-# mouse clicks focus and pick.
+# mouse clicks focus and pick; under --offload the Memory pane's host RAM /
+# NVMe line and the gathered layer read what `vramlab plan --json` says.
 # Skips (77) when tmux is missing.
 set -u
 
@@ -298,6 +299,28 @@ signal_case segv SEGV 139
 signal_case bus BUS 135
 signal_case fpe FPE 136
 signal_case abrt ABRT 134
+
+# --- ZeRO-Infinity in the Memory pane (issue 12): the host RAM / NVMe line
+# reads plan --json's memory.host and memory.nvme, the buffers segment
+# DeepSpeed's gathered layer (memory.zero3_working).
+OFF="--mode train --gpus 8 --dp 8 --zero 3 --memory-convention deepspeed --offload nvme"
+gb() { awk '{ v = $1 / 1e9; if (v >= 10) printf "%.1f", v; else printf "%.2f", v }'; }
+plan_json=$("$VRAMLAB" plan --json $OFF)
+off_host=$(echo "$plan_json" | grep -m1 '"host":' | sed -E 's/.*: *([0-9.eE+-]+).*/\1/' | gb)
+off_nvme=$(echo "$plan_json" | grep -m1 '"nvme":' | sed -E 's/.*: *([0-9.eE+-]+).*/\1/' | gb)
+off_zero=$(echo "$plan_json" | grep -m1 '"zero3_working":' |
+    sed -E 's/.*: *([0-9.eE+-]+).*/\1/' | gb)
+start offload 120 40 -- --fresh $OFF
+if wait_for offload "host RAM $off_host GB, NVMe $off_nvme GB per GPU" &&
+    wait_for offload "buffers $off_zero"; then
+    ok "offload line: host RAM $off_host GB, NVMe $off_nvme GB; gathered layer $off_zero GB," \
+        "as plan --json says"
+else
+    fail "offload line: want 'host RAM $off_host GB, NVMe $off_nvme GB per GPU'" \
+        "and 'buffers $off_zero'"
+    capture offload
+fi
+tmux -L "$SOCK" send-keys -t offload q
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all explorer end-to-end checks passed"

@@ -76,11 +76,16 @@ static const struct plan_field plan_fields[] = {
       N_("optimizer states")),
     F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY,
       N_("reserve")),
+    F("memory", "zero3_working", ENGINE_KEY_MEM_ZERO3_WORKING, memory.zero3_working, K_BYTES,
+      S_MEMORY, N_("ZeRO-3 gathered layer")),
     F("memory", "overhead", ENGINE_KEY_MEM_OVERHEAD, memory.overhead, K_BYTES, S_MEMORY,
       N_("runtime buffers")),
     F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, N_("total")),
     F("memory", "host", ENGINE_KEY_MEM_HOST, memory.host, K_BYTES, S_MEMORY,
       N_("host RAM (not in total)")),
+    F("memory", "nvme", ENGINE_KEY_MEM_NVME, memory.nvme, K_BYTES, S_MEMORY,
+      N_("NVMe (not in total)")),
+    F("memory", "host_per_node", -1, host_bytes_per_node, K_BYTES, S_NONE, NULL),
     F("memory", "spare_bytes", -1, spare_bytes, K_BYTES, S_NONE, NULL),
     F("memory", "ratio", -1, memory_ratio, K_FRACTION, S_NONE, NULL),
     F("", "capacity", ENGINE_KEY_CAPACITY, capacity, K_BYTES, S_MEMORY, N_("capacity")),
@@ -167,6 +172,12 @@ static const struct plan_field plan_fields[] = {
       S_TRAINING, N_("DP all-reduce per step")),
     F("training", "all_to_all_seconds", ENGINE_KEY_TRAIN_ALL_TO_ALL, train_all_to_all_seconds,
       K_SECONDS, S_TRAINING, N_("EP all-to-all per step")),
+    F("training", "offload_bytes_per_step", ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
+      train_offload_bytes_per_step, K_BYTES, S_TRAINING, N_("offload traffic per step")),
+    F("training", "offload_seconds", ENGINE_KEY_TRAIN_OFFLOAD_SECONDS, train_offload_seconds,
+      K_SECONDS, S_TRAINING, N_("offload time per step")),
+    F("training", "host_link_bytes_per_s", -1, host_link_bytes_per_s, K_BW, S_NONE, NULL),
+    F("training", "largest_layer_params", -1, largest_layer_params, K_COUNT, S_NONE, NULL),
     F("training", "mfu", ENGINE_KEY_TRAIN_MFU, train_mfu, K_FRACTION, S_TRAINING, N_("MFU")),
     F("training", "hfu", ENGINE_KEY_TRAIN_HFU, train_hfu, K_FRACTION, S_TRAINING, N_("HFU")),
     F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
@@ -330,6 +341,10 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_number(w, sc->prompt ? sc->prompt : sc->context);
     json_key(w, "zero");
     json_number(w, sc->zero);
+    json_key(w, "memory_convention");
+    json_string(w, engine_memory_convention_name(sc->memory_convention));
+    json_key(w, "offload");
+    json_string(w, engine_offload_name(sc->offload));
     json_key(w, "micro_batches");
     json_number(w, sc->micro_batches);
     json_key(w, "ep");
@@ -515,7 +530,11 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
             continue;
         /* Runtime buffers and host RAM only where there are some; the
          * offload lines only when something sits in host RAM. */
-        if (v == 0 && (p->key == ENGINE_KEY_MEM_OVERHEAD || p->key == ENGINE_KEY_MEM_HOST))
+        if (v == 0 && (p->key == ENGINE_KEY_MEM_OVERHEAD || p->key == ENGINE_KEY_MEM_HOST ||
+                       p->key == ENGINE_KEY_MEM_NVME || p->key == ENGINE_KEY_MEM_ZERO3_WORKING))
+            continue;
+        if (o->sc.offload == ENGINE_OFFLOAD_NONE && (p->key == ENGINE_KEY_TRAIN_OFFLOAD_BYTES ||
+                                                     p->key == ENGINE_KEY_TRAIN_OFFLOAD_SECONDS))
             continue;
         /* The expert-parallel all-to-all only under --ep (JSON: 0 without). */
         if (p->key == ENGINE_KEY_TRAIN_ALL_TO_ALL && engine_ep(&o->sc) == 1)
@@ -595,6 +614,12 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
             fprintf(f, _(" (a checkpoint every %u layers, --recompute-method uniform)"),
                     sc->recompute_num_layers);
     }
+    /* The training-state accounting and offload, when not the defaults. */
+    if (sc->mode != ENGINE_MODE_INFER &&
+        (sc->memory_convention != ENGINE_MEMCONV_PAPER || sc->offload != ENGINE_OFFLOAD_NONE))
+        fprintf(f, _("; memory as %s counts it, offload %s"),
+                engine_memory_convention_name(sc->memory_convention),
+                engine_offload_name(sc->offload));
     fputc('\n', f);
     if (o->model_file) {
         char mix[256], size[48];

@@ -472,7 +472,8 @@ static void segment_bytes(const struct engine_memory *m, double out[TUI_SEGMENTS
     out[3] = m->gradients;
     out[4] = m->master_weights;
     out[5] = m->optimizer;
-    out[6] = m->overhead > 0 ? m->overhead : 0;
+    /* Buffers: the runtime's (inference), ZeRO-3's gathered layer (training). */
+    out[6] = (m->overhead > 0 ? m->overhead : 0) + (m->zero3_working > 0 ? m->zero3_working : 0);
     out[7] = m->reserve;
 }
 
@@ -607,6 +608,26 @@ static int draw_legend(struct tui_pen *p, int line, const double *seg, bool brie
     return x;
 }
 
+/* Training with --offload: what sits in host RAM and on NVMe, and what
+ * crosses the host link each step (ZeRO-Offload, ZeRO-Infinity). */
+static void draw_offload_line(struct tui_pen *p, int line, char *buf, size_t len) {
+    const struct tui_state *st = p->st;
+    const struct engine_estimate *e = &st->est;
+    char h[32], n[32], t[32], s[32];
+    report_bytes(e->memory.host, st->opt.units, h, sizeof(h));
+    report_bytes(e->memory.nvme, st->opt.units, n, sizeof(n));
+    report_bytes(e->train_offload_bytes_per_step, st->opt.units, t, sizeof(t));
+    report_seconds(e->train_offload_seconds, s, sizeof(s));
+    const char *c[3] = {_("host RAM %s, NVMe %s per GPU; %s per step over PCIe, %s"),
+                        _("host %s, NVMe %s; PCIe %s/step, %s"), _("host %s, NVMe %s")};
+    for (int k = 0; k < 3; k++) {
+        snprintf(buf, len, c[k], h, n, t, s);
+        if (tui_width(buf) <= p->iw || k == 2)
+            break;
+    }
+    tui_pen_field(p, line, 0, TUI_F_MEM_HOST, buf);
+}
+
 /* The Memory pane: bar, labelled segments, verdict, first warning. */
 void tui_draw_memory(struct tui_pen *p) {
     const struct tui_state *st = p->st;
@@ -673,6 +694,9 @@ void tui_draw_memory(struct tui_pen *p) {
                 break;
         }
         tui_pen_field(p, 3, 0, TUI_F_MEM_HOST, buf);
+    } else if (p->ih >= 4 && e->invalid == 0 && st->opt.sc.mode == ENGINE_MODE_TRAIN &&
+               st->opt.sc.offload != ENGINE_OFFLOAD_NONE) {
+        draw_offload_line(p, 3, buf, sizeof(buf));
     } else if (p->ih >= 4) {
         for (int w = 0; w < ENGINE_WARNING_COUNT; w++) {
             unsigned bit = 1u << w;

@@ -284,6 +284,11 @@ size_t options_ignored_notes(int argc, char **argv, const struct options *o, con
     if (sc->mode == ENGINE_MODE_INFER && s.set[OPT_ZERO] && sc->zero > 0)
         note[m++] = _("--zero has no effect in inference: ZeRO shards training state "
                       "(gradients, optimizer)");
+    if (s.set[OPT_HOST_LINK_BW] && sc->offload == ENGINE_OFFLOAD_NONE)
+        note[m++] = _("--host-link-bw has no effect without --offload cpu or nvme");
+    if (sc->mode == ENGINE_MODE_INFER && s.set[OPT_MEMORY_CONVENTION])
+        note[m++] = _("--memory-convention has no effect in inference: it counts training "
+                      "states");
     if (!lora && s.set[OPT_LORA_RANK])
         note[m++] = _("--lora-rank has no effect outside --mode lora or qlora");
     if (s.set[OPT_SEQUENCE_PARALLEL] && sc->tp == 1)

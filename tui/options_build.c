@@ -857,6 +857,8 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
 
     if (s->set[OPT_ZERO] && opt_uint("zero", s->val[OPT_ZERO], true, 3, &sc->zero))
         return -1;
+    if (opt_zero_offload(s, o) != 0)
+        return -1;
     if (s->set[OPT_BATCH] && opt_uint("batch", s->val[OPT_BATCH], false, 1u << 24, &sc->batch))
         return -1;
     if (s->set[OPT_CONTEXT] && opt_tokens("context", s->val[OPT_CONTEXT], false, &sc->context))
@@ -992,3 +994,48 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
     return 0;
 }
 
+
+/* The training-state accounting and offload: --memory-convention,
+ * --offload, --host-link-bw; the combinations the engine refuses are
+ * named here with their flags (engine/zero.c). */
+int opt_zero_offload(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    if (s->set[OPT_MEMORY_CONVENTION] &&
+        engine_memory_convention_parse(s->val[OPT_MEMORY_CONVENTION], &sc->memory_convention)) {
+        opt_error("--memory-convention: expected paper, deepspeed or megatron, found '%s'",
+                  s->val[OPT_MEMORY_CONVENTION]);
+        return -1;
+    }
+    if (s->set[OPT_OFFLOAD] && engine_offload_parse(s->val[OPT_OFFLOAD], &sc->offload)) {
+        opt_error("--offload: expected none, cpu or nvme, found '%s'", s->val[OPT_OFFLOAD]);
+        return -1;
+    }
+    if (s->set[OPT_HOST_LINK_BW] &&
+        opt_rate("host-link-bw", s->val[OPT_HOST_LINK_BW], catalog_parse_bandwidth,
+                 &sc->host_link_bytes_per_s))
+        return -1;
+    if (sc->offload == ENGINE_OFFLOAD_NONE)
+        return 0;
+    if (sc->mode != ENGINE_MODE_TRAIN) {
+        opt_error("--offload %s needs --mode train: ZeRO-Offload moves full training's "
+                    "optimizer states",
+                  engine_offload_name(sc->offload));
+        return -1;
+    }
+    if (sc->memory_convention == ENGINE_MEMCONV_MEGATRON) {
+        opt_error("--offload %s is DeepSpeed's ZeRO-Offload: use --memory-convention paper or "
+                    "deepspeed with it, not megatron",
+                  engine_offload_name(sc->offload));
+        return -1;
+    }
+    if (sc->zero == 0 || (sc->offload == ENGINE_OFFLOAD_NVME && sc->zero < 3)) {
+        opt_error("--offload %s needs --zero %s (found --zero %u): %s",
+                  engine_offload_name(sc->offload),
+                  sc->offload == ENGINE_OFFLOAD_NVME ? "3" : "1, 2 or 3", sc->zero,
+                  sc->offload == ENGINE_OFFLOAD_NVME
+                      ? _("ZeRO-Infinity offloads the parameters, which only ZeRO-3 partitions")
+                      : _("ZeRO-Offload partitions the offloaded states over --dp"));
+        return -1;
+    }
+    return 0;
+}

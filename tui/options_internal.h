@@ -29,6 +29,9 @@ enum opt_id {
     OPT_PP,
     OPT_DP,
     OPT_ZERO,
+    OPT_MEMORY_CONVENTION,
+    OPT_OFFLOAD,
+    OPT_HOST_LINK_BW,
     OPT_MODE,
     OPT_BATCH,
     OPT_CONTEXT,
@@ -166,6 +169,8 @@ void opt_train_batch_defaults(const struct opt_seen *s, struct options *o);
 int opt_fraction(const char *flag, const char *s, double *out);
 int opt_unit(const char *flag, const char *s,
              int (*parse)(const char *, double *, char *, size_t), double *out);
+/* --memory-convention, --offload, --host-link-bw (tui/options_build.c). */
+int opt_zero_offload(const struct opt_seen *s, struct options *o);
 int opt_rate(const char *flag, const char *s,
              int (*parse)(const char *, double *, char *, size_t), double *out);
 /* Runtime, concurrency and offload options, after the workload

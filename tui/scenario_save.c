@@ -264,6 +264,21 @@ static void sf_write_serving(FILE *f, const struct engine_scenario *sc) {
         fputs("keep-embeddings-16bit: true\n", f);
 }
 
+/* The training-state accounting and offload keys, when not the defaults
+ * (an offload needs full training and ZeRO, so it is saved only there). */
+static void sf_write_zero_offload(FILE *f, const struct engine_scenario *sc) {
+    char buf[64];
+    if (sc->memory_convention != ENGINE_MEMCONV_PAPER)
+        fprintf(f, "memory-convention: %s\n", engine_memory_convention_name(sc->memory_convention));
+    if (sc->offload != ENGINE_OFFLOAD_NONE)
+        fprintf(f, "offload: %s\n", engine_offload_name(sc->offload));
+    if (sc->host_link_bytes_per_s > 0 && sc->offload != ENGINE_OFFLOAD_NONE) {
+        sf_quantity(buf, sizeof(buf), sc->host_link_bytes_per_s, sf_bandwidth_units, 5,
+                    catalog_parse_bandwidth);
+        fprintf(f, "host-link-bw: %s\n", buf);
+    }
+}
+
 /* Write the layout and workload keys, every one, defaults included. */
 static void sf_write_workload(FILE *f, const struct options *o) {
     const struct engine_scenario *sc = &o->sc;
@@ -298,6 +313,7 @@ static void sf_write_workload(FILE *f, const struct options *o) {
                 engine_recompute_name(sc->recompute));
     fprintf(f, "optimizer: %s\nlora-rank: %u\n", engine_recipe_info(sc->recipe)->id,
             sc->lora_rank);
+    sf_write_zero_offload(f, sc);
     /* MFU only when given (end to end); else vramlab predicts it. */
     if (sc->mfu > 0) {
         sf_number(buf, sizeof(buf), sc->mfu);

@@ -98,9 +98,11 @@ bool tui_field_applies(const struct tui_state *st, enum tui_field f) {
     case TUI_F_BSTAR:
         return infer;
     case TUI_F_MEM_OVERHEAD:
-        return infer && st->opt.sc.serving.runtime != ENGINE_RUNTIME_PLAIN;
+        /* Training: DeepSpeed's ZeRO-3 buffer of the gathered layer. */
+        return infer ? st->opt.sc.serving.runtime != ENGINE_RUNTIME_PLAIN
+                     : st->est.memory.zero3_working > 0;
     case TUI_F_MEM_HOST:
-        return infer && st->est.memory.host > 0;
+        return st->est.memory.host > 0 || (!infer && st->est.memory.nvme > 0);
     case TUI_F_EP:
         return !infer && st->opt.sc.model.has_arch && st->opt.sc.model.experts > 0;
     case TUI_F_ZERO:
@@ -185,9 +187,12 @@ int tui_field_key(const struct tui_state *st, enum tui_field f) {
     case TUI_F_TPOT:
         return ENGINE_KEY_SERVING_TPOT;
     case TUI_F_MEM_OVERHEAD:
-        return ENGINE_KEY_MEM_OVERHEAD;
+        return st->opt.sc.mode == ENGINE_MODE_INFER ? ENGINE_KEY_MEM_OVERHEAD
+                                                    : ENGINE_KEY_MEM_ZERO3_WORKING;
     case TUI_F_MEM_HOST:
-        return ENGINE_KEY_MEM_HOST;
+        return st->opt.sc.mode != ENGINE_MODE_INFER && !(st->est.memory.host > 0)
+                   ? ENGINE_KEY_MEM_NVME
+                   : ENGINE_KEY_MEM_HOST;
     case TUI_F_RIDGE:
         return ENGINE_KEY_RIDGE;
     case TUI_F_BSTAR:
