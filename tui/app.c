@@ -187,7 +187,11 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         if (ch == ERR)
             continue;
         if (ch == KEY_MOUSE) {
-            dirty |= on_mouse(st, &ui);
+            /* A wheel change leaves the lesson step (and reveals a
+             * question), a click on a read-out waits for its answer. */
+            unsigned d = on_mouse(st, &ui);
+            tui_lecture_after(st, d);
+            dirty |= d;
         } else {
             int k = key_from_curses(ch);
             unsigned d = 0;
