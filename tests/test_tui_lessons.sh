@@ -397,6 +397,22 @@ question_case q4 80 24 "NO_COLOR=1" ""
 question_case q5 100 30 "" "--present"
 question_case q6 80 24 "" "--present"
 
+# --present --lesson: the first step's headline, its explanation closed
+# (e opens it), as F on the step shows it.
+tmux -L "$SOCK" -f /dev/null new-session -d -s pres -x 100 -y 30 \
+    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --lesson seed-000; sleep 60"
+if wait_for pres " 1/" && sleep 0.5 && [ "$(capture pres | grep -c '██')" -ge 5 ] &&
+    ! capture pres | grep -qF "explain: "; then
+    ok "--present --lesson: the headline, no explanation over it"
+else
+    fail "--present --lesson: the step's explanation covers the headline"
+    capture pres
+fi
+tmux -L "$SOCK" send-keys -t pres e
+wait_for pres "explain: " && ok "--present --lesson: e opens the explanation" ||
+    fail "--present --lesson: e"
+tmux -L "$SOCK" kill-session -t pres 2>/dev/null
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "every shipped lesson steps through at 100x30 and 80x24"
 exit 0

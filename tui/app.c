@@ -329,6 +329,9 @@ int tui_main(int argc, char **argv) {
         snprintf(msg, sizeof(msg), "%s", notes[0]);
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);
+    /* Before the first step: --present shows its headline, not the step's
+     * explanation over it (e opens that). */
+    st.lx.present = o.present;
     if (o.lesson && tui_lecture_open(&ss.lecture, &st, o.lesson, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: --lesson: %s", err);
         tui_lecture_free(&ss.lecture);
@@ -342,7 +345,6 @@ int tui_main(int argc, char **argv) {
         tui_lecture_free(&ss.lecture);
         return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
     }
-    st.lx.present = o.present;
     if (msg[0])
         snprintf(st.message, sizeof(st.message), "%s", msg);
     else if (diag.text && *diag.text)
