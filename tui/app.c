@@ -186,6 +186,9 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         dirty |= tui_mpane_poll(&probe, st);
         if (ch == ERR)
             continue;
+        /* A question revealed by a change (not by n) shows its answer: the
+         * caption bar takes that text's rows. */
+        bool asking = tui_lecture_asking(&st->lx);
         if (ch == KEY_MOUSE) {
             /* A wheel change leaves the lesson step (and reveals a
              * question), a click on a read-out waits for its answer. */
@@ -206,6 +209,8 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
                 dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
             }
         }
+        if (asking != tui_lecture_asking(&st->lx))
+            dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         dirty |= tui_mpane_poll(&probe, st);
         /* The focused Measure pane with results grows over Speed and Roofline. */
         if (tui_measure_grows(st) != ui.layout.measure_grown)
