@@ -1,7 +1,8 @@
 /*
  * lesson_seed_000.c: the shipped lesson of seed 000 (GPUs, memory and
  * quantization): both languages walk the same scenarios, and every figure a
- * caption states is the engine's.
+ * caption states is the engine's; at least three steps are the course's
+ * check questions ("Compruébalo"), asked before the screen answers.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -15,7 +16,7 @@ Test(seed_000, both_languages_every_step_valid) {
     struct lesson l;
 
     lesson_check_pair(&lesson_check_cat, LESSONS "seed-000.en.yaml", LESSONS "seed-000.es.yaml",
-                      0);
+                      3);
     lesson_check_load(&lesson_check_cat, LESSONS "seed-000.en.yaml", &l);
     cr_expect_geq(lesson_count(&l), 15, "the seed has more claims than that");
     lesson_free(&l);
@@ -75,6 +76,38 @@ Test(seed_000, captions_state_what_the_engine_shows) {
     engine_estimate(&lesson_check_step_titled(&l, "More micro-batches")->options.sc, &e);
     cr_expect_float_eq(e.train_bubble_fraction, 15.0 / 79.0, 1e-9);
     cr_expect_eq(lesson_check_step_titled(&l, "Measure")->pane, LESSON_PANE_MEASURE);
+
+    /* The check questions (the caption is the answer). 70B FP16 over two
+     * H100 (TP 2): 70.0 GB of weights per GPU, 71.1 GB in all of 85.9. */
+    const struct lesson_step *q = lesson_check_step_titled(&l, "Check: 70B on two H100");
+    cr_expect_not_null(q->question);
+    cr_expect(lesson_step_hides(q, LESSON_PANE_MEMORY), "the default hides Memory");
+    engine_estimate(&q->options.sc, &e);
+    cr_expect_float_eq(e.memory.weights, 70.0e9, 0.05e9);
+    cr_expect_float_eq(e.memory.total, 71.1e9, 0.05e9);
+    cr_expect_float_eq(e.capacity, 85.9e9, 0.05e9);
+    cr_expect(e.fits);
+    /* 7B with Adam in mixed precision: 16 bytes x 7e9 = 112 GB of states,
+     * 118.5 GB with activations and reserve; 14 GB of FP16 weights. */
+    q = lesson_check_step_titled(&l, "Check: training 7B");
+    cr_expect_not_null(q->question);
+    engine_estimate(&q->options.sc, &e);
+    cr_expect_float_eq(e.memory.weights + e.memory.gradients + e.memory.master_weights +
+                           e.memory.optimizer,
+                       112e9, 1e6);
+    cr_expect_float_eq(e.memory.weights, 14e9, 1e6);
+    cr_expect_float_eq(e.memory.total, 118.5e9, 0.05e9);
+    cr_expect_not(e.fits);
+    /* 8B in INT8 on one H100: 3.35 TB/s over 8.0 GB read per token, 418
+     * tokens/s (the FP16 step's 209). */
+    q = lesson_check_step_titled(&l, "Check: the ceiling in INT8");
+    cr_expect_not_null(q->question);
+    cr_expect(lesson_step_hides(q, LESSON_PANE_SPEED));
+    cr_expect_not(lesson_step_hides(q, LESSON_PANE_MEMORY), "hide: speed only");
+    engine_estimate(&q->options.sc, &e);
+    cr_expect_eq(lround(e.decode_tokens_per_s_memory_bound), 418);
+    cr_expect_float_eq(e.decode_bytes_per_step, 8.0e9, 0.05e9);
+    cr_expect_float_eq(e.bandwidth_bytes_per_s, 3.35e12, 1e9);
     lesson_free(&l);
 }
 

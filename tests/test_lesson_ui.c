@@ -248,3 +248,144 @@ Test(lesson_ui, q_closes_help_in_a_lesson) {
     cr_expect_not(st.quit);
     cr_expect_eq(st.overlay, TUI_OVERLAY_NONE);
 }
+
+/* ---- question steps (issue 17, item 2) ----------------------------------- */
+
+#define QUESTION TOP_SRCDIR "/tests/fixtures/lessons/question.yaml"
+
+/* A lesson with a question step that names an explanation, written into the
+ * scratch directory. */
+static void write_explain_question(void) {
+    FILE *f = fopen("q.yaml", "w");
+    cr_assert_not_null(f);
+    fputs("title: Q\nlanguage: en\nsteps:\n"
+          "  - title: Weights\n"
+          "    scenario: {params: 70B, format: fp16}\n"
+          "    pane: memory\n"
+          "    explain: memory.weights\n"
+          "    question: How many GB do 70B weights take in FP16?\n"
+          "    caption: 140 GB, 2 bytes for each of 70 billion.\n"
+          "  - scenario: {params: 70B, format: int8}\n"
+          "    caption: A plain step after the question.\n",
+          f);
+    fclose(f);
+}
+
+Test(lesson_ui, a_question_hides_its_panes_until_n) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, QUESTION, err, sizeof(err)), 0, "%s", err);
+    cr_assert(tui_lecture_asking(&st.lx));
+    cr_expect_str_eq(st.lx.question, "How many GB do 70B weights take in INT4 with group scales?");
+    cr_expect(tui_lecture_hides(&st.lx, TUI_PANE_MEMORY));
+    cr_expect(tui_lecture_hides(&st.lx, TUI_PANE_FORMAT));
+    cr_expect_not(tui_lecture_hides(&st.lx, TUI_PANE_SPEED), "hide: names memory and format");
+    cr_expect_not(tui_lecture_hides(&st.lx, TUI_PANE_MODEL));
+    press('n');
+    cr_expect_eq(st.lx.step, 0, "n reveals before it goes on");
+    cr_expect_not(tui_lecture_asking(&st.lx));
+    cr_expect_not(tui_lecture_hides(&st.lx, TUI_PANE_MEMORY), "revealed: the figures are live");
+    cr_expect_str_eq(st.lx.caption, "39.4 GB, at 4.5 bits per weight.");
+    press(' ');
+    cr_expect_eq(st.lx.step, 1, "the next n goes on");
+    /* Without hide: Memory, Speed (and its roofline) and the step's pane. */
+    cr_expect(tui_lecture_asking(&st.lx));
+    cr_expect(tui_lecture_hides(&st.lx, TUI_PANE_MEMORY));
+    cr_expect(tui_lecture_hides(&st.lx, TUI_PANE_SPEED));
+    cr_expect(tui_lecture_hides(&st.lx, TUI_PANE_ROOF));
+    cr_expect(tui_lecture_hides(&st.lx, TUI_PANE_GPU));
+    cr_expect_not(tui_lecture_hides(&st.lx, TUI_PANE_FORMAT));
+    press(TUI_KEY_PGDN);
+    cr_expect_eq(st.lx.step, 1);
+    cr_expect_not(tui_lecture_asking(&st.lx), "PgDn reveals too");
+    press(TUI_KEY_PGDN);
+    press('n');
+    cr_expect_eq(st.lx.step, 2, "the third question, revealed by n, then");
+    press('n');
+    cr_expect_eq(st.lx.step, 3);
+    cr_expect_null(st.lx.question, "a plain step asks nothing");
+    cr_expect_not(tui_lecture_asking(&st.lx));
+    cr_expect_not(tui_lecture_hides(&st.lx, TUI_PANE_SPEED));
+}
+
+Test(lesson_ui, p_goes_back_a_step_and_r_returns_to_the_question) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, QUESTION, err, sizeof(err)), 0, "%s", err);
+    press('n'); /* reveal step 1 */
+    press('n'); /* step 2, asking */
+    cr_assert_eq(st.lx.step, 1);
+    press('p');
+    cr_expect_eq(st.lx.step, 0, "p on a question goes back a step, not to the question");
+    cr_expect(tui_lecture_asking(&st.lx), "the step before asks again");
+    press('n');
+    cr_expect_not(tui_lecture_asking(&st.lx));
+    press('r');
+    cr_expect_eq(st.lx.step, 0);
+    cr_expect(tui_lecture_asking(&st.lx), "r returns to the step's question");
+    cr_expect(tui_lecture_hides(&st.lx, TUI_PANE_MEMORY));
+}
+
+Test(lesson_ui, changing_the_scenario_on_a_question_reveals) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, QUESTION, err, sizeof(err)), 0, "%s", err);
+    cr_assert(tui_lecture_asking(&st.lx));
+    press('t'); /* training: another scenario, live figures */
+    cr_expect(st.lx.off_step);
+    cr_expect_not(tui_lecture_asking(&st.lx), "free exploration shows the figures");
+    cr_expect_not(tui_lecture_hides(&st.lx, TUI_PANE_MEMORY));
+    press('n');
+    cr_expect_eq(st.lx.step, 1, "already revealed: n goes on");
+    press('p');
+    press('t');
+    press('r');
+    cr_expect(tui_lecture_asking(&st.lx), "r: the question again, figures hidden");
+    cr_expect_eq(st.opt.sc.mode, ENGINE_MODE_INFER);
+    press(TUI_KEY_TAB); /* moving around changes nothing: still asking */
+    press(TUI_KEY_DOWN);
+    cr_expect(tui_lecture_asking(&st.lx));
+}
+
+Test(lesson_ui, a_questions_explanation_opens_after_the_reveal) {
+    char err[4096];
+    write_explain_question();
+    cr_assert_eq(tui_lecture_open(&lx, &st, "q.yaml", err, sizeof(err)), 0, "%s", err);
+    cr_assert(tui_lecture_asking(&st.lx));
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "the formula would give the answer");
+    cr_expect_eq(st.focus_pane, TUI_PANE_MEMORY);
+    press('e');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "e waits for the answer");
+    cr_expect(strstr(st.message, "n reveals") != NULL, "%s", st.message);
+    press(TUI_KEY_ENTER); /* Enter on a read-out opens explain too */
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE);
+    press('F');
+    press('F');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "F and back do not open it either");
+    cr_expect(tui_lecture_asking(&st.lx), "F does not reveal");
+    press('n');
+    cr_expect_not(tui_lecture_asking(&st.lx));
+    cr_expect_eq(st.overlay, TUI_OVERLAY_EXPLAIN, "revealed: the step's explanation");
+    cr_expect_eq(st.explain_key, ENGINE_KEY_MEM_WEIGHTS);
+    cr_expect_eq(st.lx.step, 0);
+    press('r');
+    cr_expect(tui_lecture_asking(&st.lx));
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "r: the question, the explanation closed");
+    press('F');
+    cr_expect(st.lx.present);
+    press('n');
+    cr_expect_not(tui_lecture_asking(&st.lx), "n reveals in presentation mode");
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "the headline shows alone");
+    press('F');
+    cr_expect_eq(st.overlay, TUI_OVERLAY_EXPLAIN, "back on the panes, revealed: explained");
+}
+
+Test(lesson_ui, a_long_question_pages_before_it_reveals) {
+    char err[4096];
+    cr_assert_eq(tui_lecture_open(&lx, &st, QUESTION, err, sizeof(err)), 0, "%s", err);
+    st.lx.caption_pages = 2; /* as the app sets it after a frame on a small screen */
+    press('n');
+    cr_expect_eq(st.lx.caption_page, 1, "n first shows the rest of the question");
+    cr_expect(tui_lecture_asking(&st.lx));
+    press('n');
+    cr_expect_not(tui_lecture_asking(&st.lx), "then reveals");
+    cr_expect_eq(st.lx.caption_page, 0, "the answer from its start");
+    cr_expect_eq(st.lx.step, 0);
+}

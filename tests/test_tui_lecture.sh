@@ -73,6 +73,15 @@ else
 fi
 wait_for lesson "explain: " && ok "lesson: the step's explain key opens the overlay" ||
     fail "lesson: step 1 has explain: memory.weights but no overlay"
+# page_out: n until the step's caption shows its last page.
+page_out() {
+    _t=0
+    while [ $_t -lt 5 ] && capture lesson | grep -qF "n: more of the caption"; do
+        keys lesson n
+        sleep 0.3
+        _t=$((_t + 1))
+    done
+}
 prev=$(caption_of lesson)
 bad=0
 step=2
@@ -86,6 +95,16 @@ while [ "$step" -le "$n" ]; do
     fi
     cur=$(caption_of lesson)
     [ "$cur" != "$prev" ] || { fail "lesson: caption unchanged at step $step"; bad=1; }
+    # A long caption (or question) pages first: n shows the rest, on the step.
+    page_out
+    # A question step (issue 17): n first reveals the answer, on the step.
+    if capture lesson | grep -qF "n reveals the answer"; then
+        keys lesson n
+        wait_gone lesson "n reveals the answer" && capture lesson | grep -qF " $step/$n " ||
+            { fail "lesson: n did not reveal step $step"; bad=1; }
+        cur=$(caption_of lesson)
+        page_out
+    fi
     prev=$cur
     step=$((step + 1))
 done
@@ -96,8 +115,10 @@ wait_for lesson "last step ($n/$n)" && capture lesson | grep -qF " $n/$n " &&
 keys lesson p
 wait_for lesson " $((n - 1))/$n " && ok "lesson: p goes back" || fail "lesson: p"
 keys lesson Home
-for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; do
+k=1
+while [ $k -lt "$n" ]; do
     keys lesson p
+    k=$((k + 1))
 done
 wait_for lesson " 1/$n " || fail "lesson: p back to step 1"
 keys lesson Escape

@@ -1,10 +1,17 @@
 #!/bin/sh
 # test_tui_lessons.sh: every shipped lesson (share/lessons/*.yaml), in each
 # of its languages, at 100x30 and 80x24, through a real terminal (tmux):
-# every step draws with its number; a step that opens the explain overlay
-# leaves the Memory pane (the bar) exactly as it is without the overlay
-# (issue 17: beside or below the bar, never over it); F turns presentation
-# on over whatever the step opened and back. Skips (77) without tmux.
+# every step draws with its number; nothing of a step's title, caption or
+# question is cut without an ellipsis (every word of the file's text is on
+# the screen, page after page, and a page that goes on ends with one); a
+# question step asks until n reveals the answer on the same step; a step
+# that opens the explain overlay leaves the Memory pane (the bar) exactly as
+# it is without the overlay (issue 17: beside or below the bar, never over
+# it); F turns presentation on over whatever the step opened (on a question
+# step: the question large, every word) and back. Then one question step in
+# detail: its hidden figures are '?' before n and the engine's after, at
+# 100x30 and 80x24, LANG=C, NO_COLOR=1 and presenting. Skips (77) without
+# tmux.
 set -u
 
 top_builddir=${top_builddir:-.}
@@ -13,6 +20,9 @@ top_srcdir=${top_srcdir:-.}
 tui_need_tmux "the lessons' end-to-end tests"
 tui_setup lessons
 export LC_ALL=C.UTF-8
+# One idle session for the whole script: the server outlives the cases'
+# sessions (a server exiting as the next case starts fails that case).
+tmux -L "$SOCK" -f /dev/null new-session -d -s keep "sleep 3600"
 LESSONS=$(cd "$top_srcdir" && pwd)/share/lessons
 
 # --- the index (issue 17, item 4) -------------------------------------------
@@ -43,21 +53,132 @@ env -u LANGUAGE LANG=es_ES.UTF-8 "$VRAMLAB" --lang en --lesson | grep -q "^Lesso
 
 # The Memory pane: its title row and the three rows under it.
 memory_pane() {
-    capture "$1" | awk '/┌ (Memory per GPU|Memoria por GPU)/ { n = 4 } n > 0 { print; n-- }'
+    capture "$1" | awk -v tl="$TL" 'index($0, tl " Memory per GPU") || index($0, tl " Memoria por GPU") { n = 4 }
+        n > 0 { print; n-- }'
 }
 
+# texts FILE: each step's title, question and caption as the file writes
+# them (folded >- blocks joined by spaces, quotes dropped), one per line:
+# "K<TAB>T|Q|C<TAB>text".
+texts() {
+    awk '
+    function flush() { if (kind != "") print k "\t" kind "\t" val; kind = "" }
+    function unquote(v) {
+        if (v ~ /^".*"$/ || v ~ /^\047.*\047$/) v = substr(v, 2, length(v) - 2)
+        return v
+    }
+    kind != "" && /^      / { t = $0; sub(/^ +/, "", t); val = val (val == "" ? "" : " ") t; next }
+    { flush() }
+    /^  - / { k++ }
+    k > 0 && /^(  - |    )(title|question|caption): / {
+        line = $0
+        sub(/^(  - |    )/, "", line)
+        key = line; sub(/:.*/, "", key)
+        v = line; sub(/^[a-z]+: */, "", v)
+        kind = key == "title" ? "T" : key == "question" ? "Q" : "C"
+        if (v ~ /^[>|]-?$/) { val = "" } else { val = unquote(v); flush() }
+    }
+    END { flush() }' "$1"
+}
+
+# bar_rows NAME K N: the caption bar of step K (its heading " K/N ", or
+# " K/N (p/P) ", and the rows under it), from the last capture.
+bar_rows() {
+    awk -v h=" $2/$3 " 'index($0, h) == 1 { on = 1 } on' "$TMP/screen"
+}
+
+# caption_words NAME K N LABEL: the words of step K's caption bar, every
+# page of it (n pages a long one; the last page stays shown), one per line
+# into $TMP/words: the ellipsis that ends a page that goes on is dropped,
+# and so is the question's LABEL ("Question:"). Returns non-zero when a
+# page that goes on does not end with the ellipsis.
+caption_words() {
+    _s=$1 _k=$2 _n=$3 _label=$4 _bad=0 _p=0
+    : >"$TMP/words"
+    while [ $_p -lt 12 ]; do
+        capture "$_s" >"$TMP/screen"
+        bar_rows "$_s" "$_k" "$_n" >"$TMP/bar"
+        tail -n +2 "$TMP/bar" >"$TMP/rows"
+        more=0
+        head -1 "$TMP/bar" | grep -qE "n: (more of the caption|m.s del texto)" && more=1
+        if [ $more -eq 1 ]; then
+            case $(grep . "$TMP/rows" | tail -1) in
+            *"$ELL") ;;
+            *) _bad=1 ;;
+            esac
+        fi
+        tr -s ' ' '\n' <"$TMP/rows" | grep . | sed "s/$ELLRE\$//" |
+            awk -v l="$_label" 'NR == 1 && $0 == l { next } { print }' >>"$TMP/words"
+        _label=-
+        [ $more -eq 1 ] || break
+        # The next page: wait until the rows change.
+        tmux -L "$SOCK" send-keys -t "$_s" n
+        _i=0
+        while [ $_i -lt 30 ]; do
+            capture "$_s" >"$TMP/screen"
+            bar_rows "$_s" "$_k" "$_n" | tail -n +2 | cmp -s - "$TMP/rows" || break
+            sleep 0.1
+            _i=$((_i + 1))
+        done
+        sleep 0.1
+        _p=$((_p + 1))
+    done
+    return $_bad
+}
+
+# same_words TEXT: whether $TMP/words holds exactly the words of TEXT (as
+# an ASCII screen shows them: a '?' for each other character).
+same_words() {
+    printf '%s\n' "$1" | tr -s ' ' '\n' | grep . | ascii >"$TMP/want"
+    cmp -s "$TMP/want" "$TMP/words"
+}
+
+# ascii: with ASCII=1, every character that is not ASCII as one '?'.
+ascii() {
+    if [ "$ASCII" = 1 ]; then LC_ALL=C sed 's/[\xc0-\xff][\x80-\xbf]*/?/g'; else cat; fi
+}
+
+# present_question_words NAME: the words of the question presentation
+# mode shows large (between its heading and the Memory block) into
+# $TMP/words; returns non-zero when it is cut (fewer words than the
+# question) without an ellipsis at its end.
+present_question_words() {
+    capture "$1" | awk '
+        /^  (Question|Pregunta)$/ { on = 1; next }
+        /^  (Memory per GPU|Memoria por GPU)/ { on = 0 }
+        on' | tr -s ' ' '\n' | grep . >"$TMP/words.raw"
+    sed "s/$ELLRE\$//" "$TMP/words.raw" >"$TMP/words"
+    same_words "$2" && return 0
+    # Cut: a prefix of the question's words, and the last one marked.
+    tail -1 "$TMP/words.raw" | grep -q "$ELLRE\$" &&
+        head -n "$(wc -l <"$TMP/words")" "$TMP/want" | cmp -s - "$TMP/words"
+}
+
+# Each lesson at 100x30 and 80x24 in UTF-8, and at 80x24 with LANG=C (ASCII:
+# '...' for the ellipsis, '?' for every other character, '#' digits).
 for file in "$LESSONS"/*.yaml; do
     base=$(basename "$file" .yaml)  # seed-000.es
     lang=${base##*.}
     name=${base%.*}
-    case $lang in es) loc=es_ES.UTF-8 ex="explicación: " ;; *) loc=C.UTF-8 ex="explain: " ;; esac
+    texts "$file" >"$TMP/texts"
     n=$(grep -c '^  - ' "$file")
-    for size in 100x30 80x24; do
-        w=${size%x*} h=${size#*x}
+    for size in 100x30 80x24 80x24-ascii; do
+        case $size in
+        *-ascii) ASCII=1 ELL="..." ELLRE='\.\.\.' TL="+" BIG="##" loc=C ;;
+        *) ASCII=0 ELL="…" ELLRE="…" TL="┌" BIG="██" loc=C.UTF-8 ;;
+        esac
+        # The messages: Spanish needs a UTF-8 locale (LANG=C shows English).
+        case $lang$ASCII in
+        es0) ex="explicación: " qlabel="Pregunta:" reveal="n muestra la respuesta" ;;
+        *) ex="explain: " qlabel="Question:" reveal="n reveals the answer" ;;
+        esac
+        wh=${size%-ascii}
+        w=${wh%x*} h=${wh#*x}
         s=$(echo "l_${name}_${lang}_$size" | tr -c 'a-zA-Z0-9_\n' _)
         tmux -L "$SOCK" -f /dev/null new-session -d -s "$s" -x "$w" -y "$h" \
-            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --lang $lang --lesson $name; sleep 60"
+            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lang $lang --lesson $name; sleep 60"
         bad=0
+        questions=0
         k=1
         while [ $k -le "$n" ]; do
             if ! wait_for "$s" " $k/$n "; then
@@ -67,6 +188,66 @@ for file in "$LESSONS"/*.yaml; do
                 break
             fi
             sleep 0.2
+            title=$(awk -F'\t' -v k=$k '$1 == k && $2 == "T" { print $3 }' "$TMP/texts" | ascii)
+            question=$(awk -F'\t' -v k=$k '$1 == k && $2 == "Q" { print $3 }' "$TMP/texts")
+            caption=$(awk -F'\t' -v k=$k '$1 == k && $2 == "C" { print $3 }' "$TMP/texts")
+            # The step's title: whole, or cut with an ellipsis.
+            heading=$(capture "$s" | grep -F " $k/$n " | tail -1)
+            if [ -n "$title" ] && ! printf '%s' "$heading" | grep -qF "$title" &&
+                ! printf '%s' "$heading" | grep -qF "$ELL"; then
+                fail "$base at $size, step $k: the title is cut without an ellipsis: $heading"
+                bad=1
+            fi
+            if [ -n "$question" ]; then
+                questions=$((questions + 1))
+                # The question first, every word of it, and what n does.
+                if ! capture "$s" | grep -qF "$reveal"; then
+                    fail "$base at $size, step $k: a question step that does not ask"
+                    capture "$s"
+                    bad=1
+                    break
+                fi
+                if ! caption_words "$s" $k "$n" "$qlabel"; then
+                    fail "$base at $size, step $k: the question is cut without an ellipsis"
+                    bad=1
+                fi
+                same_words "$question" || {
+                    fail "$base at $size, step $k: the question's words are not all shown"
+                    diff "$TMP/want" "$TMP/words" | head -6
+                    bad=1
+                }
+                # F: the question large, every word, nothing cut silently.
+                tmux -L "$SOCK" send-keys -t "$s" F
+                wait_for "$s" "  ${qlabel%:}" 30 || true
+                sleep 0.2
+                if ! present_question_words "$s" "$question"; then
+                    fail "$base at $size, step $k: F does not show the question large (or cuts it)"
+                    capture "$s"
+                    bad=1
+                fi
+                tmux -L "$SOCK" send-keys -t "$s" F
+                wait_for "$s" "$TL " || { fail "$base $size step $k: F did not return"; bad=1; }
+                # n reveals the answer, on the same step.
+                tmux -L "$SOCK" send-keys -t "$s" n
+                if ! wait_gone "$s" "$reveal" || ! capture "$s" | grep -qF " $k/$n "; then
+                    fail "$base at $size, step $k: n did not reveal the answer on the step"
+                    capture "$s"
+                    bad=1
+                    break
+                fi
+                sleep 0.2
+            fi
+            # The caption (a question's answer): every word, page by page.
+            if ! caption_words "$s" $k "$n" -; then
+                fail "$base at $size, step $k: a caption page that goes on has no ellipsis"
+                bad=1
+            fi
+            same_words "$caption" || {
+                fail "$base at $size, step $k: the caption's words are not all shown (cut?)"
+                diff "$TMP/want" "$TMP/words" | head -6
+                capture "$s" | tail -6
+                bad=1
+            }
             if capture "$s" | grep -qF "$ex"; then
                 with=$(memory_pane "$s")
                 tmux -L "$SOCK" send-keys -t "$s" e
@@ -85,7 +266,7 @@ for file in "$LESSONS"/*.yaml; do
             # number still shown; F again: the panes.
             tmux -L "$SOCK" send-keys -t "$s" F
             j=0
-            while [ $j -lt 50 ] && [ "$(capture "$s" | grep -c '██')" -lt 5 ]; do
+            while [ $j -lt 50 ] && [ "$(capture "$s" | grep -cF "$BIG")" -lt 5 ]; do
                 sleep 0.1
                 j=$((j + 1))
             done
@@ -95,21 +276,142 @@ for file in "$LESSONS"/*.yaml; do
                 bad=1
             fi
             tmux -L "$SOCK" send-keys -t "$s" F
-            wait_for "$s" "┌ " || { fail "$base at $size, step $k: F did not return to the panes"; bad=1; }
+            wait_for "$s" "$TL " || { fail "$base at $size, step $k: F did not return to the panes"; bad=1; }
             [ $bad -eq 0 ] || break
-            # n pages a long caption before it steps.
+            # The caption is on its last page: n steps on.
             k=$((k + 1))
             t=0
-            while [ $k -le "$n" ] && [ $t -lt 6 ]; do
+            while [ $k -le "$n" ] && [ $t -lt 3 ]; do
                 tmux -L "$SOCK" send-keys -t "$s" n
                 wait_for "$s" " $k/$n " 10 && break
                 t=$((t + 1))
             done
         done
-        [ $bad -eq 0 ] && ok "$base at $size: $n steps draw, the bar stays visible, F works on each"
+        [ $bad -eq 0 ] &&
+            ok "$base at $size: $n steps ($questions questions) draw, nothing cut without an ellipsis, the bar stays visible, F works on each"
         tmux -L "$SOCK" kill-session -t "$s" 2>/dev/null
     done
 done
+
+ASCII=0 TL="┌"
+
+# --- a question step in detail (issue 17, item 2) ---------------------------
+# 70B in FP16 over two H100: the question hides Memory and Speed (the
+# default); before n none of their figures is on the screen (no digit at all
+# in the two panes, an empty bar, no verdict), after n the engine's, as
+# `vramlab plan` prints them.
+mkdir -p "$TMP/q"
+cat >"$TMP/q/q.yaml" <<'YAML'
+title: Question
+language: en
+steps:
+  - title: Two H100
+    scenario: {params: 70B, format: fp16, gpu: h100-sxm, gpus: 2, tp: 2, context: 1024}
+    pane: memory
+    question: Does a 70B model in FP16 fit two H100?
+    caption: Yes, as the Memory pane now shows with its figures.
+YAML
+plan=$(LANG=C.UTF-8 "$VRAMLAB" plan --params 70B --format fp16 --gpu h100-sxm --gpus 2 --tp 2 --context 1024)
+total=$(echo "$plan" | awk '/^Memory per GPU/ { m = 1 } m && $1 == "total" { print $2 " " $3; exit }')
+rate=$(echo "$plan" | awk '$1 == "memory-bound" && $2 == "ceiling" { print $3; exit }')
+cap=$(echo "$plan" | awk '$1 == "capacity" { print $2 " " $3; exit }')
+[ -n "$total" ] && [ -n "$rate" ] && [ -n "$cap" ] || fail "plan gave no figures: $plan"
+
+# box NAME TITLE FILE: the content rows of the box titled TITLE in a
+# captured screen FILE (the box's own columns only).
+box() {
+    awk -v t="$1" '
+        index($0, t) && !on { on = 1; next }
+        on && /^(└|\+)/ { exit }
+        on { print }' "$2" | sed -E 's/^(│|\|)//; s/(│|\|).*//'
+}
+
+# question_case NAME W H ENV ARGS: the question before and after n.
+question_case() {
+    qs=$1 w=$2 h=$3 envs=$4 args=$5
+    tmux -L "$SOCK" -f /dev/null new-session -d -s "$qs" -x "$w" -y "$h" \
+        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $args --lesson '$TMP/q/q.yaml'; sleep 60"
+    what="question at ${w}x$h${envs:+ $envs}${args:+ $args}"
+    if ! wait_for "$qs" "Question: Does a 70B" || ! wait_for "$qs" "n reveals"; then
+        fail "$what: the question is not shown"
+        capture "$qs"
+        return
+    fi
+    sleep 0.3
+    capture "$qs" >"$TMP/before"
+    case $args in
+    *--present*)
+        # The question large; the memory figure, capacity and verdict '?'.
+        if grep -qF "$total" "$TMP/before" || grep -qF "$cap" "$TMP/before" ||
+            ! grep -q "^  Question$" "$TMP/before" || ! grep -qF "of ? GB" "$TMP/before" ||
+            ! grep -qF "fits? ?" "$TMP/before" || grep -q "fits on" "$TMP/before"; then
+            fail "$what: a figure or the verdict shows before n"
+            cat "$TMP/before"
+        else
+            ok "$what: the question large, the headline's figures '?'"
+        fi
+        ;;
+    *)
+        box "Memory per GPU" "$TMP/before" >"$TMP/mem"
+        box "Speed" "$TMP/before" >"$TMP/speed"
+        if [ ! -s "$TMP/mem" ] || [ ! -s "$TMP/speed" ] || grep -q '[0-9]' "$TMP/mem" "$TMP/speed" ||
+            head -1 "$TMP/mem" | grep -qE '█|#' || ! grep -qF "fits? ?" "$TMP/mem" ||
+            ! grep -qF "? GB" "$TMP/mem" || ! grep -qF "? tok/s" "$TMP/speed" ||
+            grep -qF "$total" "$TMP/before"; then
+            fail "$what: a hidden figure shows before n"
+            cat "$TMP/before"
+        else
+            ok "$what: Memory and Speed show '?' for every figure before n, an empty bar, no verdict"
+        fi
+        ;;
+    esac
+    tmux -L "$SOCK" send-keys -t "$qs" n
+    if wait_gone "$qs" "n reveals" && wait_for "$qs" "Yes, as the Memory pane"; then
+        sleep 0.3
+        capture "$qs" >"$TMP/after"
+        case $args in
+        *--present*) want="of $cap" speed="" ;;
+        *) want="total $total" speed="$rate tok/s" ;;
+        esac
+        if grep -qF "$want" "$TMP/after" && grep -q "fits on" "$TMP/after" &&
+            grep -qF "$speed" "$TMP/after"; then
+            ok "$what: n reveals the engine's figures ($want${speed:+, $speed}) and the answer"
+        else
+            fail "$what: after n, not the engine's figures ($want${speed:+, $speed})"
+            cat "$TMP/after"
+        fi
+    else
+        fail "$what: n did not reveal"
+        capture "$qs"
+    fi
+    tmux -L "$SOCK" send-keys -t "$qs" r
+    wait_for "$qs" "n reveals" && ! capture "$qs" | grep -qF "$total" &&
+        ok "$what: r returns to the question" || fail "$what: r did not return to the question"
+    tmux -L "$SOCK" kill-session -t "$qs" 2>/dev/null
+}
+
+question_case q1 100 30 "" ""
+question_case q2 80 24 "" ""
+question_case q3 100 30 "LANG=C" ""
+question_case q4 80 24 "NO_COLOR=1" ""
+question_case q5 100 30 "" "--present"
+question_case q6 80 24 "" "--present"
+
+# --present --lesson: the first step's headline, its explanation closed
+# (e opens it), as F on the step shows it.
+tmux -L "$SOCK" -f /dev/null new-session -d -s pres -x 100 -y 30 \
+    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --lesson seed-000; sleep 60"
+if wait_for pres " 1/" && sleep 0.5 && [ "$(capture pres | grep -c '██')" -ge 5 ] &&
+    ! capture pres | grep -qF "explain: "; then
+    ok "--present --lesson: the headline, no explanation over it"
+else
+    fail "--present --lesson: the step's explanation covers the headline"
+    capture pres
+fi
+tmux -L "$SOCK" send-keys -t pres e
+wait_for pres "explain: " && ok "--present --lesson: e opens the explanation" ||
+    fail "--present --lesson: e"
+tmux -L "$SOCK" kill-session -t pres 2>/dev/null
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "every shipped lesson steps through at 100x30 and 80x24"

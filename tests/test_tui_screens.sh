@@ -97,17 +97,18 @@ has help "source" "40x12 explain: the source can be reached"
 has help "8030261248" "40x12 explain: the result can be reached"
 
 # --- a long lesson caption pages instead of losing its end ------------------
+nsteps=$(grep -c '^  - ' "$top_srcdir/share/lessons/seed-000.en.yaml")
 start cap 80 24 --lesson seed-000
-has cap "1/24 (1/2)" "80x24 lesson: the caption says it has two pages"
+has cap "1/$nsteps (1/2)" "80x24 lesson: the caption says it has two pages"
 keys cap n
 has cap "does not fit." "80x24 lesson: n shows the caption's end"
-lacks cap "2/24" "80x24 lesson: paging stays on the step"
+lacks cap "2/$nsteps" "80x24 lesson: paging stays on the step"
 keys cap n
-has cap "2/24" "80x24 lesson: then n steps"
+has cap "2/$nsteps" "80x24 lesson: then n steps"
 keys cap p
-has cap "1/24 (1/2)" "p goes back to the step's first page"
+has cap "1/$nsteps (1/2)" "p goes back to the step's first page"
 keys cap n p
-has cap "1/24 (1/2)" "p pages back within the caption"
+has cap "1/$nsteps (1/2)" "p pages back within the caption"
 lacks cap "first step" "p paged rather than stepped"
 
 # --- the memory legend keeps every part; labels shortened, not cut ------------

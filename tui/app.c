@@ -186,8 +186,15 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         dirty |= tui_mpane_poll(&probe, st);
         if (ch == ERR)
             continue;
+        /* A question revealed by a change (not by n) shows its answer: the
+         * caption bar takes that text's rows. */
+        bool asking = tui_lecture_asking(&st->lx);
         if (ch == KEY_MOUSE) {
-            dirty |= on_mouse(st, &ui);
+            /* A wheel change leaves the lesson step (and reveals a
+             * question), a click on a read-out waits for its answer. */
+            unsigned d = on_mouse(st, &ui);
+            tui_lecture_after(st, d);
+            dirty |= d;
         } else {
             int k = key_from_curses(ch);
             unsigned d = 0;
@@ -208,6 +215,8 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
                 dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
             }
         }
+        if (asking != tui_lecture_asking(&st->lx))
+            dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         dirty |= tui_mpane_poll(&probe, st);
         /* The focused Measure pane with results grows over Speed and Roofline. */
         if (tui_measure_grows(st) != ui.layout.measure_grown)
@@ -331,6 +340,9 @@ int tui_main(int argc, char **argv) {
         snprintf(msg, sizeof(msg), "%s", notes[0]);
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);
+    /* Before the first step: --present shows its headline, not the step's
+     * explanation over it (e opens that). */
+    st.lx.present = o.present;
     if (o.lesson && tui_lecture_open(&ss.lecture, &st, o.lesson, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: --lesson: %s", err);
         tui_lecture_free(&ss.lecture);
@@ -344,7 +356,6 @@ int tui_main(int argc, char **argv) {
         tui_lecture_free(&ss.lecture);
         return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
     }
-    st.lx.present = o.present;
     if (msg[0])
         snprintf(st.message, sizeof(st.message), "%s", msg);
     else if (diag.text && *diag.text)

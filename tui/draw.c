@@ -262,7 +262,14 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
         lesson_keys[2][0] = "s o";
         lesson_keys[2][1] = N_("save/open");
     }
-    if (st->lx.lesson || st->lx.present)
+    /* A question not yet answered: the hints say what n does. */
+    const char *question_keys[][2] = {
+        {"n", N_("reveals")}, {"p", N_("back")}, {"r", N_("back to step")},
+        {"F", N_("present")}, {"?", N_("help")}, {"q", N_("quit")},
+    };
+    if (tui_lecture_asking(&st->lx))
+        draw_hints(ui, w, question_keys, sizeof(question_keys) / sizeof(question_keys[0]));
+    else if (st->lx.lesson || st->lx.present)
         draw_hints(ui, w, lesson_keys, sizeof(lesson_keys) / sizeof(lesson_keys[0]));
     else
         draw_hints(ui, w, keys, sizeof(keys) / sizeof(keys[0]));
@@ -329,6 +336,7 @@ void tui_draw_frame(struct tui_ui *ui, const struct tui_state *st) {
             .y0 = ui->layout.pane[p].y, .x0 = ui->layout.pane[p].x,
             .ih = ui->layout.pane[p].h - 2, .iw = ui->layout.pane[p].w - 2,
             .focused = st->focus_pane == (enum tui_pane)p,
+            .masked = tui_lecture_hides(&st->lx, (enum tui_pane)p),
         };
         wbkgdset(w, ' ' | tui_attr(TUI_ROLE_NORMAL));
         werase(w);

@@ -61,13 +61,30 @@ static int wrap_text(const char *s, int width, const char **starts, int *bytes, 
     return n;
 }
 
+#define CAPTION_TEXT_MAX 4096
+/* Columns a caption line leaves free at its end, for the ellipsis ("...")
+ * that says the next page goes on: no word is ever covered by it. */
+#define CAPTION_ELL 3
+
+/* What the caption bar shows: a question not yet answered, marked as one
+ * ("Question: How many GB..."), else the caption (the answer). */
+static const char *caption_text(const struct tui_state *st, char *buf, size_t len) {
+    if (tui_lecture_asking(&st->lx)) {
+        int n = snprintf(buf, len, "%s %s", _("Question:"), st->lx.question);
+        return n >= 0 && (size_t)n < len ? buf : st->lx.question;
+    }
+    return st->lx.caption ? st->lx.caption : "";
+}
+
 /* Rows of the caption bar (see draw.h). */
 int tui_caption_rows(const struct tui_state *st, int rows, int cols) {
     const char *starts[WRAP_MAX];
     int bytes[WRAP_MAX];
+    char text[CAPTION_TEXT_MAX];
     if (!st->lx.lesson || !st->lx.caption || cols < TUI_MIN_COLS)
         return 0;
-    int lines = wrap_text(st->lx.caption, cols - 2, starts, bytes, WRAP_MAX);
+    int lines = wrap_text(caption_text(st, text, sizeof(text)), cols - 2 - CAPTION_ELL, starts,
+                          bytes, WRAP_MAX);
     int most = rows >= 40 ? 8 : rows >= 30 ? 5 : 3; /* longer captions page */
     int k = 1 + (lines < most ? lines : most);
     if (rows - k < TUI_MIN_ROWS)
@@ -91,8 +108,10 @@ void tui_draw_caption(struct tui_ui *ui, const struct tui_state *st) {
     const char *starts[WRAP_MAX];
     int bytes[WRAP_MAX];
     const char *ell = ui->g->utf8 ? "\xe2\x80\xa6" : "...";
-    char head[256];
-    const char *cap = st->lx.caption ? st->lx.caption : "";
+    char head[256], text[CAPTION_TEXT_MAX];
+    const char *cap = caption_text(st, text, sizeof(text));
+    bool asking = tui_lecture_asking(&st->lx) && cap == text;
+    int qlen = asking ? (int)strlen(_("Question:")) : 0; /* drawn in its own colour */
     snprintf(head, sizeof(head), " %zu/%zu ", st->lx.step + 1, st->lx.n_steps);
 
     if (ui->caption_inline) {
@@ -116,7 +135,7 @@ void tui_draw_caption(struct tui_ui *ui, const struct tui_state *st) {
     getmaxyx(w, h, wd);
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_NORMAL));
     werase(w);
-    int n = wrap_text(cap, wd - 2, starts, bytes, WRAP_MAX);
+    int n = wrap_text(cap, wd - 2 - CAPTION_ELL, starts, bytes, WRAP_MAX);
     int per = h - 1 > 0 ? h - 1 : 1;
     if (n > WRAP_MAX)
         n = WRAP_MAX;
@@ -133,21 +152,31 @@ void tui_draw_caption(struct tui_ui *ui, const struct tui_state *st) {
         x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_PANE_TITLE, st->lx.step_title);
     const char *hint = st->lx.off_step                     ? _("changed: r returns to the step")
                        : pg + 1 < pages                    ? _("n: more of the caption")
+                       : tui_lecture_asking(&st->lx)       ? _("n reveals the answer")
                        : st->lx.step + 1 >= st->lx.n_steps ? _("last step; p goes back")
                                                            : _("n next, p back");
     int hw = tui_width(hint);
     if (x + hw + 3 <= wd)
         tui_put(ui, w, 0, wd - hw - 1, hw,
-                st->lx.off_step || pg + 1 < pages ? TUI_ROLE_WARN : TUI_ROLE_DIM, hint);
+                st->lx.off_step || pg + 1 < pages || tui_lecture_asking(&st->lx) ? TUI_ROLE_WARN
+                                                                                 : TUI_ROLE_DIM,
+                hint);
     for (int r = 0; r < per; r++) {
         int i = (int)pg * per + r;
         if (i >= n)
             break;
-        int cx = put_bytes(ui, w, 1 + r, 1, wd - 2, TUI_ROLE_VALUE, starts[i], bytes[i]);
+        int cx = 1;
+        const char *line = starts[i];
+        int len = bytes[i];
+        if (i == 0 && asking && len >= qlen) { /* "Question:" in the warning colour */
+            cx += put_bytes(ui, w, 1 + r, cx, wd - 2, TUI_ROLE_WARN, line, qlen);
+            line += qlen;
+            len -= qlen;
+        }
+        cx += put_bytes(ui, w, 1 + r, cx, wd - 1 - cx, TUI_ROLE_VALUE, line, len);
         if (r == per - 1 && i + 1 < n) {
             /* The caption goes on: the next page (n) shows the rest. */
-            int ex = cx + 1 < wd - 3 ? cx + 1 : wd - 4;
-            tui_put(ui, w, 1 + r, ex, 3, TUI_ROLE_WARN, ell);
+            tui_put(ui, w, 1 + r, cx, CAPTION_ELL, TUI_ROLE_WARN, ell);
         }
     }
 }
@@ -258,6 +287,7 @@ static const struct {
     {'4', {5, 5, 7, 1, 1}}, {'5', {7, 4, 7, 1, 7}}, {'6', {7, 4, 7, 5, 7}}, {'7', {7, 1, 1, 2, 2}},
     {'8', {7, 5, 7, 5, 7}}, {'9', {7, 5, 7, 1, 7}}, {'.', {0, 0, 0, 0, 2}}, {',', {0, 0, 0, 2, 4}},
     {'-', {0, 0, 7, 0, 0}}, {'$', {3, 6, 2, 3, 6}}, {'%', {5, 1, 2, 4, 5}}, {' ', {0, 0, 0, 0, 0}},
+    {'?', {7, 1, 2, 0, 2}}, /* a hidden figure */
 };
 #define BIG_H 5
 
@@ -350,6 +380,42 @@ static void split_unit(const char *s, char *num, size_t nl, char *unit, size_t u
     snprintf(unit, ul, "%s", sp ? sp + 1 : "");
 }
 
+/* A question not yet answered, at the top of presentation mode: "Question"
+ * and the question in bold, each line centred, double-spaced when the
+ * window has the rows (the figures it asks about follow, as '?'); a
+ * question longer than the window ends with an ellipsis (the caption bar
+ * pages it). Returns the first row left. */
+static int big_question(struct tui_ui *ui, WINDOW *w, const struct tui_state *st) {
+    const char *starts[WRAP_MAX];
+    int bytes[WRAP_MAX], h, wd;
+    getmaxyx(w, h, wd);
+    const char *ell = ui->g->utf8 ? "\xe2\x80\xa6" : "...";
+    int width = wd - 8 - CAPTION_ELL;
+    int n = wrap_text(st->lx.question, width, starts, bytes, WRAP_MAX);
+    if (n > WRAP_MAX)
+        n = WRAP_MAX;
+    /* Double spacing when the question and the memory figure both fit. */
+    int gap = 1 + 2 * n + 8 <= h ? 2 : 1;
+    int room = (h - 2) / gap; /* lines of the question that fit */
+    if (room < 1)
+        room = 1;
+    tui_put(ui, w, 0, 2, wd - 4, TUI_ROLE_WARN, _("Question"));
+    int y = gap;
+    for (int i = 0; i < n && i < room; i++) {
+        char line[512];
+        int len = bytes[i] < (int)sizeof(line) - 1 ? bytes[i] : (int)sizeof(line) - 1;
+        memcpy(line, starts[i], (size_t)len);
+        line[len] = '\0';
+        int lw = tui_width(line);
+        int x = (wd - lw) / 2 > 4 ? (wd - lw) / 2 : 4;
+        x += tui_put(ui, w, y, x, width, TUI_ROLE_VALUE, line);
+        if (i == room - 1 && i + 1 < n)
+            tui_put(ui, w, y, x, CAPTION_ELL, TUI_ROLE_WARN, ell);
+        y += gap;
+    }
+    return y;
+}
+
 /* Presentation mode (see draw.h). */
 void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
     WINDOW *w = ui->big;
@@ -359,30 +425,42 @@ void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
     getmaxyx(w, h, wd);
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_NORMAL));
     werase(w);
+    /* A question hides the figures of its panes: the Memory block with
+     * Memory, the tokens/s or days with Speed. */
+    bool hide_mem = tui_lecture_hides(&st->lx, TUI_PANE_MEMORY);
+    bool hide_speed = tui_lecture_hides(&st->lx, TUI_PANE_SPEED);
     bool ok = e->invalid == 0 && e->fits;
+    int y = tui_lecture_asking(&st->lx) && st->lx.question ? big_question(ui, w, st) : 0;
     /* Spacing rows only when there is room for them. */
-    bool airy = h >= 17;
-    int y = 0;
+    bool airy = h - y >= 17;
 
     tui_put(ui, w, y++, 2, wd - 4, TUI_ROLE_PANE_TITLE, _("Memory per GPU"));
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     split_unit(a, num, sizeof(num), unit, sizeof(unit));
     report_bytes(e->capacity, st->opt.units, cap, sizeof(cap));
-    snprintf(note, sizeof(note), _("of %s"), cap);
-    y += big_figure(ui, w, y, h - y - 2, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, num, unit, note);
+    snprintf(a, sizeof(a), _("of %s"), cap);
+    if (hide_mem) {
+        snprintf(num, sizeof(num), "?");
+        tui_mask_figures(a, note, sizeof(note));
+    } else {
+        snprintf(note, sizeof(note), "%s", a);
+    }
+    y += big_figure(ui, w, y, h - y - 2,
+                    hide_mem ? TUI_ROLE_VALUE : ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, num, unit,
+                    note);
     if (airy)
         y++;
     if (y < h) {
-        struct tui_pen pen = {
-            .ui = ui, .st = st, .w = w, .pane = TUI_PANE_MEMORY, .ih = h - 1, .iw = wd - 2};
+        struct tui_pen pen = {.ui = ui, .st = st, .w = w, .pane = TUI_PANE_MEMORY,
+                              .ih = h - 1, .iw = wd - 2, .masked = hide_mem};
         tui_draw_bar(&pen, y - 1, 1, wd - 4, e);
         y++;
     }
     bool two = false;
     if (y < h) {
         /* A verdict wider than the screen takes two lines (when free). */
-        const char *v = st->verdict;
-        enum tui_role vr = ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD;
+        const char *v = hide_mem ? _("fits? ?") : st->verdict;
+        enum tui_role vr = hide_mem ? TUI_ROLE_VALUE : ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD;
         int n = (int)strlen(v), cut = n;
         if (tui_width(v) > wd - 4 && y + 2 < h) {
             for (int i = 0; i < n && i <= wd - 4; i++)
@@ -407,6 +485,10 @@ void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
         report_number(e->decode_tokens_per_s, num, sizeof(num));
         bool mem = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
         snprintf(note, sizeof(note), "%s", mem ? _("memory-bound") : _("compute-bound"));
+        if (hide_speed) { /* what binds would be half the answer */
+            snprintf(num, sizeof(num), "?");
+            note[0] = '\0';
+        }
         y += big_figure(ui, w, y, h - y, TUI_ROLE_VALUE, num, _("tok/s"), note);
     } else {
         tui_put(ui, w, y++, 2, wd - 4, TUI_ROLE_PANE_TITLE, _("Training time"));
@@ -414,6 +496,11 @@ void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
         note[0] = '\0';
         if (e->train_cost_usd > 0)
             report_money(e->train_cost_usd, note, sizeof(note));
+        if (hide_speed) {
+            snprintf(num, sizeof(num), "?");
+            tui_mask_figures(note[0] ? note : "", a, sizeof(a));
+            snprintf(note, sizeof(note), "%s", a);
+        }
         y += big_figure(ui, w, y, h - y, TUI_ROLE_VALUE, num, _("days"), note);
     }
 }

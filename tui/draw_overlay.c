@@ -31,6 +31,7 @@ static const char *const tui_help_lines[] = {
     N_("a w v              Measure pane: apply measured figures, save JSON, error lab"),
     N_("n Space PgDn       lesson: next step (p Backspace PgUp: back)"),
     N_("r                  lesson: return to the step after exploring"),
+    N_("                   a question step: n reveals the answer ('?' figures)"),
     N_("F                  presentation mode: the headline, large"),
     N_("c                  compare: pin this scenario (c again unpins)"),
     N_("s o                save / open a scenario file (YAML)"),

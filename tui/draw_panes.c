@@ -71,7 +71,7 @@ void tui_draw_model(struct tui_pen *p) {
     show_focus(p, line_of, 2, TUI_F_MODEL);
 
     report_count(st->est.params_total, n, sizeof(n));
-    int nw = tui_width(n);
+    int nw = tui_pen_width(p, n);
     const char *name = m->name[0] ? m->name : m->id;
     tui_pen_field(p, 0, 0, TUI_F_MODEL, name);
     if (p->iw >= tui_width(name) + nw + 1)
@@ -95,10 +95,12 @@ void tui_draw_model(struct tui_pen *p) {
     int x = tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, _("size "));
     /* The model's own size; the knob sits at the nearest notch. */
     report_count(st->est.params_total, n, sizeof(n));
-    int track = p->iw - x - tui_width(n) - 3;
+    int track = p->iw - x - tui_pen_width(p, n) - 3;
     x += tui_pen_field(p, 2, x, TUI_F_SIZE, g->left);
     if (track >= 4) {
         int k = (int)lround((double)st->size_step * (track - 1) / TUI_SIZE_STEPS);
+        if (p->masked) /* the knob's place would tell the size */
+            k = -1;
         for (int i = 0; i < track; i++)
             tui_pen_text(p, 2, x + i, i == k ? TUI_ROLE_MARKER : TUI_ROLE_DIM,
                          i == k ? g->knob : g->track);
@@ -494,6 +496,13 @@ void tui_draw_bar(struct tui_pen *p, int line, int x0, int width,
     double scale = e->capacity > total ? e->capacity : total;
     if (!(scale > 0) || width < 4)
         return;
+    if (p->masked) {
+        /* A question hides the bar: the same empty track whatever it
+         * holds, with a '?' in the middle. */
+        tui_pen_repeat(p, line, x0, width, TUI_ROLE_FREE, g->free);
+        tui_pen_text(p, line, x0 + width / 2, TUI_ROLE_VALUE, "?");
+        return;
+    }
     double per_cell = scale / width;
     int cap_cell = (int)lround(e->capacity / per_cell);
     int x = 0;
@@ -534,7 +543,7 @@ static void draw_compare_bar(struct tui_pen *p, int line, const char *label,
     int lw = 9;
     report_bytes(e->memory.total, u, a, sizeof(a));
     snprintf(b, sizeof(b), " %s", a);
-    int rw = tui_width(b);
+    int rw = tui_pen_width(p, b);
     tui_pen_text(p, line, 0, TUI_ROLE_LABEL, label);
     tui_draw_bar(p, line, lw, p->iw - lw - rw - 1, e);
     tui_pen_text(p, line, p->iw - rw, e->fits && !e->invalid ? TUI_ROLE_GOOD : TUI_ROLE_BAD, b);
@@ -550,7 +559,8 @@ static void draw_memory_compare(struct tui_pen *p) {
     draw_compare_bar(p, 0, _("pinned"), &st->lx.pin_est, st->opt.units);
     draw_compare_bar(p, 1, _("current"), e, st->opt.units);
     bool ok = e->invalid == 0 && e->fits;
-    tui_pen_text(p, 2, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, st->verdict);
+    tui_pen_text(p, 2, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD,
+                 p->masked ? _("fits? ?") : st->verdict);
     if (p->ih >= 4) {
         char b[32];
         report_bytes(st->lx.pin_est.capacity, st->opt.units, a, sizeof(a));
@@ -642,7 +652,7 @@ void tui_draw_memory(struct tui_pen *p) {
 
     report_bytes(e->capacity, st->opt.units, a, sizeof(a));
     snprintf(b, sizeof(b), _(" of %s"), a);
-    int rw = tui_width(b);
+    int rw = tui_pen_width(p, b);
     tui_draw_bar(p, 0, 0, p->iw - rw - 1, e);
     tui_pen_text(p, 0, p->iw - rw, TUI_ROLE_LABEL, b);
 
@@ -659,24 +669,26 @@ void tui_draw_memory(struct tui_pen *p) {
      * moves after the verdict before a part is dropped. */
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), _("total %s"), a);
-    int tw = tui_width(buf) + 1, form = 0;
+    int tw = tui_pen_width(p, buf) + 1, form = 0;
     while (form < 3 && legend_width(st, seg, form > 0) + (form < 2 ? tw : 0) > p->iw)
         form++;
     int x = draw_legend(p, ll, seg, form > 0);
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), _("total %s"), a);
-    bool total_shown = x + tui_width(buf) <= p->iw;
+    bool total_shown = x + tui_pen_width(p, buf) <= p->iw;
     if (total_shown)
-        tui_pen_field(p, ll, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
+        tui_pen_field(p, ll, p->iw - tui_pen_width(p, buf), TUI_F_MEM_TOTAL, buf);
 
     bool ok = e->invalid == 0 && e->fits;
-    int vw = tui_pen_text(p, lv, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD, st->verdict);
+    /* A question's verdict would be its answer. */
+    int vw = tui_pen_text(p, lv, 0, ok ? TUI_ROLE_GOOD : TUI_ROLE_BAD,
+                          p->masked ? _("fits? ?") : st->verdict);
     if (!total_shown) {
         /* The legend had no room for the total: it goes after the verdict. */
         report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
         snprintf(buf, sizeof(buf), _("total %s"), a);
-        if (vw + tui_width(buf) + 2 <= p->iw)
-            tui_pen_field(p, lv, p->iw - tui_width(buf), TUI_F_MEM_TOTAL, buf);
+        if (vw + tui_pen_width(p, buf) + 2 <= p->iw)
+            tui_pen_field(p, lv, p->iw - tui_pen_width(p, buf), TUI_F_MEM_TOTAL, buf);
     }
     if (p->ih >= 4 && e->invalid == 0 && st->opt.sc.mode == ENGINE_MODE_INFER &&
         e->memory.host > 0 && e->serving.host_layers > 0) {
@@ -694,10 +706,10 @@ void tui_draw_memory(struct tui_pen *p) {
                 break;
         }
         tui_pen_field(p, 3, 0, TUI_F_MEM_HOST, buf);
-    } else if (p->ih >= 4 && e->invalid == 0 && st->opt.sc.mode == ENGINE_MODE_TRAIN &&
-               st->opt.sc.offload != ENGINE_OFFLOAD_NONE) {
+    } else if (p->ih >= 4 && !p->masked && e->invalid == 0 &&
+               st->opt.sc.mode == ENGINE_MODE_TRAIN && st->opt.sc.offload != ENGINE_OFFLOAD_NONE) {
         draw_offload_line(p, 3, buf, sizeof(buf));
-    } else if (p->ih >= 4) {
+    } else if (p->ih >= 4 && !p->masked) {
         for (int w = 0; w < ENGINE_WARNING_COUNT; w++) {
             unsigned bit = 1u << w;
             if (!(e->warnings & bit) || bit == ENGINE_WARN_DOES_NOT_FIT)

@@ -47,6 +47,10 @@ static void draw_curve(struct tui_pen *p, int top, int rows) {
             max = st->curve_tokens[i];
     if (rows < 2)
         return;
+    if (p->masked) { /* a question hides the curve and where it stops fitting */
+        tui_pen_text(p, top, 0, TUI_ROLE_DIM, _("tok/s vs batch: ?"));
+        return;
+    }
     if (!(max > 0)) {
         tui_pen_text(p, top, 0, TUI_ROLE_DIM, _("tok/s vs batch: not even batch 1 fits"));
         return;
@@ -234,7 +238,7 @@ void tui_draw_speed(struct tui_pen *p) {
                 mbw ? (vx >= 15 ? _("memory, meas.") : _("memory*"))
                     : (vx >= 15 ? _("memory-bound") : _("memory")),
                 vx, buf);
-        if (mem_binds)
+        if (mem_binds && !p->masked)
             tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         rate(e->decode_tokens_per_s_compute_bound, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
@@ -242,7 +246,7 @@ void tui_draw_speed(struct tui_pen *p) {
                 mfl ? (vx >= 15 ? _("compute, meas.") : _("compute*"))
                     : (vx >= 15 ? _("compute-bound") : _("compute")),
                 vx, buf);
-        if (!mem_binds)
+        if (!mem_binds && !p->masked)
             tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         rate(e->decode_tokens_per_s, a, sizeof(a));
         readout(p, 2, TUI_F_DECODE, _("decode"), vx, a);
@@ -251,17 +255,17 @@ void tui_draw_speed(struct tui_pen *p) {
         readout(p, 3, TUI_F_PER_SEQ, vx >= 15 ? _("per sequence") : _("per seq"), vx, buf);
         /* What a served request sees: each next token (TPOT, the inverse of
          * the per-sequence rate) and the first (TTFT, after its prefill). */
-        int x = vx + tui_width(buf) + 2;
+        int x = vx + tui_pen_width(p, buf) + 2;
         report_seconds(e->serving.tpot_s, a, sizeof(a));
         snprintf(buf, sizeof(buf), _("TPOT %s"), a);
-        if (x + tui_width(buf) <= p->iw)
+        if (x + tui_pen_width(p, buf) <= p->iw)
             tui_pen_field(p, 3, x, TUI_F_TPOT, buf);
         report_seconds(e->prefill_seconds, a, sizeof(a));
         readout(p, 4, TUI_F_PREFILL, _("prefill"), vx, a);
-        x = vx + tui_width(a) + 2;
+        x = vx + tui_pen_width(p, a) + 2;
         report_seconds(e->serving.ttft_s, a, sizeof(a));
         snprintf(buf, sizeof(buf), _("TTFT %s"), a);
-        if (x + tui_width(buf) <= p->iw)
+        if (x + tui_pen_width(p, buf) <= p->iw)
             tui_pen_field(p, 4, x, TUI_F_TTFT, buf);
         if (p->ih - 5 >= 4 && p->offset == 0)
             draw_curve(p, 5, p->ih - 5);
@@ -412,7 +416,7 @@ void tui_draw_roof(struct tui_pen *p) {
     /* Ridge tick on the bottom row and this scenario's point. */
     int rx = (int)lround((log10(ridge) - x0) / (x1 - x0) * (c.w - 1));
     tui_pen_text(p, c.h - 1, lw + rx, TUI_ROLE_DIM, "|");
-    if (ai > 0 && isfinite(ai)) {
+    if (ai > 0 && isfinite(ai) && !p->masked) { /* the point says what binds */
         double perf = fmin(peak, bw * ai);
         int mx = (int)lround((log10(ai) - x0) / (x1 - x0) * (c.w - 1));
         int my = (int)lround((y1 - log10(perf)) / (y1 - y0) * (c.h - 1));

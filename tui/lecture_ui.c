@@ -50,15 +50,20 @@ unsigned tui_lecture_set_scenario(struct tui_state *st, const struct options *lo
     return TUI_DIRTY_ALL;
 }
 
-/* The explorer pane of a lesson pane (Measure shows as Speed when compact). */
-static enum tui_pane lecture_pane(const struct tui_state *st, enum lesson_pane p) {
+/* The explorer pane of the same name as a lesson pane. */
+static enum tui_pane lecture_pane_full(enum lesson_pane p) {
     static const enum tui_pane map[LESSON_PANE_COUNT] = {
         [LESSON_PANE_MODEL] = TUI_PANE_MODEL,     [LESSON_PANE_FORMAT] = TUI_PANE_FORMAT,
         [LESSON_PANE_GPU] = TUI_PANE_GPU,         [LESSON_PANE_LAYOUT] = TUI_PANE_LAYOUT,
         [LESSON_PANE_MEMORY] = TUI_PANE_MEMORY,   [LESSON_PANE_SPEED] = TUI_PANE_SPEED,
         [LESSON_PANE_MEASURE] = TUI_PANE_MEASURE,
     };
-    enum tui_pane tp = map[p];
+    return map[p];
+}
+
+/* The explorer pane of a lesson pane (Measure shows as Speed when compact). */
+static enum tui_pane lecture_pane(const struct tui_state *st, enum lesson_pane p) {
+    enum tui_pane tp = lecture_pane_full(p);
     if (st->compact && tp == TUI_PANE_MEASURE)
         tp = TUI_PANE_SPEED;
     return tp;
@@ -82,6 +87,17 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
     st->lx.caption_pages = 1;
     st->lx.off_step = false;
     st->overlay = TUI_OVERLAY_NONE;
+    /* A question step asks first: its panes' figures are '?' until n. */
+    st->lx.question = s->question;
+    st->lx.revealed = false;
+    st->lx.hide = 0;
+    for (int p = LESSON_PANE_MODEL; p < LESSON_PANE_COUNT; p++) {
+        if (!lesson_step_hides(s, (enum lesson_pane)p))
+            continue;
+        st->lx.hide |= 1u << (unsigned)lecture_pane_full((enum lesson_pane)p);
+        if (p == LESSON_PANE_SPEED) /* the roofline's point says what binds */
+            st->lx.hide |= 1u << TUI_PANE_ROOF;
+    }
     if (s->pane != LESSON_PANE_NONE) {
         enum tui_pane tp = lecture_pane(st, s->pane);
         st->focus_pane = tp;
@@ -102,7 +118,9 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
         }
         st->explain_key = (int)s->explain;
         st->overlay_scroll = 0;
-        if (!st->lx.present)
+        /* A question's explanation would give the answer: it opens when n
+         * reveals it. */
+        if (!st->lx.present && !tui_lecture_asking(&st->lx))
             st->overlay = TUI_OVERLAY_EXPLAIN;
     }
     return dirty;
@@ -250,6 +268,16 @@ static void lecture_reopen_explain(struct tui_lecture *lx, struct tui_state *st)
     st->overlay = TUI_OVERLAY_EXPLAIN;
 }
 
+/* Reveal a question step's figures and its answer (the caption), and open
+ * the explanation the step names. */
+static void lecture_reveal(struct tui_lecture *lx, struct tui_state *st) {
+    st->lx.revealed = true;
+    st->lx.caption_page = 0;
+    st->lx.caption_pages = 1;
+    if (!st->lx.present)
+        lecture_reopen_explain(lx, st);
+}
+
 /* Step keys of a lesson: +1, -1, or 0 when the key is not one. */
 static int lecture_step_dir(int key) {
     switch (key) {
@@ -288,6 +316,12 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
         if (dir < 0 && st->lx.caption_page > 0) {
             st->lx.caption_page--;
             *dirty |= TUI_DIRTY_REPAINT;
+            return true;
+        }
+        /* A question: n reveals the answer before it goes on. */
+        if (dir > 0 && tui_lecture_asking(&st->lx)) {
+            lecture_reveal(lx, st);
+            *dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
             return true;
         }
         if (dir > 0 && i + 1 >= st->lx.n_steps) {
@@ -331,7 +365,7 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
          * explains a number opens its explanation again. */
         if (st->overlay == TUI_OVERLAY_HELP || st->lx.present)
             st->overlay = TUI_OVERLAY_NONE;
-        else if (lx->has_lesson && !st->lx.off_step)
+        else if (lx->has_lesson && !st->lx.off_step && !tui_lecture_asking(&st->lx))
             lecture_reopen_explain(lx, st);
         st->message[0] = '\0';
         *dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
@@ -350,11 +384,24 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
     }
 }
 
-/* A key the state machine handled: a new scenario leaves the step, and
- * the step's explain key lasts only until the next key that is not e. */
+/* A key the state machine handled: a new scenario leaves the step (and
+ * reveals a question's figures: they are live again), an explanation
+ * asked for on a question waits for its answer, and the step's explain key
+ * lasts only until the next key that is not e. */
 void tui_lecture_after(struct tui_state *st, unsigned dirty) {
-    if (st->lx.lesson && (dirty & TUI_DIRTY_RECOMPUTE))
+    if (st->lx.lesson && (dirty & TUI_DIRTY_RECOMPUTE)) {
         st->lx.off_step = true;
+        if (tui_lecture_asking(&st->lx)) {
+            st->lx.revealed = true;
+            st->lx.caption_page = 0;
+            st->lx.caption_pages = 1;
+        }
+    }
+    if (tui_lecture_asking(&st->lx) && st->overlay == TUI_OVERLAY_EXPLAIN) {
+        /* Its formula would give the answer away. */
+        st->overlay = TUI_OVERLAY_NONE;
+        snprintf(st->message, sizeof(st->message), "%s", _("n reveals the answer first"));
+    }
     if (st->overlay == TUI_OVERLAY_NONE)
         st->explain_key = -1;
 }

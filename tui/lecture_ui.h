@@ -4,6 +4,12 @@
  * PgUp r), presentation mode (F), comparison (c), and saving and loading
  * scenario files through a one-line prompt (s o).
  *
+ * A question step (lesson.h) asks first: st->lx.question and .hide say
+ * what the screen asks and which panes show '?' (tui_lecture_hides); the
+ * step keys page it, then reveal it (the answer and the step's
+ * explanation), then go on; r asks again, and a key that changes the
+ * scenario reveals it (tui_lecture_after), since the figures are live.
+ *
  * What the screen shows lives in st->lx (state.h) so that drawing reads
  * only the state; the lesson itself and the file I/O live here.
  */

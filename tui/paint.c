@@ -88,6 +88,56 @@ int tui_printw(char *buf, size_t len, const char *fmt, ...) {
     return tui_width(buf);
 }
 
+/* Replace every number of s by '?' (see paint.h). */
+void tui_mask_figures(const char *s, char *out, size_t len) {
+    size_t n = 0;
+    bool word = false; /* inside a name: "FP16", "g32", "llama-3.1-70b" */
+    if (len == 0)
+        return;
+    while (*s && n + 1 < len) {
+        unsigned char c = (unsigned char)*s;
+        bool digit = c >= '0' && c <= '9';
+        if (digit && !word) {
+            /* The number: digits, and a decimal mark or thousands
+             * separator between digits. */
+            while ((*s >= '0' && *s <= '9') ||
+                   ((*s == '.' || *s == ',') && s[1] >= '0' && s[1] <= '9'))
+                s++;
+            out[n++] = '?';
+            continue;
+        }
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
+            word = true;
+        else if (!digit && !(word && (c == '-' || c == '.') && s[1] >= '0' && s[1] <= '9'))
+            word = false;
+        out[n++] = (char)c;
+        s++;
+    }
+    out[n] = '\0';
+}
+
+/* Cells of s as the pen draws it (see paint.h). */
+int tui_pen_width(const struct tui_pen *p, const char *s) {
+    if (!p->masked)
+        return tui_width(s);
+    char buf[1024];
+    tui_mask_figures(s, buf, sizeof(buf));
+    return tui_width(buf);
+}
+
+/* A role that does not say whether it fits (a hidden pane's). */
+static enum tui_role mask_role(enum tui_role r) {
+    switch (r) {
+    case TUI_ROLE_GOOD:
+    case TUI_ROLE_BAD:
+    case TUI_ROLE_WARN:
+    case TUI_ROLE_BINDING:
+        return TUI_ROLE_LABEL;
+    default:
+        return r;
+    }
+}
+
 /* Window row of content line `line`, or -1 when scrolled out of view. */
 int tui_pen_row(const struct tui_pen *p, int line) {
     int r = line - p->offset;
@@ -109,6 +159,11 @@ int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const c
     int row = tui_pen_row(p, line);
     if (row < 0 || x >= p->iw)
         return 0;
+    if (p->masked) {
+        char buf[1024];
+        tui_mask_figures(text, buf, sizeof(buf));
+        return tui_put(p->ui, p->w, row, x + 1, p->iw - x, mask_role(role), buf);
+    }
     return tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
 }
 
@@ -121,6 +176,11 @@ int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role
         n = p->iw - x;
     if (n <= 0 || gl == 0)
         return 0;
+    if (p->masked) { /* a bar's parts would show its lengths */
+        glyph = p->ui->g->free;
+        gl = strlen(glyph);
+        role = TUI_ROLE_FREE;
+    }
     for (int i = 0; i < n && used + gl < sizeof(buf); i++) {
         memcpy(buf + used, glyph, gl);
         used += gl;
@@ -140,6 +200,11 @@ int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const ch
         role = TUI_ROLE_FIELD_FOCUS;
     if (row < 0 || x >= p->iw)
         return 0;
+    char buf[512];
+    if (p->masked && f >= TUI_F_MEM_WEIGHTS) { /* a read-out, not an input */
+        tui_mask_figures(text, buf, sizeof(buf));
+        text = buf;
+    }
     int n = tui_put(p->ui, p->w, row, x + 1, p->iw - x, role, text);
     struct tui_ui *ui = p->ui;
     if (ui->n_hits < TUI_MAX_HITS && n > 0) {

@@ -66,7 +66,20 @@ struct tui_pen {
     int ih, iw;  /* inner size */
     int offset;  /* first content line shown */
     bool focused;
+    /* A lesson's question hides this pane's figures (issue 17): every
+     * number its text and read-outs show is '?' (editable fields, the
+     * question's inputs, stay), runs of a glyph (bars) show as the free
+     * glyph over their whole width, and fit colours are neutral. */
+    bool masked;
 };
+
+/* Copy s into out with every number ("141.3", "1,024", "19" of "19%")
+ * replaced by one '?', so that neither the figure nor its digit count
+ * shows; digits inside a name ("FP16", "H100", "g32") stay. */
+void tui_mask_figures(const char *s, char *out, size_t len);
+/* Display cells of s as a pen draws it (masked: with its numbers as '?'),
+ * for placing what follows it: a hidden figure's width says nothing. */
+int tui_pen_width(const struct tui_pen *p, const char *s);
 
 /* Put at most width cells of s at (y, x) of w with a role; text longer
  * than width is cut short and ends with an ellipsis ("…", "..." in ASCII).

@@ -226,6 +226,12 @@ struct tui_lecture_view {
      * many pages it takes at this size: n and p page before they step. */
     size_t caption_page, caption_pages;
     bool off_step;        /* changed since the step was shown (r returns) */
+    /* A question step (issue 17): the question, the panes whose figures
+     * show as '?' until n reveals them (bit 1u << enum tui_pane; Roofline
+     * goes with Speed), and whether n (or a change) revealed them. */
+    const char *question; /* owned by the lesson; NULL on a plain step */
+    unsigned hide;
+    bool revealed;
     bool present;         /* presentation mode */
     bool pinned;          /* c: the comparison's pinned scenario */
     struct options pin_opt;
@@ -242,6 +248,15 @@ struct tui_file_prompt {
     char matches[TUI_FILE_MATCHES][64];
     size_t n_matches, more; /* shown, and how many more there were */
 };
+/* Whether the step shown asks a question not yet answered (the caption
+ * shows the question, n reveals). */
+static inline bool tui_lecture_asking(const struct tui_lecture_view *lx) {
+    return lx->lesson && lx->question && !lx->revealed;
+}
+/* Whether pane p's figures show as '?' now. */
+static inline bool tui_lecture_hides(const struct tui_lecture_view *lx, enum tui_pane p) {
+    return tui_lecture_asking(lx) && (lx->hide & (1u << (unsigned)p)) != 0;
+}
 
 struct tui_state {
     struct options opt;
