@@ -40,6 +40,9 @@ Test(seed_000, captions_state_what_the_engine_shows) {
     cr_expect_float_eq(e.memory.weights, 280e9, 1e6);
     engine_estimate(&lesson_check_step_titled(&l, "INT8: 1 byte")->options.sc, &e);
     cr_expect_float_eq(e.memory.weights, 70.03e9, 0.01e9);
+    /* the caption's "71.3 GB of 85.9" (it said 73.6, unchecked) */
+    cr_expect_float_eq(e.memory.total, 71.3e9, 0.05e9);
+    cr_expect_float_eq(e.capacity, 85.9e9, 0.05e9);
     cr_expect(e.fits);
     engine_estimate(&lesson_check_step_titled(&l, "INT4 is 4.5 bits")->options.sc, &e);
     cr_expect_float_eq(e.bits_per_weight, 4.5, 1e-9);
