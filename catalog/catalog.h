@@ -140,6 +140,10 @@ bool catalog_file_check(const char *path, size_t max, char *why, size_t whylen);
  * checked (catalog_file_check) before it is opened, and opened with
  * O_NONBLOCK: a FIFO or a device given as a file never blocks. */
 char *catalog_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+/* Open a regular file for reading as catalog_read_regular does (checked by
+ * stat first, opened with O_NONBLOCK, checked again with fstat); its size in
+ * *size. Returns the descriptor, or -1 with "PATH: why" in err. */
+int catalog_open_regular(const char *path, uint64_t *size, char *err, size_t errlen);
 
 /* Most entries of one kind (gpus, models, ...) in one catalog file. */
 #define CATALOG_MAX_ENTRIES 1000

@@ -77,6 +77,29 @@ bool catalog_file_check(const char *path, size_t max, char *why, size_t whylen) 
     return true;
 }
 
+/* Open a regular file for reading (see catalog.h). */
+int catalog_open_regular(const char *path, uint64_t *size, char *err, size_t errlen) {
+    char why[160];
+    struct stat st;
+
+    if (!catalog_file_check(path, 0, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
 /* Read a regular file of at most max bytes (see catalog.h). The file is
  * checked with stat before it is opened, and opened without blocking, so a
  * FIFO or a device never blocks; fstat checks the file opened is still

@@ -595,24 +595,12 @@ int gguf_parse_buffer(const char *name, const uint8_t *buf, size_t len, struct g
 }
 
 int gguf_open(const char *path, struct gguf_file *f, char *err, size_t errlen) {
-    char why[160];
-    struct stat st;
+    uint64_t size;
     memset(f, 0, sizeof *f);
-    if (!catalog_file_check(path, 0, why, sizeof why)) {
-        snprintf(err, errlen, "%s: %s", path, why);
+    int fd = catalog_open_regular(path, &size, err, errlen);
+    if (fd < 0)
         return -1;
-    }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    struct rd r = {.name = path, .fd = fd, .size = (uint64_t)st.st_size, .err = err,
+    struct rd r = {.name = path, .fd = fd, .size = size, .err = err,
                    .errlen = errlen};
     r.win = malloc(WINDOW);
     if (r.win == NULL) {

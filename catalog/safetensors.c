@@ -387,25 +387,13 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off) {
 }
 
 int kern_st_read_header(const char *path, struct kern_st_file *f, char *err, size_t errlen) {
-    char why[160], msg[1536];
-    struct stat st;
+    char msg[1536];
     uint8_t len8[8];
+    uint64_t size;
     memset(f, 0, sizeof *f);
-    if (!catalog_file_check(path, 0, why, sizeof why)) {
-        snprintf(err, errlen, "%s: %s", path, why);
+    int fd = catalog_open_regular(path, &size, err, errlen);
+    if (fd < 0)
         return -1;
-    }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    uint64_t size = (uint64_t)st.st_size;
     if (size < 8) {
         snprintf(err, errlen, "%s: byte 0: file too short for a safetensors header (%" PRIu64
                  " bytes)", path, size);
