@@ -128,7 +128,9 @@ for sig in TERM INT HUP; do
     t0=$(date +%s%N)
     kill -$sig $pid 2>/dev/null
     i=0
-    while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done
+    # Up to 10 s: a bound for a loaded machine (CI runs tests side by side),
+    # not a goal; the time is printed below.
+    while kill -0 $pid 2>/dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
     t1=$(date +%s%N)
     if kill -0 $pid 2>/dev/null; then
         kill -KILL $pid
