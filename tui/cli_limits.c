@@ -82,17 +82,17 @@ void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
     json_key(w, "limits");
     json_begin_object(w);
     json_key(w, "max_batch");
-    l->max_batch ? json_number(w, l->max_batch) : json_null(w);
+    l->max_batch ? json_number(w, l->max_batch) : json_none(w);
     json_key(w, "max_concurrency");
-    l->max_batch && sc->mode == ENGINE_MODE_INFER ? json_number(w, l->max_batch) : json_null(w);
+    l->max_batch && sc->mode == ENGINE_MODE_INFER ? json_number(w, l->max_batch) : json_none(w);
     json_key(w, "max_context");
-    l->max_context ? json_number(w, l->max_context) : json_null(w);
+    l->max_context ? json_number(w, l->max_context) : json_none(w);
     json_key(w, "max_context_is_model_max");
     json_bool(w, l->max_context_capped);
     json_key(w, "max_gpu_layers");
-    l->max_gpu_layers >= 0 ? json_number(w, l->max_gpu_layers) : json_null(w);
+    l->max_gpu_layers >= 0 ? json_number(w, l->max_gpu_layers) : json_none(w);
     json_key(w, "min_gpus");
-    l->min_gpus ? json_number(w, l->min_gpus) : json_null(w);
+    l->min_gpus ? json_number(w, l->min_gpus) : json_none(w);
     json_key(w, "min_gpus_searched_up_to");
     json_number(w, PLAN_MAX_GPUS);
     json_key(w, "min_gpus_layout");
@@ -106,12 +106,12 @@ void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
         json_number(w, l->dp);
         json_end_object(w);
     } else {
-        json_null(w);
+        json_none(w);
     }
     json_key(w, "family");
-    l->has_family ? json_string(w, sc->model.family) : json_null(w);
+    l->has_family ? json_text(w, sc->model.family) : json_none(w);
     json_key(w, "largest_in_family");
-    l->largest ? json_string(w, l->largest->id) : json_null(w);
+    l->largest ? json_text(w, l->largest->id) : json_none(w);
     json_end_object(w);
 }
 
