@@ -67,6 +67,12 @@ class Handler(BaseHTTPRequestHandler):
         return self.html404()
 
     def do_POST(self):
+        try:
+            self.answer()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away (SIGINT in the tests)
+
+    def answer(self):
         global COUNT
         n = int(self.headers.get("Content-Length", "0"))
         req = json.loads(self.rfile.read(n) or b"{}")
