@@ -181,7 +181,7 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         dirty = 0;
 
         /* Poll the keyboard briefly while the probe runs. */
-        timeout(probe.running ? 30 : 250);
+        timeout(probe.running || probe.rt_running ? 30 : 250);
         int ch = getch();
         dirty |= tui_mpane_poll(&probe, st);
         if (ch == ERR)

@@ -290,21 +290,30 @@ struct bench_progress {
     bool tty;
     unsigned level, n_levels, round, n_rounds, concurrency;
     bool warmup;
+    bool events; /* --events: progress as JSON lines on stdout */
 };
 
+/* Progress: a bar on a terminal, a JSON line with --events. */
 static void bench_progress_draw(void *ud, unsigned done, unsigned total) {
     const struct bench_progress *p = ud;
     char bar[21];
+    if (p->events && !p->warmup && total > 0) {
+        double f = (p->level + (p->round + (double)done / total) / p->n_rounds) / p->n_levels;
+        printf("{\"event\":\"progress\",\"test\":\"runtime\",\"fraction\":%.3f}\n", f);
+        fflush(stdout);
+        return;
+    }
     if (!p->tty)
         return;
     unsigned fill = total ? 20 * done / total : 0;
     for (unsigned i = 0; i < 20; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[20] = '\0';
+    fputs("\r\033[K", stderr);
     if (p->warmup)
-        fprintf(stderr, _("\r\033[Kbench: warm-up [%s] %u/%u"), bar, done, total);
+        fprintf(stderr, _("bench: warm-up [%s] %u/%u"), bar, done, total);
     else
-        fprintf(stderr, _("\r\033[Kbench: concurrency %u (%u of %u), round %u of %u [%s] %u/%u"),
+        fprintf(stderr, _("bench: concurrency %u (%u of %u), round %u of %u [%s] %u/%u"),
                 p->concurrency, p->level + 1, p->n_levels, p->round + 1, p->n_rounds, bar, done,
                 total);
     fflush(stderr);
@@ -460,11 +469,12 @@ static int bench_scenario(struct cli_run *run, int argc, char **argv, struct ben
             snprintf(modelflag, sizeof(modelflag), "--model-file=%s", r->srv.model);
             r->model_source = "model-file";
         } else {
-            fprintf(stderr,
-                    _("vramlab bench: the server's model '%s' is not in the catalogue: give "
-                      "--model ID, --model-file FILE (the file it serves) or --params N for the "
-                      "prediction\n"),
-                    r->srv.model);
+            r->error = BENCH_ERR_SERVER;
+            snprintf(r->message, sizeof(r->message),
+                     _("the server's model '%s' is not in the catalogue: give --model ID, "
+                       "--model-file FILE (the file it serves) or --params N for the prediction"),
+                     r->srv.model);
+            fprintf(stderr, "vramlab bench: %s\n", r->message);
             return VRAMLAB_EXIT_USAGE;
         }
         args[n++] = modelflag;
@@ -507,7 +517,7 @@ static void bench_measure(const struct bench_opts *b, const struct bench_load *l
                           struct bench_result *r) {
     struct bench_round *round = malloc(sizeof(*round));
     struct bench_progress p = {isatty(STDERR_FILENO) && !b->events, 0, b->n_conc, 0, b->reps, 1,
-                               true};
+                               true, b->events};
     unsigned seq = 1;
     if (!round) {
         r->error = BENCH_ERR_OTHER;
@@ -687,6 +697,41 @@ static void bench_write_json(FILE *f, const struct cli_run *run, const struct be
     fputc('\n', f);
 }
 
+/* --events: one JSON line per concurrency ("result", test "runtime"),
+ * then an "error" line when the run stopped early: what the Measure
+ * pane's runtime row reads through probe_client. */
+static void bench_write_events(FILE *f, const struct cli_run *run, const struct bench_result *r) {
+    char num[8][40];
+    for (unsigned i = 0; i < r->n_lv; i++) {
+        const struct bench_level *lv = &r->lv[i];
+        json_format_number(lv->ttft.median, num[0], sizeof(num[0]));
+        json_format_number(lv->p_ttft, num[1], sizeof(num[1]));
+        json_format_number(lv->decode.median, num[2], sizeof(num[2]));
+        json_format_number(lv->p_decode, num[3], sizeof(num[3]));
+        json_format_number(lv->aggregate.median, num[4], sizeof(num[4]));
+        json_format_number(lv->p_aggregate, num[5], sizeof(num[5]));
+        fprintf(f, "{\"event\":\"result\",\"test\":\"runtime\",\"concurrency\":%u,\"server_model\":",
+                lv->concurrency);
+        json_write_string(f, r->srv.model);
+        fputs(",\"model\":", f);
+        json_write_string(f, run->o.sc.model.name);
+        fputs(",\"device\":", f);
+        json_write_string(f, run->o.sc.gpu.name);
+        fprintf(f, ",\"runtime\":\"%s\",\"ttft_s\":%s,\"predicted_ttft_s\":%s,"
+                   "\"decode_tokens_per_s\":%s,\"predicted_decode_tokens_per_s\":%s,"
+                   "\"aggregate_tokens_per_s\":%s,\"predicted_aggregate_tokens_per_s\":%s,"
+                   "\"partial\":%s}\n",
+                engine_runtime_name(run->o.sc.serving.runtime), num[0], num[1], num[2], num[3],
+                num[4], num[5], lv->partial ? "true" : "false");
+    }
+    if (r->error != BENCH_OK) {
+        fprintf(f, "{\"event\":\"error\",\"test\":\"runtime\",\"code\":\"%s\",\"message\":",
+                bench_error_code(r->error));
+        json_write_string(f, r->message);
+        fputs("}\n", f);
+    }
+}
+
 /* One row of the text table: label, measured median (min-max), predicted, ratio. */
 static void bench_text_row(FILE *f, const char *label, const struct bench_stat *s, double pred,
                            bool seconds) {
@@ -828,12 +873,17 @@ int cmd_bench(int argc, char **argv) {
                                  sizeof(r->message));
     if (r->error != BENCH_OK) {
         fprintf(stderr, "vramlab bench: %s\n", r->message);
+        if (b.events)
+            bench_write_events(stdout, &run, r);
         rc = r->error == BENCH_ERR_SERVER ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_DEVICE;
         goto done;
     }
     rc = bench_scenario(&run, n, args, r);
-    if (rc != 0)
+    if (rc != 0) {
+        if (b.events && r->error != BENCH_OK)
+            bench_write_events(stdout, &run, r);
         goto done;
+    }
 
     struct sigaction sa, old_int, old_term, old_hup;
     memset(&sa, 0, sizeof(sa));
@@ -849,7 +899,9 @@ int cmd_bench(int argc, char **argv) {
 
     for (unsigned i = 0; i < r->n_lv; i++)
         bench_predict(&run.o.sc, load.prompt_words, load.max_tokens, &r->lv[i]);
-    if (run.o.json || b.events)
+    if (b.events)
+        bench_write_events(run.out, &run, r);
+    else if (run.o.json)
         bench_write_json(run.out, &run, &b, &load, r);
     else
         bench_write_text(run.out, &run, &b, &load, r);
