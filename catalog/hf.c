@@ -253,6 +253,7 @@ static bool take_string(struct hf_ctx *x, const json_t *v, size_t at, const char
         snprintf(buf, len, "%s", json_string_value(v));
     else
         catalog_json_raw(x->doc, at, buf, len);
+    catalog_text_clean_str(buf); /* a name may reach a terminal */
     return true;
 }
 

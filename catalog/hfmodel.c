@@ -104,6 +104,7 @@ static int quant_str(const struct catalog_json *d, const json_t *x, size_t at, c
         return jfail(d, at, msg, len, "%s: a string longer than the %zu bytes allowed", key,
                      cap - 1);
     snprintf(buf, cap, "%s", json_string_value(x));
+    catalog_text_clean_str(buf); /* it may reach a terminal */
     return 0;
 }
 
@@ -346,6 +347,8 @@ static int read_index(struct hfset *s, char *err, size_t errlen) {
             goto out;
         }
         snprintf(file, sizeof file, "%s", json_string_value(f));
+        catalog_text_clean_str(key); /* both may reach a terminal */
+        catalog_text_clean_str(file);
         if (!plain_name(file)) {
             jfail(&d, vat, msg, sizeof msg,
                   "tensor '%s': shard \"%.200s\" is not a file name of this directory", key, file);

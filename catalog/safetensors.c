@@ -135,8 +135,10 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
                 if (strcmp(dtypes[i].name, dt) == 0)
                     found = i;
             if (found < 0) {
-                char q[40];
-                catalog_quote(dt, q, sizeof q);
+                char q[40], dc[16];
+                snprintf(dc, sizeof dc, "%s", dt);
+                catalog_text_clean_str(dc);
+                catalog_quote(dc, q, sizeof q);
                 return st_fail(d, vat, err, errlen, "tensor '%s': unknown dtype '%s'", nm, q);
             }
             t->dtype = (enum kern_st_dtype)found;
@@ -274,6 +276,7 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
             st_fail(&d, kat, err, errlen, "out of memory");
             goto out;
         }
+        catalog_text_clean_str(t->name); /* a name may reach a terminal */
         t->header_at = d.base + kat;
         f->n++;
         if (read_tensor(&d, json_object_get(d.root, name), vat, t, data_len, err, errlen))

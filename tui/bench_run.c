@@ -8,6 +8,8 @@
 
 #include "tui/bench_run.h"
 
+#include "catalog/catalog.h"
+
 #include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
@@ -155,6 +157,7 @@ static void bench_describe(const struct bench_get *g, char *buf, size_t len) {
     head[k] = '\0';
     snprintf(buf, len, "HTTP %ld (%s%s'%s%s')", g->status, g->type[0] ? g->type : "no type",
              ": ", head, g->body.n > k ? "..." : "");
+    catalog_text_clean_str(buf); /* the Content-Type is the server's */
 }
 
 /* A JSON object from a body, or NULL. */
@@ -193,6 +196,9 @@ static enum bench_error bench_pick_model(struct bench_server *srv, json_t *list,
         if ((!want || !*want) ? srv->model[0] == '\0' : strcmp(id, want) == 0) {
             snprintf(srv->model, sizeof(srv->model), "%s", id);
             bench_copy_str(m, "owned_by", srv->owned_by, sizeof(srv->owned_by));
+            /* the server's words reach a terminal */
+            catalog_text_clean_str(srv->model);
+            catalog_text_clean_str(srv->owned_by);
             json_t *meta = json_object_get(m, "meta"); /* llama.cpp's */
             srv->meta_params = json_number_value(json_object_get(meta, "n_params"));
             srv->meta_bytes = json_number_value(json_object_get(meta, "size"));
@@ -200,6 +206,7 @@ static enum bench_error bench_pick_model(struct bench_server *srv, json_t *list,
     }
     if (srv->model[0])
         return BENCH_OK;
+    catalog_text_clean_str(names);
     if (want && *want)
         return bench_fail(err, errlen, BENCH_ERR_SERVER,
                           "%s does not serve the model '%s' (it lists %s)", srv->url, want,
@@ -326,6 +333,7 @@ static void bench_error_text(json_t *e, char *buf, size_t len) {
     if (!m)
         m = json_string_value(json_object_get(e, "message"));
     snprintf(buf, len, "%s", m ? m : "an error object without a message");
+    catalog_text_clean_str(buf); /* the server's words reach a terminal */
 }
 
 /* One line of the stream. */
@@ -532,6 +540,7 @@ static enum bench_error bench_req_done(struct bench_req *r, CURLcode code, doubl
             bench_error_text(json_object_get(j, "error"), msg, sizeof(msg));
         else if (r->errbody.p)
             snprintf(msg, sizeof(msg), "%.200s", r->errbody.p);
+        catalog_text_clean_str(msg);
         json_decref(j);
         return bench_fail(err, errlen, BENCH_ERR_SERVER, "%s answered HTTP %ld: %s", r->srv->url,
                           status, msg[0] ? msg : "(no message)");
