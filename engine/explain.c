@@ -93,6 +93,14 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
         {"decode.tokens_per_s_compute_bound", "compute-bound ceiling",
          "G * peak FLOP/s / (2 * N_active + 2 * L * ctx * a * (d_qk + d_v))",
          "engine.md Speed ceilings", false, false},
+    [ENGINE_KEY_DECODE_CORE_BOUND] =
+        {"decode.tokens_per_s_core_bound", "core-bound ceiling",
+         "dp * batch / (sum over width classes of the dotted weights (active params less the "
+         "input embedding, plus a tied head) in that class / the cores' measured rate of that "
+         "width at the batch)",
+         "vramlab measure --device cpu (the probe's GEMV of each width, all threads); issue 26: "
+         "a quantized decode on a few cores is bound by its dequantize-and-dot rate",
+         false, false},
     [ENGINE_KEY_DECODE_PER_SEQUENCE] = {"decode.tokens_per_s_per_sequence", "per sequence",
                                         "decode.tokens_per_s / (dp * batch)",
                                         "engine.md Speed ceilings", false, false},
@@ -388,6 +396,8 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
     if ((k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN) &&
         sc->system_gpus == 0)
         return false;
+    if (k == ENGINE_KEY_DECODE_CORE_BOUND && !engine_core_measured(sc))
+        return false; /* a CPU's cores only */
     if (keys[k].both)
         return true;
     bool training = sc->mode != ENGINE_MODE_INFER;
@@ -431,6 +441,8 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->decode_tokens_per_s_compute_bound;
     case ENGINE_KEY_DECODE_PER_SEQUENCE:
         return e->decode_tokens_per_s_per_sequence;
+    case ENGINE_KEY_DECODE_CORE_BOUND:
+        return e->decode_tokens_per_s_core_bound;
     case ENGINE_KEY_DECODE_BYTES_PER_STEP:
         return e->decode_bytes_per_step;
     case ENGINE_KEY_RIDGE:
@@ -840,10 +852,19 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->capacity / G);
         break;
     case ENGINE_KEY_DECODE_TOKENS:
-        snprintf(v, n, "min(%.4g * %.2g, %.4g * %.2g) = %.4g tokens/s",
-                 e->decode_tokens_per_s_memory_bound, sc->bw_efficiency,
-                 e->decode_tokens_per_s_compute_bound, sc->flops_efficiency,
-                 e->decode_tokens_per_s);
+        if (isfinite(e->decode_tokens_per_s_core_bound))
+            snprintf(v, n, "min(%.4g * %.2g, %.4g * %.2g, core-bound %.4g) = %.4g tokens/s",
+                     e->decode_tokens_per_s_memory_bound, sc->bw_efficiency,
+                     e->decode_tokens_per_s_compute_bound, sc->flops_efficiency,
+                     e->decode_tokens_per_s_core_bound, e->decode_tokens_per_s);
+        else
+            snprintf(v, n, "min(%.4g * %.2g, %.4g * %.2g) = %.4g tokens/s",
+                     e->decode_tokens_per_s_memory_bound, sc->bw_efficiency,
+                     e->decode_tokens_per_s_compute_bound, sc->flops_efficiency,
+                     e->decode_tokens_per_s);
+        break;
+    case ENGINE_KEY_DECODE_CORE_BOUND:
+        engine_core_explain(sc, e, v, n);
         break;
     case ENGINE_KEY_DECODE_MEMORY_BOUND: {
         char lat[80] = "";
@@ -917,6 +938,19 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->act_logits_bytes / G);
         break;
     case ENGINE_KEY_PREFILL:
+        if (engine_core_prefill_flops(sc) > 0 && !(sc->measured_flop_per_s > 0)) {
+            /* a CPU: the compute rate is its cores' dot products (core.c) */
+            snprintf(v, n,
+                     "prompt %u tokens in %.0f step(s) of %.0f (%s): compute alone %.4g s at "
+                     "min(FMA peak %.4g GFLOP/s, the cores' measured dot rate %.4g GFLOP/s), "
+                     "bytes alone %.4g s at %.4g GB/s; max per step = %.4g s",
+                     sc->prompt ? sc->prompt : sc->context, e->serving.prefill_chunks,
+                     e->serving.prefill_chunk_tokens, engine_runtime_name(sc->serving.runtime),
+                     e->serving.prefill_compute_s, e->peak_flop_per_s / 1e9,
+                     engine_core_prefill_flops(sc) / 1e9, e->serving.prefill_bytes_s,
+                     e->bandwidth_bytes_per_s / G, e->prefill_seconds);
+            break;
+        }
         snprintf(v, n,
                  "prompt %u tokens in %.0f step(s) of %.0f (%s) over t=%u p=%u: compute alone "
                  "%.4g s at %.4g TFLOP/s, bytes alone %.4g s at %.4g GB/s, TP/PP communication "
@@ -1241,6 +1275,10 @@ void engine_explain(const struct engine_scenario *sc, const struct engine_estima
     else if (!engine_key_applies(sc, k) && sc->system_gpus == 0 &&
              (k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN))
         snprintf(out->values, sizeof out->values, "needs a system (--system ID)");
+    else if (k == ENGINE_KEY_DECODE_CORE_BOUND && sc->mode == ENGINE_MODE_INFER &&
+             !engine_core_measured(sc))
+        snprintf(out->values, sizeof out->values,
+                 "a CPU's cores (--device cpu, with its measured rates) only");
     else if (!engine_key_applies(sc, k))
         snprintf(out->values, sizeof out->values, "does not apply in %s mode",
                  engine_mode_name(sc->mode));

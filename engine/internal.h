@@ -124,6 +124,22 @@ double engine_stage_expert_params(const struct engine_ctx *c, double i);
  * parallelism the routed experts are left to ep_expert_states. */
 double engine_stage_params_gpu(const struct engine_ctx *c, double i);
 
+/* engine/core.c: a CPU as the device (its cores' measured dot rates). */
+/* Whether the scenario's device is a CPU with measured core rates. */
+bool engine_core_measured(const struct engine_scenario *sc);
+/* The weights one token multiplies: active parameters less the input
+ * embedding, plus a tied head. */
+double engine_core_dot_weights(const struct engine_ctx *c, double params_active);
+/* Seconds of one decode step's dot products over `weights` at batch b
+ * (per tensor-parallel rank); NaN without measured rates. */
+double engine_core_step_seconds(const struct engine_ctx *c, double weights, double b);
+/* The prefill FLOP/s of the cores (their rates at the largest measured
+ * batch); 0 without measured rates. */
+double engine_core_prefill_flops(const struct engine_scenario *sc);
+/* The values of decode.tokens_per_s_core_bound, for explain. */
+void engine_core_explain(const struct engine_scenario *sc, const struct engine_estimate *e,
+                         char *buf, size_t n);
+
 /* engine/speed.c */
 /* Peak FLOP/s for the format's compute column (FP16 where the GPU lacks it). */
 double engine_peak_flops(const struct engine_scenario *sc, enum engine_compute col, bool *fallback);

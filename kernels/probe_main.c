@@ -309,7 +309,7 @@ static const struct probe_backend *const backends[] = {
 /* Usage text. */
 static void usage(FILE *f) {
     fputs("usage: vramlab-probe [--device cpu|cuda[:N]] [--quick] [--tests LIST]\n"
-          "                     [--threads N] [--build-info] [--help]\n"
+          "                     [--threads N] [--batches 1,16] [--build-info] [--help]\n"
           "       vramlab-probe --allreduce [--device cpu|cuda] [--sizes LIST]\n"
           "                     [--dtypes fp32,bf16] [--iters N] [--deadline SECONDS]\n"
           "Runs memory and quantization kernels and writes JSON Lines on stdout:\n"
@@ -456,6 +456,26 @@ int main(int argc, char **argv) {
                 ao.iters = (unsigned)v;
             else
                 ao.deadline_s = v;
+        } else if (strcmp(a, "--batches") == 0 && i + 1 < argc) {
+            /* 1..16 each (the kernels' KERN_CPU_BATCH_MAX), increasing, at most 3 */
+            char list[64], *save = NULL;
+            snprintf(list, sizeof list, "%s", argv[++i]);
+            o.n_batches = 0;
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                char *end;
+                long n = strtol(t, &end, 10);
+                if (*end || n < 1 || n > 16 || o.n_batches == 3 ||
+                    (o.n_batches && (unsigned)n <= o.batches[o.n_batches - 1])) {
+                    emit_error(PROBE_ERR_USAGE,
+                               "--batches expects up to 3 increasing batches of 1..16");
+                    return 2;
+                }
+                o.batches[o.n_batches++] = (unsigned)n;
+            }
+            if (o.n_batches == 0) {
+                emit_error(PROBE_ERR_USAGE, "--batches expects up to 3 increasing batches of 1..16");
+                return 2;
+            }
         } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
             char *end;
             long n = strtol(argv[++i], &end, 10);

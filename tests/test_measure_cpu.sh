@@ -15,6 +15,9 @@ VRAMLAB=$top_builddir/vramlab
 FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
 fail=0
 t=$(mktemp -d) || exit 99
+# a CPU run is saved for --device cpu: here, not in the user\'s state
+XDG_STATE_HOME=$t/state
+export XDG_STATE_HOME
 SOCK=vramlab-mcpu-$$
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$t"' EXIT
 

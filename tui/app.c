@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tui/commands.h"
+#include "tui/cpu_device.h"
 #include "tui/draw.h"
 #include "tui/i18n.h"
 #include "tui/lecture_ui.h"
@@ -333,6 +334,15 @@ int tui_main(int argc, char **argv) {
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
 
+    /* This machine's CPU in the GPU picker once it has been measured
+     * (vramlab measure --device cpu, the Measure pane, --device cpu). */
+    struct cpu_device cpu;
+    char cpu_err[256];
+    if (!catalog_find_gpu(&cat, "cpu") && cpu_device_load(&cpu, true, cpu_err, sizeof(cpu_err)) == 0) {
+        struct engine_gpu g;
+        cpu_device_gpu(&cpu, &g);
+        catalog_add_gpu(&cat, &g);
+    }
     restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
     /* Options given that have no effect here: said on the status line. */
     const char *notes[1];

@@ -638,7 +638,7 @@ static void bench_write_json(FILE *f, const struct cli_run *run, const struct be
     json_key(&w, "model_from");
     json_text(&w, r->model_source);
     json_key(&w, "weight_format");
-    json_text(&w, sc->weight_format.id);
+    json_text(&w, run->o.model_file ? "file" : sc->weight_format.id);
     json_key(&w, "device_id");
     json_text(&w, sc->gpu.id);
     json_key(&w, "device_name");
@@ -788,8 +788,9 @@ static void bench_write_text(FILE *f, const struct cli_run *run, const struct be
             r->srv.api == BENCH_API_OLLAMA ? "Ollama" : "OpenAI", bench_api_name(r->srv.api),
             r->srv.model);
     fprintf(f, _("predicted for %s (%s), %s, on %s, runtime %s\n"), sc->model.name,
-            r->model_source, sc->weight_format.name, sc->gpu.name,
-            engine_runtime_name(sc->serving.runtime));
+            r->model_source,
+            run->o.model_file ? _("weights as in the file") : sc->weight_format.name,
+            sc->gpu.name, engine_runtime_name(sc->serving.runtime));
     fprintf(f, _("load: prompt %u words, %u tokens generated, %u rounds each after %u warm-up\n"),
             load->prompt_words, load->max_tokens, b->reps, b->warmup);
     for (unsigned i = 0; i < r->n_lv; i++) {

@@ -95,6 +95,8 @@ static const struct plan_field plan_fields[] = {
       decode_tokens_per_s_memory_bound, K_TOKS, S_DECODE, N_("memory-bound ceiling")),
     F("decode", "tokens_per_s_compute_bound", ENGINE_KEY_DECODE_COMPUTE_BOUND,
       decode_tokens_per_s_compute_bound, K_TOKS, S_DECODE, N_("compute-bound ceiling")),
+    F("decode", "tokens_per_s_core_bound", ENGINE_KEY_DECODE_CORE_BOUND,
+      decode_tokens_per_s_core_bound, K_TOKS, S_DECODE, N_("core-bound ceiling (CPU)")),
     F("decode", "tokens_per_s_per_sequence", ENGINE_KEY_DECODE_PER_SEQUENCE,
       decode_tokens_per_s_per_sequence, K_TOKS, S_DECODE, N_("per sequence")),
     F("decode", "bytes_per_step", ENGINE_KEY_DECODE_BYTES_PER_STEP, decode_bytes_per_step, K_BYTES,

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "tui/commands.h"
+#include "tui/cpu_device.h"
 #include "tui/measure_run.h"
 #include "tui/probe_client.h"
 #include "tui/report.h"
@@ -80,7 +81,7 @@ static const struct {
 /* Usage text. */
 static void measure_usage(FILE *f) {
     fputs("usage: vramlab measure [--device cpu|cuda|cuda:N] [--quick] [--tests LIST]\n"
-          "                       [--threads N] [--json] [--catalog FILE]\n"
+          "                       [--threads N] [--batches 1,16] [--json] [--catalog FILE]\n"
           "       vramlab measure --allreduce [--device cpu|cuda] [--sizes LIST]\n"
           "                       [--dtypes fp32,bf16] [--iters N] [--deadline S]\n"
           "                       [--mpirun CMD] [--json] [--catalog FILE]\n"
@@ -635,6 +636,23 @@ static bool tests_list_ok(const char *list) {
 }
 
 /* `vramlab measure`. */
+/* A complete run on the CPU: saved for --device cpu (tui/cpu_device.c). */
+static void measure_save_cpu(const struct measure_run *m, const struct engine_gpu *g,
+                             const struct catalog_cpu *cpu) {
+    const char *backend = m->have_device ? probe_json_str(&m->device, "backend") : NULL;
+    char *buf = NULL, err[300];
+    size_t len = 0;
+    if (!backend || strcmp(backend, "cpu") != 0 || m->n_results == 0)
+        return;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    measure_run_json(f, m, g, cpu);
+    if (fclose(f) == 0 && cpu_device_save(buf, len, err, sizeof err) != 0)
+        fprintf(stderr, "vramlab measure: not saved for --device cpu: %s\n", err);
+    free(buf);
+}
+
 int cmd_measure(int argc, char **argv) {
     const char *args[32], *mpirun = NULL;
     size_t na = 0;
@@ -664,7 +682,8 @@ int cmd_measure(int argc, char **argv) {
             }
             args[na++] = a;
             args[na++] = argv[++i];
-        } else if (!strcmp(a, "--device") || !strcmp(a, "--tests") || !strcmp(a, "--threads")) {
+        } else if (!strcmp(a, "--device") || !strcmp(a, "--tests") || !strcmp(a, "--threads") ||
+                   !strcmp(a, "--batches")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "vramlab measure: %s needs a value (see --help)\n", a);
                 return VRAMLAB_EXIT_USAGE;
@@ -795,6 +814,8 @@ int cmd_measure(int argc, char **argv) {
         measure_run_json(stdout, m, g, cpu);
     else
         measure_print_text(m, g, cpu);
+    if (!allreduce && !m->failed && !m->truncated)
+        measure_save_cpu(m, g, cpu);
     rc = VRAMLAB_EXIT_OK;
     if (m->failed || m->truncated) {
         const char *msg =

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tui/cpu_device.h"
 #include "tui/i18n.h"
 #include "tui/measure_model.h"
 #include "tui/measure_pane.h"
@@ -93,6 +94,21 @@ static bool mpane_no_gpu(const struct probe_event *ev) {
     return false;
 }
 
+/* A CPU run, saved for --device cpu (tui/cpu_device.c): the same object
+ * as `vramlab measure --json`. */
+static void mpane_save_cpu(struct tui_mpane *mp, struct tui_state *st) {
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    measure_run_json(f, &mp->run, st->measure.match, st->measure.cpu);
+    if (fclose(f) == 0 && cpu_device_save(buf, len, err, sizeof(err)) != 0)
+        snprintf(st->measure.note, sizeof(st->measure.note), _("not saved for --device cpu: %.100s"),
+                 err);
+    free(buf);
+}
+
 /* Read what the probe wrote; at EOF reap it and settle the status. */
 static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
     static struct probe_event ev; /* 8 KB lines: not on the stack */
@@ -144,6 +160,8 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
     }
     if (rc == 0 && !m->error[0] && (m->n_rows > 0 || m->n_lab > 0 || m->ar.n > 0)) {
         m->status = TUI_MEASURE_DONE;
+        if (mp->on_cpu && !mp->ar_run)
+            mpane_save_cpu(mp, st); /* for --device cpu and the GPU picker */
         const char *url = getenv("VRAMLAB_BENCH_URL");
         if (!mp->ar_run && url && *url)
             mpane_rt_start(mp, st); /* then the server, as r would */

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "tui/cpu_device.h"
 #include "tui/i18n.h"
 #include "tui/measure_ar.h"
 #include "tui/options_internal.h"
@@ -475,6 +476,47 @@ static int opt_system(const struct opt_seen *s, const struct catalog *cat, struc
     return 0;
 }
 
+/* --device cpu: this machine's CPU with its measured rates (saved by
+ * vramlab measure --device cpu, else measured now); one device, so no
+ * --gpu, --system or --gpus with it. The kernels with 8-bit activations
+ * stand for the runtimes that run them (llama.cpp, Ollama; also the
+ * default, as the runtime a CPU is served with). */
+static int opt_device(const struct opt_seen *s, struct options *o) {
+    struct cpu_device d;
+    char err[512];
+    const char *v = s->val[OPT_DEVICE];
+    if (strcmp(v, "cpu") != 0) {
+        opt_error("--device: expected cpu (a GPU is --gpu ID), found '%s'", v);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    static const enum opt_id other[] = {OPT_GPU, OPT_SYSTEM, OPT_GPU_MEMORY, OPT_GPU_BANDWIDTH,
+                                        OPT_GPU_FLOPS};
+    static const char *const names[] = {"gpu", "system", "gpu-memory", "gpu-bandwidth",
+                                        "gpu-flops"};
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+        if (s->set[other[i]]) {
+            opt_error("--device cpu and --%s: one device (the CPU's figures are measured)",
+                      names[i]);
+            return VRAMLAB_EXIT_USAGE;
+        }
+    static const enum opt_id layout[] = {OPT_GPUS, OPT_TP, OPT_PP, OPT_DP};
+    static const char *const lnames[] = {"gpus", "tp", "pp", "dp"};
+    for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]); i++)
+        if (s->set[layout[i]] && strcmp(s->val[layout[i]], "1") != 0) {
+            opt_error("--device cpu is one device: --%s %s does not apply", lnames[i],
+                      s->val[layout[i]]);
+            return VRAMLAB_EXIT_USAGE;
+        }
+    const char *rt = s->set[OPT_RUNTIME] ? s->val[OPT_RUNTIME] : "llama.cpp";
+    bool a8 = strcmp(rt, "vllm") != 0 && strcmp(rt, "plain") != 0;
+    if (cpu_device_get(&d, a8, err, sizeof(err)) != 0) {
+        fprintf(stderr, "vramlab: --device cpu: %s\n", err);
+        return VRAMLAB_EXIT_DEVICE;
+    }
+    cpu_device_gpu(&d, &o->sc.gpu);
+    return 0;
+}
+
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. The
  * values are checked first, so a bad unit is reported before a missing
  * companion flag. */
@@ -485,6 +527,8 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
 
     if (opt_gpu_values(s, &mem, &bw, &fl) != 0)
         return VRAMLAB_EXIT_USAGE;
+    if (s->set[OPT_DEVICE]) /* this machine's CPU (issue 26) */
+        return opt_device(s, o);
     int rc = opt_system(s, cat, o);
     if (rc != 0)
         return rc;

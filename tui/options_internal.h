@@ -118,6 +118,7 @@ enum opt_id {
     OPT_PRESENT,
     OPT_HELP,
     OPT_MODEL_FILE,
+    OPT_DEVICE, /* --device cpu: this machine's CPU (tui/cpu_device.c) */
     OPT_COUNT
 };
 

@@ -26,6 +26,8 @@ const struct opt_def opt_table[] = {
     {OPT_FORMAT, "format", ARG_REQUIRED, "ID", N_("weight format (default fp16; bf16 training)")},
     {OPT_KV_FORMAT, "kv-format", ARG_REQUIRED, "ID", N_("KV cache format (default fp16)")},
     {OPT_GPU, "gpu", ARG_REQUIRED, "ID", N_("catalog GPU (default h100-sxm)")},
+    {OPT_DEVICE, "device", ARG_REQUIRED, "cpu",
+     N_("this machine's CPU as the device: its measured rates (vramlab measure --device cpu)")},
     {OPT_SYSTEM, "system", ARG_REQUIRED, "ID",
      N_("catalog system (dgx-h100, gb300-nvl72): its GPU, GPUs per node, links and power")},
     {OPT_GPUS, "gpus", ARG_REQUIRED, "N", N_("number of GPUs (default tp*pp*dp, or 1)")},
