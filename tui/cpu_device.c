@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
+#include "tui/i18n.h"
 #include "tui/probe_client.h"
 
 /* The probe's GEMV tests and the width class each measures; a8: x in 8
@@ -65,17 +66,17 @@ int cpu_device_path(char *buf, size_t len, bool create, char *err, size_t errlen
             home = pw ? pw->pw_dir : NULL;
         }
         if (!home || home[0] != '/') {
-            snprintf(err, errlen, "no state directory: set XDG_STATE_HOME or HOME");
+            snprintf(err, errlen, "%s", _("no state directory: set XDG_STATE_HOME or HOME"));
             return -1;
         }
         n = snprintf(dir, sizeof(dir), "%s/.local/state/vramlab", home);
     }
     if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + sizeof("/" CPU_DEVICE_FILE) > len) {
-        snprintf(err, errlen, "the state directory's path is too long");
+        snprintf(err, errlen, "%s", _("the state directory's path is too long"));
         return -1;
     }
     if (create && cpu_mkdirs(dir) != 0) {
-        snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
+        snprintf(err, errlen, _("%s: cannot create: %s"), dir, strerror(errno));
         return -1;
     }
     snprintf(buf, len, "%s/%s", dir, CPU_DEVICE_FILE);
@@ -133,14 +134,14 @@ int cpu_device_parse(struct cpu_device *d, const char *text, size_t len, bool a8
     memset(d, 0, sizeof(*d));
     json_t *root = json_loadb(text, len, 0, &e);
     if (!json_is_object(root)) {
-        snprintf(err, errlen, "line %d: %s", e.line, root ? "expected an object" : e.text);
+        snprintf(err, errlen, _("line %d: %s"), e.line, root ? _("expected an object") : e.text);
         json_decref(root);
         return -1;
     }
     const json_t *dev = json_object_get(root, "device"), *res = json_object_get(root, "results");
     const char *backend = json_string_value(json_object_get(dev, "backend"));
     if (!json_is_object(dev) || !backend || strcmp(backend, "cpu") != 0 || !json_is_array(res)) {
-        snprintf(err, errlen, "not a measurement of a CPU (device.backend \"cpu\", results[])");
+        snprintf(err, errlen, "%s", _("not a measurement of a CPU (device.backend \"cpu\", results[])"));
         json_decref(root);
         return -1;
     }
@@ -196,8 +197,9 @@ int cpu_device_parse(struct cpu_device *d, const char *text, size_t len, bool a8
     d->core.threads = d->threads;
     json_decref(root);
     if (!(d->read_bytes_per_s > 0 || d->copy_bytes_per_s > 0) || !(d->fma_flop_per_s > 0)) {
-        snprintf(err, errlen, "the measurement lacks the read bandwidth or the FMA peak (run "
-                              "vramlab measure --device cpu)");
+        snprintf(err, errlen, "%s",
+                 _("the measurement lacks the read bandwidth or the FMA peak (run vramlab "
+                   "measure --device cpu)"));
         return -1;
     }
     if (d->read_bytes_per_s <= 0)
@@ -324,7 +326,7 @@ static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double
                 if (code && strcmp(code, "usage") == 0)
                     refused = 1;
                 else
-                    snprintf(err, errlen, "the probe: %s",
+                    snprintf(err, errlen, _("the probe: %s"),
                              probe_json_str(&ev.j, "message") ? probe_json_str(&ev.j, "message")
                                                               : "an error");
                 continue;
@@ -349,9 +351,9 @@ static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double
             if (ev.kind == PROBE_EV_RESULT && test) {
                 done++;
                 if (tty) {
-                    fprintf(stderr,
-                            "\r\033[Kmeasuring this CPU for --device cpu (at most %d s): %s, %u "
-                            "results",
+                    fputs("\r\033[K", stderr);
+                    fprintf(stderr, _("measuring this CPU for --device cpu (at most %d s): %s, %u "
+                                      "results"),
                             CPU_DEVICE_QUICK_S, test, done);
                     fflush(stderr);
                 }
@@ -366,7 +368,7 @@ static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double
         return 1;
     if (status != 0 && json_array_size(results) == 0) {
         if (!err[0])
-            snprintf(err, errlen, "the probe exited with status %d", status);
+            snprintf(err, errlen, _("the probe exited with status %d"), status);
         return -1;
     }
     return 0;
@@ -378,12 +380,12 @@ int cpu_device_measure(struct cpu_device *d, bool a8, char *err, size_t errlen) 
     json_t *root = json_object(), *dev = json_object(), *results = json_array();
     err[0] = '\0';
     if (tty) {
-        fprintf(stderr, "measuring this CPU for --device cpu (at most %d s)", CPU_DEVICE_QUICK_S);
+        fprintf(stderr, _("measuring this CPU for --device cpu (at most %d s)"), CPU_DEVICE_QUICK_S);
         fflush(stderr);
     } else {
         fprintf(stderr,
-                "vramlab: --device cpu: no saved measurement; measuring this CPU (at most %d s; "
-                "vramlab measure --device cpu saves a fuller one)\n",
+                _("vramlab: --device cpu: no saved measurement; measuring this CPU (at most %d s; "
+                  "vramlab measure --device cpu saves a fuller one)\n"),
                 CPU_DEVICE_QUICK_S);
     }
     int rc = cpu_quick_run(CPU_QUICK_TESTS, dev, results, deadline, tty, err, errlen);
@@ -396,7 +398,7 @@ int cpu_device_measure(struct cpu_device *d, bool a8, char *err, size_t errlen) 
         json_decref(dev);
         json_decref(results);
         if (!err[0])
-            snprintf(err, errlen, "the quick measurement did not finish");
+            snprintf(err, errlen, "%s", _("the quick measurement did not finish"));
         return -1;
     }
     json_object_del(dev, "event");
@@ -412,7 +414,7 @@ int cpu_device_measure(struct cpu_device *d, bool a8, char *err, size_t errlen) 
     char why[300];
     rc = cpu_device_parse(d, text, strlen(text), a8, err, errlen);
     if (rc == 0 && cpu_device_save(text, strlen(text), why, sizeof(why)) != 0)
-        fprintf(stderr, "vramlab: --device cpu: not saved: %s\n", why);
+        fprintf(stderr, _("vramlab: --device cpu: not saved: %s\n"), why);
     free(text);
     if (rc == 0)
         snprintf(d->when, sizeof(d->when), "measured now");
