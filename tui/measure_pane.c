@@ -207,7 +207,9 @@ static void mpane_rt_start(struct tui_mpane *mp, struct tui_state *st) {
                             "--max-tokens", "32"};
     int k = 14;
     char gpu[ENGINE_ID_MAX + 8];
-    if (!st->opt.gpu_custom && st->opt.sc.gpu.id[0]) {
+    if (st->opt.sc.gpu.cpu) { /* this machine's CPU: its saved rates */
+        args[k++] = "--device=cpu";
+    } else if (!st->opt.gpu_custom && st->opt.sc.gpu.id[0]) {
         snprintf(gpu, sizeof(gpu), "--gpu=%s", st->opt.sc.gpu.id);
         args[k++] = gpu;
     }

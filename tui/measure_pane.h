@@ -28,7 +28,8 @@
  * r benchmarks the inference server at $VRAMLAB_BENCH_URL (llama-server,
  * vLLM, Ollama; m does too after the kernels when it is set): this
  * program's own `vramlab bench --events` in a child process, read like
- * the probe (probe_client), its predictions for the scenario's GPU; the
+ * the probe (probe_client), its predictions for the scenario's GPU (or
+ * this machine's CPU, --device cpu, when the scenario's device is it); the
  * runtime row shows measured decode and time to first token beside them.
  */
 #ifndef VRAMLAB_TUI_MEASURE_PANE_H
