@@ -69,22 +69,6 @@ static bool exists(const char *path) {
 
 /* ---- quantization_config -------------------------------------------- */
 
-/* "byte N: what" at offset at of d's text; returns -1. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static int jfail(const struct catalog_json *d, size_t at, char *msg, size_t len, const char *fmt,
-                 ...) {
-    va_list ap;
-    int n = snprintf(msg, len, "byte %" PRIu64 ": ", d->base + (uint64_t)at);
-    if (n >= 0 && (size_t)n < len) {
-        va_start(ap, fmt);
-        vsnprintf(msg + n, len - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* A whole number member (at offset at): 0 with *v, or -1 with the error. */
 static int quant_int(const struct catalog_json *d, const json_t *x, size_t at, const char *key,
                      int64_t *v, char *msg, size_t len) {
@@ -94,14 +78,14 @@ static int quant_int(const struct catalog_json *d, const json_t *x, size_t at, c
         return 0;
     }
     catalog_json_raw(d, at, raw, sizeof raw);
-    return jfail(d, at, msg, len, "%s: expected a whole number, found %s", key, raw);
+    return catalog_json_fail(d, at, msg, len, "%s: expected a whole number, found %s", key, raw);
 }
 
 /* Copy a string member into buf (at most len - 1 bytes, else an error). */
 static int quant_str(const struct catalog_json *d, const json_t *x, size_t at, const char *key,
                      char *buf, size_t cap, char *msg, size_t len) {
     if (json_string_length(x) >= cap)
-        return jfail(d, at, msg, len, "%s: a string longer than the %zu bytes allowed", key,
+        return catalog_json_fail(d, at, msg, len, "%s: a string longer than the %zu bytes allowed", key,
                      cap - 1);
     snprintf(buf, cap, "%s", json_string_value(x));
     catalog_text_clean_str(buf); /* it may reach a terminal */
@@ -128,7 +112,7 @@ static int quant_member(const struct catalog_json *d, const char *key, const jso
         if (quant_int(d, x, at, key, &v, msg, len))
             return -1;
         if (v < 1 || v > 16)
-            return jfail(d, at, msg, len, "%s: expected 1 to 16 bits, found %" PRId64, key, v);
+            return catalog_json_fail(d, at, msg, len, "%s: expected 1 to 16 bits, found %" PRId64, key, v);
         q->bits = (unsigned)v;
         return 0;
     }
@@ -136,7 +120,7 @@ static int quant_member(const struct catalog_json *d, const char *key, const jso
         if (quant_int(d, x, at, key, &v, msg, len))
             return -1;
         if (v < -1 || v == 0 || v > (1 << 24))
-            return jfail(d, at, msg, len,
+            return catalog_json_fail(d, at, msg, len,
                          "%s: expected -1 (per channel) or a positive group, found %" PRId64, key,
                          v);
         q->group = (long)v;
@@ -188,7 +172,7 @@ static int quant_object(const struct catalog_json *d, const json_t *obj, size_t 
     bool cut;
     size_t vat;
     if (!json_is_object(obj))
-        return jfail(d, at, msg, len, "quantization_config: expected an object, found %s",
+        return catalog_json_fail(d, at, msg, len, "quantization_config: expected an object, found %s",
                      catalog_json_kind(obj));
     catalog_json_members_begin(&it, d, at);
     while (catalog_json_members_next(&it, key, sizeof key, &cut, NULL, &vat) == 1) {
@@ -219,7 +203,7 @@ int catalog_hf_quant_parse(const char *name, const char *text, size_t len, int t
         if (r == 0 && q->method[0] == '\0')
             snprintf(q->method, sizeof q->method, "gptq"); /* quantize_config.json: AutoGPTQ */
     } else if (!json_is_object(d.root)) {
-        r = jfail(&d, at, msg, sizeof msg, "config.json: expected an object, found %s",
+        r = catalog_json_fail(&d, at, msg, sizeof msg, "config.json: expected an object, found %s",
                   catalog_json_kind(d.root));
     } else {
         const json_t *qc = json_object_get(d.root, "quantization_config");
@@ -315,16 +299,16 @@ static int read_index(struct hfset *s, char *err, size_t errlen) {
     size_t at = catalog_json_root_at(&d);
     const json_t *map = json_object_get(d.root, "weight_map");
     if (!json_is_object(d.root)) {
-        jfail(&d, at, msg, sizeof msg, "the index: expected an object, found %s",
+        catalog_json_fail(&d, at, msg, sizeof msg, "the index: expected an object, found %s",
               catalog_json_kind(d.root));
         goto out;
     }
     if (map == NULL || catalog_json_member_at(&d, at, "weight_map", 0, NULL, &mat) != 0) {
-        jfail(&d, 0, msg, sizeof msg, "the index has no weight_map (tensor name -> shard file)");
+        catalog_json_fail(&d, 0, msg, sizeof msg, "the index has no weight_map (tensor name -> shard file)");
         goto out;
     }
     if (!json_is_object(map)) {
-        jfail(&d, mat, msg, sizeof msg, "weight_map: expected an object, found %s",
+        catalog_json_fail(&d, mat, msg, sizeof msg, "weight_map: expected an object, found %s",
               catalog_json_kind(map));
         goto out;
     }
@@ -332,17 +316,17 @@ static int read_index(struct hfset *s, char *err, size_t errlen) {
     while (catalog_json_members_next(&it, key, sizeof key, &cut, &kat, &vat) == 1) {
         const json_t *f = cut ? NULL : json_object_get(map, key);
         if (cut) {
-            jfail(&d, kat, msg, sizeof msg, "a tensor name longer than the %d bytes allowed",
+            catalog_json_fail(&d, kat, msg, sizeof msg, "a tensor name longer than the %d bytes allowed",
                   KERN_ST_MAX_NAME);
             goto out;
         }
         if (!json_is_string(f)) {
-            jfail(&d, vat, msg, sizeof msg, "%s: expected a string, found %s", key,
+            catalog_json_fail(&d, vat, msg, sizeof msg, "%s: expected a string, found %s", key,
                   catalog_json_kind(f));
             goto out;
         }
         if (json_string_length(f) >= sizeof file) {
-            jfail(&d, vat, msg, sizeof msg, "%s: a string longer than the %zu bytes allowed", key,
+            catalog_json_fail(&d, vat, msg, sizeof msg, "%s: a string longer than the %zu bytes allowed", key,
                   sizeof file - 1);
             goto out;
         }
@@ -350,19 +334,19 @@ static int read_index(struct hfset *s, char *err, size_t errlen) {
         catalog_text_clean_str(key); /* both may reach a terminal */
         catalog_text_clean_str(file);
         if (!plain_name(file)) {
-            jfail(&d, vat, msg, sizeof msg,
+            catalog_json_fail(&d, vat, msg, sizeof msg,
                   "tensor '%s': shard \"%.200s\" is not a file name of this directory", key, file);
             goto out;
         }
         if (s->n_idx >= MAX_ALL_TENSORS) {
-            jfail(&d, kat, msg, sizeof msg, "more than %u tensors", MAX_ALL_TENSORS);
+            catalog_json_fail(&d, kat, msg, sizeof msg, "more than %u tensors", MAX_ALL_TENSORS);
             goto out;
         }
         if (s->n_idx == cap) {
             size_t nc = cap ? cap * 2 : 256;
             struct idx_entry *n = realloc(s->idx, nc * sizeof *n);
             if (n == NULL) {
-                jfail(&d, kat, msg, sizeof msg, "out of memory");
+                catalog_json_fail(&d, kat, msg, sizeof msg, "out of memory");
                 goto out;
             }
             s->idx = n;
@@ -373,14 +357,14 @@ static int read_index(struct hfset *s, char *err, size_t errlen) {
         e->tensor = strdup(key);
         if (e->tensor == NULL || add_shard(s, file, &e->shard) != 0) {
             free(e->tensor);
-            jfail(&d, vat, msg, sizeof msg, "too many shards (at most %d) or out of memory",
+            catalog_json_fail(&d, vat, msg, sizeof msg, "too many shards (at most %d) or out of memory",
                   MAX_SHARDS);
             goto out;
         }
         s->n_idx++;
     }
     if (s->n_shards == 0) {
-        jfail(&d, 0, msg, sizeof msg, "the index's weight_map is empty");
+        catalog_json_fail(&d, 0, msg, sizeof msg, "the index's weight_map is empty");
         goto out;
     }
     rc = 0;

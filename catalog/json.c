@@ -189,6 +189,18 @@ int catalog_json_parse(struct catalog_json *d, const char *text, size_t len, uin
     return cj_error(d, CATALOG_JSON_SYNTAX, at, err, errlen, "JSON syntax: %s", e.text);
 }
 
+int catalog_json_fail(const struct catalog_json *d, size_t at, char *err, size_t errlen,
+                      const char *fmt, ...) {
+    va_list ap;
+    int n = snprintf(err, errlen, "byte %" PRIu64 ": ", d->base + (uint64_t)at);
+    if (n >= 0 && (size_t)n < errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
 void catalog_json_free(struct catalog_json *d) {
     json_decref(d->root);
     d->root = NULL;

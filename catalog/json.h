@@ -56,6 +56,11 @@ int catalog_json_parse(struct catalog_json *d, const char *text, size_t len, uin
 /* Free the tree. */
 void catalog_json_free(struct catalog_json *d);
 
+/* "byte N: what" into err for offset at of d's text (the file's byte
+ * base + at), for a reader's own checks of a value; returns -1. */
+int catalog_json_fail(const struct catalog_json *d, size_t at, char *err, size_t errlen,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* The text's offset of the root value (its first byte after whitespace). */
 size_t catalog_json_root_at(const struct catalog_json *d);
 

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,21 +85,6 @@ static int read_uints(const json_t *v, uint64_t *out, unsigned max) {
     return (int)json_array_size(v);
 }
 
-/* "byte N: what" for offset at of the header text (one error only). */
-static int st_fail(const struct catalog_json *d, size_t at, char *err, size_t errlen,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int st_fail(const struct catalog_json *d, size_t at, char *err, size_t errlen,
-                   const char *fmt, ...) {
-    va_list ap;
-    int n = snprintf(err, errlen, "byte %" PRIu64 ": ", d->base + (uint64_t)at);
-    if (n >= 0 && (size_t)n < errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* One tensor's object at offset at of the header: dtype, shape,
  * data_offsets (other members skipped). */
 static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t at,
@@ -112,7 +96,7 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
     size_t hat = (size_t)(t->header_at - d->base);
     struct catalog_json_members it;
     if (!json_is_object(obj))
-        return st_fail(d, at, err, errlen,
+        return catalog_json_fail(d, at, err, errlen,
                        "tensor '%s': expected an object (dtype, shape, data_offsets)", nm);
     catalog_json_members_begin(&it, d, at);
     while (catalog_json_members_next(&it, key, sizeof key, &cut, &kat, &vat) == 1) {
@@ -121,14 +105,14 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
             continue;
         if (strcmp(key, "dtype") == 0) {
             if (have_dtype)
-                return st_fail(d, kat, err, errlen, "tensor '%s': dtype given twice", nm);
+                return catalog_json_fail(d, kat, err, errlen, "tensor '%s': dtype given twice", nm);
             if (!json_is_string(v))
-                return st_fail(d, vat, err, errlen, "tensor '%s': unknown dtype (not a string)",
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': unknown dtype (not a string)",
                                nm);
             /* A long name is simply not a dtype. */
             const char *dt = json_string_value(v);
             if (json_string_length(v) >= 16)
-                return st_fail(d, vat, err, errlen, "tensor '%s': unknown dtype (a long string)",
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': unknown dtype (a long string)",
                                nm);
             int found = -1;
             for (int i = 0; i < KERN_ST_DTYPE_COUNT; i++)
@@ -139,19 +123,19 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
                 snprintf(dc, sizeof dc, "%s", dt);
                 catalog_text_clean_str(dc);
                 catalog_quote(dc, q, sizeof q);
-                return st_fail(d, vat, err, errlen, "tensor '%s': unknown dtype '%s'", nm, q);
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': unknown dtype '%s'", nm, q);
             }
             t->dtype = (enum kern_st_dtype)found;
             have_dtype = true;
         } else if (strcmp(key, "shape") == 0) {
             if (have_shape)
-                return st_fail(d, kat, err, errlen, "tensor '%s': shape given twice", nm);
+                return catalog_json_fail(d, kat, err, errlen, "tensor '%s': shape given twice", nm);
             int nd = read_uints(v, t->shape, KERN_ST_MAX_DIMS);
             if (nd == -2)
-                return st_fail(d, vat, err, errlen, "tensor '%s': more than %d dimensions", nm,
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': more than %d dimensions", nm,
                                KERN_ST_MAX_DIMS);
             if (nd < 0)
-                return st_fail(d, vat, err, errlen,
+                return catalog_json_fail(d, vat, err, errlen,
                                "tensor '%s': shape must be a list of non-negative integers "
                                "(max %d dimensions)", nm, KERN_ST_MAX_DIMS);
             t->ndim = (unsigned)nd;
@@ -160,9 +144,9 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
             uint64_t off[2];
             off_at = vat;
             if (have_off)
-                return st_fail(d, kat, err, errlen, "tensor '%s': data_offsets given twice", nm);
+                return catalog_json_fail(d, kat, err, errlen, "tensor '%s': data_offsets given twice", nm);
             if (read_uints(v, off, 2) != 2)
-                return st_fail(d, vat, err, errlen,
+                return catalog_json_fail(d, vat, err, errlen,
                                "tensor '%s': data_offsets must be [begin, end] (two whole "
                                "numbers)", nm);
             t->begin = off[0];
@@ -171,7 +155,7 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
         }
     }
     if (!have_dtype || !have_shape || !have_off)
-        return st_fail(d, hat, err, errlen, "tensor '%s': missing %s", nm,
+        return catalog_json_fail(d, hat, err, errlen, "tensor '%s': missing %s", nm,
                        !have_dtype   ? "dtype"
                        : !have_shape ? "shape"
                                      : "data_offsets");
@@ -181,7 +165,7 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
         if (t->shape[i] == 0)
             zero = true;
         else if (el > UINT64_MAX / t->shape[i])
-            return st_fail(d, hat, err, errlen, "tensor '%s': shape overflows 64 bits", nm);
+            return catalog_json_fail(d, hat, err, errlen, "tensor '%s': shape overflows 64 bits", nm);
         else
             el *= t->shape[i];
     }
@@ -189,20 +173,20 @@ static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t a
         el = 0;
     unsigned bits = dtypes[t->dtype].bits;
     if (el > UINT64_MAX / bits)
-        return st_fail(d, hat, err, errlen, "tensor '%s': byte size overflows 64 bits", nm);
+        return catalog_json_fail(d, hat, err, errlen, "tensor '%s': byte size overflows 64 bits", nm);
     if (el * bits % 8)
-        return st_fail(d, hat, err, errlen,
+        return catalog_json_fail(d, hat, err, errlen,
                        "tensor '%s': %" PRIu64 " elements of %s (%u bits) are not whole bytes",
                        nm, el, dtypes[t->dtype].name, bits);
     t->elements = el;
     uint64_t bytes = el * bits / 8;
     if (t->begin > t->end || t->end > data_len)
-        return st_fail(d, off_at, err, errlen,
+        return catalog_json_fail(d, off_at, err, errlen,
                        "tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64
                        "] out of range: past the end of the file (data section is %" PRIu64
                        " bytes)", nm, t->begin, t->end, data_len);
     if (t->end - t->begin != bytes)
-        return st_fail(d, off_at, err, errlen,
+        return catalog_json_fail(d, off_at, err, errlen,
                        "tensor '%s': shape and dtype give %" PRIu64
                        " bytes but data_offsets span %" PRIu64, nm, bytes, t->end - t->begin);
     return 0;
@@ -229,9 +213,9 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
     char c0 = r0 < d.len ? hdr[r0] : '\0';
     if (c0 != '{') {
         if (c0 == '[' || c0 == '"')
-            return st_fail(&d, r0, err, errlen,
+            return catalog_json_fail(&d, r0, err, errlen,
                            "the header must be a JSON object, found another value");
-        return st_fail(&d, r0, err, errlen, "the header is not valid JSON: expected an object");
+        return catalog_json_fail(&d, r0, err, errlen, "the header is not valid JSON: expected an object");
     }
     if (catalog_json_parse(&d, hdr, (size_t)hlen, 8, 0, 0, err, errlen) != 0) {
         /* a syntax error: say where it is */
@@ -244,18 +228,18 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
     catalog_json_members_begin(&it, &d, r0);
     while (catalog_json_members_next(&it, name, sizeof name, &cut, &kat, &vat) == 1) {
         if (cut) {
-            st_fail(&d, kat, err, errlen, "a tensor name longer than the %d bytes allowed",
+            catalog_json_fail(&d, kat, err, errlen, "a tensor name longer than the %d bytes allowed",
                     KERN_ST_MAX_NAME);
             goto out;
         }
         if (strcmp(name, "__metadata__") == 0)
             continue;
         if (name[0] == '\0') {
-            st_fail(&d, kat, err, errlen, "a tensor name is empty");
+            catalog_json_fail(&d, kat, err, errlen, "a tensor name is empty");
             goto out;
         }
         if (f->n >= KERN_ST_MAX_TENSORS) {
-            st_fail(&d, kat, err, errlen, "more than %u tensors in one file",
+            catalog_json_fail(&d, kat, err, errlen, "more than %u tensors in one file",
                     KERN_ST_MAX_TENSORS);
             goto out;
         }
@@ -263,7 +247,7 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
             size_t nc = cap ? cap * 2 : 16;
             struct kern_st_tensor *nt = realloc(f->tensors, nc * sizeof *nt);
             if (nt == NULL) {
-                st_fail(&d, kat, err, errlen, "out of memory");
+                catalog_json_fail(&d, kat, err, errlen, "out of memory");
                 goto out;
             }
             f->tensors = nt;
@@ -273,7 +257,7 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
         memset(t, 0, sizeof *t);
         t->name = strdup(name);
         if (t->name == NULL) {
-            st_fail(&d, kat, err, errlen, "out of memory");
+            catalog_json_fail(&d, kat, err, errlen, "out of memory");
             goto out;
         }
         catalog_text_clean_str(t->name); /* a name may reach a terminal */
@@ -285,7 +269,7 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
     if (f->n > 1) {
         struct kern_st_tensor **p = malloc(f->n * sizeof *p);
         if (p == NULL) {
-            st_fail(&d, 0, err, errlen, "out of memory");
+            catalog_json_fail(&d, 0, err, errlen, "out of memory");
             goto out;
         }
         for (size_t i = 0; i < f->n; i++)
@@ -294,7 +278,7 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
         for (size_t i = 1; i < f->n; i++)
             if (strcmp(p[i - 1]->name, p[i]->name) == 0) {
                 const struct kern_st_tensor *a = p[i - 1]->header_at < p[i]->header_at ? p[i] : p[i - 1];
-                st_fail(&d, (size_t)(a->header_at - d.base), err, errlen,
+                catalog_json_fail(&d, (size_t)(a->header_at - d.base), err, errlen,
                         "tensor '%.200s' appears twice", a->name);
                 free(p);
                 goto out;
@@ -306,7 +290,7 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
         qsort(f->tensors, f->n, sizeof *f->tensors, cmp_begin);
     for (size_t i = 1; i < f->n; i++)
         if (f->tensors[i].begin < f->tensors[i - 1].end) {
-            st_fail(&d, (size_t)(f->tensors[i].header_at - d.base), err, errlen,
+            catalog_json_fail(&d, (size_t)(f->tensors[i].header_at - d.base), err, errlen,
                     "tensor '%.200s' overlaps tensor '%.200s' in the data section "
                     "(data_offsets %" PRIu64 " < %" PRIu64 ")",
                     f->tensors[i].name, f->tensors[i - 1].name, f->tensors[i].begin,
