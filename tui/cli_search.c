@@ -234,8 +234,9 @@ static void search_text(FILE *f, const struct options *o, const struct search_on
             report_seconds(v[i].step_seconds, step, sizeof(step));
         else
             snprintf(step, sizeof(step), "-");
-        fprintf(f, "  %4zu %5u %5u %6u %14s %16s %12s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp, mem,
-                toks, step, verdict);
+        fprintf(f, "  %4zu %5u %5u %6u %*s %*s %*s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp,
+                report_pad(mem, 14), mem, report_pad(toks, 16), toks, report_pad(step, 12), step,
+                verdict);
     }
     if (notes->n > 0)
         fputs(_("\nWarnings\n"), f);

@@ -582,11 +582,12 @@ static bool legend_item(const struct tui_state *st, const double *seg, int s, bo
     if (!(seg[s] > 0) && !(st->focus[TUI_PANE_MEMORY] == tui_segments[s].field &&
                            tui_field_applies(st, tui_segments[s].field)))
         return false;
+    char num[32], unit[16];
     report_bytes(seg[s], st->opt.units, a, sizeof(a));
     /* "19.9 GB" -> "19.9" to keep the legend short; units on the total. */
-    char *sp = strchr(a, ' ');
-    if (sp && strcmp(sp + 1, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
-        *sp = '\0';
+    report_split_unit(a, num, sizeof(num), unit, sizeof(unit));
+    if (strcmp(unit, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
+        snprintf(a, sizeof(a), "%s", num);
     snprintf(buf, len, "%s %s", brief ? _(tui_segments_short[s]) : _(tui_segments[s].label), a);
     return true;
 }

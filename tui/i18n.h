@@ -17,7 +17,10 @@
 
 #include "config.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "engine/format.h"
 
 #ifdef ENABLE_NLS
 #include <libintl.h>
@@ -32,6 +35,12 @@
  * message catalogue: the build tree's locale/ when the program runs from
  * it, else the installed localedir. Call once, first thing in main(). */
 void i18n_init(const char *argv0);
+
+/* The reader's conventions for engine_format(): the locale's decimal mark
+ * and thousands separator, a no-break space between a number and its unit
+ * in a UTF-8 locale (a plain space otherwise), unit words through
+ * gettext; memory in GiB when binary. Before i18n_init: the C locale's. */
+const struct engine_numfmt *i18n_numfmt(bool binary);
 
 /* Localise a formatted number in place: '.' and ',' become the locale's
  * decimal point and thousands separator (nothing happens in C/English). */
