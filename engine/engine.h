@@ -500,7 +500,9 @@ struct engine_estimate {
     double host_bytes_per_node;     /* memory.host x the GPUs of a node */
 };
 
-/* Keys of every output that can be explained (also the JSON names). */
+/* Keys of every figure the engine computes: the figure registry
+ * (engine/figures.h: JSON path, unit kind, label, explanation) is indexed
+ * by them. */
 enum engine_key {
     ENGINE_KEY_PARAMS_TOTAL = 0,
     ENGINE_KEY_PARAMS_ACTIVE,
@@ -566,16 +568,30 @@ enum engine_key {
     ENGINE_KEY_MEM_NVME,
     ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
     ENGINE_KEY_TRAIN_OFFLOAD_SECONDS,
+    ENGINE_KEY_PARAMS_TRAINABLE,
+    ENGINE_KEY_BITS_PER_WEIGHT,
+    ENGINE_KEY_MEM_HOST_PER_NODE,
+    ENGINE_KEY_MEM_SPARE,
+    ENGINE_KEY_MEM_RATIO,
+    ENGINE_KEY_BANDWIDTH,
+    ENGINE_KEY_PEAK_FLOPS,
+    ENGINE_KEY_TRAIN_TOKENS,
+    ENGINE_KEY_TRAIN_COMPUTE,
+    ENGINE_KEY_TRAIN_HOST_LINK,
+    ENGINE_KEY_TRAIN_LARGEST_LAYER,
+    ENGINE_KEY_TRAIN_ENERGY_PER_TOKEN,
     ENGINE_KEY_COUNT
 };
 
-/* One explanation: formula as text, the same with values, and the source. */
+/* One explanation: formula as text, the same with values, and the source
+ * (engine_explain: English; engine_explain_for: a reader's language and
+ * units, engine/figures.h). */
 struct engine_explanation {
     const char *key;     /* JSON path, e.g. "memory.weights" */
     const char *label;   /* short human label, e.g. "weights" */
-    const char *formula; /* symbolic formula */
-    char values[512];    /* the formula with this scenario's numbers */
-    const char *source;  /* paper section or seed file */
+    const char *formula; /* symbolic formula with named inputs */
+    char values[768];    /* the formula with this scenario's numbers */
+    const char *source;  /* paper and section, data sheet, runtime file and version, or course text */
 };
 
 /* ---- API ---------------------------------------------------------------- */
@@ -679,7 +695,9 @@ bool engine_runtime_flash_attention(const struct engine_scenario *sc);
 #define ENGINE_DEFAULT_HOST_BW 80e9
 double engine_host_bandwidth(const struct engine_scenario *sc);
 
-/* Explain one output key for this scenario and estimate. */
+/* Explain one figure for this scenario and estimate, in English with the
+ * C locale's marks and decimal GB: the JSON's explain object, stable for
+ * machines (engine_explain_for in engine/figures.h: a reader's). */
 void engine_explain(const struct engine_scenario *sc, const struct engine_estimate *est,
                     enum engine_key key, struct engine_explanation *out);
 /* The JSON path of a key ("memory.weights"), and lookup by path. */

@@ -145,7 +145,7 @@ done
 # plan --explain: formula, values and source under the figures.
 run plan --explain
 check_contains "--explain formula" "$TMP/out" "      = 2 * layers * kv_heads"
-check_contains "--explain source" "$TMP/out" "      [seed 000"
+check_contains "--explain source" "$TMP/out" "      [course text, lesson seed-000"
 
 # Catalog listings and import.
 for kind in gpus models formats; do
