@@ -477,7 +477,7 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
          N_("4 all-to-alls (dispatch and combine, forward and backward) per MoE layer per "
             "micro-batch * ((ep - 1)/ep * s b / t * k * h * 2 bytes / one-way link BW + "
             "latency); NVLink when t * ep GPUs share a node; added to the predicted step"),
-         N_("Megatron-LM token_dispatcher.py MoEAlltoAllTokenDispatcher (EP inside "
+         N_("Megatron Core 0.13 moe/token_dispatcher.py MoEAlltoAllTokenDispatcher (EP inside "
             "DP); nccl-tests doc/PERFORMANCE.md (all-to-all bus bandwidth (n - 1)/n)")},
     [ENGINE_KEY_TRAIN_OFFLOAD_BYTES] =
         {"training.offload_bytes_per_step", OFF(train_offload_bytes_per_step), U(BYTES),

@@ -244,13 +244,15 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
     json_end_object(&w);
 }
 
-/* Under a figure with --explain: its formula, values and source in the
+/* Under a figure with --explain: its key as a caption cites it
+ * ({memory.kv_cache}), then its formula, values and source in the
  * reader's language and units. */
 static void plan_explain_lines(FILE *f, const struct options *o, const struct engine_estimate *est,
                                enum engine_key k) {
     struct engine_explanation ex;
     engine_explain_for(plan_numfmt(o), &o->sc, est, k, &ex);
-    fprintf(f, "      = %s\n      = %s\n      [%s]\n", ex.formula, ex.values, ex.source);
+    fprintf(f, "      {%s}\n      = %s\n      = %s\n      [%s]\n", ex.key, ex.formula, ex.values,
+            ex.source);
 }
 
 /* The text lines of one group of the registry: the figures the report
@@ -380,9 +382,11 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     /* The verdict line's figures (fits, the ratio, what is spare). */
     for (size_t i = 0; o->explain && i < engine_figure_count(); i++) {
         enum engine_key k = engine_figure_at(i);
+        char value[64];
         if (engine_figure(k)->group != ENGINE_GROUP_VERDICT)
             continue;
-        fprintf(f, "  %s\n", engine_figure_label(nf, k));
+        engine_figure_format(nf, &o->sc, est, k, value, sizeof(value));
+        plan_line(f, engine_figure_label(nf, k), value, NULL);
         plan_explain_lines(f, o, est, k);
     }
 
@@ -432,7 +436,7 @@ static void plan_usage(FILE *f) {
           f);
     options_print_help(f);
     fputs(_("  --json                     print one JSON object\n"
-            "  --explain                  under each figure: formula, values, source\n"),
+            "  --explain                  under each figure: its {key}, formula, values, source\n"),
           f);
 }
 
