@@ -51,7 +51,7 @@ enum text_rule {
 static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_PARAMS_TOTAL] =
         {"params.total", OFF(params_total), U(COUNT), G(PARAMS), BOTH, 0, TX_ALWAYS, NONE,
-         N_("total"),
+         N_("total parameters"),
          N_("embedding V*h + L * (attention + MLP + norms) + head V*h (unless tied); a bare size "
             "N is N, its shape derived: x = (N / (12 * 128^2))^(1/3), L = round(x), h = 128 x "
             "rounded to 128 (1024 above 1024), a = h/128, 8 KV heads of 128, gated MLP 3.5 h, "
@@ -152,7 +152,7 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
             "EstimateGPULayers")},
     [ENGINE_KEY_MEM_TOTAL] =
         {"memory.total", OFF(memory.total), U(BYTES), G(MEMORY), BOTH, 0, TX_ALWAYS, NONE,
-         N_("total"),
+         N_("total per GPU"),
          N_("weights + KV cache + activations + gradients + master + optimizer + reserve + "
             "runtime buffers + ZeRO-3 gathered layer"),
          N_("course text, lesson seed-003, \"Inferencia y entrenamiento ocupan memoria "
@@ -568,95 +568,13 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
             "measured draw)")},
 };
 
-/* Output order: the JSON's (product.md's keys first within each object)
- * and, filtered by group, the text report's. */
-static const unsigned char order[] = {
-    ENGINE_KEY_PARAMS_TOTAL,
-    ENGINE_KEY_PARAMS_ACTIVE,
-    ENGINE_KEY_PARAMS_TRAINABLE,
-    ENGINE_KEY_BITS_PER_WEIGHT,
-    ENGINE_KEY_MEM_WEIGHTS,
-    ENGINE_KEY_MEM_KV_CACHE,
-    ENGINE_KEY_MEM_ACTIVATIONS,
-    ENGINE_KEY_MEM_GRADIENTS,
-    ENGINE_KEY_MEM_MASTER,
-    ENGINE_KEY_MEM_OPTIMIZER,
-    ENGINE_KEY_MEM_RESERVE,
-    ENGINE_KEY_MEM_ZERO3_WORKING,
-    ENGINE_KEY_MEM_OVERHEAD,
-    ENGINE_KEY_MEM_TOTAL,
-    ENGINE_KEY_MEM_HOST,
-    ENGINE_KEY_MEM_NVME,
-    ENGINE_KEY_MEM_HOST_PER_NODE,
-    ENGINE_KEY_MEM_SPARE,
-    ENGINE_KEY_MEM_RATIO,
-    ENGINE_KEY_CAPACITY,
-    ENGINE_KEY_FITS,
-    ENGINE_KEY_DECODE_TOKENS,
-    ENGINE_KEY_DECODE_MEMORY_BOUND,
-    ENGINE_KEY_DECODE_COMPUTE_BOUND,
-    ENGINE_KEY_DECODE_PER_SEQUENCE,
-    ENGINE_KEY_DECODE_BYTES_PER_STEP,
-    ENGINE_KEY_DECODE_FLOPS_PER_TOKEN,
-    ENGINE_KEY_RIDGE,
-    ENGINE_KEY_ARITHMETIC_INTENSITY,
-    ENGINE_KEY_COMPUTE_BOUND_BATCH,
-    ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
-    ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
-    ENGINE_KEY_BANDWIDTH,
-    ENGINE_KEY_PEAK_FLOPS,
-    ENGINE_KEY_KV_PER_TOKEN,
-    ENGINE_KEY_PREFILL,
-    ENGINE_KEY_SERVING_TTFT,
-    ENGINE_KEY_SERVING_TPOT,
-    ENGINE_KEY_SERVING_AVAILABLE_KV,
-    ENGINE_KEY_SERVING_KV_BLOCKS,
-    ENGINE_KEY_SERVING_KV_TOKENS,
-    ENGINE_KEY_SERVING_MAX_CONCURRENCY,
-    ENGINE_KEY_SERVING_MAX_MODEL_LEN,
-    ENGINE_KEY_SERVING_COMPUTE_BUFFER,
-    ENGINE_KEY_SERVING_OVERHEAD,
-    ENGINE_KEY_SERVING_GPU_LAYERS,
-    ENGINE_KEY_SERVING_HOST_BW,
-    ENGINE_KEY_ACT_PER_LAYER,
-    ENGINE_KEY_ACT_LAYERS_HELD,
-    ENGINE_KEY_ACT_LOGITS,
-    ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN,
-    ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
-    ENGINE_KEY_TRAIN_TOKENS_PER_STEP,
-    ENGINE_KEY_TRAIN_GLOBAL_BATCH,
-    ENGINE_KEY_TRAIN_MICRO_BATCHES,
-    ENGINE_KEY_TRAIN_TOKENS,
-    ENGINE_KEY_TRAIN_COMPUTE,
-    ENGINE_KEY_TRAIN_STEP,
-    ENGINE_KEY_TRAIN_BUBBLE,
-    ENGINE_KEY_TRAIN_TP_COMM,
-    ENGINE_KEY_TRAIN_PP_COMM,
-    ENGINE_KEY_TRAIN_DP_COMM,
-    ENGINE_KEY_TRAIN_ALL_TO_ALL,
-    ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
-    ENGINE_KEY_TRAIN_OFFLOAD_SECONDS,
-    ENGINE_KEY_TRAIN_HOST_LINK,
-    ENGINE_KEY_TRAIN_LARGEST_LAYER,
-    ENGINE_KEY_TRAIN_MFU,
-    ENGINE_KEY_TRAIN_HFU,
-    ENGINE_KEY_TRAIN_DAYS,
-    ENGINE_KEY_TRAIN_GPU_HOURS,
-    ENGINE_KEY_TRAIN_COST,
-    ENGINE_KEY_TRAIN_COST_SPOT,
-    ENGINE_KEY_TRAIN_ENERGY,
-    ENGINE_KEY_TRAIN_ENERGY_PER_TOKEN,
-    ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
-};
-
-_Static_assert(sizeof order == ENGINE_KEY_COUNT, "every figure has a place in the output order");
 
 size_t engine_figure_count(void) {
     return ENGINE_KEY_COUNT;
 }
 
 enum engine_key engine_figure_at(size_t i) {
-    return i < sizeof order ? (enum engine_key)order[i] : ENGINE_KEY_COUNT;
+    return i < ENGINE_KEY_COUNT ? (enum engine_key)i : ENGINE_KEY_COUNT;
 }
 
 const struct engine_figure *engine_figure(enum engine_key k) {

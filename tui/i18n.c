@@ -98,32 +98,6 @@ const struct engine_numfmt *i18n_numfmt(bool binary) {
     return p;
 }
 
-/* Swap '.' and ',' for the locale's characters (see header). */
-void i18n_number(char *buf, size_t len) {
-    char out[256];
-    size_t o = 0;
-    if (strcmp(i18n_point, ".") == 0 && strcmp(i18n_sep, ",") == 0)
-        return;
-    for (const char *s = buf; *s && o + 8 < sizeof(out); s++) {
-        /* Only between digits: "1.5" and "1,234", not "e.g." or "x, y". */
-        bool digits = s > buf && s[-1] >= '0' && s[-1] <= '9' && s[1] >= '0' && s[1] <= '9';
-        const char *rep = NULL;
-        if (digits && *s == '.')
-            rep = i18n_point;
-        else if (digits && *s == ',')
-            rep = i18n_sep;
-        if (rep) {
-            size_t rl = strlen(rep);
-            memcpy(out + o, rep, rl);
-            o += rl;
-        } else {
-            out[o++] = *s;
-        }
-    }
-    out[o] = '\0';
-    snprintf(buf, len, "%s", out);
-}
-
 /* The language of messages: LANGUAGE first, then LC_MESSAGES. */
 void i18n_language(char *buf, size_t len) {
     const char *forced = getenv("VRAMLAB_LANG"); /* --lang es|en */

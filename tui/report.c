@@ -6,6 +6,7 @@
  */
 #include "tui/report.h"
 
+#include "engine/figures.h"
 #include "tui/i18n.h"
 
 #include <math.h>
@@ -15,6 +16,11 @@
 /* One figure through the formatter with this reader's conventions. */
 void report_value(double v, enum engine_unit kind, enum units u, char *buf, size_t len) {
     engine_format(i18n_numfmt(u == UNITS_GIB), kind, v, buf, len);
+}
+
+void report_figure(const struct engine_scenario *sc, const struct engine_estimate *e,
+                   enum engine_key k, enum units u, char *buf, size_t len) {
+    engine_figure_format(i18n_numfmt(u == UNITS_GIB), sc, e, k, buf, len);
 }
 
 void report_bytes(double bytes, enum units u, char *buf, size_t len) {

@@ -20,6 +20,11 @@
  * conventions; u picks GB or GiB for memory). */
 void report_value(double v, enum engine_unit kind, enum units u, char *buf, size_t len);
 
+/* A figure of the registry (engine/figures.h) by its key, as this reader
+ * reads it: "876 tok/s", "1.25 GiB"; "n/a" where it does not apply. */
+void report_figure(const struct engine_scenario *sc, const struct engine_estimate *e,
+                   enum engine_key k, enum units u, char *buf, size_t len);
+
 /* Bytes in the chosen units: "140.0 GB", "1.07 GB", "512.0 MiB", "0 B",
  * "1.00 TB" (not "1000.0 GB"), "13.5 TB"; past 1000 EB "1.00e+24 B". */
 void report_bytes(double bytes, enum units u, char *buf, size_t len);
