@@ -217,6 +217,31 @@ static void host(struct xp *x) {
            XBYTES(e->serving.decode_host_bytes));
 }
 
+/* The transients and the allocator's waste of --memory-convention peak. */
+static void peak(struct xp *x, enum engine_key k) {
+    const struct engine_scenario *sc = x->sc;
+    const struct engine_estimate *e = x->e;
+    if (sc->memory_convention != ENGINE_MEMCONV_PEAK || sc->mode != ENGINE_MODE_TRAIN)
+        xp_set(x,
+               XT("%s: --memory-convention %s counts the states and activations, not the step's "
+                  "peak (--memory-convention peak)"),
+               XBYTES(0), engine_memory_convention_name(sc->memory_convention));
+    else if (k == ENGINE_KEY_MEM_TRANSIENT)
+        xp_set(x, XT("peak at the %s (ZeRO-%u: %s): %s beside %s of activations"),
+               xp_tr(x, engine_peak_phase_name(e->peak_phase)), sc->zero,
+               sc->offload != ENGINE_OFFLOAD_NONE || sc->zero == 2 ? "DeepSpeed"
+               : sc->zero >= 3 ? XT("FSDP2 as torchtitan runs it")
+                               : "Megatron-LM",
+               XBYTES(e->memory.transient), XBYTES(e->memory.activations));
+    else
+        xp_set(x, "0.05 * (%s + %s)%s = %s", XBYTES(e->memory.activations),
+               XBYTES(e->memory.transient),
+               e->peak_phase == ENGINE_PEAK_LOSS_BACKWARD && sc->zero >= 2
+                   ? XT(" + the freed 16-bit logits")
+                   : "",
+               XBYTES(e->memory.allocator));
+}
+
 /* Training states in inference: none. */
 static bool no_states(struct xp *x) {
     if (x->sc->mode != ENGINE_MODE_INFER)
@@ -347,7 +372,25 @@ bool explain_memory(struct xp *x, enum engine_key k) {
                XBYTES(isnan(e->memory.overhead) ? 0 : e->memory.overhead));
         if (e->memory.zero3_working > 0)
             xp_add(x, XT(" + gathered layer %s"), XBYTES(e->memory.zero3_working));
+        if (e->memory.transient > 0 || e->memory.allocator > 0 || e->memory.fp8_weights > 0)
+            xp_add(x, XT(" + transient %s + allocator %s + FP8 copies %s"),
+                   XBYTES(e->memory.transient), XBYTES(e->memory.allocator),
+                   XBYTES(e->memory.fp8_weights));
         xp_add(x, " = %s", XBYTES(e->memory.total));
+        return true;
+    case ENGINE_KEY_MEM_TRANSIENT:
+    case ENGINE_KEY_MEM_ALLOCATOR:
+        peak(x, k);
+        return true;
+    case ENGINE_KEY_MEM_FP8_WEIGHTS:
+        if (!engine_train_fp8(sc))
+            xp_set(x, XT("%s: training in %s (--format fp8 or mxfp8 trains in FP8)"), XBYTES(0),
+                   engine_compute_name(engine_compute_column(sc)));
+        else
+            xp_set(x, XT("2 x %s bits / 8 per GEMM parameter%s = %s"),
+                   XPLAIN(engine_format_bits(&sc->weight_format)),
+                   sc->zero >= 3 ? XT(" of one gathered layer") : XT(" of the stage over t"),
+                   XBYTES(e->memory.fp8_weights));
         return true;
     case ENGINE_KEY_MEM_ZERO3_WORKING:
         if (no_states(x))

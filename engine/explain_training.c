@@ -31,13 +31,16 @@ static void step(struct xp *x) {
                XFLOPS(e->peak_flop_per_s), XPCT(sc->mfu), XSECS(e->train_step_seconds));
     else
         xp_set(x,
-               XT("%s * %s tokens / (%u * %s * kernel efficiency %s) = %s; / (1 - %s) + TP %s + "
-                  "PP %s + EP %s + DP not hidden %s = %s"),
+               XT("%s * %s tokens / (%u * %s * kernel efficiency %s) = %s; with the memory-bound "
+                  "FP8 casts %s and MoE %s the slowest stage runs %s the mean; / (1 - %s) + TP %s "
+                  "+ PP %s + EP %s + CP %s + DP not hidden %s = %s"),
                XFLOP(e->train_hw_flops_per_token), XCOUNT(e->train_tokens_per_step), sc->gpus,
                XFLOPS(e->peak_flop_per_s), XPCT(e->train_kernel_efficiency),
-               XSECS(e->train_compute_seconds), XPCT(e->train_bubble_fraction),
-               XSECS(e->train_tp_comm_seconds), XSECS(e->train_pp_comm_seconds),
-               XSECS(e->train_all_to_all_seconds), XSECS(dp_exposed(e)),
+               XSECS(e->train_compute_seconds), XSECS(e->train_fp8_cast_seconds),
+               XSECS(e->train_moe_seconds), xp_num(x, ENGINE_UNIT_RATIO, e->train_stage_imbalance),
+               XPCT(e->train_bubble_fraction), XSECS(e->train_tp_comm_seconds),
+               XSECS(e->train_pp_comm_seconds), XSECS(e->train_all_to_all_seconds),
+               XSECS(e->train_cp_comm_seconds), XSECS(dp_exposed(e)),
                XSECS(e->train_step_seconds));
 }
 
@@ -82,13 +85,18 @@ static void flops_per_token(struct xp *x) {
                XFLOP(e->train_flops_per_token), XPCT(attn / (kn * e->params_active)));
 }
 
+/* The GPUs of a node the scenario uses. */
+static uint32_t gpus_per_node(const struct engine_scenario *sc) {
+    return sc->gpus_per_node ? sc->gpus_per_node
+                             : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
+}
+
 /* The EP all-to-alls: over NVLink or the network. */
 static void all_to_all(struct xp *x) {
     const struct engine_scenario *sc = x->sc;
     const struct engine_estimate *e = x->e;
     const struct engine_model *m = &sc->model;
-    uint32_t gpn = sc->gpus_per_node ? sc->gpus_per_node
-                                     : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
+    uint32_t gpn = gpus_per_node(sc);
     if (engine_ep(sc) <= 1) {
         xp_set(x, XT("no expert parallelism (--ep 1): %s"), XSECS(0));
         return;
@@ -113,10 +121,11 @@ static void days(struct xp *x) {
                xp_num(x, ENGINE_UNIT_DAYS, e->train_days));
         return;
     }
+    enum engine_tokens_source src = engine_training_tokens_source(sc);
     xp_set(x, XT("%s tokens%s / %s per step * %s = %s"), XCOUNT(e->train_tokens),
-           sc->training_tokens_given || sc->training_tokens > 0 ? ""
-           : sc->mode == ENGINE_MODE_TRAIN ? XT(" (20 per parameter, Hoffmann et al. 2022)")
-                                           : XT(" (a 100M-token fine-tuning set)"),
+           src == ENGINE_TOKENS_GIVEN        ? ""
+           : src == ENGINE_TOKENS_CHINCHILLA ? XT(" (20 per parameter, Hoffmann et al. 2022)")
+                                             : XT(" (a 100M-token fine-tuning set)"),
            XCOUNT(e->train_tokens_per_step), XSECS(e->train_step_seconds),
            xp_num(x, ENGINE_UNIT_DAYS, e->train_days));
 }
@@ -154,13 +163,56 @@ bool explain_training(struct xp *x, enum engine_key k) {
             xp_set(x, XT("--micro-batches %u (no --global-batch)"), sc->micro_batches);
         return true;
     case ENGINE_KEY_TRAIN_TOKENS:
-        if (sc->training_tokens_given || sc->training_tokens > 0)
+        switch (engine_training_tokens_source(sc)) {
+        case ENGINE_TOKENS_GIVEN:
             xp_set(x, XT("given: %s tokens"), XCOUNT(e->train_tokens));
-        else if (sc->mode == ENGINE_MODE_TRAIN)
+            break;
+        case ENGINE_TOKENS_CHINCHILLA:
             xp_set(x, XT("20 * %s parameters = %s tokens"), XCOUNT(e->params_total),
                    XCOUNT(e->train_tokens));
-        else
+            break;
+        default:
             xp_set(x, XT("a 100M-token fine-tuning set: %s tokens"), XCOUNT(e->train_tokens));
+            break;
+        }
+        return true;
+    case ENGINE_KEY_TRAIN_TOKENS_PER_GPU:
+        xp_set(x, XT("%s tokens / %s / %u GPUs = %s"), XCOUNT(e->train_tokens_per_step),
+               XSECS(e->train_step_seconds), sc->gpus, XTOKS(e->train_tokens_per_s_per_gpu));
+        return true;
+    case ENGINE_KEY_TRAIN_STAGE_IMBALANCE:
+        xp_set(x, XT("p=%u: the slowest stage runs %s the mean%s"), sc->pp,
+               xp_num(x, ENGINE_UNIT_RATIO, e->train_stage_imbalance),
+               sc->pp > 1 ? XT(" (its layers, embedding or head)") : XT(" (one stage)"));
+        return true;
+    case ENGINE_KEY_TRAIN_CP_COMM:
+        if (engine_cp(sc) == 1)
+            xp_set(x, XT("no context parallelism (--cp 1): %s"), XSECS(0));
+        else
+            xp_set(x,
+                   XT("cp=%u, t=%u, %s tokens of %s per GPU, over %s: %s per step not hidden by "
+                      "the attention"),
+                   engine_cp(sc), sc->tp, XINT(sc->context / engine_cp(sc)), XINT(sc->context),
+                   (uint64_t)sc->tp * engine_cp(sc) <= gpus_per_node(sc) ? "NVLink"
+                                                                         : XT("the network"),
+                   XSECS(e->train_cp_comm_seconds));
+        return true;
+    case ENGINE_KEY_TRAIN_FP8_CAST:
+        if (!engine_train_fp8(sc))
+            xp_set(x, XT("no FP8 training: %s"), XSECS(0));
+        else
+            xp_set(x, XT("%s at %s: %s per step"), sc->weight_format.name,
+                   XBW(e->bandwidth_bytes_per_s), XSECS(e->train_fp8_cast_seconds));
+        return true;
+    case ENGINE_KEY_TRAIN_MOE:
+        if (!(sc->model.experts > 0))
+            xp_set(x, XT("a dense model: %s"), XSECS(0));
+        else
+            xp_set(x, XT("E=%u, k=%u, ep=%u, imbalance %s%s: %s per step"), sc->model.experts,
+                   sc->model.active_experts, engine_ep(sc),
+                   XPLAIN(engine_ep(sc) > 1 ? engine_moe_imbalance(sc) : 1.0),
+                   sc->moe_imbalance > 0 ? " (--moe-imbalance)" : XT(" (default)"),
+                   XSECS(e->train_moe_seconds));
         return true;
     case ENGINE_KEY_TRAIN_COMPUTE:
         xp_set(x, XT("%s * %s tokens / (%u * %s * kernel efficiency %s) = %s"),

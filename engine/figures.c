@@ -150,13 +150,50 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
          N_("vLLM 0.10.1.1 gpu_worker.py determine_available_memory; llama.cpp "
             "llama-context.cpp graph reserve (December 2025 source); Ollama llm/memory.go "
             "EstimateGPULayers")},
+    [ENGINE_KEY_MEM_TRANSIENT] =
+        {"memory.transient", OFF(memory.transient), U(BYTES), G(MEMORY), BOTH, 0, TX_NONZERO, NONE,
+         N_("transient buffers"),
+         N_("--memory-convention peak: the buffers of the phase that peaks: loss forward (head "
+            "and norm inputs + logits and the loss per token x vocabulary entry: PyTorch 10 B, "
+            "loss_parallel 14, Megatron 6), loss backward (12, 16, 6), a layer's backward (the "
+            "layer rematerialised and its gradients; FSDP: 2 gathered layers, the 16-bit "
+            "gradient and its FP32 copy for the reduce-scatter; the head's weights and "
+            "gradient), the optimizer step (foreach Adam's FP32 temporary); FSDP keeps the last "
+            "layer gathered (every layer of a pipeline stage)"),
+         N_("torchtitan parallelize_llama.py apply_fsdp, train.py loss_fn; PyTorch documentation, "
+            "FSDP2 (mixed_precision reduce float32), loss_parallel, _multi_tensor_adamw; "
+            "Megatron-LM cross_entropy.py vocab_parallel_cross_entropy; DeepSpeed v0.17 "
+            "reduce_bucket_size 5e8")},
+    [ENGINE_KEY_MEM_ALLOCATOR] =
+        {"memory.allocator", OFF(memory.allocator), U(BYTES), G(MEMORY), BOTH, 0, TX_NONZERO, NONE,
+         N_("allocator"),
+         N_("--memory-convention peak: what the caching allocator reserves beyond the blocks in "
+            "use: 5% of the activations and transients + the 16-bit logits PyTorch frees after "
+            "their FP32 copy (2 B per token x vocabulary entry, too small for any later request "
+            "of the loss)"),
+         N_("Megatron-LM theoretical_memory_usage.py (\"5% overhead\"); PyTorch documentation, "
+            "CUDA semantics, \"Memory management\" (the caching allocator: "
+            "torch.cuda.max_memory_reserved)")},
+    [ENGINE_KEY_MEM_FP8_WEIGHTS] =
+        {"memory.fp8_weights", OFF(memory.fp8_weights), U(BYTES), G(MEMORY), BOTH, 0, TX_NONZERO,
+         NONE, N_("FP8 weight copies"),
+         N_("--format fp8|mxfp8 in training: the layers' GEMM weights also in FP8, twice (the "
+            "copy and its transpose on Hopper; row- and column-wise MXFP8 with a scale per 32): "
+            "2 x bits/8 B per GEMM parameter on the GPU (ZeRO-3: one gathered layer); the 16-bit "
+            "weights and master copy stay"),
+         N_("Transformer Engine documentation, Linear (the FP8 weight cache, "
+            "is_first_microbatch); OCP Microscaling Formats (MX) Specification v1.0; torchao "
+            "float8")},
     [ENGINE_KEY_MEM_TOTAL] =
         {"memory.total", OFF(memory.total), U(BYTES), G(MEMORY), BOTH, 0, TX_ALWAYS, NONE,
          N_("total per GPU"),
          N_("weights + KV cache + activations + gradients + master + optimizer + reserve + "
-            "runtime buffers + ZeRO-3 gathered layer"),
+            "runtime buffers + ZeRO-3 gathered layer + FP8 weight copies; --memory-convention "
+            "peak: the step's peak, the activations held and the transients of the phase that "
+            "peaks + the allocator's waste"),
          N_("course text, lesson seed-003, \"Inferencia y entrenamiento ocupan memoria "
-            "distinta\"; course text, lesson seed-002, \"Componentes de Memoria de GPU\"")},
+            "distinta\"; course text, lesson seed-002, \"Componentes de Memoria de GPU\"; "
+            "torchtitan metrics.py (max_memory_reserved) for the peak")},
     [ENGINE_KEY_MEM_HOST] =
         {"memory.host", OFF(memory.host), U(BYTES), G(MEMORY), BOTH, 0, TX_NONZERO, NONE,
          N_("host RAM (not in total)"),
@@ -386,7 +423,9 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
             "theoretical_memory_usage.py (the interleaved schedule's memory penalty)")},
     [ENGINE_KEY_ACT_LOGITS] =
         {"activations.logits_bytes", OFF(act_logits_bytes), U(BYTES), G(TRAINING), BOTH, 0,
-         TX_ALWAYS, NONE, N_("logits"), N_("4 * s * b * V / t (FP32 logits on the last stage)"),
+         TX_ALWAYS, NONE, N_("logits"),
+         N_("4 * s/cp * b * V / t (FP32 logits on the last stage); --memory-convention peak: the "
+            "loss's working set at the phase that peaks"),
          N_("Korthikanti et al. 2022 §4.3 (the output layer's logits)")},
     [ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN] =
         {"training.flops_per_token", OFF(train_flops_per_token), U(FLOP), G(TRAINING), TR, 0,
@@ -441,11 +480,55 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
         {"training.step_seconds", OFF(train_step_seconds), U(SECONDS), G(TRAINING), TR, 0,
          TX_ALWAYS, NONE, N_("step time"),
          N_("--mfu given (end to end): model FLOP per token * tokens per step / (G * peak * "
-            "MFU), nothing added; else hardware FLOP * tokens per step / (G * peak * kernel "
-            "efficiency) / (1 - bubble) + TP comm + PP comm + EP all-to-all + the DP comm the "
-            "backward pass cannot hide"),
+            "MFU), nothing added; else m * the slowest stage's time per micro-batch (its share of "
+            "the hardware FLOPs at the kernel efficiency, GEMMs at the FP8 rate under --format "
+            "fp8, attention at --attention-efficiency, + its FP8 casts and MoE routing) / (1 - "
+            "bubble) + TP comm + PP comm + EP all-to-all + CP ring not hidden + the DP comm the "
+            "backward pass cannot hide (+ offload)"),
          N_("PaLM (Chowdhery et al. 2022) appendix B; Llama 3 (Dubey et al. 2024) Table 4 (MFU "
             "end to end); GPipe (Huang et al. 2019) §2.2 (bubble); Narayanan et al. 2021 §3")},
+    [ENGINE_KEY_TRAIN_TOKENS_PER_GPU] =
+        {"training.tokens_per_s_per_gpu", OFF(train_tokens_per_s_per_gpu), U(TOKENS_PER_S),
+         G(TRAINING), TR, 0, TX_ALWAYS, NONE, N_("tokens/s per GPU"),
+         N_("tokens per step / step time / G (what Megatron-Bridge and torchtitan report)"),
+         N_("Megatron-Bridge documentation, performance summary (Tokens / sec / GPU); "
+            "torchtitan metrics.py (TPS per GPU)")},
+    [ENGINE_KEY_TRAIN_STAGE_IMBALANCE] =
+        {"training.stage_imbalance", OFF(train_stage_imbalance), U(RATIO), G(TRAINING), TR, 0,
+         TX_ALWAYS, NONE, N_("slowest stage / mean"),
+         N_("p * max over stages of its time per micro-batch / sum of them; a stage's time is its "
+            "share of the hardware FLOPs (its layers; the embedding on the first, the head on "
+            "the last) at the kernel efficiency, GEMMs at the FP8 rate under --format fp8, + its "
+            "memory-bound work (FP8 casts, MoE routing); the step runs at the slowest"),
+         N_("Narayanan et al. 2021 §2.2 (1F1B: every slot waits for the slowest stage)")},
+    [ENGINE_KEY_TRAIN_FP8_CAST] =
+        {"training.fp8_cast_seconds", OFF(train_fp8_cast_seconds), U(SECONDS), G(TRAINING), TR, 0,
+         TX_NONZERO, NONE, N_("FP8 scaling casts per step"),
+         N_("per token and layer, each GEMM input (forward) and output gradient (backward) read "
+            "for its amax, read and written in FP8 row- and column-wise: 6 B an element (MXFP8 4 "
+            "+ 1/16); / bandwidth, * the slowest stage's layers * tokens of a micro-batch * m; + "
+            "the weights cast once a step (6 B each)"),
+         N_("Transformer Engine documentation, FP8 recipes (Float8CurrentScaling, "
+            "MXFP8BlockScaling); torchao float8 (dynamic scaling)")},
+    [ENGINE_KEY_TRAIN_MOE] =
+        {"training.moe_seconds", OFF(train_moe_seconds), U(SECONDS), G(TRAINING), TR, 0,
+         TX_NONZERO, NONE, N_("MoE routing and experts per step"),
+         N_("per MoE layer per micro-batch: permutations 12 (1 + k) h B per token / bandwidth + "
+            "each local expert's grouped GEMM as a roofline, max(imbalance * its FLOPs / (peak * "
+            "efficiency), its weights read 3 times + inputs and outputs / bandwidth), less its "
+            "balanced FLOPs (already in the stage's time); tokens per local expert s b k ep / "
+            "(cp E); * the slowest stage's MoE layers * m"),
+         N_("Megatron Core 0.13 moe/moe_utils.py permute, unpermute, grouped GEMM; the roofline "
+            "(Williams et al. 2009) §2; --moe-imbalance default 1.25: Switch Transformer's "
+            "capacity factor (Fedus et al. 2022 §2.2)")},
+    [ENGINE_KEY_TRAIN_CP_COMM] =
+        {"training.cp_comm_seconds", OFF(train_cp_comm_seconds), U(SECONDS), G(TRAINING), TR, 0,
+         TX_NONZERO, NONE, N_("CP ring exposed per step"),
+         N_("per layer per micro-batch: (3 + 1 under full recompute) * (cp - 1) hops of K and V "
+            "(s/cp * b * kv heads/t * (d_qk + d_v) * 2 B) over the t * cp ranks' link, less the "
+            "attention of the layer that hides them; * layers of the stage * m"),
+         N_("Ring Attention (Liu et al. 2023) §3; Megatron Core 0.13 context parallelism (p2p "
+            "ring, cp_comm_type p2p); torchtitan context_parallel")},
     [ENGINE_KEY_TRAIN_BUBBLE] =
         {"training.bubble_fraction", OFF(train_bubble_fraction), U(FRACTION), G(TRAINING), TR, 0,
          TX_ALWAYS, NONE, N_("pipeline bubble"), N_("(p - 1) / (v * m + p - 1)"),

@@ -44,8 +44,17 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  sc->model.kv_heads);
         break;
     case ENGINE_WARN_NO_FORMAT_FLOPS:
-        snprintf(buf, n, "%s has no %s figure: FP16 FLOP/s used", sc->gpu.name,
-                 engine_compute_name(engine_compute_column(sc)));
+        if (engine_train_mxfp8(sc) && sc->gpu.flops[ENGINE_COMPUTE_FP8] > 0)
+            snprintf(buf, n, "%s has no block-scaled (MX) tensor cores: MXFP8 training needs "
+                             "Blackwell; its GEMMs counted at BF16",
+                     sc->gpu.name);
+        else if (engine_train_fp8(sc))
+            snprintf(buf, n, "%s has no FP8 tensor cores (Transformer Engine refuses FP8 "
+                             "there): the GEMMs counted at BF16",
+                     sc->gpu.name);
+        else
+            snprintf(buf, n, "%s has no %s figure: FP16 FLOP/s used", sc->gpu.name,
+                     engine_compute_name(engine_compute_column(sc)));
         break;
     case ENGINE_WARN_DOES_NOT_FIT:
         snprintf(buf, n, "needs %.3gx the memory of one GPU (%.4g GB short)", e->memory_ratio,
@@ -118,8 +127,13 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
 void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *buf, size_t n) {
     switch (bit) {
     case ENGINE_INVALID_LAYOUT:
-        snprintf(buf, n, "tp x pp x dp = %u x %u x %u = %llu, not the %u GPUs", sc->tp, sc->pp,
-                 sc->dp, (unsigned long long)sc->tp * sc->pp * sc->dp, sc->gpus);
+        if (engine_cp(sc) > 1)
+            snprintf(buf, n, "tp x cp x pp x dp = %u x %u x %u x %u = %llu, not the %u GPUs",
+                     sc->tp, engine_cp(sc), sc->pp, sc->dp,
+                     (unsigned long long)sc->tp * engine_cp(sc) * sc->pp * sc->dp, sc->gpus);
+        else
+            snprintf(buf, n, "tp x pp x dp = %u x %u x %u = %llu, not the %u GPUs", sc->tp,
+                     sc->pp, sc->dp, (unsigned long long)sc->tp * sc->pp * sc->dp, sc->gpus);
         break;
     case ENGINE_INVALID_TP_HEADS:
         snprintf(buf, n, "tp=%u does not divide the %u attention heads", sc->tp, sc->model.heads);
@@ -176,6 +190,19 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
         snprintf(buf, n, "--memory-convention megatron has no ZeRO-%u: Megatron-LM's "
                          "distributed optimizer is ZeRO-1 (--zero 0 or 1, or --memory-convention "
                          "paper or deepspeed)", sc->zero);
+        break;
+    case ENGINE_INVALID_CP:
+        if (sc->mode == ENGINE_MODE_INFER)
+            snprintf(buf, n, "--cp %u applies to training (--mode train, lora, qlora)", sc->cp);
+        else
+            snprintf(buf, n, "--cp %u needs a context divisible by 2 x %u = %u (each rank takes "
+                             "a chunk from each end; Megatron-LM), not %u",
+                     sc->cp, sc->cp, 2 * sc->cp, sc->context);
+        break;
+    case ENGINE_INVALID_MOE:
+        snprintf(buf, n, "--moe-imbalance %.3g must be at least 1 (the busiest expert rank's "
+                         "tokens over the mean); recompute modules must be Megatron-LM's",
+                 sc->moe_imbalance);
         break;
     case ENGINE_INVALID_SERVING:
         snprintf(buf, n,

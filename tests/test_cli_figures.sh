@@ -31,6 +31,8 @@ plan --model llama-3.1-70b --mode train --gpus 16 --tp 8 --pp 2 --micro-batches 
 plan --system dgx-h100 --gpus 1
 plan --model mixtral-8x7b --gpus 2 --tp 2
 plan --params 7B --mode train --mfu 0.4
+plan --mode train --gpus 8 --dp 4 --cp 2 --zero 3 --memory-convention peak --format fp8
+plan --mode train --gpus 2 --cp 2 --gpus-per-node 1 --inter-node-bw 1GB/s
 EOF
 }
 

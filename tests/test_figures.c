@@ -25,7 +25,7 @@
 #include "engine/figures.h"
 #include "tests/helpers.h"
 
-#define N_SCENARIOS 12
+#define N_SCENARIOS 14
 
 /* The scenarios: each figure applies and is shown in at least one. */
 static void scenarios(struct engine_scenario *s) {
@@ -86,6 +86,21 @@ static void scenarios(struct engine_scenario *s) {
     engine_model_from_size(&s[11].model, 7e9);
     s[11].mode = ENGINE_MODE_TRAIN;
     s[11].mfu = 0.4;
+    /* 12: FP8 training under FSDP as torchtitan runs it, its peak, with
+     * context parallelism. */
+    s[12].mode = ENGINE_MODE_TRAIN;
+    s[12].gpus = 8;
+    s[12].dp = 4;
+    s[12].cp = 2;
+    s[12].zero = 3;
+    s[12].memory_convention = ENGINE_MEMCONV_PEAK;
+    s[12].weight_format = th_format("fp8", 8, 0, 0);
+    s[12].weight_format.compute = ENGINE_COMPUTE_FP8;
+    /* 13: context parallelism over a slow network: the ring shows. */
+    s[13].mode = ENGINE_MODE_TRAIN;
+    s[13].gpus = s[13].cp = 2;
+    s[13].gpus_per_node = 1;
+    s[13].inter_node_bytes_per_s = 1e9;
 }
 
 /* A Spanish-like reader: its own marks, every text through a function

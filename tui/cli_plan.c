@@ -84,6 +84,12 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_number(w, sc->micro_batches);
     json_key(w, "ep");
     json_number(w, engine_ep(sc));
+    json_key(w, "cp");
+    json_number(w, engine_cp(sc));
+    json_key(w, "moe_imbalance");
+    json_number(w, engine_moe_imbalance(sc));
+    json_key(w, "fine_tune");
+    json_bool(w, sc->fine_tune);
     json_key(w, "interleave");
     json_number(w, sc->interleave);
     json_key(w, "recompute");
@@ -92,6 +98,14 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, engine_recompute_method_name(sc->recompute_method));
     json_key(w, "recompute_num_layers");
     json_number(w, sc->recompute_num_layers);
+    json_key(w, "recompute_modules");
+    json_begin_array(w);
+    for (unsigned i = 0; sc->mode != ENGINE_MODE_INFER && sc->recompute == ENGINE_RECOMPUTE_SELECTIVE &&
+                         i < ENGINE_RECOMPUTE_MODULE_COUNT;
+         i++)
+        if (engine_recompute_modules(sc) & (1u << i))
+            json_string(w, engine_recompute_module_name(i));
+    json_end_array(w);
     json_key(w, "optimizer");
     json_string(w, engine_recipe_info(sc->recipe)->id);
     json_key(w, "flops_model");
@@ -185,6 +199,14 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
             json_bool(&w, engine_figure_value(sc, est, k) != 0);
         else
             json_number(&w, engine_figure_value(sc, est, k));
+        if (k == ENGINE_KEY_MEM_TOTAL) {
+            /* --memory-convention peak: the phase of the step that peaks. */
+            json_key(&w, "peak_phase");
+            if (est->peak_phase != ENGINE_PEAK_NONE)
+                json_string(&w, engine_peak_phase_name(est->peak_phase));
+            else
+                json_null(&w);
+        }
         if (k == ENGINE_KEY_FITS) {
             json_key(&w, "layout");
             json_begin_object(&w);
@@ -268,7 +290,51 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
         plan_line(f, engine_figure_label(plan_numfmt(o), k), value, NULL);
         if (o->explain)
             plan_explain_lines(f, o, est, k);
+        /* Under the peak convention, the phase that makes the peak. */
+        if (k == ENGINE_KEY_MEM_TOTAL && est->peak_phase != ENGINE_PEAK_NONE) {
+            /* The phase names, for the catalogue (engine_peak_phase_name's). */
+            static const char *const phase[ENGINE_PEAK_PHASE_COUNT] = {
+                "", N_("loss forward"), N_("loss backward"), N_("layer backward"),
+                N_("optimizer step")};
+            plan_line(f, _("peak at"), _(phase[est->peak_phase]), NULL);
+        }
     }
+}
+
+/* The training budget of the title line (issue 25 item 8): the tokens and
+ * the global batch, each with where it comes from: given, or the default
+ * and its source (pre-training: Hoffmann et al. 2022's 20 tokens per
+ * parameter; fine-tuning, LoRA and QLoRA: a fine-tuning set, engine.h's
+ * ENGINE_FINE_TUNE_TOKENS; the batch: the model's published one, or one
+ * micro-batch per replica). */
+static void plan_header_budget(FILE *f, const struct options *o) {
+    const struct engine_scenario *sc = &o->sc;
+    double params = sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size;
+    if (o->model_file)
+        params = o->model_file->params;
+    char nt[32], ns[24], nc[24];
+    report_count(engine_training_tokens(sc, params), nt, sizeof(nt));
+    switch (engine_training_tokens_source(sc)) {
+    case ENGINE_TOKENS_CHINCHILLA:
+        fprintf(f, _(": %s tokens (20 per parameter, Hoffmann et al. 2022)"), nt);
+        break;
+    case ENGINE_TOKENS_FINE_TUNE:
+        fprintf(f, _(": %s tokens (a fine-tuning set, not a pre-training run)"), nt);
+        break;
+    case ENGINE_TOKENS_GIVEN:
+        fprintf(f, _(": %s tokens (given)"), nt);
+        break;
+    }
+    double seqs = (double)sc->batch * engine_micro_batches(sc) * sc->dp;
+    report_int((uint64_t)seqs, ns, sizeof(ns));
+    report_int(sc->context, nc, sizeof(nc));
+    if (sc->global_batch)
+        fprintf(f, _(", global batch %s x %s (--global-batch)"), ns, nc);
+    else if (o->recipe_batch_sequences)
+        fprintf(f, _(", global batch %s x %s (%s's published)"), ns, nc,
+                sc->model.name[0] ? sc->model.name : sc->model.id);
+    else
+        fprintf(f, _(", global batch %s x %s (micro-batch x micro-batches x DP)"), ns, nc);
 }
 
 /* Write the scenario header shared by plan and search (search leaves the
@@ -287,6 +353,9 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
      * effect there); the KV cache is an inference figure. */
     if (o->model_file && sc->mode == ENGINE_MODE_INFER)
         fprintf(f, _("weights as in the file, %s KV cache"), sc->kv_format.name);
+    else if (sc->mode == ENGINE_MODE_TRAIN && engine_train_fp8(sc))
+        fprintf(f, _("%s (%g B weights), %s GEMMs"), engine_recipe_info(sc->recipe)->id,
+                engine_recipe_info(sc->recipe)->weights, sc->weight_format.name);
     else if (sc->mode == ENGINE_MODE_TRAIN)
         fprintf(f, _("%s (%g B weights)"), engine_recipe_info(sc->recipe)->id,
                 engine_recipe_info(sc->recipe)->weights);
@@ -301,13 +370,20 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _(" in %s x %s"), ns, o->system.name);
     }
     fputs(" | ", f);
-    if (with_layout)
+    if (with_layout && engine_cp(sc) > 1)
+        fprintf(f, "TP %u x CP %u x PP %u x DP %u | ", sc->tp, engine_cp(sc), sc->pp, sc->dp);
+    else if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
+    else if (engine_cp(sc) > 1)
+        fprintf(f, _("CP %u in every layout | "), engine_cp(sc));
     if (engine_ep(sc) > 1)
         fprintf(f, _("EP %u inside DP | "), engine_ep(sc));
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)
         fprintf(f, "%s | ", engine_runtime_name(sc->serving.runtime));
-    fprintf(f, "%s\n", engine_mode_name(sc->mode));
+    fprintf(f, "%s", engine_mode_name(sc->mode));
+    if (sc->mode != ENGINE_MODE_INFER)
+        plan_header_budget(f, o);
+    fputc('\n', f);
     char nb[24], nc[24], np[24];
     report_int(sc->batch, nb, sizeof(nb));
     report_int(sc->context, nc, sizeof(nc));

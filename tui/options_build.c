@@ -543,13 +543,29 @@ static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads)
 /* Work out G, t, p, d from what was given; check the combination. */
 int opt_layout(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    uint32_t g = 1, t = 1, p = 1, d = 1;
+    uint32_t g = 1, t = 1, p = 1, d = 1, cp = 1;
     uint32_t per_node = sc->gpus_per_node ? sc->gpus_per_node : sc->gpu.gpus_per_node;
 
     if (per_node == 0)
         per_node = 1;
     if (s->set[OPT_GPUS] && opt_uint("gpus", s->val[OPT_GPUS], false, 1u << 24, &g))
         return -1;
+    /* Context parallelism multiplies the layout: G = t x cp x p x d; the
+     * rest of the layout is worked out on G / cp. */
+    if (s->set[OPT_CP] && opt_uint("cp", s->val[OPT_CP], false, 1u << 16, &cp))
+        return -1;
+    if (cp > 1 && sc->mode == ENGINE_MODE_INFER) {
+        opt_error("--cp %u applies to training (--mode train, lora, qlora): it splits each "
+                  "training sequence over GPUs",
+                  cp);
+        return -1;
+    }
+    if (cp > 1 && s->set[OPT_GPUS] && g % cp != 0) {
+        opt_error("--gpus %u is not a multiple of --cp %u", g, cp);
+        return -1;
+    }
+    if (cp > 1 && s->set[OPT_GPUS])
+        g /= cp;
     if (s->set[OPT_TP] && opt_uint("tp", s->val[OPT_TP], false, 1u << 20, &t))
         return -1;
     if (s->set[OPT_PP] && opt_uint("pp", s->val[OPT_PP], false, 1u << 20, &p))
@@ -584,6 +600,11 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
                   (unsigned long long)t * p * d, g);
         return -1;
     }
+    if ((uint64_t)g * cp > (1u << 24)) {
+        opt_error("--cp %u x %u GPUs exceeds %u GPUs", cp, g, 1u << 24);
+        return -1;
+    }
+    g *= cp;
     if (sc->model.heads > 0 && sc->model.heads % t != 0) {
         opt_error("--tp %u does not divide the model's %u attention heads", t, sc->model.heads);
         return -1;
@@ -598,6 +619,7 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
     sc->tp = t;
     sc->pp = p;
     sc->dp = d;
+    sc->cp = cp;
     return 0;
 }
 
@@ -851,6 +873,47 @@ static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario
     return 0;
 }
 
+/* --recompute-modules (Megatron-LM's, selective recompute only),
+ * --moe-imbalance (MoE training, at least 1), --fine-tune (full training). */
+static int opt_train_extras(const struct opt_seen *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    if (s->set[OPT_RECOMPUTE_MODULES]) {
+        const char *bad = NULL;
+        if (engine_recompute_modules_parse(s->val[OPT_RECOMPUTE_MODULES], &sc->recompute_modules,
+                                           &bad)) {
+            opt_error("--recompute-modules: unknown module at '%s'; a comma-separated list of "
+                      "core_attn, layernorm, mlp, moe, moe_act, shared_experts, mla_up_proj",
+                      bad ? bad : "");
+            return -1;
+        }
+        if (s->set[OPT_RECOMPUTE] && sc->recompute != ENGINE_RECOMPUTE_SELECTIVE) {
+            opt_error("--recompute-modules applies to selective recompute (Megatron-LM "
+                      "--recompute-granularity selective), not --recompute %s",
+                      engine_recompute_name(sc->recompute));
+            return -1;
+        }
+        sc->recompute = ENGINE_RECOMPUTE_SELECTIVE;
+    }
+    if (s->set[OPT_MOE_IMBALANCE]) {
+        char *end;
+        double v = strtod(s->val[OPT_MOE_IMBALANCE], &end);
+        if (end == s->val[OPT_MOE_IMBALANCE] || *end || !isfinite(v) || v < 1 || v > 64) {
+            opt_error("--moe-imbalance: expected the busiest expert rank's tokens over the mean, "
+                      "from 1 (balanced) to 64, found '%s'",
+                      s->val[OPT_MOE_IMBALANCE]);
+            return -1;
+        }
+        sc->moe_imbalance = v;
+    }
+    if (s->set[OPT_FINE_TUNE] && sc->mode != ENGINE_MODE_TRAIN) {
+        opt_error("--fine-tune applies to --mode train (full fine-tuning); LoRA and QLoRA "
+                  "fine-tune already");
+        return -1;
+    }
+    sc->fine_tune = sc->fine_tune || s->set[OPT_FINE_TUNE];
+    return 0;
+}
+
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
@@ -894,10 +957,12 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA))
         sc->recompute = ENGINE_RECOMPUTE_FULL;
     if (s->set[OPT_RECOMPUTE] && engine_recompute_parse(s->val[OPT_RECOMPUTE], &sc->recompute)) {
-        opt_error("--recompute: expected none, selective or full, found '%s'",
+        opt_error("--recompute: expected none, selective, full or op, found '%s'",
                   s->val[OPT_RECOMPUTE]);
         return -1;
     }
+    if (opt_train_extras(s, o) != 0)
+        return -1;
     if (opt_recompute_layers(s, sc) != 0 || opt_expert_parallel(s, o) != 0)
         return -1;
     if (s->set[OPT_OPTIMIZER] && engine_recipe_parse(s->val[OPT_OPTIMIZER], &sc->recipe)) {
@@ -928,6 +993,10 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         opt_fraction("flops-efficiency", s->val[OPT_FLOPS_EFFICIENCY], &sc->flops_efficiency))
         return -1;
     sc->flops_efficiency_given = sc->flops_efficiency_given || s->set[OPT_FLOPS_EFFICIENCY];
+    if (s->set[OPT_ATTENTION_EFFICIENCY] &&
+        opt_fraction("attention-efficiency", s->val[OPT_ATTENTION_EFFICIENCY],
+                     &sc->attention_efficiency))
+        return -1;
     if (s->set[OPT_TOKENS] &&
         opt_unit("tokens", s->val[OPT_TOKENS], catalog_parse_count, &sc->training_tokens))
         return -1;
@@ -1002,7 +1071,7 @@ int opt_zero_offload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     if (s->set[OPT_MEMORY_CONVENTION] &&
         engine_memory_convention_parse(s->val[OPT_MEMORY_CONVENTION], &sc->memory_convention)) {
-        opt_error("--memory-convention: expected paper, deepspeed or megatron, found '%s'",
+        opt_error("--memory-convention: expected paper, deepspeed, megatron or peak, found '%s'",
                   s->val[OPT_MEMORY_CONVENTION]);
         return -1;
     }

@@ -299,6 +299,26 @@ static void sf_write_workload(FILE *f, const struct options *o) {
             sc->sequence_parallel ? "true" : "false");
     if (engine_ep(sc) > 1)
         fprintf(f, "ep: %u\n", engine_ep(sc));
+    /* Issue 25's training keys, when not the defaults. */
+    if (engine_cp(sc) > 1)
+        fprintf(f, "cp: %u\n", engine_cp(sc));
+    if (sc->moe_imbalance > 0) {
+        sf_number(buf, sizeof(buf), sc->moe_imbalance);
+        fprintf(f, "moe-imbalance: %s\n", buf);
+    }
+    if (sc->recompute_modules && sc->mode != ENGINE_MODE_INFER) {
+        fputs("recompute-modules: ", f);
+        for (unsigned i = 0, n = 0; i < ENGINE_RECOMPUTE_MODULE_COUNT; i++)
+            if (sc->recompute_modules & (1u << i))
+                fprintf(f, "%s%s", n++ ? "," : "", engine_recompute_module_name(i));
+        fputc('\n', f);
+    }
+    if (sc->fine_tune)
+        fputs("fine-tune: true\n", f);
+    if (sc->attention_efficiency > 0) {
+        sf_number(buf, sizeof(buf), sc->attention_efficiency);
+        fprintf(f, "attention-efficiency: %s\n", buf);
+    }
     /* Recompute only when chosen: otherwise it follows the mode. */
     if (o->recompute_given)
         fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
