@@ -154,6 +154,8 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         /* curses may have resized the screen inside doupdate() (a SIGWINCH
          * seen there) before its KEY_RESIZE is read: never draw the old
          * windows into the new screen. */
+        /* A lesson caption follows the reader's units (u). */
+        dirty |= tui_lecture_sync(&ss->lecture, st);
         if (dirty && (LINES != ui.screen_rows || COLS != ui.screen_cols))
             dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         if (dirty & TUI_DIRTY_REFLOW) {

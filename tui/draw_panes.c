@@ -75,7 +75,7 @@ void tui_draw_model(struct tui_pen *p) {
     const char *name = m->name[0] ? m->name : m->id;
     tui_pen_field(p, 0, 0, TUI_F_MODEL, name);
     if (p->iw >= tui_width(name) + nw + 1)
-        tui_pen_text(p, 0, p->iw - nw, TUI_ROLE_VALUE, n);
+        tui_pen_figure(p, 0, p->iw - nw, TUI_ROLE_VALUE, ENGINE_KEY_PARAMS_TOTAL, n);
 
     /* Widths in display cells ('·' is two bytes but one cell). */
     int cells = tui_printw(buf, sizeof(buf), _("%u L %s %u h %s %u/%u heads"), m->layers, g->dot,
@@ -295,7 +295,7 @@ void tui_draw_format(struct tui_pen *p) {
     tui_pen_field(p, 1, x, TUI_F_GROUP, buf);
 
     format_formula(f, p->iw, buf, sizeof(buf));
-    tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
+    tui_pen_figure(p, 2, 0, TUI_ROLE_VALUE, ENGINE_KEY_BITS_PER_WEIGHT, buf);
 
     x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, _("KV      "));
     const struct engine_format *kv = &sc->kv_format;
@@ -345,7 +345,10 @@ void tui_draw_gpu(struct tui_pen *p) {
     if (tui_printw(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw &&
         tui_printw(buf, sizeof(buf), "%s, %s", a, b) > p->iw)
         tight_pair(buf, sizeof(buf), a, b);
-    tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, buf);
+    tui_pen_figure(p, 1, 0, TUI_ROLE_LABEL,
+                   tui_lecture_cites(&st->lx, ENGINE_KEY_BANDWIDTH) ? ENGINE_KEY_BANDWIDTH
+                                                                    : ENGINE_KEY_CAPACITY,
+                   buf);
     if (mbw > 0) /* the measured rate in the calibrated colour */
         tui_pen_text(p, 1, tui_width(buf) - tui_width(strrchr(buf, ' ') + 1), TUI_ROLE_WARN,
                      strrchr(buf, ' ') + 1);
@@ -362,7 +365,7 @@ void tui_draw_gpu(struct tui_pen *p) {
     } else if (fl > 0) {
         report_flops(fl, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", a, engine_compute_name(c));
-        tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
+        tui_pen_figure(p, 2, 0, TUI_ROLE_LABEL, ENGINE_KEY_PEAK_FLOPS, buf);
     } else {
         report_flops(gpu->flops[ENGINE_COMPUTE_FP16], a, sizeof(a));
         snprintf(buf, sizeof(buf), _("%s FP16 (no %s)"), a, engine_compute_name(c));
@@ -655,7 +658,7 @@ void tui_draw_memory(struct tui_pen *p) {
     snprintf(b, sizeof(b), _(" of %s"), a);
     int rw = tui_pen_width(p, b);
     tui_draw_bar(p, 0, 0, p->iw - rw - 1, e);
-    tui_pen_text(p, 0, p->iw - rw, TUI_ROLE_LABEL, b);
+    tui_pen_figure(p, 0, p->iw - rw, TUI_ROLE_LABEL, ENGINE_KEY_CAPACITY, b);
 
     /* Legend (fields) and verdict; in a two-line pane the verdict wins
      * unless the legend has focus. */

@@ -69,6 +69,36 @@ static enum tui_pane lecture_pane(const struct tui_state *st, enum lesson_pane p
     return tp;
 }
 
+/* Render step i's caption and question for this reader (lesson_text.h):
+ * the figures of the step's own scenario, in the session's units. */
+static void lecture_render(struct tui_lecture *lx, struct tui_state *st, size_t i) {
+    const struct lesson_step *s = lesson_step(&lx->lesson, i);
+    const struct engine_numfmt *f = i18n_numfmt(st->opt.units == UNITS_GIB);
+    struct engine_estimate e;
+    if (!s)
+        return;
+    engine_estimate(&s->options.sc, &e);
+    lesson_text_render(f, &s->options.sc, &e, lx->lesson.language, s->caption, lx->caption,
+                       sizeof(lx->caption));
+    lx->question[0] = '\0';
+    if (s->question)
+        lesson_text_render(f, &s->options.sc, &e, lx->lesson.language, s->question,
+                           lx->question, sizeof(lx->question));
+    lx->rendered_step = i;
+    lx->rendered_units = st->opt.units;
+    st->lx.caption = lx->caption;
+    st->lx.question = s->question ? lx->question : NULL;
+}
+
+/* Render again after the units changed (see header). */
+unsigned tui_lecture_sync(struct tui_lecture *lx, struct tui_state *st) {
+    if (!lx->has_lesson || !st->lx.lesson ||
+        (lx->rendered_units == st->opt.units && lx->rendered_step == st->lx.step))
+        return 0;
+    lecture_render(lx, st, st->lx.step);
+    return TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+}
+
 /* Show step i (see header). */
 unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i) {
     if (!lx->has_lesson)
@@ -77,18 +107,21 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
     if (i >= n)
         i = n - 1;
     const struct lesson_step *s = lesson_step(&lx->lesson, i);
-    unsigned dirty = tui_lecture_set_scenario(st, &s->options);
+    /* The reader's units are the session's: a step does not change them. */
+    struct options so = s->options;
+    so.units = st->opt.units;
+    unsigned dirty = tui_lecture_set_scenario(st, &so);
     st->lx.lesson = true;
     st->lx.step = i;
     st->lx.n_steps = n;
     st->lx.step_title = s->title;
-    st->lx.caption = s->caption;
+    st->lx.cites = s->cites;
+    lecture_render(lx, st, i);
     st->lx.caption_page = 0;
     st->lx.caption_pages = 1;
     st->lx.off_step = false;
     st->overlay = TUI_OVERLAY_NONE;
     /* A question step asks first: its panes' figures are '?' until n. */
-    st->lx.question = s->question;
     st->lx.revealed = false;
     st->lx.hide = 0;
     for (int p = LESSON_PANE_MODEL; p < LESSON_PANE_COUNT; p++) {

@@ -22,10 +22,19 @@
 #include "tui/lesson.h"
 #include "tui/state.h"
 
+/* Room for a step's caption or question as rendered (figures written out). */
+#define TUI_LECTURE_TEXT_MAX 4096
+
 struct tui_lecture {
     struct lesson lesson;
     bool has_lesson;
     char last_file[TUI_PROMPT_MAX]; /* the last name saved or loaded */
+    /* The step's caption and question as shown: each {figure} of the
+     * step's own scenario in the reader's units and locale; rendered again
+     * when the units change (u). */
+    char caption[TUI_LECTURE_TEXT_MAX], question[TUI_LECTURE_TEXT_MAX];
+    size_t rendered_step;
+    enum units rendered_units;
 };
 
 /* An empty lecture (no lesson, nothing pinned). */
@@ -44,6 +53,10 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
 /* Offer a key to the lecture keys first; returns true when it was taken,
  * with the dirty flags added to *dirty. */
 bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsigned *dirty);
+
+/* Render the step's caption and question again when the reader's units
+ * changed since (u); returns dirty flags. Call before drawing. */
+unsigned tui_lecture_sync(struct tui_lecture *lx, struct tui_state *st);
 
 /* Note what the state machine did with a key the lecture did not take
  * (a changed scenario leaves the lesson step: r returns). */

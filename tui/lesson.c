@@ -34,7 +34,7 @@ static const char *const lesson_pane_names[LESSON_PANE_COUNT] = {
 /* The keys of the top level and of a step. */
 static const char *const lesson_top_keys[] = {"title", "language", "steps"};
 static const char *const lesson_step_keys[] = {"title", "scenario", "caption", "pane",
-                                               "explain", "question", "hide"};
+                                               "explain", "question", "hide", "notes"};
 
 /* What a load is working with. */
 struct lesson_ctx {
@@ -80,6 +80,7 @@ void lesson_free(struct lesson *l) {
         free((char *)l->steps[i].title);
         free((char *)l->steps[i].caption);
         free((char *)l->steps[i].question);
+        free((char *)l->steps[i].notes);
     }
     free(l->steps);
     free(l->path);
@@ -304,9 +305,50 @@ static void lesson_hide(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step
     }
 }
 
+/* Check a text's figure references and quotations against the step's
+ * scenario (lesson_text.h), reporting at the text's node. */
+static void lesson_refs(struct lesson_ctx *x, yaml_node_t *v, const char *key, const char *text,
+                        const struct lesson_step *st) {
+    struct lesson_text_problem p;
+    if (lesson_text_check(&st->options.sc, text, &p) == 0)
+        return;
+    switch (p.code) {
+    case LESSON_TEXT_UNKNOWN:
+        if (p.closest)
+            lesson_error(x, v, key, "unknown figure {%.*s}; did you mean {%s}?", (int)p.n, p.path,
+                         p.closest);
+        else
+            lesson_error(x, v, key,
+                         "unknown figure {%.*s}; expected a key of vramlab plan --json "
+                         "({memory.weights}) or a scenario input ({scenario.context})",
+                         (int)p.n, p.path);
+        break;
+    case LESSON_TEXT_NOT_APPLY:
+        lesson_error(x, v, key, "expected a figure that applies in %s mode, found {%.*s}",
+                     engine_mode_name(st->options.sc.mode), (int)p.n, p.path);
+        break;
+    case LESSON_TEXT_BRACE:
+        lesson_error(x, v, key, "expected } after {, found none (write {{ for a brace)");
+        break;
+    case LESSON_TEXT_QUOTE_NESTED:
+        lesson_error(x, v, key, "expected %s before the next %s (quotations do not nest)",
+                     LESSON_QUOTE_CLOSE, LESSON_QUOTE_OPEN);
+        break;
+    case LESSON_TEXT_QUOTE_OPEN:
+        lesson_error(x, v, key, "expected %s to close the quotation, found none",
+                     LESSON_QUOTE_CLOSE);
+        break;
+    default:
+        lesson_error(x, v, key, "expected %s before %s, found none", LESSON_QUOTE_OPEN,
+                     LESSON_QUOTE_CLOSE);
+        break;
+    }
+}
+
 /* Check one step and fill st; errors are counted in x. */
 static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct lesson_step *st) {
-    enum { K_TITLE, K_SCENARIO, K_CAPTION, K_PANE, K_EXPLAIN, K_QUESTION, K_HIDE, K_COUNT };
+    enum { K_TITLE, K_SCENARIO, K_CAPTION, K_PANE, K_EXPLAIN, K_QUESTION, K_HIDE, K_NOTES,
+           K_COUNT };
     yaml_node_t *v[K_COUNT], *k[K_COUNT];
     bool scenario_ok = false;
     char buf[64];
@@ -352,6 +394,20 @@ static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct le
     if (v[K_QUESTION] &&
         (s = lesson_text(x, v[K_QUESTION], "question", N_("question text"))) != NULL)
         st->question = lesson_strdup_trim(s);
+    if (v[K_NOTES] && (s = lesson_text(x, v[K_NOTES], "notes", N_("presenter notes"))) != NULL)
+        st->notes = lesson_strdup_trim(s);
+    if (scenario_ok) {
+        if (st->caption)
+            lesson_refs(x, v[K_CAPTION], "caption", st->caption, st);
+        if (st->question)
+            lesson_refs(x, v[K_QUESTION], "question", st->question, st);
+        if (st->notes)
+            lesson_refs(x, v[K_NOTES], "notes", st->notes, st);
+        if (st->caption)
+            lesson_text_cites(st->caption, &st->cites);
+        if (st->question)
+            lesson_text_cites(st->question, &st->cites);
+    }
     if (v[K_HIDE] && !v[K_QUESTION])
         lesson_error(x, k[K_HIDE], "hide",
                      "expected a question in the same step (hide: belongs to a question step), "

@@ -30,6 +30,7 @@ static const struct command commands[] = {
     {"quantize", cmd_quantize, N_("quantize weights and report the error")},
     {"catalog", cmd_catalog, N_("list gpus, models, formats or systems")},
     {"import", cmd_import, N_("turn a Hugging Face config.json into a catalog entry")},
+    {"lesson", cmd_lesson, N_("a lesson without a terminal: show, check, export")},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -189,8 +189,103 @@ int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role
     return tui_pen_text(p, line, x, role, buf);
 }
 
-/* A field's value on a content line, highlighted when focused; records
- * where it went for the mouse. */
+/* The figure a read-out field shows, or ENGINE_KEY_COUNT (an input). */
+static enum engine_key field_figure(const struct tui_state *st, enum tui_field f) {
+    switch (f) {
+    case TUI_F_MODEL:
+    case TUI_F_SIZE:
+        return ENGINE_KEY_PARAMS_TOTAL;
+    case TUI_F_MEM_WEIGHTS:
+        return ENGINE_KEY_MEM_WEIGHTS;
+    case TUI_F_MEM_KV:
+        return ENGINE_KEY_MEM_KV_CACHE;
+    case TUI_F_MEM_ACT:
+        return ENGINE_KEY_MEM_ACTIVATIONS;
+    case TUI_F_MEM_GRADS:
+        return ENGINE_KEY_MEM_GRADIENTS;
+    case TUI_F_MEM_MASTER:
+        return ENGINE_KEY_MEM_MASTER;
+    case TUI_F_MEM_OPT:
+        return ENGINE_KEY_MEM_OPTIMIZER;
+    case TUI_F_MEM_RESERVE:
+        return ENGINE_KEY_MEM_RESERVE;
+    case TUI_F_MEM_OVERHEAD:
+        return st->opt.sc.mode == ENGINE_MODE_INFER ? ENGINE_KEY_MEM_OVERHEAD
+                                                    : ENGINE_KEY_MEM_ZERO3_WORKING;
+    case TUI_F_MEM_TOTAL:
+        return ENGINE_KEY_MEM_TOTAL;
+    case TUI_F_MEM_HOST:
+        return ENGINE_KEY_MEM_HOST;
+    case TUI_F_DECODE_MEM:
+        return ENGINE_KEY_DECODE_MEMORY_BOUND;
+    case TUI_F_DECODE_COMPUTE:
+        return ENGINE_KEY_DECODE_COMPUTE_BOUND;
+    case TUI_F_DECODE:
+        return ENGINE_KEY_DECODE_TOKENS;
+    case TUI_F_PER_SEQ:
+        return ENGINE_KEY_DECODE_PER_SEQUENCE;
+    case TUI_F_PREFILL:
+        return ENGINE_KEY_PREFILL;
+    case TUI_F_TTFT:
+        return ENGINE_KEY_SERVING_TTFT;
+    case TUI_F_TPOT:
+        return ENGINE_KEY_SERVING_TPOT;
+    case TUI_F_RIDGE:
+        return ENGINE_KEY_RIDGE;
+    case TUI_F_BSTAR:
+        return ENGINE_KEY_COMPUTE_BOUND_BATCH;
+    case TUI_F_TRAIN_STEP:
+        return ENGINE_KEY_TRAIN_STEP;
+    case TUI_F_TRAIN_BUBBLE:
+        return ENGINE_KEY_TRAIN_BUBBLE;
+    case TUI_F_TRAIN_DAYS:
+        return ENGINE_KEY_TRAIN_DAYS;
+    case TUI_F_TRAIN_HOURS:
+        return ENGINE_KEY_TRAIN_GPU_HOURS;
+    case TUI_F_TRAIN_COST:
+        return ENGINE_KEY_TRAIN_COST;
+    default:
+        return ENGINE_KEY_COUNT;
+    }
+}
+
+/* The scenario input an input field edits ({scenario.context}), or -1. */
+static int field_input(enum tui_field f) {
+    static const struct {
+        enum tui_field f;
+        const char *path;
+    } map[] = {
+        {TUI_F_MODEL, "scenario.model"},     {TUI_F_WFORMAT, "scenario.format"},
+        {TUI_F_KVFORMAT, "scenario.kv_format"}, {TUI_F_GPU, "scenario.gpu"},
+        {TUI_F_GPUS, "scenario.gpus"},       {TUI_F_BATCH, "scenario.batch"},
+        {TUI_F_CONTEXT, "scenario.context"}, {TUI_F_TP, "scenario.tp"},
+        {TUI_F_PP, "scenario.pp"},           {TUI_F_DP, "scenario.dp"},
+        {TUI_F_ZERO, "scenario.zero"},       {TUI_F_MICRO, "scenario.micro_batches"},
+        {TUI_F_EP, "scenario.ep"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (map[i].f == f)
+            return lesson_input_find(map[i].path, strlen(map[i].path));
+    return -1;
+}
+
+/* Whether a lesson step cites what field f shows (see state.h). */
+bool tui_field_cited(const struct tui_state *st, enum tui_field f) {
+    enum engine_key k = field_figure(st, f);
+    return (k < ENGINE_KEY_COUNT && tui_lecture_cites(&st->lx, k)) ||
+           tui_lecture_cites_input(&st->lx, field_input(f));
+}
+
+/* A figure the lesson step cites, in the cited role (see paint.h). */
+int tui_pen_figure(struct tui_pen *p, int line, int x, enum tui_role role, enum engine_key k,
+                   const char *text) {
+    if (!p->masked && tui_lecture_cites(&p->st->lx, k))
+        role = TUI_ROLE_CITED;
+    return tui_pen_text(p, line, x, role, text);
+}
+
+/* A field's value on a content line, highlighted when focused (or cited
+ * by the lesson step shown); records where it went for the mouse. */
 int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text) {
     int row = tui_pen_row(p, line);
     enum tui_role role = TUI_ROLE_VALUE;
@@ -198,6 +293,8 @@ int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const ch
         role = TUI_ROLE_DIM;
     else if (p->focused && p->st->focus[p->pane] == f)
         role = TUI_ROLE_FIELD_FOCUS;
+    else if (!p->masked && tui_field_cited(p->st, f))
+        role = TUI_ROLE_CITED;
     if (row < 0 || x >= p->iw)
         return 0;
     char buf[512];

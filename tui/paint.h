@@ -98,6 +98,14 @@ int tui_pen_row(const struct tui_pen *p, int line);
  * focused fields are highlighted, fields that do not apply are dim.
  * Returns the columns written. */
 int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text);
+/* Whether the lesson step shown cites the figure or input field f shows
+ * ({memory.kv_cache}, {scenario.context}): drawn in TUI_ROLE_CITED. */
+bool tui_field_cited(const struct tui_state *st, enum tui_field f);
+/* A figure that is not a field (the capacity, bits per weight) at content
+ * line, column x: in role, or in TUI_ROLE_CITED while the lesson step
+ * cites k. Returns the columns written. */
+int tui_pen_figure(struct tui_pen *p, int line, int x, enum tui_role role, enum engine_key k,
+                   const char *text);
 /* Plain text at content line, column x; returns columns written. */
 int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const char *text);
 /* A glyph repeated n times at content line, column x (one curses call);

@@ -23,6 +23,7 @@
 #include "catalog/modelfile.h"
 #include "tui/commands.h"
 #include "tui/layout.h"
+#include "tui/lesson_text.h"
 #include "tui/measure_ar.h"
 
 /* Keys, independent of curses. Printable ASCII keys are themselves. */
@@ -232,6 +233,9 @@ struct tui_lecture_view {
     const char *question; /* owned by the lesson; NULL on a plain step */
     unsigned hide;
     bool revealed;
+    /* The figures and inputs the step's caption and question cite
+     * (lesson_text.h): the panes highlight them while the step is shown. */
+    struct lesson_cites cites;
     bool present;         /* presentation mode */
     bool pinned;          /* c: the comparison's pinned scenario */
     struct options pin_opt;
@@ -252,6 +256,18 @@ struct tui_file_prompt {
  * shows the question, n reveals). */
 static inline bool tui_lecture_asking(const struct tui_lecture_view *lx) {
     return lx->lesson && lx->question && !lx->revealed;
+}
+/* Whether the step shown cites figure k and it is highlighted now: on the
+ * step as the file has it (not after a change), once a question is
+ * answered. */
+static inline bool tui_lecture_cites(const struct tui_lecture_view *lx, enum engine_key k) {
+    return lx->lesson && !lx->off_step && !tui_lecture_asking(lx) &&
+           lesson_cites_key(&lx->cites, k);
+}
+/* The same for a scenario input (lesson_input_find's index). */
+static inline bool tui_lecture_cites_input(const struct tui_lecture_view *lx, int i) {
+    return lx->lesson && !lx->off_step && !tui_lecture_asking(lx) && i >= 0 &&
+           (lx->cites.inputs >> i & 1u) != 0;
 }
 /* Whether pane p's figures show as '?' now. */
 static inline bool tui_lecture_hides(const struct tui_lecture_view *lx, enum tui_pane p) {
