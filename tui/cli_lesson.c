@@ -22,6 +22,7 @@
 #include "tui/cli.h"
 #include "tui/i18n.h"
 #include "tui/lesson.h"
+#include "tui/lesson_export.h"
 
 /* What the command line asked for. */
 struct lesson_args {
@@ -58,8 +59,8 @@ static int lesson_parse(int argc, char **argv, struct lesson_args *a) {
         lesson_usage(stdout);
         return -1;
     }
-    if (strcmp(a->sub, "show") && strcmp(a->sub, "check")) {
-        fprintf(stderr, _("vramlab lesson: unknown subcommand '%s'; expected show or check\n"),
+    if (strcmp(a->sub, "show") && strcmp(a->sub, "check") && strcmp(a->sub, "export")) {
+        fprintf(stderr, _("vramlab lesson: unknown subcommand '%s'; expected show, check or export\n"),
                 a->sub);
         return VRAMLAB_EXIT_USAGE;
     }
@@ -249,6 +250,18 @@ int cmd_lesson(int argc, char **argv) {
         rc = lesson_show(&a, &cat, stdout);
     } else if (!strcmp(a.sub, "check")) {
         rc = lesson_check(&a, &cat);
+    } else {
+        static char err[LESSON_MAX_ERRORS * 1024];
+        struct lesson l;
+        /* A lesson that does not load is a usage error, said as for show. */
+        rc = lesson_open(a.names[0], &cat, &l);
+        if (rc == 0) {
+            lesson_free(&l);
+            if (lesson_export(a.names[0], &cat, a.format, a.out, a.units, err, sizeof(err)) != 0) {
+                fprintf(stderr, "vramlab lesson export: %s\n", err);
+                rc = 1;
+            }
+        }
     }
     catalog_free(&cat);
     return rc;
