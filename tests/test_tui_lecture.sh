@@ -41,8 +41,8 @@ keys() {
     shift
     tmux -L "$SOCK" send-keys -t "$_session" "$@"
 }
-# quit NAME: q (twice if an overlay was open), then wait for the exit
-# status; print it.
+# quit NAME: q (twice if an overlay was open; a lesson then asks: y), then
+# wait for the exit status; print it.
 quit() {
     keys "$1" q
     i=0
@@ -50,6 +50,7 @@ quit() {
         sleep 0.1
         i=$((i + 1))
         [ $i -eq 10 ] && keys "$1" q
+        [ $i -eq 20 ] && keys "$1" y
     done
     cat "$TMP/$1.rc" 2>/dev/null || echo none
 }

@@ -252,7 +252,8 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
     };
     const char *lesson_keys[][2] = {
         {"n p", N_("step")}, {"r", N_("back to step")}, {"F", N_("present")},
-        {"e", N_("explain")}, {"?", N_("help")}, {"q", N_("quit")},
+        {":", N_("go to")},  {"e", N_("explain")},      {"?", N_("help")},
+        {"q", N_("quit")},
     };
     if (st->lx.present && !st->lx.lesson) {
         lesson_keys[0][0] = "F";

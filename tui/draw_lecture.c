@@ -197,12 +197,19 @@ void tui_draw_prompt(struct tui_ui *ui, WINDOW *w, int y, const struct tui_state
     case TUI_PROMPT_OVERWRITE:
         snprintf(label, sizeof(label), _("%s exists; overwrite? y/n "), st->lx.prompt_text);
         break;
+    case TUI_PROMPT_GOTO:
+        snprintf(label, sizeof(label), _("go to step (1-%zu, Enter; Esc cancels): "),
+                 st->lx.n_steps);
+        break;
+    case TUI_PROMPT_QUIT:
+        snprintf(label, sizeof(label), "%s", _("leave the lesson? y/n "));
+        break;
     default:
         return;
     }
     werase(w);
     int x = tui_put(ui, w, y, 1, wd - 1, TUI_ROLE_KEY, label) + 1;
-    if (st->lx.prompt != TUI_PROMPT_OVERWRITE) {
+    if (st->lx.prompt != TUI_PROMPT_OVERWRITE && st->lx.prompt != TUI_PROMPT_QUIT) {
         /* Show the end of a long name, then the cursor. */
         const char *t = st->lx.prompt_text;
         while (tui_width(t) > wd - x - 2 && *t)

@@ -10,6 +10,12 @@
  * explanation), then go on; r asks again, and a key that changes the
  * scenario reveals it (tui_lecture_after), since the figures are live.
  *
+ * Lesson keys: n, Space, PgDn, Shift-Right (and Right in presentation
+ * mode) step on; p, Backspace, PgUp, Shift-Left (Left presenting) back;
+ * : or g, a number and Enter go to that step; r returns to the step; q
+ * first closes an open overlay, then asks before leaving the lesson (y),
+ * and so does Esc without an overlay.
+ *
  * What the screen shows lives in st->lx (state.h) so that drawing reads
  * only the state; the lesson itself and the file I/O live here.
  */
@@ -35,6 +41,10 @@ struct tui_lecture {
     char caption[TUI_LECTURE_TEXT_MAX], question[TUI_LECTURE_TEXT_MAX];
     size_t rendered_step;
     enum units rendered_units;
+    /* The step is kept between sessions (lesson_progress_path) once
+     * tui_lecture_keep() found where. */
+    bool keep;
+    char progress[4096];
 };
 
 /* An empty lecture (no lesson, nothing pinned). */
@@ -46,6 +56,13 @@ void tui_lecture_free(struct tui_lecture *lx);
  * step. Returns 0, or -1 with every error in err. */
 int tui_lecture_open(struct tui_lecture *lx, struct tui_state *st, const char *name, char *err,
                      size_t errlen);
+
+/* Keep the lesson's step between sessions from now on (every step shown
+ * is written, for the next start and for `--notes`), and unless fresh go
+ * to the step the last session left. Where it cannot (no HOME, a state
+ * directory that cannot be written) it says so once in the status line,
+ * creates nothing and goes on. Returns dirty flags. */
+unsigned tui_lecture_keep(struct tui_lecture *lx, struct tui_state *st, bool fresh);
 
 /* Show step i of the lesson (clamped), as the file has it. */
 unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i);

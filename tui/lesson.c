@@ -13,6 +13,8 @@
 #include "tui/lesson.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -630,4 +632,87 @@ int lesson_resolve(const char *name, const char *lang, char *buf, size_t len) {
         }
     }
     return -1;
+}
+
+/* ---- progress between sessions ------------------------------------------------ */
+
+/* Make a directory and its parents (mode 0700); 0 or -1 with errno. */
+static int lesson_mkdirs(char *dir) {
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(dir, 0700);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    return mkdir(dir, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The progress file of a lesson (see header). */
+int lesson_progress_path(const char *lesson_path, char *buf, size_t len, bool create, char *err,
+                         size_t errlen) {
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    const char *base = strrchr(lesson_path, '/');
+    char dir[4096], key[256];
+    int n;
+    if (err && errlen)
+        err[0] = '\0';
+    base = base ? base + 1 : lesson_path;
+    snprintf(key, sizeof(key), "%s", base);
+    size_t kl = strlen(key);
+    if (kl > 5 && !strcmp(key + kl - 5, ".yaml"))
+        key[kl -= 5] = '\0';
+    char *dot = strrchr(key, '.'); /* seed-000.es */
+    if (dot && strlen(dot + 1) >= 2 && strlen(dot + 1) <= 5 && dot > key)
+        *dot = '\0';
+    if (xdg && xdg[0] == '/')
+        n = snprintf(dir, sizeof(dir), "%s/vramlab/lessons", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(dir, sizeof(dir), "%s/.local/state/vramlab/lessons", home);
+    else {
+        snprintf(err, errlen, "%s", _("neither XDG_STATE_HOME nor HOME is set"));
+        return -1;
+    }
+    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + strlen(key) + 7 > len) {
+        snprintf(err, errlen, "%s", _("the state directory's path is too long"));
+        return -1;
+    }
+    if (create && lesson_mkdirs(dir) != 0) {
+        snprintf(err, errlen, _("%s: cannot create: %s"), dir, strerror(errno));
+        return -1;
+    }
+    snprintf(buf, len, "%s/%s.step", dir, key);
+    return 0;
+}
+
+/* The step kept (see header). */
+long lesson_progress_read(const char *path) {
+    FILE *f = fopen(path, "r");
+    long step = -1, n = 0;
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld/%ld", &step, &n) < 1 || step < 1)
+        step = 0;
+    fclose(f);
+    return step - 1;
+}
+
+/* Keep a step (see header). */
+int lesson_progress_write(const char *path, size_t step, size_t n) {
+    char tmp[4200], text[64];
+    int len = snprintf(text, sizeof(text), "%zu/%zu\n", step + 1, n);
+    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return -1;
+    bool wrote = write(fd, text, (size_t)len) == len;
+    if (close(fd) != 0 || !wrote || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
 }

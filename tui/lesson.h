@@ -145,4 +145,22 @@ int lesson_resolve(const char *name, const char *lang, char *buf, size_t len);
 #define LESSON_DIRS_MAX 3
 size_t lesson_dirs(const char *dirs[LESSON_DIRS_MAX]);
 
+/*
+ * Where a lesson's step is kept between sessions (the explorer resumes it
+ * unless --fresh; `--notes` follows it): $XDG_STATE_HOME/vramlab/lessons/
+ * KEY.step, or $HOME/.local/state/vramlab/lessons/KEY.step when
+ * XDG_STATE_HOME is unset or not absolute, KEY the lesson file's name
+ * without its language and .yaml ("seed-000"), so both languages of a
+ * lesson share it. Without either variable there is none: -1 and a
+ * message in err, nothing created; with create, the directories are made
+ * (0700) or -1 says why.
+ */
+int lesson_progress_path(const char *lesson_path, char *buf, size_t len, bool create, char *err,
+                         size_t errlen);
+/* The step kept in the file at path (0-based), or -1 when there is none. */
+long lesson_progress_read(const char *path);
+/* Keep step (0-based) of n in the file at path, atomically (a temporary
+ * file renamed over it). Returns 0, or -1 with errno set. */
+int lesson_progress_write(const char *path, size_t step, size_t n);
+
 #endif

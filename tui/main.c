@@ -15,6 +15,7 @@
 #include "tui/commands.h"
 #include "tui/i18n.h"
 #include "tui/lesson.h"
+#include "tui/lesson_notes.h"
 
 /* A headless command: its name, entry point and one line of help. */
 struct command {
@@ -40,6 +41,7 @@ static void main_lesson_index(FILE *out);
 static void main_usage(FILE *f) {
     fputs(_("usage: vramlab [scenario options]         interactive explorer\n"
             "       vramlab --lesson NAME [--present]  a lesson (seed-000), for a room\n"
+            "       vramlab --lesson NAME --notes      its presenter notes, following the room's step\n"
             "       vramlab --lesson                   list the lessons; --lang es|en\n"
             "       vramlab COMMAND [options]          headless command\n"
             "       vramlab --help | --version\n"
@@ -218,6 +220,45 @@ static bool main_lesson_ok(int argc, char **argv) {
     return false;
 }
 
+/* vramlab --lesson NAME --notes [--units gb|gib] [--catalog FILE]: the
+ * presenter's view (lesson_notes.c) instead of the explorer. */
+static int main_notes(int argc, char **argv) {
+    const char *name = NULL;
+    enum units units = UNITS_GB;
+    struct catalog cat;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--lesson") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strncmp(a, "--lesson=", 9))
+            name = a + 9;
+        else if ((!strcmp(a, "--units") && i + 1 < argc) || !strncmp(a, "--units=", 8)) {
+            const char *v = a[7] == '=' ? a + 8 : argv[++i];
+            if (strcmp(v, "gb") && strcmp(v, "gib")) {
+                fprintf(stderr, _("vramlab: --units: expected gb or gib, found '%s'\n"), v);
+                return VRAMLAB_EXIT_USAGE;
+            }
+            units = !strcmp(v, "gib") ? UNITS_GIB : UNITS_GB;
+        } else if (!strcmp(a, "--catalog") && i + 1 < argc) {
+            i++;
+        } else if (strcmp(a, "--notes") && strncmp(a, "--catalog=", 10)) {
+            fprintf(stderr,
+                    _("vramlab: --notes takes --lesson NAME, --units and --catalog, not '%s'\n"),
+                    a);
+            return VRAMLAB_EXIT_USAGE;
+        }
+    }
+    if (!name) {
+        fputs(_("vramlab: --notes goes with --lesson NAME (the lesson the room sees)\n"), stderr);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    int rc = options_load_catalog(argc, argv, &cat);
+    if (rc == 0)
+        rc = lesson_notes_main(name, &cat, units);
+    catalog_free(&cat);
+    return rc;
+}
+
 /* Run the explorer or a command; 0 for help and version. */
 static int main_dispatch(int argc, char **argv) {
     const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -240,6 +281,9 @@ static int main_dispatch(int argc, char **argv) {
         }
         if (!main_lesson_ok(argc, argv))
             return VRAMLAB_EXIT_USAGE;
+        for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+            if (!strcmp(argv[i], "--notes"))
+                return main_notes(argc, argv);
         return tui_main(argc, argv);
     }
     if (!strcmp(cmd, "help")) {

@@ -44,6 +44,8 @@ enum {
     TUI_KEY_BTAB, /* Shift-Tab */
     TUI_KEY_F1,
     TUI_KEY_RESIZE,
+    TUI_KEY_SRIGHT, /* Shift-Right, Shift-Left: a lesson's next and previous step */
+    TUI_KEY_SLEFT,
 };
 
 /* Dirty flags returned by handlers (NeoMutt's reflow/recalc/repaint). */
@@ -217,7 +219,14 @@ struct tui_measure {
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by
  * the drawing code): the lesson step shown, presentation mode, the pinned
  * scenario of a comparison, and the one-line prompt of s and o. */
-enum tui_prompt { TUI_PROMPT_NONE = 0, TUI_PROMPT_SAVE, TUI_PROMPT_OVERWRITE, TUI_PROMPT_LOAD };
+enum tui_prompt {
+    TUI_PROMPT_NONE = 0,
+    TUI_PROMPT_SAVE,
+    TUI_PROMPT_OVERWRITE,
+    TUI_PROMPT_LOAD,
+    TUI_PROMPT_GOTO, /* a lesson's : or g: the step to go to */
+    TUI_PROMPT_QUIT, /* q in a lesson: leave it? y/n */
+};
 #define TUI_PROMPT_MAX 256
 struct tui_lecture_view {
     bool lesson;          /* a lesson is loaded */
