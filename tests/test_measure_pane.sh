@@ -181,7 +181,7 @@ fi
 # --- a resize keeps the session's results -------------------------------------
 tmux -L "$SOCK" resize-window -t run -x 120 -y 40 2>/dev/null
 sleep 0.3
-wait_for run "W4A16 GEMV" && ok "results kept across a resize" || fail "resize lost the results"
+wait_for run "FP16 GEMV" && ok "results kept across a resize" || fail "resize lost the results"
 # Another GPU: the pane's calibration no longer applies (Model -> Format -> GPU).
 keys run Tab
 keys run Tab

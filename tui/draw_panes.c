@@ -72,7 +72,8 @@ void tui_draw_model(struct tui_pen *p) {
 
     report_count(st->est.params_total, n, sizeof(n));
     int nw = tui_pen_width(p, n);
-    const char *name = m->name[0] ? m->name : m->id;
+    char name[ENGINE_NAME_MAX + 32];
+    lesson_model_name(i18n_numfmt(false), m, name, sizeof(name));
     tui_pen_field(p, 0, 0, TUI_F_MODEL, name);
     if (p->iw >= tui_width(name) + nw + 1)
         tui_pen_figure(p, 0, p->iw - nw, TUI_ROLE_VALUE, ENGINE_KEY_PARAMS_TOTAL, n);
@@ -333,9 +334,13 @@ void tui_draw_gpu(struct tui_pen *p) {
     show_focus(p, line_of, 2, TUI_F_GPU);
 
     snprintf(buf, sizeof(buf), "%s%u", g->times, st->opt.sc.gpus);
-    int cw = tui_width(buf);
-    tui_pen_field(p, 0, 0, TUI_F_GPU, gpu->name[0] ? gpu->name : gpu->id);
-    tui_pen_field(p, 0, p->iw - cw > 10 ? p->iw - cw : 10, TUI_F_GPUS, buf);
+    int cw = tui_width(buf), cx = p->iw - cw > 10 ? p->iw - cw : 10;
+    /* The name shortened at a word to leave the count its room (never
+     * "GeForce RTX 306x1"). */
+    char nm[ENGINE_NAME_MAX];
+    tui_pen_field(p, 0, 0, TUI_F_GPU,
+                  tui_fit_name(gpu->name[0] ? gpu->name : gpu->id, cx - 1, nm, sizeof(nm)));
+    tui_pen_field(p, 0, cx, TUI_F_GPUS, buf);
 
     /* Calibrated (Measure pane: a, or --measured-bw/--measured-flops): the
      * measured figures are the ones used; the data sheet's become a note. */
@@ -446,7 +451,7 @@ void tui_draw_layout(struct tui_pen *p) {
         tui_pen_field(p, 3, x, TUI_F_EP, buf);
     }
 
-    x = tui_pen_field(p, 4, 0, TUI_F_RECOMPUTE, engine_recompute_name(sc->recompute));
+    x = tui_pen_field(p, 4, 0, TUI_F_RECOMPUTE, _(engine_recompute_name(sc->recompute)));
     x += tui_pen_text(p, 4, x, TUI_ROLE_LABEL, " ");
     const struct engine_recipe_info *ri = engine_recipe_info(sc->recipe);
     tui_pen_field(p, 4, x, TUI_F_RECIPE, ri ? ri->id : "?");
@@ -578,14 +583,22 @@ static const char *const tui_segments_short[TUI_SEGMENTS] = {
     N_("w"), N_("KV"), N_("act"), N_("grad"), N_("mstr"), N_("opt"), N_("buf"), N_("res")};
 
 /* The legend text of segment s ("reserve 1.00", or "res 1.00"); false
- * when the segment is not shown. */
+ * when the segment is not shown. bare (the narrowest form): every part as
+ * a number of GB or GiB, the total's unit ("res 0.931", not "res 953.7
+ * MiB"), so that all the parts fit and add up to the total. */
 static bool legend_item(const struct tui_state *st, const double *seg, int s, bool brief,
-                        char *buf, size_t len) {
+                        bool bare, char *buf, size_t len) {
     char a[32];
     if (!(seg[s] > 0) && !(st->focus[TUI_PANE_MEMORY] == tui_segments[s].field &&
                            tui_field_applies(st, tui_segments[s].field)))
         return false;
     char num[32], unit[16];
+    if (bare) {
+        double per = st->opt.units == UNITS_GIB ? 1073741824.0 : 1e9;
+        report_value(seg[s] / per, ENGINE_UNIT_NUMBER, st->opt.units, a, sizeof(a));
+        snprintf(buf, len, "%s %s", _(tui_segments_short[s]), a);
+        return true;
+    }
     report_bytes(seg[s], st->opt.units, a, sizeof(a));
     /* "19.9 GB" -> "19.9" to keep the legend short; units on the total. */
     report_split_unit(a, num, sizeof(num), unit, sizeof(unit));
@@ -596,21 +609,21 @@ static bool legend_item(const struct tui_state *st, const double *seg, int s, bo
 }
 
 /* Columns the legend takes (each item: fill, space, text, two spaces). */
-static int legend_width(const struct tui_state *st, const double *seg, bool brief) {
+static int legend_width(const struct tui_state *st, const double *seg, bool brief, bool bare) {
     char buf[64];
     int w = 0;
     for (int s = 0; s < TUI_SEGMENTS; s++)
-        if (legend_item(st, seg, s, brief, buf, sizeof(buf)))
+        if (legend_item(st, seg, s, brief, bare, buf, sizeof(buf)))
             w += tui_width(buf) + (brief ? 3 : 4);
     return w;
 }
 
 /* Draw the legend on a content line; returns the columns used. */
-static int draw_legend(struct tui_pen *p, int line, const double *seg, bool brief) {
+static int draw_legend(struct tui_pen *p, int line, const double *seg, bool brief, bool bare) {
     char buf[64];
     int x = 0;
     for (int s = 0; s < TUI_SEGMENTS; s++) {
-        if (!legend_item(p->st, seg, s, brief, buf, sizeof(buf)))
+        if (!legend_item(p->st, seg, s, brief, bare, buf, sizeof(buf)))
             continue;
         if (x + tui_width(buf) + 2 > p->iw)
             break;
@@ -673,10 +686,13 @@ void tui_draw_memory(struct tui_pen *p) {
      * moves after the verdict before a part is dropped. */
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), _("total %s"), a);
+    /* Forms: long labels with the total; short ones with it; short ones,
+     * the total after the verdict; every part a bare number of the total's
+     * unit, the total after the verdict. */
     int tw = tui_pen_width(p, buf) + 1, form = 0;
-    while (form < 3 && legend_width(st, seg, form > 0) + (form < 2 ? tw : 0) > p->iw)
+    while (form < 3 && legend_width(st, seg, form > 0, form > 2) + (form < 2 ? tw : 0) > p->iw)
         form++;
-    int x = draw_legend(p, ll, seg, form > 0);
+    int x = draw_legend(p, ll, seg, form > 0, form > 2);
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), _("total %s"), a);
     bool total_shown = x + tui_pen_width(p, buf) <= p->iw;

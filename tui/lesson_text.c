@@ -47,6 +47,26 @@ int lesson_input_find(const char *path, size_t len) {
 
 /* The name of a catalog entry as the panes show it. */
 #define NAME_OF(e) ((e).name[0] ? (e).name : (e).id)
+/* Marks a text for xgettext (po/Makevars: N_); translated where shown. */
+#define N_(s) s
+
+size_t lesson_model_name(const struct engine_numfmt *f, const struct engine_model *m, char *buf,
+                         size_t len) {
+    char n[32];
+    if (len == 0)
+        return 0;
+    if (!m->derived) {
+        snprintf(buf, len, "%s", NAME_OF(*m));
+        return strlen(buf);
+    }
+    /* A bare size: its size as given ("params-70B"), else its count. */
+    if (!strncmp(m->id, "params-", 7))
+        snprintf(n, sizeof(n), "%s", m->id + 7);
+    else
+        engine_format(f, ENGINE_UNIT_COUNT, engine_params_total(m), n, sizeof(n));
+    snprintf(buf, len, engine_numfmt_tr(f, N_("%s-parameter model")), n);
+    return strlen(buf);
+}
 
 size_t lesson_input_format(const struct engine_numfmt *f, const struct engine_scenario *sc,
                            size_t i, char *buf, size_t len) {
@@ -58,8 +78,9 @@ size_t lesson_input_format(const struct engine_numfmt *f, const struct engine_sc
         return 0;
     const char *name = inputs[i].path + strlen(LESSON_INPUT_PREFIX);
     if (inputs[i].kind == IN_NAME) {
-        const char *s = !strcmp(name, "model")    ? NAME_OF(sc->model)
-                        : !strcmp(name, "format") ? NAME_OF(sc->weight_format)
+        if (!strcmp(name, "model"))
+            return lesson_model_name(f, &sc->model, buf, len);
+        const char *s = !strcmp(name, "format") ? NAME_OF(sc->weight_format)
                         : !strcmp(name, "kv_format") ? NAME_OF(sc->kv_format)
                                                      : NAME_OF(sc->gpu);
         snprintf(buf, len, "%s", s);

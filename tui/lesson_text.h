@@ -78,6 +78,12 @@ struct lesson_text_problem {
     const char *closest; /* the closest known path to an unknown one, or NULL */
 };
 
+/* A model's name as a reader reads it: a catalog model's name; a bare size
+ * "70B-parameter model" in the reader's language (f's translate). Returns
+ * strlen(buf). */
+size_t lesson_model_name(const struct engine_numfmt *f, const struct engine_model *m, char *buf,
+                         size_t len);
+
 /*
  * Check a text's references and quotation marks against the scenario it
  * will be rendered for: every {path} names a figure of the registry that

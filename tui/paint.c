@@ -77,6 +77,31 @@ int tui_put(const struct tui_ui *ui, WINDOW *w, int y, int x, int width, enum tu
     return cols;
 }
 
+/* A name that fits room cells (see paint.h). */
+const char *tui_fit_name(const char *name, int room, char *buf, size_t len) {
+    if (tui_width(name) <= room || len == 0)
+        return name;
+    snprintf(buf, len, "%s", name);
+    char *par = strstr(buf, " (");
+    if (par && par > buf) {
+        *par = '\0';
+        if (tui_width(buf) <= room)
+            return buf;
+    }
+    /* Drop words from the end; the first word stays. */
+    for (;;) {
+        char *sp = strrchr(buf, ' ');
+        if (!sp || sp == buf)
+            break;
+        *sp = '\0';
+        while (sp > buf && (sp[-1] == ',' || sp[-1] == ' ')) /* no dangling comma */
+            *--sp = '\0';
+        if (tui_width(buf) <= room)
+            return buf;
+    }
+    return buf;
+}
+
 /* Print into buf (as snprintf) and return the display cells of the
  * result: what fitting text into a pane compares (snprintf counts bytes,
  * and a '·' is two of them). */

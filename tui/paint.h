@@ -81,6 +81,13 @@ void tui_mask_figures(const char *s, char *out, size_t len);
  * for placing what follows it: a hidden figure's width says nothing. */
 int tui_pen_width(const struct tui_pen *p, const char *s);
 
+/* A catalog name for room cells: the whole name when it fits, else without
+ * its parenthesised note ("B300 (HGX, Blackwell Ultra)" -> "B300"), else
+ * without its last words ("GeForce RTX 3060 12GB" -> "GeForce RTX 3060"):
+ * never cut inside a word (a first word longer than room is returned as it
+ * is, and tui_put marks its cut). Returns name or buf. */
+const char *tui_fit_name(const char *name, int room, char *buf, size_t len);
+
 /* Put at most width cells of s at (y, x) of w with a role; text longer
  * than width is cut short and ends with an ellipsis ("…", "..." in ASCII).
  * Returns the cells written. */
