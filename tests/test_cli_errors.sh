@@ -96,7 +96,7 @@ expect 2 "--ep 8 does not divide --dp 4" plan --model mixtral-8x7b --mode train 
 expect 2 "--ep 2 needs a mixture-of-experts model: llama-3.1-8b" \
     plan --model llama-3.1-8b --mode train --dp 2 --ep 2
 expect 2 "--ep 8 applies to training" plan --model mixtral-8x7b --dp 8 --ep 8
-expect 2 "--ep: expected a positive integer" plan --model mixtral-8x7b --mode train --ep 0
+expect 2 "--ep: expected a whole number from 1 to 65536, found '0'" plan --model mixtral-8x7b --mode train --ep 0
 # Full recompute's method and layers (Megatron-LM's flags).
 expect 2 "--recompute-num-layers applies to full recompute" \
     plan --mode train --recompute selective --recompute-num-layers 4

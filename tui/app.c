@@ -117,8 +117,7 @@ static void usage(FILE *f) {
             "--fresh, --scenario, --lesson or a scenario option is given; it is saved\n"
             "there on quit (q), except with --fresh.\n\n"),
           f);
-    options_print_explorer_help(f);
-    options_print_help(f);
+    options_print_help(f, OPTIONS_HELP_EXPLORER);
 }
 
 /* The explorer's session: the terminal's choices and the lecture kit. */

@@ -27,8 +27,7 @@ static void search_usage(FILE *f) {
           "\n"
           "Scenario options:\n"),
           f);
-    options_print_help(f);
-    fputs(_("  --json                     print one JSON object\n"), f);
+    options_print_help(f, OPTIONS_HELP_JSON);
 }
 
 /* Run the search, growing the array until every candidate is in it. */
@@ -255,13 +254,14 @@ int cmd_search(int argc, char **argv) {
         search_usage(stdout);
         return 0;
     }
-    if (!options_flag_given(argc, argv, "gpus")) {
-        fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
-        return VRAMLAB_EXIT_USAGE;
-    }
     rc = cli_begin(&run, argc, argv);
     if (rc != 0)
         return rc;
+    if (!options_flag_given(argc, argv, "gpus")) {
+        fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
+        cli_end(&run);
+        return VRAMLAB_EXIT_USAGE;
+    }
     v = search_run(&run.o.sc, run.o.sc.gpus, run.o.rank, &n);
     if (!v) {
         fputs(_("vramlab: out of memory\n"), stderr);

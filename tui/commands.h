@@ -13,8 +13,10 @@
 #include <stdio.h>
 
 #include "catalog/catalog.h"
+#include "common/argv.h"
 #include "catalog/modelfile.h"
 #include "engine/engine.h"
+#include "engine/param_table.h"
 
 enum { VRAMLAB_EXIT_OK = 0, VRAMLAB_EXIT_USAGE = 2, VRAMLAB_EXIT_CATALOG = 3, VRAMLAB_EXIT_DEVICE = 4 };
 
@@ -45,6 +47,7 @@ struct options {
     bool present;          /* explorer: --present, start in presentation mode */
     /* Serving (tui/options_serving.c). */
     bool max_concurrency;  /* --max-concurrency: the batch becomes the most that fit */
+    uint32_t max_concurrency_batch; /* ... which it is (0: not even one fits) */
     bool layout_given;     /* --tp, --pp or --dp was given (else plan picks the layout) */
     bool layout_picked;    /* --gpus N alone: the layout is the engine's best */
     bool layout_fits;      /* ... and it fits (else: the least memory per GPU) */
@@ -89,10 +92,21 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
 size_t options_ignored_notes(int argc, char **argv, const struct options *o, const char **out,
                              size_t n);
 
-/* Print the scenario options with one line of help each (for --help). */
-void options_print_help(FILE *f);
-/* Print the explorer's own options (--lesson, --fresh, --present). */
-void options_print_explorer_help(FILE *f);
+/* The one scanner's rows of some parameters, for a command that takes a
+ * few of them (catalog: --json, --units, --catalog); and gettext, for its
+ * spec's tr, so that every command words its errors alike. */
+void options_argv_rows(const enum param_id *ids, size_t n, struct argv_option *out);
+const char *options_tr(const char *msgid);
+/* Read an ENUM or SWITCH parameter's value to its index; on a bad one,
+ * print the one wording ("vramlab: --units: expected gb or gib, found
+ * 'tb'") and return -1. */
+int options_enum(enum param_id id, const char *s, int *out);
+
+/* Print a command's options from the parameter table, one line of help
+ * each: the explorer's own (OPTIONS_HELP_EXPLORER), the scenario's, --json
+ * and --explain when asked, then the multiplier rule of each kind of size. */
+enum { OPTIONS_HELP_EXPLORER = 1u << 0, OPTIONS_HELP_JSON = 1u << 1, OPTIONS_HELP_EXPLAIN = 1u << 2 };
+void options_print_help(FILE *f, unsigned what);
 /* Whether argv sets any option that changes the scenario (not --theme,
  * --catalog, --units, --scenario, --lesson, ... ). */
 bool options_has_scenario_flags(int argc, char **argv);
@@ -105,11 +119,6 @@ int options_apply_scenario_file(struct options *o, int argc, char **argv,
 /* The config.json a --model-config or import argument names (a directory
  * stands for DIR/config.json), into buf. */
 void options_config_path(const char *arg, char *buf, size_t len);
-/* Up to n names of names[] closest to word (edit distance, prefixes);
- * returns how many were written to out. */
-size_t options_closest(const char *word, const char *const *names, size_t n_names,
-                       const char **out, size_t n);
-
 /* Headless commands (tui/cli*.c). */
 int cmd_plan(int argc, char **argv);
 int cmd_search(int argc, char **argv);
