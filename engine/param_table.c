@@ -29,7 +29,7 @@ static const char *list_at(const char *const *names, unsigned i) {
     }
 
 LIST(units_value, "gb", "gib")
-LIST(theme_value, "dark", "light", "high-contrast")
+LIST(theme_value, "dark", "light", "high-contrast", "mono")
 LIST(bias_value, "none", "qkv", "all")
 LIST(norm_value, "rms", "layer")
 LIST(yes_no_value, "yes", "no")
@@ -92,6 +92,19 @@ static int units_parse(const char *s, int *out) {
             *out = (int)i;
             return 0;
         }
+    return -1;
+}
+/* The explorer's colour schemes ("contrast" and "high" too). */
+static int theme_parse(const char *s, int *out) {
+    for (unsigned i = 0; theme_value(i); i++)
+        if (!strcmp(s, theme_value(i))) {
+            *out = (int)i;
+            return 0;
+        }
+    if (!strcmp(s, "contrast") || !strcmp(s, "high")) {
+        *out = 2;
+        return 0;
+    }
     return -1;
 }
 /* A switch: the first name or yes/on/true/1; the second or no/off/false/0. */
@@ -453,9 +466,9 @@ static const struct param_info params[PARAM_COUNT] = {
          PARAM_M_ALL, 0, PARAM_S_NONE, 0),
     FLAG(PARAM_ASCII, "ascii", PARAM_N_("explorer: ASCII drawing only"), PARAM_SCOPE_EXPLORER,
          PARAM_M_ALL, 0, PARAM_S_NONE, 0),
-    [PARAM_THEME] = {PARAM_THEME, "theme", PARAM_T_ENUM, false, "NAME", 0, 0, theme_value, NULL,
+    [PARAM_THEME] = {PARAM_THEME, "theme", PARAM_T_ENUM, false, "NAME", 0, 0, theme_value, theme_parse,
                      "dark", PARAM_U_NONE,
-                     PARAM_N_("explorer: dark | light | high-contrast"), "light",
+                     PARAM_N_("explorer: dark | light | high-contrast | mono"), "light",
                      PARAM_SCOPE_EXPLORER, PARAM_M_ALL, 0, PARAM_S_NONE, 0},
     ROW(PARAM_SCENARIO, "scenario", PARAM_T_PATH, "FILE", NULL, PARAM_U_NONE,
         PARAM_N_("start from a scenario file (docs/lessons.md)"), NULL, PARAM_SCOPE_SESSION,

@@ -324,11 +324,11 @@ int tui_main(int argc, char **argv) {
     to.no_mouse = o.no_mouse;
     to.ascii = o.ascii;
     to.scheme = TUI_SCHEME_DARK;
-    if (o.theme && tui_scheme_parse(o.theme, &to.scheme) != 0) {
-        fprintf(stderr, _("vramlab: --theme: expected dark, light, high-contrast or mono, found '%s'\n"),
-                o.theme);
+    int scheme; /* the table's order is enum tui_scheme's */
+    if (o.theme && options_enum(PARAM_THEME, o.theme, &scheme) != 0)
         return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
-    }
+    if (o.theme)
+        to.scheme = (enum tui_scheme)scheme;
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
 
