@@ -366,7 +366,7 @@ static const struct param_info params[PARAM_COUNT] = {
                                    "N+1)"),
                           "20", PARAM_SCOPE_SCENARIO, PARAM_M_INFER, 0, PARAM_S_NONE, 0},
     [PARAM_N_CPU_MOE] = {PARAM_N_CPU_MOE, "n-cpu-moe", PARAM_T_INT, false, "N", 0, G20, NULL, NULL,
-                         "0", PARAM_U_COUNT,
+                         NULL, PARAM_U_COUNT,
                          PARAM_N_("MoE experts of the first N layers in host RAM (llama.cpp "
                                   "--n-cpu-moe)"),
                          "4", PARAM_SCOPE_SCENARIO, PARAM_M_INFER, 0, PARAM_S_U32,

@@ -333,6 +333,9 @@ int tui_main(int argc, char **argv) {
         to.no_color = true;
 
     restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
+    /* A scenario's model file gone (--scenario, last.yaml): said at once. */
+    if (!msg[0] && o.note[0])
+        snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(msg) - 1, o.note);
     /* Options given that have no effect here: said on the status line. */
     const char *notes[1];
     if (!msg[0] && options_ignored_notes(argc, argv, &o, notes, 1) == 1)

@@ -59,6 +59,9 @@ int cli_begin(struct cli_run *run, int argc, char **argv) {
         return rc;
     }
     cli_notes_add_options(run, argc, argv);
+    /* A scenario file's model file gone: the saved shape, said so. */
+    if (run->o.note[0] && run->notes.n < CLI_MAX_NOTES)
+        run->notes.text[run->notes.n++] = run->o.note;
     return 0;
 }
 

@@ -34,6 +34,13 @@ struct options {
     /* --model-file: what the file's header gave (the type mix); NULL else.
      * Points to storage that lives as long as the process. */
     const struct catalog_model_file *model_file;
+    /* The file the model came from (--model-file, or --model-config when
+     * model_file is NULL), made absolute: a saved scenario names it and
+     * loading it reads the file again; "" for any other model. */
+    char model_path[4096];
+    /* A scenario file's note on loading it (its model file gone, the saved
+     * shape used), shown by the front end; "" when none. */
+    char note[320];
     bool gpu_custom;       /* GPU built from --gpu-memory ... */
     bool help;             /* --help or -h was given */
     bool explain;          /* plan --explain: formulas under each line */

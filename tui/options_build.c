@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "tui/i18n.h"
@@ -160,6 +161,12 @@ void options_config_path(const char *arg, char *buf, size_t len) {
         snprintf(buf, len, "%s", arg);
 }
 
+/* Remember the file a model came from, absolute (see commands.h). */
+static void opt_model_path(const char *given, struct options *o) {
+    char real[PATH_MAX];
+    snprintf(o->model_path, sizeof(o->model_path), "%s", realpath(given, real) ? real : given);
+}
+
 /* Choose the model: --model-config, --model, --params, an architecture, or
  * the default; then apply single-field overrides. Returns 0, 2 or 3. */
 int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
@@ -181,6 +188,7 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
         }
         o->model_file = &mf;
         o->model_custom = true;
+        opt_model_path(s->val[PARAM_MODEL_FILE], o);
         return 0;
     }
     if (s->set[PARAM_MODEL_CONFIG]) {
@@ -196,6 +204,7 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
         }
         catalog_diag_free(&d);
         o->model_custom = true;
+        opt_model_path(s->val[PARAM_MODEL_CONFIG], o);
     } else if (s->set[PARAM_PARAMS]) {
         double n;
         if (opt_number(PARAM_PARAMS, s->val[PARAM_PARAMS], &n) != 0)

@@ -283,6 +283,7 @@ static void set_size_model(struct tui_state *st) {
     st->model_index = -1;
     st->opt.model_custom = true;
     st->opt.model_file = NULL;
+    st->opt.model_path[0] = '\0';
 }
 
 /* Change the weight format's group size: switch to the catalog's format of
@@ -437,6 +438,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         sc->model = cat->models[i];
         st->opt.model_custom = false;
         st->opt.model_file = NULL;
+        st->opt.model_path[0] = '\0';
         st->size_step = tui_step_of_size(engine_params_total(&sc->model));
         tui_state_fix_layout(st);
         break;
