@@ -145,7 +145,8 @@ void options_print_help(FILE *f, unsigned what) {
     for (int i = 0; i < PARAM_COUNT; i++) {
         const struct param_info *p = param_info((enum param_id)i);
         if (p->scope == PARAM_SCOPE_SCENARIO || p->scope == PARAM_SCOPE_DISPLAY ||
-            p->scope == PARAM_SCOPE_SESSION || (p->id == PARAM_JSON && (what & OPTIONS_HELP_JSON)) ||
+            p->scope == PARAM_SCOPE_SESSION || p->scope == PARAM_SCOPE_HELP ||
+            (p->id == PARAM_JSON && (what & OPTIONS_HELP_JSON)) ||
             (p->id == PARAM_EXPLAIN && (what & OPTIONS_HELP_EXPLAIN)))
             options_print_line(f, p);
     }
@@ -270,6 +271,8 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
     if (o->help)
         return 0;
     int k;
+    if (s.set[PARAM_THEME] && opt_enum(PARAM_THEME, s.val[PARAM_THEME], &k) != 0)
+        return VRAMLAB_EXIT_USAGE;
     if (s.set[PARAM_UNITS]) {
         if (opt_enum(PARAM_UNITS, s.val[PARAM_UNITS], &k) != 0)
             return VRAMLAB_EXIT_USAGE;
