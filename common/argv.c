@@ -77,8 +77,8 @@ size_t argv_closest(const char *word, const char *const *names, size_t n_names, 
     return count;
 }
 
-/* The index of an option by name. */
-int argv_find(const struct argv_spec *spec, const char *name, size_t len) {
+/* The index of the option named name (len bytes), or -1. */
+static int argv_find(const struct argv_spec *spec, const char *name, size_t len) {
     for (size_t i = 0; i < spec->n_options; i++) {
         const char *o = spec->options[i].name;
         if (strlen(o) == len && strncmp(o, name, len) == 0)
@@ -100,8 +100,8 @@ void argv_error_unexpected(const struct argv_spec *spec, char *err, size_t errle
     argv_put(err, errlen, argv_tr(spec, ARGV_N_("unexpected argument '%s' (see --help)")), word);
 }
 
-/* "unknown option '--WORD'" with the closest names. */
-void argv_error_unknown(const struct argv_spec *spec, char *err, size_t errlen, const char *arg) {
+/* "unknown option '--WORD'" with the closest names of the spec. */
+static void argv_error_unknown(const struct argv_spec *spec, char *err, size_t errlen, const char *arg) {
     const char *names[256], *close[3];
     char word[64], list[160] = "";
     const char *eq = strchr(arg, '=');

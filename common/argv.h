@@ -58,15 +58,10 @@ typedef int (*argv_visit)(void *ctx, int index, const char *value);
 int argv_scan(const struct argv_spec *spec, int argc, char **argv, argv_visit visit, void *ctx,
               char *err, size_t errlen);
 
-/* The index of the option named name (len bytes), or -1. */
-int argv_find(const struct argv_spec *spec, const char *name, size_t len);
-
 /* The one wording of a bad or out-of-range value, into err:
  * "--NAME: expected WHAT, found 'TEXT'" (WHAT as the caller words it). */
 void argv_error_value(const struct argv_spec *spec, char *err, size_t errlen, const char *name,
                       const char *expected, const char *found);
-/* "unknown option '--WORD'..." with the closest names of the spec. */
-void argv_error_unknown(const struct argv_spec *spec, char *err, size_t errlen, const char *arg);
 /* "unexpected argument 'WORD' (see --help)". */
 void argv_error_unexpected(const struct argv_spec *spec, char *err, size_t errlen,
                            const char *word);

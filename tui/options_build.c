@@ -740,6 +740,8 @@ static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario
     return 0;
 }
 
+static int opt_zero_offload(const struct opt_seen *s, struct options *o);
+
 /* Workload, training and communication options. */
 int opt_workload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
@@ -826,7 +828,7 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
 /* The training-state accounting and offload: --memory-convention,
  * --offload, --host-link-bw; the combinations the engine refuses are
  * named here with their flags (engine/zero.c). */
-int opt_zero_offload(const struct opt_seen *s, struct options *o) {
+static int opt_zero_offload(const struct opt_seen *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     if (opt_above_zero(s, PARAM_HOST_LINK_BW, sc->host_link_bytes_per_s) != 0)
         return -1;

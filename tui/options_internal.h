@@ -61,8 +61,6 @@ void opt_train_batch_defaults(const struct opt_seen *s, struct options *o);
 /* Value parsers of tui/options_build.c that the serving options share. */
 int opt_unit(const char *flag, const char *s,
              int (*parse)(const char *, double *, char *, size_t), double *out);
-/* --memory-convention, --offload, --host-link-bw (tui/options_build.c). */
-int opt_zero_offload(const struct opt_seen *s, struct options *o);
 /* Runtime, concurrency and offload options, after the workload
  * (tui/options_serving.c); and the runtime's defaults for what was not
  * given (its context, reserve). Returns 0 or -1 (message printed). */
