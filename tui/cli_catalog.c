@@ -289,6 +289,7 @@ struct catalog_args {
     const enum param_id *ids; /* the rows taken, by the scanner's index */
     const char *what;         /* the word: gpus ..., or import's path */
     const char *extra;        /* a second word (refused) */
+    const char *catalog;      /* --catalog FILE */
     bool json;
     enum units units;
     bool help;
@@ -318,7 +319,8 @@ static int catalog_visit(void *ctx, int i, const char *value) {
     case PARAM_HELP:
         a->help = true;
         return 0;
-    default: /* --catalog: read by options_load_catalog */
+    default:
+        a->catalog = value;
         return 0;
     }
 }
@@ -378,7 +380,7 @@ int cmd_catalog(int argc, char **argv) {
         fputc('\n', stderr);
         return VRAMLAB_EXIT_USAGE;
     }
-    rc = cli_begin_catalog(&run, argc, argv);
+    rc = cli_begin_catalog(&run, args.catalog);
     if (rc != 0)
         return rc;
     if (json) {

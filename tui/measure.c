@@ -646,7 +646,7 @@ struct measure_args {
     const struct argv_option *rows;
     const char *args[32]; /* the probe's */
     size_t na;
-    const char *mpirun;
+    const char *mpirun, *catalog;
     bool json, allreduce, help, bad_tests, full;
     const char *tests;
 };
@@ -668,7 +668,8 @@ static int measure_visit(void *ctx, int i, const char *v) {
     case MEASURE_OPT_MPIRUN:
         a->mpirun = v;
         return 0;
-    case MEASURE_OPT_CATALOG: /* read by options_load_catalog */
+    case MEASURE_OPT_CATALOG:
+        a->catalog = v;
         return 0;
     case PROBE_OPT_ALLREDUCE:
         if (!a->allreduce)
@@ -741,7 +742,7 @@ int cmd_measure(int argc, char **argv) {
     }
 
     struct catalog cat;
-    int rc = options_load_catalog(argc, argv, &cat);
+    int rc = options_load_catalog(ma.catalog, &cat);
     if (rc != 0) {
         catalog_free(&cat);
         return rc;

@@ -119,20 +119,14 @@ static void options_print_sizes(FILE *f) {
           f);
 }
 
-/* Notes whether a scan saw a scenario row. */
-static int opt_scenario_visit(void *ctx, int i, const char *value) {
-    (void)value;
-    if (i >= 0 && param_info((enum param_id)i)->scope == PARAM_SCOPE_SCENARIO)
-        *(bool *)ctx = true;
-    return 0;
-}
-
-/* Whether argv sets any scenario option (anything that changes the
- * scenario, as opposed to the session: theme, colours, catalog, units). */
-bool options_has_scenario_flags(int argc, char **argv) {
-    bool any = false;
-    argv_scan(opt_spec(true), argc, argv, opt_scenario_visit, &any, NULL, 0);
-    return any;
+/* Whether the command line sets any scenario option (anything that
+ * changes the scenario, as opposed to the session: theme, colours,
+ * catalog, units). */
+bool options_has_scenario_flags(const struct options *o) {
+    for (int i = 0; i < PARAM_COUNT; i++)
+        if (o->given.set[i] && param_info((enum param_id)i)->scope == PARAM_SCOPE_SCENARIO)
+            return true;
+    return false;
 }
 
 /* Print the options of a command's --help (see commands.h). */
@@ -155,7 +149,7 @@ void options_print_help(FILE *f, unsigned what) {
 
 /* Record one option's value (the last one wins). */
 static int opt_seen_visit(void *ctx, int i, const char *value) {
-    struct opt_seen *s = ctx;
+    struct options_given *s = ctx;
     if (i < 0)
         return 0;
     s->set[i] = true;
@@ -164,7 +158,7 @@ static int opt_seen_visit(void *ctx, int i, const char *value) {
 }
 
 /* First pass: record each option's last value. Returns 0 or -1. */
-static int opt_scan(int argc, char **argv, bool allow_unknown, struct opt_seen *s) {
+static int opt_scan(int argc, char **argv, bool allow_unknown, struct options_given *s) {
     char err[512];
     if (argv_scan(opt_spec(allow_unknown), argc, argv, opt_seen_visit, s, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: %s\n", err);
@@ -173,28 +167,13 @@ static int opt_scan(int argc, char **argv, bool allow_unknown, struct opt_seen *
     return 0;
 }
 
-/* Whether the option --name was given (before "--"; either form). */
-bool options_flag_given(int argc, char **argv, const char *name) {
-    struct opt_seen s;
-    const struct param_info *p = param_find(name, strlen(name));
-
-    memset(&s, 0, sizeof(s));
-    if (!p || opt_scan(argc, argv, true, &s) != 0)
-        return false;
-    return s.set[p->id];
-}
-
 /* Notes about options given but without effect in this scenario (see
  * commands.h): static, translated strings. */
-size_t options_ignored_notes(int argc, char **argv, const struct options *o, const char **out,
-                             size_t n) {
+size_t options_ignored_notes(const struct options *o, const char **out, size_t n) {
     const struct engine_scenario *sc = &o->sc;
-    struct opt_seen s;
+    const struct options_given s = o->given;
     size_t k = 0;
 
-    memset(&s, 0, sizeof(s));
-    if (opt_scan(argc, argv, true, &s) != 0)
-        return 0;
     bool lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
     const char *note[16];
     size_t m = 0;
@@ -242,32 +221,43 @@ size_t options_ignored_notes(int argc, char **argv, const struct options *o, con
     return k;
 }
 
+/* The first pass: argv scanned once into o (see commands.h). */
+int options_scan(int argc, char **argv, bool allow_unknown, struct options *o) {
+    const struct options_given *g = &o->given;
+
+    memset(o, 0, sizeof(*o));
+    engine_scenario_defaults(&o->sc);
+    if (opt_scan(argc, argv, allow_unknown, &o->given) != 0)
+        return VRAMLAB_EXIT_USAGE;
+    o->help = g->set[PARAM_HELP];
+    o->json = g->set[PARAM_JSON];
+    o->explain = g->set[PARAM_EXPLAIN];
+    o->no_color = g->set[PARAM_NO_COLOR];
+    o->no_mouse = g->set[PARAM_NO_MOUSE];
+    o->ascii = g->set[PARAM_ASCII];
+    o->theme = g->set[PARAM_THEME] ? g->val[PARAM_THEME] : NULL;
+    o->catalog_file = g->set[PARAM_CATALOG] ? g->val[PARAM_CATALOG] : NULL;
+    o->scenario_file = g->set[PARAM_SCENARIO] ? g->val[PARAM_SCENARIO] : NULL;
+    o->lesson = g->set[PARAM_LESSON] ? g->val[PARAM_LESSON] : NULL;
+    o->fresh = g->set[PARAM_FRESH];
+    o->recompute_given = g->set[PARAM_RECOMPUTE];
+    o->present = g->set[PARAM_PRESENT];
+    return 0;
+}
+
 /* Parse the scenario options into o (see commands.h). */
 int options_parse(int argc, char **argv, const struct catalog *cat, struct options *o,
                   bool allow_unknown) {
-    struct opt_seen s;
+    int rc = options_scan(argc, argv, allow_unknown, o);
+    return rc != 0 ? rc : options_build(cat, o);
+}
+
+/* The second pass: the scenario from the scanned values (see commands.h). */
+int options_build(const struct catalog *cat, struct options *o) {
+    const struct options_given s = o->given;
     const char *fmt_id;
     int rc;
 
-    memset(&s, 0, sizeof(s));
-    memset(o, 0, sizeof(*o));
-    engine_scenario_defaults(&o->sc);
-    if (opt_scan(argc, argv, allow_unknown, &s) != 0)
-        return VRAMLAB_EXIT_USAGE;
-
-    o->help = s.set[PARAM_HELP];
-    o->json = s.set[PARAM_JSON];
-    o->explain = s.set[PARAM_EXPLAIN];
-    o->no_color = s.set[PARAM_NO_COLOR];
-    o->no_mouse = s.set[PARAM_NO_MOUSE];
-    o->ascii = s.set[PARAM_ASCII];
-    o->theme = s.set[PARAM_THEME] ? s.val[PARAM_THEME] : NULL;
-    o->catalog_file = s.set[PARAM_CATALOG] ? s.val[PARAM_CATALOG] : NULL;
-    o->scenario_file = s.set[PARAM_SCENARIO] ? s.val[PARAM_SCENARIO] : NULL;
-    o->lesson = s.set[PARAM_LESSON] ? s.val[PARAM_LESSON] : NULL;
-    o->fresh = s.set[PARAM_FRESH];
-    o->recompute_given = s.set[PARAM_RECOMPUTE];
-    o->present = s.set[PARAM_PRESENT];
     if (o->help)
         return 0;
     int k;
@@ -324,16 +314,10 @@ int options_parse(int argc, char **argv, const struct catalog *cat, struct optio
 
 /* Load the default catalog, the user's files, then --catalog FILE, keeping
  * the messages about broken files in *diag (see commands.h). */
-int options_load_catalog_diag(int argc, char **argv, struct catalog *cat,
-                              struct catalog_diag *diag) {
-    struct opt_seen s;
-    const char *file;
+int options_load_catalog_diag(const char *file, struct catalog *cat, struct catalog_diag *diag) {
     int rc = 0;
 
     catalog_init(cat);
-    memset(&s, 0, sizeof(s));
-    argv_scan(opt_spec(true), argc, argv, opt_seen_visit, &s, NULL, 0);
-    file = s.set[PARAM_CATALOG] ? s.val[PARAM_CATALOG] : NULL;
     if (catalog_load_default(cat, diag) != 0)
         rc = VRAMLAB_EXIT_CATALOG;
     if (rc == 0)
@@ -353,9 +337,9 @@ void options_print_diag(const struct catalog_diag *d) {
 }
 
 /* Load the catalog as every command does and print its messages. */
-int options_load_catalog(int argc, char **argv, struct catalog *cat) {
+int options_load_catalog(const char *file, struct catalog *cat) {
     struct catalog_diag d = {0};
-    int rc = options_load_catalog_diag(argc, argv, cat, &d);
+    int rc = options_load_catalog_diag(file, cat, &d);
     options_print_diag(&d);
     catalog_diag_free(&d);
     return rc;

@@ -1,6 +1,6 @@
 /*
  * options_build.c: the second pass of option parsing. From the last value of
- * each option (struct opt_seen, filled by tui/options.c) it builds the
+ * each option (struct options_given, filled by tui/options.c) it builds the
  * scenario in a fixed order: model, overrides, formats, GPU, layout,
  * workload. Every value parser names its flag on error. Defaults are those
  * documented at the top of tui/options.c and in the man page.
@@ -21,7 +21,7 @@
 
 /* A rate that must be above zero (a calibration or a link): zero would
  * silently mean "the data sheet" or "no link". */
-static int opt_above_zero(const struct opt_seen *s, enum param_id id, double v) {
+static int opt_above_zero(const struct options_given *s, enum param_id id, double v) {
     if (!s->set[id] || v > 0)
         return 0;
     opt_error("--%s: expected a rate above zero, found '%s'", opt_name(id), s->val[id]);
@@ -51,7 +51,7 @@ static void opt_unknown_id(const struct catalog *cat, enum catalog_kind kind, co
 /* ---- second pass: build the scenario ------------------------------------- */
 
 /* Whether any custom-architecture flag was given. */
-static bool opt_any_arch(const struct opt_seen *s) {
+static bool opt_any_arch(const struct options_given *s) {
     for (int i = PARAM_LAYERS; i <= PARAM_SHARED_EXPERTS; i++) {
         if (s->set[i])
             return true;
@@ -60,7 +60,7 @@ static bool opt_any_arch(const struct opt_seen *s) {
 }
 
 /* Apply the architecture flags to m (a catalog model or a blank one). */
-static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
+static int opt_apply_arch(const struct options_given *s, struct engine_model *m) {
     int k;
 
     for (int i = PARAM_LAYERS; i <= PARAM_SHARED_EXPERTS; i++) {
@@ -120,7 +120,7 @@ static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
 }
 
 /* A custom model from the architecture flags alone. */
-static int opt_custom_model(const struct opt_seen *s, struct engine_model *m) {
+static int opt_custom_model(const struct options_given *s, struct engine_model *m) {
     static const enum param_id required[] = {PARAM_LAYERS, PARAM_HIDDEN, PARAM_HEADS, PARAM_VOCAB};
 
     for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
@@ -169,7 +169,7 @@ static void opt_model_path(const char *given, struct options *o) {
 
 /* Choose the model: --model-config, --model, --params, an architecture, or
  * the default; then apply single-field overrides. Returns 0, 2 or 3. */
-int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+int opt_model(const struct options_given *s, const struct catalog *cat, struct options *o) {
     struct engine_model *m = &o->sc.model;
     int sources = s->set[PARAM_MODEL] + s->set[PARAM_PARAMS] + s->set[PARAM_MODEL_CONFIG] +
                   s->set[PARAM_MODEL_FILE];
@@ -310,7 +310,7 @@ static const char *opt_bw_unit(double v) {
 
 /* Parse --gpu-memory, --gpu-bandwidth, --gpu-flops that were given, each
  * with its sane minimum (1 MiB, 1 MB/s, 1 GFLOP/s). */
-static int opt_gpu_values(const struct opt_seen *s, double *mem, double *bw, double *fl) {
+static int opt_gpu_values(const struct options_given *s, double *mem, double *bw, double *fl) {
     const char *v;
 
     v = s->val[PARAM_GPU_MEMORY];
@@ -332,7 +332,7 @@ static int opt_gpu_values(const struct opt_seen *s, double *mem, double *bw, dou
 /* --system ID: the catalog system into o (its GPU, NVLink domain, links
  * and power; each of --gpus-per-node, --intra-node-bw and --inter-node-bw
  * given too wins over the system's). --gpu with it must be the system's. */
-static int opt_system(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+static int opt_system(const struct options_given *s, const struct catalog *cat, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     const struct catalog_system *y;
 
@@ -378,7 +378,7 @@ static int opt_system(const struct opt_seen *s, const struct catalog *cat, struc
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. The
  * values are checked first, so a bad unit is reported before a missing
  * companion flag. */
-int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+int opt_gpu(const struct options_given *s, const struct catalog *cat, struct options *o) {
     struct engine_gpu *g = &o->sc.gpu;
     bool custom = s->set[PARAM_GPU_MEMORY] || s->set[PARAM_GPU_BANDWIDTH] || s->set[PARAM_GPU_FLOPS];
     double mem = 0, bw = 0, fl = 0;
@@ -441,7 +441,7 @@ static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads)
 }
 
 /* Work out G, t, p, d from what was given; check the combination. */
-int opt_layout(const struct opt_seen *s, struct options *o) {
+int opt_layout(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     uint32_t g = 1, t = 1, p = 1, d = 1;
     uint32_t per_node = sc->gpus_per_node ? sc->gpus_per_node : sc->gpu.gpus_per_node;
@@ -550,7 +550,7 @@ static int opt_positive(const char *flag, const char *v, double *out) {
 /* Seed 002's method: --throughput (tokens/s of the deployment, or "/gpu"
  * per GPU), the training set as --dataset NxT or --dataset-tokens N, and
  * --epochs over it; the run's tokens are the set's times the epochs. */
-static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
+static int opt_dataset(const struct options_given *s, struct engine_scenario *sc) {
     if (s->set[PARAM_THROUGHPUT]) {
         char num[48];
         const char *v = s->val[PARAM_THROUGHPUT];
@@ -620,7 +620,7 @@ static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
  * (sequences per step over all replicas), --micro-batch-size (sequences per
  * micro-batch; --batch means the same in training), and the micro-batches
  * (gradient accumulation) = global / (micro x dp), checked to divide. */
-static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
+static int opt_batches(const struct options_given *s, struct engine_scenario *sc) {
     bool train = sc->mode != ENGINE_MODE_INFER;
     if ((s->set[PARAM_GLOBAL_BATCH] || s->set[PARAM_MICRO_BATCH_SIZE]) && !train) {
         opt_error("--%s applies to training (--mode train, lora, qlora); in inference --batch is "
@@ -667,7 +667,7 @@ static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
  * options_internal.h): its global batch in tokens over the context, in
  * micro-batches of --batch sequences on each of the dp replicas (at least
  * one). */
-void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
+void opt_train_batch_defaults(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     double tokens = sc->model.global_batch_tokens;
     o->recipe_batch_sequences = 0;
@@ -688,7 +688,7 @@ void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
  * divides the experts of each layer and the data-parallel degree. Where
  * --gpus alone leaves the layout to the search, the search keeps only the
  * d that ep divides. */
-static int opt_expert_parallel(const struct opt_seen *s, struct options *o) {
+static int opt_expert_parallel(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     if (!s->set[PARAM_EP])
         return 0;
@@ -722,7 +722,7 @@ static int opt_expert_parallel(const struct opt_seen *s, struct options *o) {
 
 /* Full recompute's method and layers (Megatron-LM's --recompute-method
  * and --recompute-num-layers, which apply with full granularity). */
-static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario *sc) {
+static int opt_recompute_layers(const struct options_given *s, struct engine_scenario *sc) {
     bool method = s->set[PARAM_RECOMPUTE_METHOD], layers = s->set[PARAM_RECOMPUTE_NUM_LAYERS];
     if (!method && !layers)
         return 0;
@@ -740,10 +740,10 @@ static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario
     return 0;
 }
 
-static int opt_zero_offload(const struct opt_seen *s, struct options *o);
+static int opt_zero_offload(const struct options_given *s, struct options *o);
 
 /* Workload, training and communication options. */
-int opt_workload(const struct opt_seen *s, struct options *o) {
+int opt_workload(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
 
     /* Every plain field given, by its row's type and range; then what
@@ -828,7 +828,7 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
 /* The training-state accounting and offload: --memory-convention,
  * --offload, --host-link-bw; the combinations the engine refuses are
  * named here with their flags (engine/zero.c). */
-static int opt_zero_offload(const struct opt_seen *s, struct options *o) {
+static int opt_zero_offload(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     if (opt_above_zero(s, PARAM_HOST_LINK_BW, sc->host_link_bytes_per_s) != 0)
         return -1;

@@ -16,12 +16,6 @@
 #include "engine/param_table.h"
 #include "tui/commands.h"
 
-/* What the first pass saw: the last value of each option. */
-struct opt_seen {
-    bool set[PARAM_COUNT];
-    const char *val[PARAM_COUNT];
-};
-
 /* The name (without dashes) of a parameter. */
 const char *opt_name(enum param_id id);
 
@@ -42,28 +36,28 @@ int opt_number(enum param_id id, const char *s, double *out);
 /* Every given row stored as one plain field of the scenario (other than
  * the architecture's and the custom GPU's, which opt_model and opt_gpu
  * apply), read by type into sc. */
-int opt_read_stored(const struct opt_seen *s, struct engine_scenario *sc);
+int opt_read_stored(const struct options_given *s, struct engine_scenario *sc);
 /* Choose the model: --model-config, --model, --params or an architecture. */
-int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o);
+int opt_model(const struct options_given *s, const struct catalog *cat, struct options *o);
 /* Look up a format by id, with suggestions on failure. */
 int opt_format(const struct catalog *cat, const char *flag, const char *id, bool given,
                struct engine_format *out);
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. */
-int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o);
+int opt_gpu(const struct options_given *s, const struct catalog *cat, struct options *o);
 /* Work out G, t, p, d from what was given; check the combination. */
-int opt_layout(const struct opt_seen *s, struct options *o);
+int opt_layout(const struct options_given *s, struct options *o);
 /* Workload, training and communication options. */
-int opt_workload(const struct opt_seen *s, struct options *o);
+int opt_workload(const struct options_given *s, struct options *o);
 /* Training batch defaults once the layout is settled: with neither
  * --global-batch nor --micro-batches, the model's published global batch
  * (catalog global_batch_tokens) sets the micro-batches. */
-void opt_train_batch_defaults(const struct opt_seen *s, struct options *o);
+void opt_train_batch_defaults(const struct options_given *s, struct options *o);
 /* Value parsers of tui/options_build.c that the serving options share. */
 int opt_unit(const char *flag, const char *s,
              int (*parse)(const char *, double *, char *, size_t), double *out);
 /* Runtime, concurrency and offload options, after the workload
  * (tui/options_serving.c); and the runtime's defaults for what was not
  * given (its context, reserve). Returns 0 or -1 (message printed). */
-int opt_serving(const struct opt_seen *s, const struct catalog *cat, struct options *o);
+int opt_serving(const struct options_given *s, const struct catalog *cat, struct options *o);
 
 #endif

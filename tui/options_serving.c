@@ -47,7 +47,7 @@ static int opt_host_cpu(const struct catalog *cat, const char *id, struct option
 }
 
 /* The runtime's settings; each flag checked and named on error. */
-static int opt_runtime_values(const struct opt_seen *s, const struct catalog *cat,
+static int opt_runtime_values(const struct options_given *s, const struct catalog *cat,
                               struct options *o) {
     struct engine_serving *v = &o->sc.serving;
     int k;
@@ -75,7 +75,7 @@ static int opt_runtime_values(const struct opt_seen *s, const struct catalog *ca
 }
 
 /* Partial offload: --gpu-layers and --n-cpu-moe against the model. */
-static int opt_offload(const struct opt_seen *s, struct options *o) {
+static int opt_offload(const struct options_given *s, struct options *o) {
     struct engine_serving *v = &o->sc.serving;
     const struct engine_model *m = &o->sc.model;
     uint32_t n;
@@ -119,7 +119,7 @@ static int opt_offload(const struct opt_seen *s, struct options *o) {
 
 /* Concurrency: --concurrency N is the inference batch; --max-concurrency
  * asks for the most that fit (plan sets it once the scenario is built). */
-static int opt_concurrency(const struct opt_seen *s, struct options *o) {
+static int opt_concurrency(const struct options_given *s, struct options *o) {
     uint32_t n;
     if (s->set[PARAM_CONCURRENCY]) {
         if (opt_uint(PARAM_CONCURRENCY, s->val[PARAM_CONCURRENCY], &n))
@@ -141,7 +141,7 @@ static int opt_concurrency(const struct opt_seen *s, struct options *o) {
 }
 
 /* The runtime's defaults for what was not given (see the top). */
-static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
+static void opt_runtime_defaults(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     struct engine_serving *v = &sc->serving;
     uint32_t max = sc->model.max_context;
@@ -178,7 +178,7 @@ static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
 /* --gpus N without --tp/--pp/--dp: the engine's best layout of N GPUs, as
  * the explorer's GPU count takes it (fitting first, by --rank; else the
  * valid one needing the least memory per GPU). */
-static void opt_pick_layout(const struct opt_seen *s, struct options *o) {
+static void opt_pick_layout(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     struct engine_layout v[256];
     if (!s->set[PARAM_GPUS] || o->layout_given || sc->gpus <= 1)
@@ -206,7 +206,7 @@ static void opt_pick_layout(const struct opt_seen *s, struct options *o) {
 }
 
 /* Runtime, concurrency and offload options (see options_internal.h). */
-int opt_serving(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+int opt_serving(const struct options_given *s, const struct catalog *cat, struct options *o) {
     if (opt_runtime_values(s, cat, o) != 0 || opt_offload(s, o) != 0 ||
         opt_concurrency(s, o) != 0)
         return -1;

@@ -275,7 +275,7 @@ static bool opt_generic(const struct param_info *p) {
 }
 
 /* Every given generic row, read by type into sc. */
-int opt_read_stored(const struct opt_seen *s, struct engine_scenario *sc) {
+int opt_read_stored(const struct options_given *s, struct engine_scenario *sc) {
     for (int i = 0; i < PARAM_COUNT; i++) {
         const struct param_info *p = param_info((enum param_id)i);
         double v;

@@ -484,6 +484,8 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
         goto out;
     }
     memcpy(parsed.note, note, sizeof(note));
+    /* What was given: the file's keys, whose texts are freed below. */
+    memset(parsed.given.val, 0, sizeof(parsed.given.val));
     *o = parsed;
     rc = 0;
 out:

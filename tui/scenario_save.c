@@ -596,23 +596,19 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
 }
 
 /* Apply --scenario FILE on top of the command line's options. */
-int options_apply_scenario_file(struct options *o, int argc, char **argv,
-                                const struct catalog *cat) {
+int options_apply_scenario_file(struct options *o, const struct catalog *cat) {
     char err[SCENARIO_FILE_ERR_MAX];
     struct options loaded;
     enum units units = o->units;
-    bool units_given = false;
+    bool units_given = o->given.set[PARAM_UNITS];
 
     if (!o->scenario_file)
         return 0;
-    if (options_has_scenario_flags(argc, argv)) {
+    if (options_has_scenario_flags(o)) {
         fprintf(stderr, _("vramlab: --scenario FILE holds the whole scenario; drop the other "
                           "scenario options or edit the file\n"));
         return VRAMLAB_EXIT_USAGE;
     }
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "--units", 7))
-            units_given = true;
     if (scenario_file_load(o->scenario_file, cat, &loaded, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: %s", err);
         if (err[0] && err[strlen(err) - 1] != '\n')
