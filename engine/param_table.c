@@ -534,9 +534,6 @@ bool param_get(const struct engine_scenario *sc, enum param_id id, double *out) 
     case PARAM_S_U32:
         *out = *(const uint32_t *)(const void *)at;
         return true;
-    case PARAM_S_I32:
-        *out = *(const int32_t *)(const void *)at;
-        return true;
     case PARAM_S_DOUBLE:
         *out = *(const double *)(const void *)at;
         return true;
@@ -561,9 +558,6 @@ bool param_set(struct engine_scenario *sc, enum param_id id, double v) {
     switch (p->store) {
     case PARAM_S_U32:
         *(uint32_t *)(void *)at = (uint32_t)v;
-        return true;
-    case PARAM_S_I32:
-        *(int32_t *)(void *)at = (int32_t)v;
         return true;
     case PARAM_S_DOUBLE:
         *(double *)(void *)at = v;

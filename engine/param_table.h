@@ -207,7 +207,6 @@ enum {
 enum param_store {
     PARAM_S_NONE = 0,
     PARAM_S_U32,
-    PARAM_S_I32,
     PARAM_S_DOUBLE,
     PARAM_S_BOOL,
     PARAM_S_ENUM, /* a C enum, read and written as int */
