@@ -41,7 +41,7 @@ static const char *mode_value(unsigned i) {
     return i < 4 ? engine_mode_name((enum engine_mode)i) : NULL;
 }
 static const char *recompute_value(unsigned i) {
-    return i <= ENGINE_RECOMPUTE_FULL ? engine_recompute_name((enum engine_recompute)i) : NULL;
+    return i < ENGINE_RECOMPUTE_COUNT ? engine_recompute_name((enum engine_recompute)i) : NULL;
 }
 static const char *recompute_method_value(unsigned i) {
     return i < ENGINE_RECOMPUTE_METHOD_COUNT
@@ -192,7 +192,7 @@ static const struct param_info params[PARAM_COUNT] = {
         PARAM_N_("catalog system (dgx-h100, gb300-nvl72): its GPU, GPUs per node, links and power"),
         "dgx-h100", PARAM_SCOPE_SCENARIO, PARAM_M_ALL, 0),
     INT(PARAM_GPUS, "gpus", 1, G16, "1", PARAM_U_COUNT,
-        PARAM_N_("number of GPUs (default tp*pp*dp, or 1)"), "8", PARAM_M_ALL, PARAM_F_TUI,
+        PARAM_N_("number of GPUs (default tp*cp*pp*dp, or 1)"), "8", PARAM_M_ALL, PARAM_F_TUI,
         SC(gpus)),
     INT(PARAM_TP, "tp", 1, G20, "1", PARAM_U_COUNT, PARAM_N_("tensor-parallel degree"), "2",
         PARAM_M_ALL, PARAM_F_TUI, SC(tp)),
@@ -204,7 +204,8 @@ static const struct param_info params[PARAM_COUNT] = {
                     PARAM_U_NONE, PARAM_N_("ZeRO stage"), "1", PARAM_SCOPE_SCENARIO,
                     PARAM_M_TRAINING, PARAM_F_TUI, PARAM_S_U32, SC(zero)},
     ENUM(PARAM_MEMORY_CONVENTION, "memory-convention", "C", convention_value, NULL, "paper",
-         PARAM_N_("training states as counted by: paper (default) | deepspeed | megatron"),
+         PARAM_N_("training states as counted by: paper (default) | deepspeed | megatron | peak "
+                  "(as measured)"),
          "deepspeed", PARAM_M_TRAINING, 0, PARAM_S_ENUM, SC(memory_convention)),
     ENUM(PARAM_OFFLOAD, "offload", "WHERE", offload_value, NULL, "none",
          PARAM_N_("training states off the GPU: none (default) | cpu (ZeRO-Offload) | nvme "
@@ -242,8 +243,8 @@ static const struct param_info params[PARAM_COUNT] = {
                                 "2", PARAM_SCOPE_SCENARIO, PARAM_M_TRAINING, PARAM_F_ALIAS,
                                 PARAM_S_NONE, 0},
     ENUM(PARAM_RECOMPUTE, "recompute", "R", recompute_value, NULL, NULL,
-         PARAM_N_("none | selective (attention-only) | full (default selective; full for "
-                  "LoRA/QLoRA)"),
+         PARAM_N_("none | selective (attention-only) | full | op (torchtitan) (default selective; "
+                  "full for LoRA/QLoRA)"),
          "full", PARAM_M_TRAINING, PARAM_F_TUI, PARAM_S_ENUM, SC(recompute)),
     ENUM(PARAM_OPTIMIZER, "optimizer", "RECIPE", recipe_value, NULL, "adam-mixed",
          PARAM_N_("training recipe (default adam-mixed)"), "adam-8bit", PARAM_M_TRAINING, PARAM_F_TUI,
@@ -291,6 +292,36 @@ static const struct param_info params[PARAM_COUNT] = {
         PARAM_N_("full recompute: layers per checkpoint (uniform) or recomputed per stage "
                  "(block)"),
         "4", PARAM_M_TRAINING, 0, SC(recompute_num_layers)),
+    [PARAM_CP] = {PARAM_CP, "cp", PARAM_T_INT, false, "N", 1, 65536, NULL, NULL, "1",
+                  PARAM_U_COUNT,
+                  PARAM_N_("training: context-parallel degree, each sequence over N GPUs (G = tp x "
+                           "cp x pp x dp)"),
+                  "2", PARAM_SCOPE_SCENARIO, PARAM_M_TRAINING, 0, PARAM_S_U32, SC(cp)},
+    [PARAM_MOE_IMBALANCE] = {PARAM_MOE_IMBALANCE, "moe-imbalance", PARAM_T_NUMBER, false, "X", 1,
+                             64, NULL, NULL, NULL, PARAM_U_RATIO,
+                             PARAM_N_("MoE training: busiest expert rank's tokens over the mean "
+                                      "(default 1.25; 1 = balanced)"),
+                             "1.5", PARAM_SCOPE_SCENARIO, PARAM_M_TRAINING, 0, PARAM_S_DOUBLE,
+                             SC(moe_imbalance)},
+    /* a list of Megatron-LM's module names (engine_recompute_module_name) */
+    [PARAM_RECOMPUTE_MODULES] = {PARAM_RECOMPUTE_MODULES, "recompute-modules", PARAM_T_TEXT, false,
+                                 "LIST", 0, 0, NULL, NULL, NULL, PARAM_U_NONE,
+                                 PARAM_N_("selective recompute of Megatron-LM's modules: core_attn "
+                                          "(default),layernorm,mlp,moe,moe_act,shared_experts,"
+                                          "mla_up_proj"),
+                                 "core_attn,mlp", PARAM_SCOPE_SCENARIO, PARAM_M_TRAINING, 0,
+                                 PARAM_S_NONE, 0},
+    FLAG(PARAM_FINE_TUNE, "fine-tune",
+         PARAM_N_("--mode train is full fine-tuning: a fine-tuning set's tokens, not 20 per "
+                  "parameter"),
+         PARAM_SCOPE_SCENARIO, PARAM_M_TRAIN, 0, PARAM_S_BOOL, SC(fine_tune)),
+    [PARAM_ATTENTION_EFFICIENCY] = {PARAM_ATTENTION_EFFICIENCY, "attention-efficiency",
+                                    PARAM_T_RATIO, false, "X", 0, 1, NULL, NULL, NULL,
+                                    PARAM_U_RATIO,
+                                    PARAM_N_("training: fraction of peak the attention kernels "
+                                             "reach (default: the kernels')"),
+                                    "0.5", PARAM_SCOPE_SCENARIO, PARAM_M_TRAINING, 0,
+                                    PARAM_S_DOUBLE, SC(attention_efficiency)},
     /* the links between GPUs */
     INT(PARAM_GPUS_PER_NODE, "gpus-per-node", 1, 65536, NULL, PARAM_U_COUNT,
         PARAM_N_("GPUs per node (default: the GPU's)"), "4", PARAM_M_ALL, 0, SC(gpus_per_node)),

@@ -76,6 +76,11 @@ enum param_id {
     PARAM_EP,
     PARAM_RECOMPUTE_METHOD,
     PARAM_RECOMPUTE_NUM_LAYERS,
+    PARAM_CP,
+    PARAM_MOE_IMBALANCE,
+    PARAM_RECOMPUTE_MODULES,
+    PARAM_FINE_TUNE,
+    PARAM_ATTENTION_EFFICIENCY,
     PARAM_GPUS_PER_NODE,
     PARAM_INTRA_BW,
     PARAM_INTER_BW,
@@ -149,6 +154,7 @@ enum param_type {
     PARAM_T_TOKENS,    /* a whole number of tokens in [min, max]; k = 1024, M = 1024k */
     PARAM_T_AMOUNT,    /* a count; K, M, B, T decimal */
     PARAM_T_RATIO,     /* a fraction in (min, max], 0.4 or 40% */
+    PARAM_T_NUMBER,    /* a decimal number in [min, max] */
     PARAM_T_BYTES,     /* bytes with a unit: 80GiB, 1GB */
     PARAM_T_BANDWIDTH, /* bytes/s with a unit: 3.35TB/s */
     PARAM_T_FLOPS,     /* FLOP/s with a unit: 989T */

@@ -39,7 +39,7 @@ expect 2 "--layers" plan --hidden 4096 --heads 32 --vocab 32000
 expect 2 "--gpu-bandwidth" plan --gpu-memory 80GiB
 expect 2 "--heads 3 does not divide --hidden 64" plan --layers 2 --hidden 64 --heads 3 --vocab 100
 # ZeRO conventions and offload (issue 12): the combinations that do not exist.
-expect 2 "--memory-convention: expected paper, deepspeed or megatron" plan --mode train \
+expect 2 "--memory-convention: expected paper, deepspeed, megatron or peak" plan --mode train \
     --memory-convention zero
 expect 2 "--offload: expected none, cpu or nvme" plan --mode train --zero 2 --offload gpu
 expect 2 "--offload cpu needs --zero 1, 2 or 3 (found --zero 0)" plan --mode train --offload cpu

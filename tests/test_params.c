@@ -180,7 +180,8 @@ Test(params, rows_in_order_named_once_with_what_their_type_needs) {
                              param_value_name(p, k), back);
             }
         }
-        if (p->type == PARAM_T_INT || p->type == PARAM_T_TOKENS || p->type == PARAM_T_RATIO)
+        if (p->type == PARAM_T_INT || p->type == PARAM_T_TOKENS || p->type == PARAM_T_RATIO ||
+            p->type == PARAM_T_NUMBER)
             cr_expect(p->min < p->max, "--%s has no range", p->name);
         cr_expect(p->modes != 0 && (p->modes & ~PARAM_M_ALL) == 0, "--%s: modes", p->name);
     }
@@ -253,6 +254,7 @@ Test(params, bad_values_get_the_one_wording) {
         struct args a = {0};
         struct options o;
         if (p->type != PARAM_T_INT && p->type != PARAM_T_TOKENS && p->type != PARAM_T_RATIO &&
+            p->type != PARAM_T_NUMBER &&
             p->type != PARAM_T_ENUM && p->type != PARAM_T_SWITCH)
             continue;
         context_of(p, &a);

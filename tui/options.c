@@ -177,9 +177,14 @@ size_t options_ignored_notes(const struct options *o, const char **out, size_t n
     bool lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
     const char *note[16];
     size_t m = 0;
-    if (sc->mode == ENGINE_MODE_TRAIN && s.set[PARAM_FORMAT])
-        note[m++] = _("--format has no effect in full training: the --optimizer recipe sets "
-                      "the bytes");
+    if (sc->mode == ENGINE_MODE_TRAIN && s.set[PARAM_FORMAT] && !engine_train_fp8(sc))
+        note[m++] = _("--format has no effect in full training but fp8 or mxfp8 (FP8 GEMMs): "
+                      "the --optimizer recipe sets the bytes");
+    if (s.set[PARAM_MOE_IMBALANCE] && (engine_ep(sc) == 1 || sc->mode == ENGINE_MODE_INFER))
+        note[m++] = _("--moe-imbalance has no effect without expert parallelism in training "
+                      "(--ep above 1)");
+    if (s.set[PARAM_ATTENTION_EFFICIENCY] && (sc->mode == ENGINE_MODE_INFER || sc->mfu > 0))
+        note[m++] = _("--attention-efficiency has no effect on inference or a given --mfu");
     if (sc->mode == ENGINE_MODE_INFER && s.set[PARAM_ZERO] && sc->zero > 0)
         note[m++] = _("--zero has no effect in inference: ZeRO shards training state "
                       "(gradients, optimizer)");

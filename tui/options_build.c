@@ -443,13 +443,29 @@ static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads)
 /* Work out G, t, p, d from what was given; check the combination. */
 int opt_layout(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    uint32_t g = 1, t = 1, p = 1, d = 1;
+    uint32_t g = 1, t = 1, p = 1, d = 1, cp = 1;
     uint32_t per_node = sc->gpus_per_node ? sc->gpus_per_node : sc->gpu.gpus_per_node;
 
     if (per_node == 0)
         per_node = 1;
     if (s->set[PARAM_GPUS] && opt_uint(PARAM_GPUS, s->val[PARAM_GPUS], &g))
         return -1;
+    /* Context parallelism multiplies the layout: G = t x cp x p x d; the
+     * rest of the layout is worked out on G / cp. */
+    if (s->set[PARAM_CP] && opt_uint(PARAM_CP, s->val[PARAM_CP], &cp))
+        return -1;
+    if (cp > 1 && sc->mode == ENGINE_MODE_INFER) {
+        opt_error("--cp %u applies to training (--mode train, lora, qlora): it splits each "
+                  "training sequence over GPUs",
+                  cp);
+        return -1;
+    }
+    if (cp > 1 && s->set[PARAM_GPUS] && g % cp != 0) {
+        opt_error("--gpus %u is not a multiple of --cp %u", g, cp);
+        return -1;
+    }
+    if (cp > 1 && s->set[PARAM_GPUS])
+        g /= cp;
     if (s->set[PARAM_TP] && opt_uint(PARAM_TP, s->val[PARAM_TP], &t))
         return -1;
     if (s->set[PARAM_PP] && opt_uint(PARAM_PP, s->val[PARAM_PP], &p))
@@ -484,6 +500,11 @@ int opt_layout(const struct options_given *s, struct options *o) {
                   (unsigned long long)t * p * d, g);
         return -1;
     }
+    if ((uint64_t)g * cp > (1u << 24)) {
+        opt_error("--cp %u x %u GPUs exceeds %u GPUs", cp, g, 1u << 24);
+        return -1;
+    }
+    g *= cp;
     if (sc->model.heads > 0 && sc->model.heads % t != 0) {
         opt_error("--tp %u does not divide the model's %u attention heads", t, sc->model.heads);
         return -1;
@@ -498,6 +519,7 @@ int opt_layout(const struct options_given *s, struct options *o) {
     sc->tp = t;
     sc->pp = p;
     sc->dp = d;
+    sc->cp = cp;
     return 0;
 }
 
@@ -742,6 +764,39 @@ static int opt_recompute_layers(const struct options_given *s, struct engine_sce
 
 static int opt_zero_offload(const struct options_given *s, struct options *o);
 
+/* --recompute-modules (Megatron-LM's, selective recompute only),
+ * --moe-imbalance (MoE training, at least 1), --fine-tune (full training);
+ * the values themselves were read with the others (opt_read_stored) but
+ * the modules' list. */
+static int opt_train_extras(const struct options_given *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    if (s->set[PARAM_RECOMPUTE_MODULES]) {
+        const char *bad = NULL;
+        if (engine_recompute_modules_parse(s->val[PARAM_RECOMPUTE_MODULES], &sc->recompute_modules,
+                                           &bad)) {
+            char what[160] = "a comma-separated list of";
+            for (unsigned i = 0; i < ENGINE_RECOMPUTE_MODULE_COUNT; i++)
+                snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s %s", i ? "," : "",
+                         engine_recompute_module_name(i));
+            opt_expected_of("recompute-modules", what, s->val[PARAM_RECOMPUTE_MODULES]);
+            return -1;
+        }
+        if (s->set[PARAM_RECOMPUTE] && sc->recompute != ENGINE_RECOMPUTE_SELECTIVE) {
+            opt_error("--recompute-modules applies to selective recompute (Megatron-LM "
+                      "--recompute-granularity selective), not --recompute %s",
+                      engine_recompute_name(sc->recompute));
+            return -1;
+        }
+        sc->recompute = ENGINE_RECOMPUTE_SELECTIVE;
+    }
+    if (s->set[PARAM_FINE_TUNE] && sc->mode != ENGINE_MODE_TRAIN) {
+        opt_error("--fine-tune applies to --mode train (full fine-tuning); LoRA and QLoRA "
+                  "fine-tune already");
+        return -1;
+    }
+    return 0;
+}
+
 /* Workload, training and communication options. */
 int opt_workload(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
@@ -767,6 +822,8 @@ int opt_workload(const struct options_given *s, struct options *o) {
     if (!s->set[PARAM_RECOMPUTE] &&
         (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA))
         sc->recompute = ENGINE_RECOMPUTE_FULL;
+    if (opt_train_extras(s, o) != 0)
+        return -1;
     if (opt_recompute_layers(s, sc) != 0 || opt_expert_parallel(s, o) != 0)
         return -1;
     /* --mfu is end to end; "predict" (a scenario file's way to say it is

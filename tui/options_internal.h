@@ -21,6 +21,9 @@ const char *opt_name(enum param_id id);
 
 /* Print "vramlab: " and a formatted message to stderr. */
 void opt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the one wording of a bad value: "vramlab: --FLAG: expected WHAT,
+ * found 'TEXT'". */
+void opt_expected_of(const char *flag, const char *expected, const char *found);
 
 /* ---- value readers (tui/options_values.c): each reads by the row's type
  * and range and, on error, prints "vramlab: --NAME: expected ..., found

@@ -39,8 +39,8 @@ static const char *opt_tr(const char *msgid) {
     return _(msgid);
 }
 
-/* Print the one wording of a bad value. */
-static void opt_expected(const char *flag, const char *expected, const char *found) {
+/* Print the one wording of a bad value (see options_internal.h). */
+void opt_expected_of(const char *flag, const char *expected, const char *found) {
     struct argv_spec spec = {.tr = opt_tr};
     char msg[512];
     argv_error_value(&spec, msg, sizeof(msg), flag, expected, found);
@@ -124,7 +124,7 @@ int opt_uint(enum param_id id, const char *s, uint32_t *out) {
         return 0;
     }
     opt_whole_expected(p, what, sizeof(what));
-    opt_expected(p->name, what, s);
+    opt_expected_of(p->name, what, s);
     return -1;
 }
 
@@ -139,7 +139,7 @@ int opt_token_count(const char *flag, const char *s, uint32_t *out) {
         return 0;
     }
     opt_whole_expected(p, what, sizeof(what));
-    opt_expected(flag, what, s);
+    opt_expected_of(flag, what, s);
     return -1;
 }
 
@@ -173,7 +173,7 @@ int opt_enum(enum param_id id, const char *s, int *out) {
     if (param_value_parse(p, s, out) == 0)
         return 0;
     opt_names(p, what, sizeof(what));
-    opt_expected(p->name, what, s);
+    opt_expected_of(p->name, what, s);
     return -1;
 }
 
@@ -192,7 +192,7 @@ static int opt_ratio(const struct param_info *p, const char *s, double *out) {
         end++;
     }
     if (end == s || *end || !(v > p->min && v <= p->max)) {
-        opt_expected(p->name, _("a fraction in (0, 1] like 0.4 or 40%"), s);
+        opt_expected_of(p->name, _("a fraction in (0, 1] like 0.4 or 40%"), s);
         return -1;
     }
     *out = v;
@@ -212,7 +212,7 @@ int opt_unit(const char *flag, const char *s,
     return 0;
 }
 
-/* A RATIO, AMOUNT or quantity with a unit (see options_internal.h). */
+/* A RATIO, NUMBER, AMOUNT or quantity with a unit (see options_internal.h). */
 int opt_number(enum param_id id, const char *s, double *out) {
     const struct param_info *p = param_info(id);
     int (*parse)(const char *, double *, char *, size_t) = NULL;
@@ -220,6 +220,17 @@ int opt_number(enum param_id id, const char *s, double *out) {
     switch (p->type) {
     case PARAM_T_RATIO:
         return opt_ratio(p, s, out);
+    case PARAM_T_NUMBER: {
+        char *end, what[96];
+        double v = strtod(s, &end);
+        if (end != s && !*end && v >= p->min && v <= p->max) {
+            *out = v;
+            return 0;
+        }
+        snprintf(what, sizeof(what), _("a number from %g to %g"), p->min, p->max);
+        opt_expected_of(p->name, what, s);
+        return -1;
+    }
     case PARAM_T_INT:
     case PARAM_T_TOKENS: {
         uint32_t v;
@@ -267,6 +278,7 @@ static bool opt_generic(const struct param_info *p) {
     case PARAM_PP:
     case PARAM_DP:
     case PARAM_GPUS_PER_NODE:
+    case PARAM_CP:
     case PARAM_MFU:
         return false;
     default:

@@ -312,6 +312,16 @@ static void sf_write_row(FILE *f, const struct param_info *p, const struct optio
         if (engine_ep(sc) <= 1)
             return;
         break;
+    case PARAM_RECOMPUTE_MODULES:
+        /* Megatron-LM's module names, when chosen, in training */
+        if (sc->recompute_modules && train) {
+            fputs("recompute-modules: ", f);
+            for (unsigned i = 0, n = 0; i < ENGINE_RECOMPUTE_MODULE_COUNT; i++)
+                if (sc->recompute_modules & (1u << i))
+                    fprintf(f, "%s%s", n++ ? "," : "", engine_recompute_module_name(i));
+            fputc('\n', f);
+        }
+        return;
     case PARAM_MFU:
         /* Only when given (end to end); else vramlab predicts it. */
         if (!(sc->mfu > 0)) {
