@@ -723,14 +723,14 @@ double engine_format_bits(const struct engine_format *f);
 const struct engine_recipe_info *engine_recipe_info(enum engine_recipe r);
 int engine_recipe_parse(const char *id, enum engine_recipe *out);
 
-/* Names of modes, recompute policies, compute columns (and parsers). */
+/* Names of modes, recompute policies, compute columns (a mode's parser
+ * takes "inference" and "training" too; engine/param_table.c reads the
+ * others by these names). */
 const char *engine_mode_name(enum engine_mode m);
 int engine_mode_parse(const char *s, enum engine_mode *out);
 const char *engine_recompute_name(enum engine_recompute r);
-int engine_recompute_parse(const char *s, enum engine_recompute *out);
 /* "uniform" and "block" (Megatron-LM --recompute-method). */
 const char *engine_recompute_method_name(enum engine_recompute_method m);
-int engine_recompute_method_parse(const char *s, enum engine_recompute_method *out);
 /* The expert-parallel degree of a scenario: ep, 1 when 0. */
 uint32_t engine_ep(const struct engine_scenario *sc);
 /* The context-parallel degree: cp, 1 when 0. */
@@ -753,7 +753,6 @@ bool engine_train_fp8(const struct engine_scenario *sc);
 bool engine_train_mxfp8(const struct engine_scenario *sc);
 /* "6n-attention" (the default) and "6n". */
 const char *engine_flops_model_name(enum engine_flops_model f);
-int engine_flops_model_parse(const char *s, enum engine_flops_model *out);
 /* The kernel efficiency of a training scenario: --flops-efficiency when
  * given, else ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY. */
 double engine_train_kernel_efficiency(const struct engine_scenario *sc);
@@ -764,9 +763,7 @@ uint32_t engine_micro_batches(const struct engine_scenario *sc);
 const char *engine_compute_name(enum engine_compute c);
 /* "paper" (the default), "deepspeed", "megatron"; "none", "cpu", "nvme". */
 const char *engine_memory_convention_name(enum engine_memory_convention c);
-int engine_memory_convention_parse(const char *s, enum engine_memory_convention *out);
 const char *engine_offload_name(enum engine_offload o);
-int engine_offload_parse(const char *s, enum engine_offload *out);
 /* The host link a scenario uses: --host-link-bw, else ENGINE_DEFAULT_HOST_LINK_BW. */
 double engine_host_link_bandwidth(const struct engine_scenario *sc);
 /* Parameters of the largest single module (DeepSpeed's model_to_params:
@@ -807,7 +804,6 @@ enum engine_tokens_source engine_training_tokens_source(const struct engine_scen
  * mixtures: 10^7 to 10^8 tokens); a bound from above, stated as such. */
 #define ENGINE_FINE_TUNE_TOKENS 1e8
 double engine_price_per_hour(const struct engine_scenario *sc);
-int engine_compute_parse(const char *s, enum engine_compute *out);
 /* Runtime names ("plain", "vllm", "llama.cpp", "ollama") and parser. */
 const char *engine_runtime_name(enum engine_runtime r);
 int engine_runtime_parse(const char *s, enum engine_runtime *out);

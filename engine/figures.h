@@ -98,9 +98,10 @@ void engine_explain_for(const struct engine_numfmt *f, const struct engine_scena
 /* Render text with figure references: each {path} (a registry path,
  * "{memory.kv_cache}") becomes that figure of est formatted for the
  * reader; "{{" is a literal "{". Returns the number of references that
- * named no figure (0: all rendered; they are left as written), and their
- * first path into *bad when bad is not NULL. The output is truncated to
- * len and always terminated. */
+ * named no figure (0: all rendered; they are left as written); when bad
+ * is not NULL, *bad points into text at the first of them ("{memory.nope}
+ * ...", NULL when none). The output is truncated to len and always
+ * terminated. */
 int engine_figures_render(const struct engine_numfmt *f, const struct engine_scenario *sc,
                           const struct engine_estimate *est, const char *text, char *out,
                           size_t len, const char **bad);

@@ -372,6 +372,23 @@ size_t engine_format(const struct engine_numfmt *f, enum engine_unit u, double v
     return o.n;
 }
 
+size_t engine_format_fixed(const struct engine_numfmt *f, double v, int decimals, char *buf,
+                           size_t len) {
+    struct engine_numfmt english;
+    struct out o = {buf, len, 0};
+    if (!f) {
+        engine_numfmt_english(&english);
+        f = &english;
+    }
+    if (len > 0)
+        buf[0] = '\0';
+    if (!isfinite(v))
+        put(&o, engine_numfmt_tr(f, N_("n/a")));
+    else
+        num_fixed(&o, f, v, decimals > 20 ? 20 : decimals < -17 ? -17 : decimals);
+    return o.n;
+}
+
 const char *engine_unit_name(enum engine_unit u) {
     static const char *const names[ENGINE_UNIT_KIND_COUNT] = {
         [ENGINE_UNIT_NUMBER] = "number",       [ENGINE_UNIT_PLAIN] = "plain",

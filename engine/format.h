@@ -80,6 +80,13 @@ void engine_numfmt_english(struct engine_numfmt *f);
 size_t engine_format(const struct engine_numfmt *f, enum engine_unit u, double v, char *buf,
                      size_t len);
 
+/* A bare number with exactly `decimals` decimals in the reader's marks
+ * ("4,50" in es_ES), for figures whose digits carry meaning (the bits of
+ * a format: 4.50, 4.125); decimals < 0: that many significant figures.
+ * Returns strlen(buf). */
+size_t engine_format_fixed(const struct engine_numfmt *f, double v, int decimals, char *buf,
+                           size_t len);
+
 /* A text through f's translate function (itself when there is none). */
 const char *engine_numfmt_tr(const struct engine_numfmt *f, const char *msgid);
 

@@ -130,6 +130,22 @@ Test(format, not_a_number) {
     }
 }
 
+/* Fixed decimals in the reader's marks (the Format pane's 4.50 b/w). */
+Test(format, fixed_decimals) {
+    char b[32];
+    struct engine_numfmt e = es(false);
+    engine_format_fixed(&e, 4.5, 2, b, sizeof b);
+    SAME(b, "4,50");
+    engine_format_fixed(NULL, 4.125, 3, b, sizeof b);
+    SAME(b, "4.125");
+    engine_format_fixed(&e, 12345.5, 1, b, sizeof b);
+    SAME(b, "12.345,5");
+    engine_format_fixed(&e, 0.000123456, -3, b, sizeof b);
+    SAME(b, "0,000123");
+    engine_format_fixed(&e, NAN, 2, b, sizeof b);
+    SAME(b, "n/d");
+}
+
 /* A short buffer truncates and stays terminated; len 0 writes nothing. */
 Test(format, truncation) {
     struct engine_numfmt e = es(false);

@@ -23,6 +23,7 @@
 #include "tui/i18n.h"
 #include "tui/lesson.h"
 #include "tui/lesson_export.h"
+#include "kernels/argv.h"
 
 /* What the command line asked for. */
 struct lesson_args {
@@ -30,8 +31,9 @@ struct lesson_args {
     const char *names[16];
     size_t n_names;
     enum units units;
-    bool tsv;
-    const char *format, *out;
+    bool tsv, help;
+    const char *format, *out, *catalog;
+    const char *bad_units, *bad_format; /* a value refused, for the message */
 };
 
 static void lesson_usage(FILE *f) {
@@ -47,66 +49,88 @@ static void lesson_usage(FILE *f) {
           f);
 }
 
-/* Parse the subcommand and its options; 0, or an exit code. */
+/* The options of vramlab lesson (the one scanner, kernels/argv.h). */
+enum { LA_UNITS, LA_FORMAT, LA_OUTPUT, LA_CATALOG, LA_TSV, LA_HELP, LA_COUNT };
+static const struct argv_option lesson_options[LA_COUNT] = {
+    [LA_UNITS] = {"units", ARGV_REQUIRED, "gb|gib"},
+    [LA_FORMAT] = {"format", ARGV_REQUIRED, "md|html|svg"},
+    [LA_OUTPUT] = {"output", ARGV_REQUIRED, "DIR"},
+    [LA_CATALOG] = {"catalog", ARGV_REQUIRED, "FILE"},
+    [LA_TSV] = {"tsv", ARGV_NONE, NULL},
+    [LA_HELP] = {"help", ARGV_NONE, NULL},
+};
+
+/* Record one argument. */
+static int lesson_visit(void *ctx, int i, const char *v) {
+    struct lesson_args *a = ctx;
+    switch (i) {
+    case ARGV_POSITIONAL:
+        if (!a->sub)
+            a->sub = v;
+        else if (a->n_names < sizeof(a->names) / sizeof(a->names[0]))
+            a->names[a->n_names++] = v;
+        return 0;
+    case LA_UNITS:
+        if (!strcmp(v, "gb") || !strcmp(v, "gib"))
+            a->units = !strcmp(v, "gib") ? UNITS_GIB : UNITS_GB;
+        else
+            return a->bad_units = v, 2;
+        return 0;
+    case LA_FORMAT:
+        if (strcmp(v, "md") && strcmp(v, "html") && strcmp(v, "svg"))
+            return a->bad_format = v, 3;
+        a->format = v;
+        return 0;
+    case LA_OUTPUT:
+        a->out = v;
+        return 0;
+    case LA_CATALOG:
+        a->catalog = v;
+        return 0;
+    case LA_TSV:
+        a->tsv = true;
+        return 0;
+    default:
+        a->help = true;
+        return 0;
+    }
+}
+
+/* Parse the subcommand and its options; 0, -1 after --help, or an exit code. */
 static int lesson_parse(int argc, char **argv, struct lesson_args *a) {
+    struct argv_spec spec = {lesson_options, LA_COUNT, true, false, options_tr};
+    char err[512], *args[64];
+    int n = argc < 64 ? argc : 64;
     memset(a, 0, sizeof(*a));
-    if (argc < 2) {
-        lesson_usage(stderr);
+    /* -o is --output (the one short option besides -h). */
+    for (int i = 0; i < n; i++)
+        args[i] = !strcmp(argv[i], "-o") ? "--output" : argv[i];
+    int rc = argv_scan(&spec, n, args, lesson_visit, a, err, sizeof(err));
+    if (rc == 2)
+        argv_error_value(&spec, err, sizeof(err), "units", "gb or gib", a->bad_units);
+    if (rc == 3)
+        argv_error_value(&spec, err, sizeof(err), "format", "md, html or svg", a->bad_format);
+    if (rc != 0) {
+        fprintf(stderr, "vramlab: %s\n", err);
         return VRAMLAB_EXIT_USAGE;
     }
-    a->sub = argv[1];
-    if (!strcmp(a->sub, "--help") || !strcmp(a->sub, "-h") || !strcmp(a->sub, "help")) {
+    if (a->help || (a->sub && !strcmp(a->sub, "help"))) {
         lesson_usage(stdout);
         return -1;
+    }
+    if (!a->sub) {
+        lesson_usage(stderr);
+        return VRAMLAB_EXIT_USAGE;
     }
     if (strcmp(a->sub, "show") && strcmp(a->sub, "check") && strcmp(a->sub, "export")) {
         fprintf(stderr, _("vramlab lesson: unknown subcommand '%s'; expected show, check or export\n"),
                 a->sub);
         return VRAMLAB_EXIT_USAGE;
     }
-    for (int i = 2; i < argc; i++) {
-        const char *s = argv[i], *v = NULL;
-        bool takes = !strcmp(s, "--units") || !strcmp(s, "--format") || !strcmp(s, "-o") ||
-                     !strcmp(s, "--output") || !strcmp(s, "--catalog");
-        if (takes) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, _("vramlab lesson: %s: missing value\n"), s);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            v = argv[++i];
-        }
-        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-            lesson_usage(stdout);
-            return -1;
-        } else if (!strcmp(s, "--units")) {
-            if (!strcmp(v, "gb"))
-                a->units = UNITS_GB;
-            else if (!strcmp(v, "gib"))
-                a->units = UNITS_GIB;
-            else {
-                fprintf(stderr, _("vramlab lesson: --units: expected gb or gib, found '%s'\n"), v);
-                return VRAMLAB_EXIT_USAGE;
-            }
-        } else if (!strcmp(s, "--format")) {
-            if (strcmp(v, "md") && strcmp(v, "html") && strcmp(v, "svg")) {
-                fprintf(stderr, _("vramlab lesson: --format: expected md, html or svg, found '%s'\n"),
-                        v);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            a->format = v;
-        } else if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
-            a->out = v;
-        } else if (!strcmp(s, "--catalog")) {
-            /* read by options_load_catalog */
-        } else if (!strcmp(s, "--tsv") && !strcmp(a->sub, "show")) {
-            a->tsv = true;
-        } else if (s[0] == '-') {
-            fprintf(stderr, _("vramlab lesson %s: unknown option '%s' (see vramlab lesson --help)\n"),
-                    a->sub, s);
-            return VRAMLAB_EXIT_USAGE;
-        } else if (a->n_names < sizeof(a->names) / sizeof(a->names[0])) {
-            a->names[a->n_names++] = s;
-        }
+    if (a->tsv && strcmp(a->sub, "show")) {
+        argv_error_unexpected(&spec, err, sizeof(err), "--tsv");
+        fprintf(stderr, "vramlab: %s\n", err);
+        return VRAMLAB_EXIT_USAGE;
     }
     if (a->n_names == 0 || (strcmp(a->sub, "check") && a->n_names > 1)) {
         fprintf(stderr, a->n_names == 0 ? _("vramlab lesson %s: expected a lesson name or file\n")
@@ -241,7 +265,7 @@ int cmd_lesson(int argc, char **argv) {
     int rc = lesson_parse(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
-    rc = options_load_catalog(argc, argv, &cat);
+    rc = options_load_catalog(a.catalog, &cat);
     if (rc != 0) {
         catalog_free(&cat);
         return rc;

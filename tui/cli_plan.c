@@ -510,10 +510,7 @@ static void plan_usage(FILE *f) {
             "\n"
             "Scenario options:\n"),
           f);
-    options_print_help(f);
-    fputs(_("  --json                     print one JSON object\n"
-            "  --explain                  under each figure: its {key}, formula, values, source\n"),
-          f);
+    options_print_help(f, OPTIONS_HELP_JSON | OPTIONS_HELP_EXPLAIN);
 }
 
 /* --gpus N alone took the engine's best layout (tui/options_serving.c):
@@ -558,10 +555,10 @@ static void plan_recipe_batch_note(struct cli_run *run) {
  * tokens that fit; a note says how many. */
 static void plan_max_concurrency(struct cli_run *run) {
     static char note[160];
-    struct engine_scenario *sc = &run->o.sc;
+    const struct engine_scenario *sc = &run->o.sc;
     if (!run->o.max_concurrency)
         return;
-    uint32_t b = engine_max_batch(sc);
+    uint32_t b = run->o.max_concurrency_batch; /* the options set the batch to it */
     char nb[24], nc[24];
     report_int(b, nb, sizeof(nb));
     report_int(sc->context, nc, sizeof(nc));
@@ -572,8 +569,6 @@ static void plan_max_concurrency(struct cli_run *run) {
         snprintf(note, sizeof(note),
                  _("--max-concurrency: %s sequences of %s tokens at once, the most that fit"), nb,
                  nc);
-    if (b > 0)
-        sc->batch = b;
     if (run->notes.n < CLI_MAX_NOTES)
         run->notes.text[run->notes.n++] = note;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/argv.h"
 #include "tui/commands.h"
 #include "tui/i18n.h"
 #include "tui/lesson.h"
@@ -62,7 +63,7 @@ static void main_unknown(const char *name) {
 
     for (size_t i = 0; i < N_COMMANDS; i++)
         names[i] = commands[i].name;
-    n = options_closest(name, names, N_COMMANDS, close, 3);
+    n = argv_closest(name, names, N_COMMANDS, close, 3);
     fprintf(stderr, _("vramlab: unknown command '%s'"), name);
     if (n > 0) {
         fputs(_("; did you mean"), stderr);
@@ -220,41 +221,54 @@ static bool main_lesson_ok(int argc, char **argv) {
     return false;
 }
 
+/* The options of vramlab --lesson NAME --notes (the one scanner). */
+enum { MN_LESSON, MN_NOTES, MN_UNITS, MN_CATALOG, MN_COUNT };
+static const struct argv_option notes_options[MN_COUNT] = {
+    [MN_LESSON] = {"lesson", ARGV_REQUIRED, "NAME"},
+    [MN_NOTES] = {"notes", ARGV_NONE, NULL},
+    [MN_UNITS] = {"units", ARGV_REQUIRED, "gb|gib"},
+    [MN_CATALOG] = {"catalog", ARGV_REQUIRED, "FILE"},
+};
+struct notes_args {
+    const char *lesson, *catalog, *bad_units;
+    enum units units;
+};
+
+/* Record one option of --notes. */
+static int notes_visit(void *ctx, int i, const char *v) {
+    struct notes_args *a = ctx;
+    if (i == MN_LESSON)
+        a->lesson = v;
+    else if (i == MN_CATALOG)
+        a->catalog = v;
+    else if (i == MN_UNITS && (!strcmp(v, "gb") || !strcmp(v, "gib")))
+        a->units = !strcmp(v, "gib") ? UNITS_GIB : UNITS_GB;
+    else if (i == MN_UNITS)
+        return a->bad_units = v, 2;
+    return 0;
+}
+
 /* vramlab --lesson NAME --notes [--units gb|gib] [--catalog FILE]: the
  * presenter's view (lesson_notes.c) instead of the explorer. */
 static int main_notes(int argc, char **argv) {
-    const char *name = NULL;
-    enum units units = UNITS_GB;
+    struct argv_spec spec = {notes_options, MN_COUNT, false, false, options_tr};
+    struct notes_args a = {NULL, NULL, NULL, UNITS_GB};
     struct catalog cat;
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--lesson") && i + 1 < argc)
-            name = argv[++i];
-        else if (!strncmp(a, "--lesson=", 9))
-            name = a + 9;
-        else if ((!strcmp(a, "--units") && i + 1 < argc) || !strncmp(a, "--units=", 8)) {
-            const char *v = a[7] == '=' ? a + 8 : argv[++i];
-            if (strcmp(v, "gb") && strcmp(v, "gib")) {
-                fprintf(stderr, _("vramlab: --units: expected gb or gib, found '%s'\n"), v);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            units = !strcmp(v, "gib") ? UNITS_GIB : UNITS_GB;
-        } else if (!strcmp(a, "--catalog") && i + 1 < argc) {
-            i++;
-        } else if (strcmp(a, "--notes") && strncmp(a, "--catalog=", 10)) {
-            fprintf(stderr,
-                    _("vramlab: --notes takes --lesson NAME, --units and --catalog, not '%s'\n"),
-                    a);
-            return VRAMLAB_EXIT_USAGE;
-        }
+    char err[512];
+    int rc = argv_scan(&spec, argc, argv, notes_visit, &a, err, sizeof(err));
+    if (rc == 2)
+        argv_error_value(&spec, err, sizeof(err), "units", "gb or gib", a.bad_units);
+    if (rc != 0) {
+        fprintf(stderr, "vramlab: %s\n", err);
+        return VRAMLAB_EXIT_USAGE;
     }
-    if (!name) {
+    if (!a.lesson) {
         fputs(_("vramlab: --notes goes with --lesson NAME (the lesson the room sees)\n"), stderr);
         return VRAMLAB_EXIT_USAGE;
     }
-    int rc = options_load_catalog(argc, argv, &cat);
+    rc = options_load_catalog(a.catalog, &cat);
     if (rc == 0)
-        rc = lesson_notes_main(name, &cat, units);
+        rc = lesson_notes_main(a.lesson, &cat, a.units);
     catalog_free(&cat);
     return rc;
 }
