@@ -513,3 +513,19 @@ Test(lesson_ui, a_long_question_pages_before_it_reveals) {
     cr_expect_eq(st.lx.caption_page, 0, "the answer from its start");
     cr_expect_eq(st.lx.step, 0);
 }
+
+/* Issue 24 item 1: a caption's figures are the step's, in the reader's
+ * units: u re-renders them (GB -> GiB), and a step keeps the session's units. */
+Test(lesson_ui, captions_follow_the_units) {
+    char err[8192];
+    cr_assert_eq(tui_lecture_open(&lx, &st, SEED0, err, sizeof(err)), 0, "%s", err);
+    cr_expect_neq(strstr(st.lx.caption, "140.0 GB"), NULL, "%s", st.lx.caption);
+    cr_expect_eq(strchr(st.lx.caption, '{'), NULL, "every reference rendered");
+    press(TUI_KEY_ESC); /* the step's explanation */
+    press('u');
+    tui_lecture_sync(&lx, &st);
+    cr_expect_neq(strstr(st.lx.caption, "130.4 GiB"), NULL, "%s", st.lx.caption);
+    press('n');
+    cr_expect_eq(st.opt.units, UNITS_GIB, "the next step keeps GiB");
+    cr_expect_neq(strstr(st.lx.caption, "GiB"), NULL, "%s", st.lx.caption);
+}

@@ -65,7 +65,7 @@ SCEN="--model llama-3.1-70b --gpu h100-sxm --gpus 2 --format int4-g32"
 # Step titles, in order, as the file has them.
 sed -n 's/^  - title: *//p' "$LESSON_EN" | sed 's/^"\(.*\)"$/\1/' >"$TMP/titles"
 n=$(wc -l <"$TMP/titles" | tr -d ' ')
-start lesson 100 30 -- --lesson seed-000
+start lesson 100 30 -- --fresh --lesson seed-000
 if wait_for lesson " 1/$n " && wait_for lesson "$(sed -n 1p "$TMP/titles")"; then
     ok "lesson: step 1/$n with its title"
 else
@@ -150,7 +150,7 @@ rc=$(quit lesson)
 [ "$rc" = 0 ] && ok "lesson: q exits 0" || fail "lesson: exit $rc"
 
 # A lesson at 40x12: one truncated caption line with the step number.
-start small 40 12 -- --lesson "$LESSON_EN"
+start small 40 12 -- --fresh --lesson "$LESSON_EN"
 wait_for small " 1/$n " && ok "lesson at 40x12: the step number on the title row" ||
     { fail "lesson at 40x12"; capture small; }
 quit small >/dev/null
@@ -307,7 +307,7 @@ quit es >/dev/null
 start es2 100 30 LANGUAGE=es -- $SCEN
 wait_for es2 "Velocidad" && ok "LANGUAGE=es: Spanish" || { fail "LANGUAGE=es"; capture es2; }
 quit es2 >/dev/null
-start esl 100 30 LANG=es_ES.UTF-8 -- --lesson seed-000
+start esl 100 30 LANG=es_ES.UTF-8 -- --fresh --lesson seed-000
 wait_for esl "Bytes por parámetro" && ok "a lesson name finds the Spanish lesson" ||
     { fail "--lesson seed-000 under es_ES"; capture esl; }
 quit esl >/dev/null

@@ -165,7 +165,7 @@ walk_file() {
         w=${wh%x*} h=${wh#*x}
         s=$(echo "l_${name}_${lang}_$size" | tr -c 'a-zA-Z0-9_\n' _)
         tmux -L "$SOCK" -f /dev/null new-session -d -s "$s" -x "$w" -y "$h" \
-            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lang $lang --lesson $name; sleep 60"
+            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lang $lang --fresh --lesson $name; sleep 60"
         bad=0
         questions=0
         k=1
@@ -338,7 +338,7 @@ box() {
 question_case() {
     qs=$1 w=$2 h=$3 envs=$4 args=$5
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$qs" -x "$w" -y "$h" \
-        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $args --lesson '$TMP/q/q.yaml'; sleep 60"
+        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $args --fresh --lesson '$TMP/q/q.yaml'; sleep 60"
     what="question at ${w}x$h${envs:+ $envs}${args:+ $args}"
     if ! wait_for "$qs" "Question: Does a 70B" || ! wait_for "$qs" "n reveals"; then
         fail "$what: the question is not shown"
@@ -408,7 +408,7 @@ question_case q6 80 24 "" "--present"
 # --present --lesson: the first step's headline, its explanation closed
 # (e opens it), as F on the step shows it.
 tmux -L "$SOCK" -f /dev/null new-session -d -s pres -x 100 -y 30 \
-    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --lesson seed-000; sleep 60"
+    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --fresh --lesson seed-000; sleep 60"
 if wait_for pres " 1/" && sleep 0.5 && [ "$(capture pres | grep -c '██')" -ge 5 ] &&
     ! capture pres | grep -qF "explain: "; then
     ok "--present --lesson: the headline, no explanation over it"

@@ -5,6 +5,8 @@
  */
 #include "tui/lesson_text.h"
 
+#include "kernels/argv.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -153,45 +155,19 @@ static int key_of(const char *path, size_t n) {
     return engine_key_parse(buf, &k) == 0 ? (int)k : -1;
 }
 
-/* Edit distance of two short strings, for "did you mean". */
-static size_t distance(const char *a, size_t na, const char *b) {
-    size_t nb = strlen(b), row[128];
-    if (na >= 127 || nb >= 127)
-        return (size_t)-1;
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb];
-}
-
-/* The closest figure or input path to an unknown one. */
+/* The closest figure or input path to an unknown one (the one scanner's
+ * rule for "did you mean"). */
 static const char *closest(const char *path, size_t n) {
-    const char *best = NULL;
-    size_t bd = (size_t)-1;
-    for (int k = 0; k < ENGINE_KEY_COUNT; k++) {
-        size_t d = distance(path, n, engine_key_name((enum engine_key)k));
-        if (d < bd)
-            bd = d, best = engine_key_name((enum engine_key)k);
-    }
-    for (size_t i = 0; i < N_INPUTS; i++) {
-        size_t d = distance(path, n, inputs[i].path);
-        if (d < bd)
-            bd = d, best = inputs[i].path;
-    }
-    return bd <= 4 ? best : NULL;
+    static const char *names[ENGINE_KEY_COUNT + N_INPUTS];
+    const char *out[1];
+    char word[96];
+    size_t k = 0;
+    for (int i = 0; i < ENGINE_KEY_COUNT; i++)
+        names[k++] = engine_key_name((enum engine_key)i);
+    for (size_t i = 0; i < N_INPUTS; i++)
+        names[k++] = inputs[i].path;
+    snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), path);
+    return argv_closest(word, names, k, out, 1) ? out[0] : NULL;
 }
 
 int lesson_text_check(const struct engine_scenario *sc, const char *text,

@@ -214,64 +214,15 @@ int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role
     return tui_pen_text(p, line, x, role, buf);
 }
 
-/* The figure a read-out field shows, or ENGINE_KEY_COUNT (an input). */
+/* The figure a field shows: a read-out's is the one it explains
+ * (tui_field_key); the model's name and size show the parameters; the other
+ * inputs show none (ENGINE_KEY_COUNT: their value is a scenario input). */
 static enum engine_key field_figure(const struct tui_state *st, enum tui_field f) {
-    switch (f) {
-    case TUI_F_MODEL:
-    case TUI_F_SIZE:
+    if (f == TUI_F_MODEL || f == TUI_F_SIZE)
         return ENGINE_KEY_PARAMS_TOTAL;
-    case TUI_F_MEM_WEIGHTS:
-        return ENGINE_KEY_MEM_WEIGHTS;
-    case TUI_F_MEM_KV:
-        return ENGINE_KEY_MEM_KV_CACHE;
-    case TUI_F_MEM_ACT:
-        return ENGINE_KEY_MEM_ACTIVATIONS;
-    case TUI_F_MEM_GRADS:
-        return ENGINE_KEY_MEM_GRADIENTS;
-    case TUI_F_MEM_MASTER:
-        return ENGINE_KEY_MEM_MASTER;
-    case TUI_F_MEM_OPT:
-        return ENGINE_KEY_MEM_OPTIMIZER;
-    case TUI_F_MEM_RESERVE:
-        return ENGINE_KEY_MEM_RESERVE;
-    case TUI_F_MEM_OVERHEAD:
-        return st->opt.sc.mode == ENGINE_MODE_INFER ? ENGINE_KEY_MEM_OVERHEAD
-                                                    : ENGINE_KEY_MEM_ZERO3_WORKING;
-    case TUI_F_MEM_TOTAL:
-        return ENGINE_KEY_MEM_TOTAL;
-    case TUI_F_MEM_HOST:
-        return ENGINE_KEY_MEM_HOST;
-    case TUI_F_DECODE_MEM:
-        return ENGINE_KEY_DECODE_MEMORY_BOUND;
-    case TUI_F_DECODE_COMPUTE:
-        return ENGINE_KEY_DECODE_COMPUTE_BOUND;
-    case TUI_F_DECODE:
-        return ENGINE_KEY_DECODE_TOKENS;
-    case TUI_F_PER_SEQ:
-        return ENGINE_KEY_DECODE_PER_SEQUENCE;
-    case TUI_F_PREFILL:
-        return ENGINE_KEY_PREFILL;
-    case TUI_F_TTFT:
-        return ENGINE_KEY_SERVING_TTFT;
-    case TUI_F_TPOT:
-        return ENGINE_KEY_SERVING_TPOT;
-    case TUI_F_RIDGE:
-        return ENGINE_KEY_RIDGE;
-    case TUI_F_BSTAR:
-        return ENGINE_KEY_COMPUTE_BOUND_BATCH;
-    case TUI_F_TRAIN_STEP:
-        return ENGINE_KEY_TRAIN_STEP;
-    case TUI_F_TRAIN_BUBBLE:
-        return ENGINE_KEY_TRAIN_BUBBLE;
-    case TUI_F_TRAIN_DAYS:
-        return ENGINE_KEY_TRAIN_DAYS;
-    case TUI_F_TRAIN_HOURS:
-        return ENGINE_KEY_TRAIN_GPU_HOURS;
-    case TUI_F_TRAIN_COST:
-        return ENGINE_KEY_TRAIN_COST;
-    default:
-        return ENGINE_KEY_COUNT;
-    }
+    if (f >= TUI_F_MEM_WEIGHTS && f < TUI_F_MEASURE)
+        return (enum engine_key)tui_field_key(st, f);
+    return ENGINE_KEY_COUNT;
 }
 
 /* The scenario input an input field edits ({scenario.context}), or -1. */
