@@ -529,6 +529,7 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->has_system = loaded->has_system;
     session->system = loaded->system;
     session->recompute_given = loaded->recompute_given;
+    session->knobs_free = loaded->knobs_free;
 }
 
 /* Apply --scenario FILE on top of the command line's options. */
