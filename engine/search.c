@@ -651,6 +651,48 @@ static bool point_fits(struct fewest_run *r, uint32_t t, uint32_t p, uint32_t d)
     return false;
 }
 
+/* Bytes the GPUs must hold whatever the layout and the free knobs: in
+ * inference the weights of one replica (its t x p GPUs together), in
+ * training the weights and the optimizer's own states once over all G
+ * GPUs (ZeRO can shard them, never drop them; gradients are left out, the
+ * conventions differ on them); what offload or partial offload moves to
+ * the host is left out; 0 when nothing can be said. Used as bounds only:
+ * t x p (inference) or G (training) below bytes / capacity cannot fit. */
+static double bytes_lower_bound(const struct engine_scenario *sc) {
+    const struct engine_model *m = &sc->model;
+    double n = engine_params_total(m);
+    if (!(n > 0) || !isfinite(n))
+        return 0;
+    if (sc->mode == ENGINE_MODE_INFER) {
+        if (sc->serving.gpu_layers_given || sc->serving.cpu_moe_layers > 0)
+            return 0; /* layers or experts in host RAM */
+        if (m->file_bytes && m->has_arch) {
+            double f = m->file_embed_bytes + m->file_head_bytes;
+            for (uint32_t i = 0; i < m->layers && i < ENGINE_FILE_LAYERS_MAX; i++)
+                f += m->file_layer_bytes[i];
+            return f > 0 ? f : 0;
+        }
+        return n * engine_format_bits(&sc->weight_format) / 8.0;
+    }
+    if (sc->mode != ENGINE_MODE_TRAIN) /* LoRA, QLoRA: the frozen base */
+        return n * engine_format_bits(&sc->weight_format) / 8.0;
+    const struct engine_recipe_info *r = engine_recipe_info(sc->recipe);
+    if (!r || sc->offload == ENGINE_OFFLOAD_NVME)
+        return 0;
+    return n * (sc->offload == ENGINE_OFFLOAD_CPU ? r->weights
+                                                  : r->weights + r->master + r->optimizer);
+}
+
+/* The least count of GPUs bytes need at this GPU's capacity (1 when
+ * nothing can be said), saturating at UINT64_MAX / 2. */
+static uint64_t gpus_for_bytes(const struct engine_scenario *sc, double bytes) {
+    double room = sc->gpu.memory_bytes - (sc->reserve_bytes > 0 ? sc->reserve_bytes : 0);
+    if (!(bytes > 0) || !(room > 0))
+        return 1;
+    double g = ceil(bytes / room);
+    return g < 1 ? 1 : g > 9e18 ? (uint64_t)9e18 : (uint64_t)g;
+}
+
 /* Whether the search was asked to stop. */
 static bool cancelled(const struct engine_fewest_query *q) {
     return q->cancel && q->cancel(q->cancel_arg);
@@ -702,6 +744,19 @@ uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engin
     uint64_t lo = (uint64_t)q->above + 1, best = (uint64_t)max + 1;
     uint32_t bt = 0, bp = 0, bd = 0, pmax = space_pp_max(sc);
     bool any_d = dset_init(sc, &ds), stopped = false;
+    /* The bounds: in inference t x p at least `replica` (a replica's
+     * weights over the GPUs' memory), in training G at least that. */
+    uint64_t need = gpus_for_bytes(sc, bytes_lower_bound(sc)), replica = 1;
+    if (infer)
+        replica = need;
+    else if (need > lo)
+        lo = need;
+    /* Whether every (t, p) is visited with tp < best (then "none at all"
+     * can be checked over them all). */
+    uint64_t widest = 0;
+    for (uint32_t t = space_gpn(sc); t >= 1; t--)
+        if (space_tp_ok(sc, t) == ENGINE_REJECT_NONE && widest < (uint64_t)t * pmax)
+            widest = (uint64_t)t * pmax;
     /* Widest TP first: the fewest GPUs come from the most memory per
      * replica split, so good counts are found early and bound the rest. */
     for (uint32_t t = space_gpn(sc); any_d && t >= 1 && !stopped; t--) {
@@ -711,6 +766,8 @@ uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engin
             uint64_t tp = (uint64_t)t * p;
             if (tp >= best)
                 break;
+            if (tp < replica)
+                continue; /* a replica's weights alone do not fit */
             if (cancelled(q)) {
                 stopped = true;
                 break;
@@ -747,6 +804,10 @@ uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engin
             struct knobs k = {sc->zero, sc->sequence_parallel, sc->recompute};
             point_eval(&r.s, bt, bp, bd, &k, &out->layout);
         }
+    } else if (any_d && (widest > max || (!infer && lo > max))) {
+        /* Some (t, p) was never tried, or the bound says more than max
+         * GPUs: more may fit. */
+        out->status = ENGINE_FEWEST_NONE_UP_TO_MAX;
     } else if (any_d) {
         /* Nothing up to max: does any count fit? Each (t, p) at its
          * largest degree (inference: any; a global batch bounds d;
@@ -757,6 +818,8 @@ uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engin
             for (uint32_t p = 1; p <= pmax; p++) {
                 uint64_t tp = (uint64_t)t * p;
                 size_t a, b;
+                if (tp < replica)
+                    continue;
                 if (cancelled(q)) {
                     out->status = ENGINE_FEWEST_CANCELLED;
                     break;
