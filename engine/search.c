@@ -200,10 +200,12 @@ static void rank_insert(struct engine_layout *out, size_t cap, size_t *n,
  * functions. A point: t (space_tp_ok: divides the heads, within a node),
  * p (space_pp_max: at most the layers, and the GPU layers when given), d
  * (space_dp_ok: b x d divides a given global batch, ep divides d), with
- * G = t x p x d, and the knobs (knob_list, knob_apply). To add a degree
- * (context parallelism, say): a field in struct engine_layout, its range
- * here, its factor in G in space_walk and engine_fewest_gpus' pair loop,
- * and its value in engine_layout_apply. */
+ * G = t x p x d, and the knobs (knob_list; point_set puts a point into a
+ * scenario). To add a degree (context parallelism, say): a field in
+ * struct engine_layout, its range and its check here, its factor in G in
+ * space_walk and in engine_fewest_gpus' pair loop (with its own bound if
+ * memory does not fall with it), and its value in point_set and
+ * engine_layout_apply. */
 
 /* GPUs per node of the scenario (Megatron-LM keeps TP inside one). */
 static uint32_t space_gpn(const struct engine_scenario *sc) {
