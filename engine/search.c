@@ -160,7 +160,7 @@ static double rank_score(const struct engine_layout *l, enum engine_rank r) {
 }
 
 /* Order: valid and fitting before not, then by the ranking (throughput
- * breaks its ties), then smaller t, p. */
+ * breaks its ties), then smaller t, cp, p. */
 static bool layout_better_by(const struct engine_layout *a, const struct engine_layout *b,
                              enum engine_rank rank) {
     bool va = a->reject == ENGINE_REJECT_NONE, vb = b->reject == ENGINE_REJECT_NONE;
@@ -177,6 +177,8 @@ static bool layout_better_by(const struct engine_layout *a, const struct engine_
         return better;
     if (a->tp != b->tp)
         return a->tp < b->tp;
+    if (a->cp != b->cp)
+        return a->cp < b->cp;
     return a->pp < b->pp;
 }
 
@@ -197,15 +199,22 @@ static void rank_insert(struct engine_layout *out, size_t cap, size_t *n,
 
 /* ---- the layout space ----------------------------------------------------
  * THE ONE PLACE the space is defined; every search walks it through these
- * functions. A point: t (space_tp_ok: divides the heads, within a node),
- * p (space_pp_max: at most the layers, and the GPU layers when given), d
- * (space_dp_ok: b x d divides a given global batch, ep divides d), with
- * G = t x p x d, and the knobs (knob_list; point_set puts a point into a
- * scenario). To add a degree (context parallelism, say): a field in
- * struct engine_layout, its range and its check here, its factor in G in
- * space_walk and in engine_fewest_gpus' pair loop (with its own bound if
- * memory does not fall with it), and its value in point_set and
+ * functions. A point (struct point): t (space_tp_ok: divides the heads,
+ * within a node), cp (space_cp_ok: training only, 2 cp divides the
+ * context; the scenario's unless ENGINE_KNOB_CP is free), p (space_pp_max:
+ * at most the layers, and the GPU layers when given), d (space_dp_ok: b x
+ * d divides a given global batch, ep divides d), with G = t x cp x p x d,
+ * and the knobs (knob_list; point_set puts a point into a scenario). To
+ * add a degree: a field in struct point and struct engine_layout, its
+ * range and its check here, its factor in G in space_walk and in
+ * engine_fewest_gpus' loops (with its own bound if memory does not fall
+ * with it), and its value in point_set, point_eval and
  * engine_layout_apply. */
+
+/* One point of the space: the degrees. */
+struct point {
+    uint32_t t, cp, p, d;
+};
 
 /* GPUs per node of the scenario (Megatron-LM keeps TP inside one). */
 static uint32_t space_gpn(const struct engine_scenario *sc) {
@@ -231,6 +240,20 @@ static uint32_t space_pp_max(const struct engine_scenario *sc) {
     return p;
 }
 
+/* Whether cp can be the context-parallel degree (Megatron-LM: training
+ * only, the context in 2 cp chunks). */
+static bool space_cp_ok(const struct engine_scenario *sc, uint32_t cp) {
+    return cp == 1 || (sc->mode != ENGINE_MODE_INFER && cp > 0 && sc->context % (2u * cp) == 0);
+}
+
+/* Whether the space takes cp: the scenario's own, or any valid one when
+ * the search may choose it (training). */
+static bool space_cp_in(const struct engine_scenario *sc, unsigned knobs, uint32_t cp) {
+    if (sc->mode == ENGINE_MODE_INFER || !(knobs & ENGINE_KNOB_CP))
+        return cp == engine_cp(sc);
+    return space_cp_ok(sc, cp);
+}
+
 /* Why d cannot be the DP degree (ENGINE_REJECT_NONE when it can). */
 static enum engine_reject space_dp_ok(const struct engine_scenario *sc, uint32_t d) {
     if (sc->mode != ENGINE_MODE_INFER && sc->global_batch &&
@@ -241,13 +264,12 @@ static enum engine_reject space_dp_ok(const struct engine_scenario *sc, uint32_t
     return ENGINE_REJECT_NONE;
 }
 
-/* Why the point (t, p, d) is not a valid layout, memory aside. */
-static enum engine_reject space_point_ok(const struct engine_scenario *sc, uint32_t t, uint32_t p,
-                                         uint32_t d) {
-    enum engine_reject r = space_tp_ok(sc, t);
+/* Why the point is not a valid layout, memory aside. */
+static enum engine_reject space_point_ok(const struct engine_scenario *sc, const struct point *x) {
+    enum engine_reject r = space_tp_ok(sc, x->t);
     if (r == ENGINE_REJECT_NONE)
-        r = space_dp_ok(sc, d);
-    if (r == ENGINE_REJECT_NONE && (sc->model.layers == 0 || p > space_pp_max(sc)))
+        r = space_dp_ok(sc, x->d);
+    if (r == ENGINE_REJECT_NONE && (sc->model.layers == 0 || x->p > space_pp_max(sc)))
         r = ENGINE_REJECT_PP_LAYERS;
     return r;
 }
@@ -294,14 +316,14 @@ static int knob_order(const struct engine_layout *l) {
            ((unsigned)l->recompute <= ENGINE_RECOMPUTE_FULL ? rc[l->recompute] : 2);
 }
 
-/* The scenario s at point (t, p, d) with knobs k (s starts as the
- * scenario, its MFU cleared: see space_walk). */
-static void point_set(struct engine_scenario *s, uint32_t t, uint32_t p, uint32_t d,
-                      const struct knobs *k) {
-    s->gpus = t * p * d;
-    s->tp = t;
-    s->pp = p;
-    s->dp = d;
+/* The scenario s at point x with knobs k (s starts as the scenario, its
+ * MFU cleared: see space_walk). */
+static void point_set(struct engine_scenario *s, const struct point *x, const struct knobs *k) {
+    s->gpus = x->t * x->cp * x->p * x->d;
+    s->tp = x->t;
+    s->cp = x->cp;
+    s->pp = x->p;
+    s->dp = x->d;
     s->zero = k->zero;
     s->sequence_parallel = k->sp;
     s->recompute = k->recompute;
@@ -314,13 +336,18 @@ static double layout_throughput(const struct engine_scenario *sc, const struct e
     return e->train_tokens_per_step / e->train_step_seconds;
 }
 
+/* A layout record of point x, before its verdict. */
+static struct engine_layout layout_of(const struct point *x) {
+    return (struct engine_layout){.tp = x->t, .cp = x->cp, .pp = x->p, .dp = x->d};
+}
+
 /* Estimate one point into a layout record. */
-static void point_eval(struct engine_scenario *s, uint32_t t, uint32_t p, uint32_t d,
-                       const struct knobs *k, struct engine_layout *l) {
+static void point_eval(struct engine_scenario *s, const struct point *x, const struct knobs *k,
+                       struct engine_layout *l) {
     struct engine_estimate e;
-    point_set(s, t, p, d, k);
+    point_set(s, x, k);
     engine_estimate(s, &e);
-    *l = (struct engine_layout){.tp = t, .pp = p, .dp = d};
+    *l = layout_of(x);
     l->zero = k->zero;
     l->sequence_parallel = k->sp;
     l->recompute = k->recompute;
@@ -355,16 +382,16 @@ static bool knob_better(const struct engine_layout *a, const struct engine_layou
     return knob_order(a) < knob_order(b);
 }
 
-/* The point (t, p, d) of G GPUs with the best of its knobs into *l. */
+/* The point x with the best of its knobs into *l. */
 static void point_best(const struct engine_scenario *sc, struct engine_scenario *s,
-                       const struct engine_space *space, uint32_t t, uint32_t p, uint32_t d,
+                       const struct engine_space *space, const struct point *x,
                        struct engine_layout *l) {
     struct knobs k[24];
-    size_t n = knob_list(sc, space->knobs, t, k);
-    point_eval(s, t, p, d, &k[0], l);
+    size_t n = knob_list(sc, space->knobs, x->t, k);
+    point_eval(s, x, &k[0], l);
     for (size_t i = 1; i < n; i++) {
         struct engine_layout c;
-        point_eval(s, t, p, d, &k[i], &c);
+        point_eval(s, x, &k[i], &c);
         if (knob_better(&c, l, space->rank))
             *l = c;
     }
@@ -380,8 +407,9 @@ static void space_scratch(const struct engine_scenario *sc, struct engine_scenar
 
 static const struct engine_space default_space = {ENGINE_RANK_THROUGHPUT, 0};
 
-/* Walk every (t, p, d) of G GPUs, calling visit with each candidate (its
- * best knobs, or why it is rejected); returns how many there are. */
+/* Walk every (t, cp, p, d) of G GPUs in the space, calling visit with each
+ * candidate (its best knobs, or why it is rejected); returns how many
+ * there are. */
 static size_t space_walk(const struct engine_scenario *sc, uint32_t gpus,
                          const struct engine_space *space,
                          void (*visit)(void *arg, const struct engine_layout *l), void *arg) {
@@ -395,24 +423,29 @@ static size_t space_walk(const struct engine_scenario *sc, uint32_t gpus,
     for (uint32_t t = 1; t <= gpus; t++) {
         if (gpus % t)
             continue;
-        for (uint32_t p = 1; p <= gpus / t; p++) {
-            if ((gpus / t) % p)
+        for (uint32_t cp = 1; cp <= gpus / t; cp++) {
+            if ((gpus / t) % cp || !space_cp_in(sc, space->knobs, cp))
                 continue;
-            uint32_t d = gpus / (t * p);
-            struct engine_layout l = {.tp = t, .pp = p, .dp = d};
-            l.reject = space_point_ok(sc, t, p, d);
-            if (l.reject == ENGINE_REJECT_NONE) {
-                point_best(sc, &s, space, t, p, d, &l);
-            } else {
-                l.zero = sc->zero;
-                l.sequence_parallel = sc->sequence_parallel;
-                l.recompute = sc->recompute;
-                l.micro_batches = sc->micro_batches;
-                l.throughput = l.step_seconds = l.bubble_fraction = l.memory_total = NAN;
-                l.per_sequence = NAN;
+            uint32_t rest = gpus / t / cp;
+            for (uint32_t p = 1; p <= rest; p++) {
+                if (rest % p)
+                    continue;
+                struct point x = {t, cp, p, rest / p};
+                struct engine_layout l = layout_of(&x);
+                l.reject = space_point_ok(sc, &x);
+                if (l.reject == ENGINE_REJECT_NONE) {
+                    point_best(sc, &s, space, &x, &l);
+                } else {
+                    l.zero = sc->zero;
+                    l.sequence_parallel = sc->sequence_parallel;
+                    l.recompute = sc->recompute;
+                    l.micro_batches = sc->micro_batches;
+                    l.throughput = l.step_seconds = l.bubble_fraction = l.memory_total = NAN;
+                    l.per_sequence = NAN;
+                }
+                total++;
+                visit(arg, &l);
             }
-            total++;
-            visit(arg, &l);
         }
     }
     return total;
@@ -516,11 +549,13 @@ bool engine_best_layout(const struct engine_scenario *sc, uint32_t gpus,
 
 /* Give a scenario a layout (see engine.h). */
 void engine_layout_apply(struct engine_scenario *sc, const struct engine_layout *l) {
-    sc->gpus = l->tp * l->pp * l->dp;
+    uint32_t cp = l->cp ? l->cp : 1;
+    sc->gpus = l->tp * cp * l->pp * l->dp;
     sc->tp = l->tp;
     sc->pp = l->pp;
     sc->dp = l->dp;
     if (sc->mode != ENGINE_MODE_INFER) {
+        sc->cp = cp;
         sc->zero = l->zero;
         sc->sequence_parallel = l->sequence_parallel;
         sc->recompute = l->recompute;
@@ -609,18 +644,18 @@ struct fewest_run {
     uint64_t estimates;
 };
 
-/* Whether (t, p, d) fits with some setting of the free knobs. Only the
+/* Whether point x fits with some setting of the free knobs. Only the
  * settings that can hold the least memory are tried (engine.h): sequence
  * parallelism on when free (t > 1), recompute selective or full when free
  * (none never holds less than selective), ZeRO-3 and ZeRO-2 when free
  * (ZeRO-1 only where ZeRO-2 is refused: it never holds more than 1, nor 1
  * than 0). */
-static bool point_fits(struct fewest_run *r, uint32_t t, uint32_t p, uint32_t d) {
+static bool point_fits(struct fewest_run *r, const struct point *x) {
     const struct engine_scenario *sc = r->sc;
     bool train = sc->mode != ENGINE_MODE_INFER;
     unsigned free = train ? r->knobs : 0;
     struct knobs k = {sc->zero, sc->sequence_parallel, sc->recompute};
-    if ((free & ENGINE_KNOB_SEQUENCE_PARALLEL) && t > 1)
+    if ((free & ENGINE_KNOB_SEQUENCE_PARALLEL) && x->t > 1)
         k.sp = true;
     static const enum engine_recompute rc_free[] = {ENGINE_RECOMPUTE_FULL,
                                                     ENGINE_RECOMPUTE_SELECTIVE};
@@ -639,7 +674,7 @@ static bool point_fits(struct fewest_run *r, uint32_t t, uint32_t p, uint32_t d)
         for (size_t ri = 0; ri < n_rc; ri++) {
             struct engine_estimate e;
             k.recompute = rc[ri];
-            point_set(&r->s, t, p, d, &k);
+            point_set(&r->s, x, &k);
             engine_estimate(&r->s, &e);
             r->estimates++;
             if (!e.invalid && e.fits)
@@ -744,8 +779,19 @@ uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engin
     space_scratch(sc, &r.s);
     bool infer = sc->mode == ENGINE_MODE_INFER;
     uint64_t lo = (uint64_t)q->above + 1, best = (uint64_t)max + 1;
-    uint32_t bt = 0, bp = 0, bd = 0, pmax = space_pp_max(sc);
+    struct point bx = {0, 1, 0, 0};
+    uint32_t pmax = space_pp_max(sc), cps[DIVISORS_MAX];
+    size_t n_cp = 0;
     bool any_d = dset_init(sc, &ds), stopped = false;
+    /* The CP degrees, ascending: the scenario's, or every one 2 cp of
+     * which divides the context when the search may choose it. */
+    if (!infer && (q->space.knobs & ENGINE_KNOB_CP)) {
+        for (uint32_t c = 1; c <= sc->context / 2 && n_cp < DIVISORS_MAX; c++)
+            if (space_cp_ok(sc, c))
+                cps[n_cp++] = c;
+    }
+    if (n_cp == 0)
+        cps[n_cp++] = engine_cp(sc);
     /* The bounds: in inference t x p at least `replica` (a replica's
      * weights over the GPUs' memory), in training G at least that. */
     uint64_t need = gpus_for_bytes(sc, bytes_lower_bound(sc)), replica = 1;
@@ -753,46 +799,50 @@ uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engin
         replica = need;
     else if (need > lo)
         lo = need;
-    /* Whether every (t, p) is visited with tp < best (then "none at all"
-     * can be checked over them all). */
+    /* Whether every (t, cp, p) is visited with t cp p < best (then "none
+     * at all" can be checked over them all). */
     uint64_t widest = 0;
     for (uint32_t t = space_gpn(sc); t >= 1; t--)
-        if (space_tp_ok(sc, t) == ENGINE_REJECT_NONE && widest < (uint64_t)t * pmax)
-            widest = (uint64_t)t * pmax;
+        if (space_tp_ok(sc, t) == ENGINE_REJECT_NONE &&
+            widest < (uint64_t)t * cps[n_cp - 1] * pmax)
+            widest = (uint64_t)t * cps[n_cp - 1] * pmax;
     /* Widest TP first: the fewest GPUs come from the most memory per
      * replica split, so good counts are found early and bound the rest. */
     for (uint32_t t = space_gpn(sc); any_d && t >= 1 && !stopped; t--) {
         if (space_tp_ok(sc, t) != ENGINE_REJECT_NONE)
             continue;
-        for (uint32_t p = 1; p <= pmax; p++) {
-            uint64_t tp = (uint64_t)t * p;
-            if (tp >= best)
-                break;
-            if (tp < replica)
-                continue; /* a replica's weights alone do not fit */
-            if (cancelled(q)) {
-                stopped = true;
-                break;
+        for (size_t ci = 0; ci < n_cp && !stopped && (uint64_t)t * cps[ci] < best; ci++) {
+            for (uint32_t p = 1; p <= pmax; p++) {
+                uint64_t unit = (uint64_t)t * cps[ci] * p;
+                if (unit >= best)
+                    break;
+                if (unit < replica)
+                    continue; /* a replica's weights alone do not fit */
+                if (cancelled(q)) {
+                    stopped = true;
+                    break;
+                }
+                size_t a, b;
+                /* d from the least that reaches `lo` to the most below `best`. */
+                if (!dset_range(&ds, (lo + unit - 1) / unit, (best - 1) / unit, &a, &b))
+                    continue;
+                if (infer)
+                    b = a; /* memory does not depend on d: the least d will do */
+                struct point x = {t, cps[ci], p, dset_at(&ds, b)};
+                if (!point_fits(&r, &x))
+                    continue;
+                while (a < b) { /* the least index that fits; b fits */
+                    size_t mid = a + (b - a) / 2;
+                    x.d = dset_at(&ds, mid);
+                    if (point_fits(&r, &x))
+                        b = mid;
+                    else
+                        a = mid + 1;
+                }
+                x.d = dset_at(&ds, b);
+                best = unit * x.d;
+                bx = x;
             }
-            size_t a, b;
-            /* d from the least that reaches `lo` to the most below `best`. */
-            if (!dset_range(&ds, (lo + tp - 1) / tp, (best - 1) / tp, &a, &b))
-                continue;
-            if (infer)
-                b = a; /* memory does not depend on d: the least d will do */
-            if (!point_fits(&r, t, p, dset_at(&ds, b)))
-                continue;
-            while (a < b) { /* the least index that fits; b fits */
-                size_t mid = a + (b - a) / 2;
-                if (point_fits(&r, t, p, dset_at(&ds, mid)))
-                    b = mid;
-                else
-                    a = mid + 1;
-            }
-            best = tp * dset_at(&ds, b);
-            bt = t;
-            bp = p;
-            bd = dset_at(&ds, b);
         }
     }
     if (stopped) {
@@ -802,37 +852,39 @@ uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engin
         out->status = ENGINE_FEWEST_FOUND;
         out->gpus = (uint32_t)best;
         if (!engine_best_layout_in(sc, out->gpus, &sp, &out->layout) || !out->layout.fits) {
-            /* Not reached: (bt, bp, bd) fits; keep it if it were. */
+            /* Not reached: bx fits; keep it if it were. */
             struct knobs k = {sc->zero, sc->sequence_parallel, sc->recompute};
-            point_eval(&r.s, bt, bp, bd, &k, &out->layout);
+            point_eval(&r.s, &bx, &k, &out->layout);
         }
     } else if (any_d && (widest > max || (!infer && lo > max))) {
-        /* Some (t, p) was never tried, or the bound says more than max
+        /* Some (t, cp, p) was never tried, or the bound says more than max
          * GPUs: more may fit. */
         out->status = ENGINE_FEWEST_NONE_UP_TO_MAX;
     } else if (any_d) {
-        /* Nothing up to max: does any count fit? Each (t, p) at its
+        /* Nothing up to max: does any count fit? Each (t, cp, p) at its
          * largest degree (inference: any; a global batch bounds d;
          * otherwise the most a 32-bit count allows). */
         for (uint32_t t = space_gpn(sc); t >= 1 && out->status == ENGINE_FEWEST_NONE_AT_ALL; t--) {
             if (space_tp_ok(sc, t) != ENGINE_REJECT_NONE)
                 continue;
-            for (uint32_t p = 1; p <= pmax; p++) {
-                uint64_t tp = (uint64_t)t * p;
-                size_t a, b;
-                if (tp < replica)
-                    continue;
-                if (cancelled(q)) {
-                    out->status = ENGINE_FEWEST_CANCELLED;
-                    break;
+            for (size_t ci = 0; ci < n_cp && out->status == ENGINE_FEWEST_NONE_AT_ALL; ci++)
+                for (uint32_t p = 1; p <= pmax; p++) {
+                    uint64_t unit = (uint64_t)t * cps[ci] * p;
+                    size_t a, b;
+                    if (unit < replica)
+                        continue;
+                    if (cancelled(q)) {
+                        out->status = ENGINE_FEWEST_CANCELLED;
+                        break;
+                    }
+                    if (!dset_range(&ds, 1, UINT32_MAX / unit, &a, &b))
+                        continue;
+                    struct point x = {t, cps[ci], p, dset_at(&ds, infer ? a : b)};
+                    if (point_fits(&r, &x)) {
+                        out->status = ENGINE_FEWEST_NONE_UP_TO_MAX;
+                        break;
+                    }
                 }
-                if (!dset_range(&ds, 1, UINT32_MAX / tp, &a, &b))
-                    continue;
-                if (point_fits(&r, t, p, dset_at(&ds, infer ? a : b))) {
-                    out->status = ENGINE_FEWEST_NONE_UP_TO_MAX;
-                    break;
-                }
-            }
         }
     }
     out->estimates = r.estimates;

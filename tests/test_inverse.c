@@ -99,14 +99,14 @@ static void check_case(const struct engine_scenario *sc, unsigned knobs, uint32_
 }
 
 /* The grid: modes, conventions, offload, global batches, MoE with EP,
- * nodes of 4 and 8, knobs free or not, memories from 1/1.5 to 1/20 of
- * what one GPU needs. */
+ * nodes of 4 and 8, knobs free or not (all of them: CP too), memories from
+ * 1/1.5 to 1/20 of what one GPU needs. */
 Test(fewest, agrees_with_an_exhaustive_search_on_a_grid) {
     static const double shrink[] = {1.5, 3.0, 7.0, 20.0};
     static const enum engine_mode modes[] = {ENGINE_MODE_INFER, ENGINE_MODE_TRAIN,
                                              ENGINE_MODE_LORA};
     static const unsigned knob_sets[] = {0, ENGINE_KNOBS_TRAINING, ENGINE_KNOB_ZERO};
-    int cases = 0, found = 0;
+    int cases = 0, found = 0, with_cp = 0;
     for (int mi = 0; mi < 3; mi++)
         for (int variant = 0; variant < 6; variant++)
             for (int ki = 0; ki < 3; ki++)
@@ -149,11 +149,14 @@ Test(fewest, agrees_with_an_exhaustive_search_on_a_grid) {
                                                     .max_gpus = G_MAX};
                     struct engine_fewest f;
                     found += engine_fewest_gpus(&sc, &q, NULL, &f) > 0;
+                    with_cp += f.status == ENGINE_FEWEST_FOUND && f.layout.cp > 1;
                     cases++;
                 }
     /* The grid is not all "none" nor all "1". */
     cr_assert_gt(found, cases / 3, "%d of %d found", found, cases);
     cr_assert_lt(found, cases, "%d of %d found", found, cases);
+    /* Context parallelism is a degree of the space, and some answers take it. */
+    cr_assert_gt(with_cp, 0);
 }
 
 /* Free knobs never need more GPUs than fixed ones, and find counts where

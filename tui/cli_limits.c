@@ -109,6 +109,8 @@ static void knobs_json(struct json_writer *w, unsigned knobs) {
         json_string(w, "sequence_parallel");
     if (knobs & ENGINE_KNOB_RECOMPUTE)
         json_string(w, "recompute");
+    if (knobs & ENGINE_KNOB_CP)
+        json_string(w, "cp");
     json_end_array(w);
 }
 
@@ -148,6 +150,8 @@ void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
         json_key(w, "dp");
         json_number(w, m->dp);
         if (sc->mode != ENGINE_MODE_INFER) {
+            json_key(w, "cp");
+            json_number(w, m->cp);
             json_key(w, "zero");
             json_number(w, m->zero);
             json_key(w, "sequence_parallel");
@@ -240,7 +244,10 @@ void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits
     if (l->min_gpus) {
         const struct engine_layout *m = &l->min_layout;
         char lay[96];
-        size_t k = (size_t)snprintf(lay, sizeof(lay), "TP %u x PP %u x DP %u", m->tp, m->pp, m->dp);
+        size_t k = m->cp > 1 ? (size_t)snprintf(lay, sizeof(lay), "TP %u x CP %u x PP %u x DP %u",
+                                                m->tp, m->cp, m->pp, m->dp)
+                             : (size_t)snprintf(lay, sizeof(lay), "TP %u x PP %u x DP %u", m->tp,
+                                                m->pp, m->dp);
         if (!infer && k < sizeof(lay))
             snprintf(lay + k, sizeof(lay) - k, _(", ZeRO %u%s, %s recompute"), m->zero,
                      m->sequence_parallel ? _(", sequence parallel") : "",

@@ -215,14 +215,16 @@ static bool advice_search(const struct engine_scenario *sc, struct engine_search
     return true;
 }
 
-/* The training knobs a layout changes from the scenario's, ", ZeRO-3, SP,
- * full recompute" (empty in inference or when none changes). */
+/* The training knobs a layout changes from the scenario's, ", CP=2,
+ * ZeRO-3, SP, full recompute" (empty in inference or when none changes). */
 static void advice_knobs(const struct engine_scenario *sc, const struct engine_layout *l,
                          char *buf, size_t len) {
     size_t n = 0;
     buf[0] = '\0';
     if (sc->mode == ENGINE_MODE_INFER)
         return;
+    if (l->cp != engine_cp(sc) && n < len)
+        n += (size_t)snprintf(buf + n, len - n, _(", CP=%u"), l->cp);
     if (l->zero != sc->zero && n < len)
         n += (size_t)snprintf(buf + n, len - n, _(", ZeRO-%u"), l->zero);
     if (l->sequence_parallel && !sc->sequence_parallel && n < len)
