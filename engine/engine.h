@@ -852,15 +852,28 @@ uint32_t engine_max_context_capped(const struct engine_scenario *sc, bool *cappe
 /* Most transformer layers on the GPUs that fit (partial offload), 0..L;
  * -1 when not even 0 fits (the output head and buffers alone). */
 int32_t engine_max_gpu_layers(const struct engine_scenario *sc);
-/* Fewest GPUs of the scenario's kind (with the best layout found) that fit;
- * 0 when none up to max_gpus. The winning layout is written to *best. */
-uint32_t engine_min_gpus(const struct engine_scenario *sc, uint32_t max_gpus,
-                         struct engine_scenario *best);
 /* Index of the largest model of models[] that fits (by params_total); -1: none. */
 int engine_largest_fitting(const struct engine_scenario *sc, const struct engine_model *models,
                            size_t n_models);
 
-/* Layout search: one candidate (t,p,d) with its verdict. */
+/* ---- the layout space (engine/search.c enumerates it, in one place) -------
+ * A point of the space is a layout of G GPUs: the degrees (t, cp, p, d)
+ * with t x cp x p x d = G and, in the training modes, the knobs a search
+ * may choose: sequence parallelism, the ZeRO stage and the recompute
+ * level; the context-parallel degree cp is the scenario's unless the
+ * search may choose it too (ENGINE_KNOB_CP, training: 2 cp divides the
+ * context). A knob the caller does not leave free stays as the scenario
+ * has it; the micro-batches follow a given global batch (global / (b d)). */
+enum engine_knob {
+    ENGINE_KNOB_SEQUENCE_PARALLEL = 1u << 0,
+    ENGINE_KNOB_ZERO = 1u << 1,      /* ZeRO stage 0..3 */
+    ENGINE_KNOB_RECOMPUTE = 1u << 2, /* none, selective, full */
+    ENGINE_KNOB_CP = 1u << 3,        /* the context-parallel degree */
+};
+#define ENGINE_KNOBS_TRAINING                                                                      \
+    (ENGINE_KNOB_SEQUENCE_PARALLEL | ENGINE_KNOB_ZERO | ENGINE_KNOB_RECOMPUTE | ENGINE_KNOB_CP)
+
+/* Layout search: one candidate with its verdict. */
 enum engine_reject {
     ENGINE_REJECT_NONE = 0,
     ENGINE_REJECT_TP_HEADS,  /* t does not divide attention heads */
@@ -872,7 +885,13 @@ enum engine_reject {
 };
 
 struct engine_layout {
-    uint32_t tp, pp, dp;
+    uint32_t tp, cp, pp, dp; /* cp: 1 without context parallelism */
+    /* The knobs of this layout (the scenario's where not free) and the
+     * micro-batches per replica they run with. */
+    uint32_t zero;
+    bool sequence_parallel;
+    enum engine_recompute recompute;
+    uint32_t micro_batches;
     enum engine_reject reject;
     bool fits;
     double memory_total;    /* per GPU */
@@ -889,19 +908,94 @@ enum engine_rank { ENGINE_RANK_THROUGHPUT = 0, ENGINE_RANK_LATENCY, ENGINE_RANK_
 const char *engine_rank_name(enum engine_rank r);
 int engine_rank_parse(const char *s, enum engine_rank *out);
 
-/* Enumerate (t,p,d) for G GPUs, fill up to cap layouts ranked (fitting first,
- * then by throughput); returns how many candidates exist (may exceed cap). */
+/* How a search ranks and which knobs it may choose (engine_knob bits; they
+ * apply in the training modes only). */
+struct engine_space {
+    enum engine_rank rank;
+    unsigned knobs;
+};
+
+/* Enumerate the layouts of G GPUs: each (t,cp,p,d) once, with the best knobs
+ * of the free ones; fill up to cap of them ranked (valid and fitting
+ * first, then by the ranking, throughput breaking ties, then smaller t, p);
+ * returns how many candidates exist (may exceed cap). space NULL: by
+ * throughput, no knob free. */
+size_t engine_search_space(const struct engine_scenario *sc, uint32_t gpus,
+                           const struct engine_space *space, struct engine_layout *out, size_t cap);
+/* The same with no knob free: by throughput, or ranked by `rank`. */
 size_t engine_search_layouts(const struct engine_scenario *sc, uint32_t gpus,
                              struct engine_layout *out, size_t cap);
-/* The same ranked by `rank` among the fitting ones. */
 size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t gpus,
                                     enum engine_rank rank, struct engine_layout *out,
                                     size_t cap);
-/* The best layout of G GPUs as the explorer picks it: the search's first
- * when one fits, else the valid one needing the least memory per GPU.
- * False when no layout of G GPUs is valid. */
+/* THE best layout of G GPUs, which `search` ranks first, `plan --gpus N`
+ * takes, the explorer's GPU count takes and its advice names: the first
+ * that fits, else the valid one needing the least memory per GPU. False
+ * when no layout of G GPUs is valid. engine_best_layout: no knob free, by
+ * throughput. */
+bool engine_best_layout_in(const struct engine_scenario *sc, uint32_t gpus,
+                           const struct engine_space *space, struct engine_layout *out);
 bool engine_best_layout(const struct engine_scenario *sc, uint32_t gpus,
                         struct engine_layout *out);
+/* Give a scenario the layout: G, t, cp, p, d, the knobs (training modes) and
+ * the micro-batches a global batch gives at this d. */
+void engine_layout_apply(struct engine_scenario *sc, const struct engine_layout *l);
 const char *engine_reject_text(enum engine_reject r);
+
+/* ---- fewest GPUs ------------------------------------------------------------
+ * The fewest GPUs of the scenario's kind for which some layout of the space
+ * fits (the same space as the search), then the best layout of that count.
+ * Memory never rises with d at fixed t, cp, p and knobs (states shard over d,
+ * fewer micro-batches are in flight), so each (t, cp, p) needs one check at the
+ * largest d that could still beat the best count found, and a binary
+ * search over d only where that check fits; the knob choices that can
+ * never hold less memory than another are not tried (sequence parallelism
+ * off, recompute none, ZeRO-1 where ZeRO-2 is valid, ZeRO-0). Inference
+ * memory does not depend on d (a replica is whole): d only makes up a
+ * count above `above`. */
+enum engine_fewest_status {
+    ENGINE_FEWEST_FOUND = 0,
+    ENGINE_FEWEST_NONE_UP_TO_MAX, /* none up to max_gpus; some larger count fits */
+    ENGINE_FEWEST_NONE_AT_ALL,    /* no count fits: the widest layout does not */
+    ENGINE_FEWEST_CANCELLED,      /* cancel() said stop */
+};
+struct engine_fewest_query {
+    struct engine_space space;
+    uint32_t above;    /* answers above this count only (0: from 1) */
+    uint32_t max_gpus; /* largest count searched (0: ENGINE_FEWEST_MAX_GPUS) */
+    /* Asked now and then; true stops the search (NULL: never). The engine
+     * only calls it: a caller's flag read from another thread is the
+     * caller's business. */
+    bool (*cancel)(void *arg);
+    void *cancel_arg;
+};
+#define ENGINE_FEWEST_MAX_GPUS 65536u
+struct engine_fewest {
+    enum engine_fewest_status status;
+    uint32_t gpus;               /* 0 unless found */
+    struct engine_layout layout; /* the best layout of that count */
+    uint64_t estimates;          /* estimates the search made (for tests, benchmarks) */
+};
+/* A few recent answers, keyed by the scenario (its layout aside) and the
+ * query: owned by the caller (the engine keeps nothing), zeroed to start. */
+#define ENGINE_SEARCH_CACHE_SLOTS 4
+struct engine_search_cache {
+    struct {
+        bool used;
+        uint64_t age;
+        struct engine_scenario key;
+        struct engine_space space;
+        uint32_t above, max_gpus;
+        struct engine_fewest answer;
+    } slot[ENGINE_SEARCH_CACHE_SLOTS];
+    uint64_t clock, hits, misses;
+};
+/* The fewest GPUs (0 when none; see out->status). cache may be NULL. */
+uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engine_fewest_query *q,
+                            struct engine_search_cache *cache, struct engine_fewest *out);
+/* The same with no knob free, by throughput, up to max_gpus; the scenario
+ * with the winning layout into *best (may be NULL). */
+uint32_t engine_min_gpus(const struct engine_scenario *sc, uint32_t max_gpus,
+                         struct engine_scenario *best);
 
 #endif

@@ -182,11 +182,12 @@ bool explain_speed(struct xp *x, enum engine_key k) {
         return true;
     case ENGINE_KEY_SERVING_COMPUTE_BUFFER:
         xp_set(x,
-               XT("u=%s, n_kv=%s (n_ctx %s padded to %s x %s sequences), heads %u/t=%u, flash "
-                  "attention %s = %s"),
+               XT("u=%s, n_kv=%s (n_ctx %s padded to %s x %s sequences), heads %u/t=%u, %s = %s"),
                XINT(engine_runtime_ubatch(sc)), XINT(e->serving.context_padded * sc->batch),
                XINT(sc->context), XINT(e->serving.context_padded), XINT(sc->batch), m->heads,
-               sc->tp, engine_runtime_flash_attention(sc) ? XT("on") : XT("off"),
+               sc->tp,
+               engine_runtime_flash_attention(sc) ? XT("with flash attention")
+                                                  : XT("without flash attention"),
                XBYTES(e->serving.compute_buffer_bytes));
         return true;
     case ENGINE_KEY_SERVING_GPU_LAYERS:

@@ -366,8 +366,13 @@ check_eq "search rank echoed" "$(json_get "$TMP/out" rank)" '"latency"'
 # Limits: the model's maximum stops "longest context", and the bound is said.
 run plan --model mistral-7b
 check_contains "longest context stops at the model's maximum" "$TMP/out" "32,768   the model's maximum"
-run plan --gpu-memory 1GiB --gpu-bandwidth 100GB/s --gpu-flops 10T
+# 1e15 parameters in training: 16 B each over 80 GiB needs more than 65,536.
+run plan --params 1e15 --mode train
 check_contains "a limit past its search bound says so" "$TMP/out" "more than 65,536 GPUs"
+# A 1 GiB GPU cannot hold Llama 3.1 8B's embedding on any stage: no count
+# fits, and more GPUs only add replicas (issue 27: said at once).
+run plan --gpu-memory 1GiB --gpu-bandwidth 100GB/s --gpu-flops 10T
+check_contains "no count fits at all" "$TMP/out" "no TP x PP holds one replica"
 # Training batches (issue 12): --global-batch in sequences or tokens, the
 # micro-batches derived as global / (micro-batch size x dp). Seed 002: per-
 # device batch 1 x accumulation 16 = effective 16.
@@ -440,7 +445,7 @@ check_eq "picked layout dp" "$(json_get "$TMP/out" layout.dp)" 4
 check_eq "micro-batches from the picked dp" "$(json_get "$TMP/out" scenario.micro_batches)" 3
 check_eq "accumulation from the picked dp" "$(json_get "$TMP/out" training.gradient_accumulation_steps)" 3
 run plan --model llama-3.1-8b --mode train --gpus 8 --global-batch 12
-check_contains "the header says 3" "$TMP/out" "ZeRO 0, 3 micro-batches"
+check_contains "the header says 3" "$TMP/out" ", 3 micro-batches"
 # Expert parallelism (issue 12): Megatron-LM's theoretical_memory_usage.py
 # for Mixtral 8x7B, EP 8 on DP 8 with the distributed optimizer (6 + 12/d B,
 # adam-mixed-fp32-grads at ZeRO-1): 113.5e9 B of weights and states per GPU.

@@ -516,7 +516,7 @@ static void plan_usage(FILE *f) {
 /* --gpus N alone took the engine's best layout (tui/options_serving.c):
  * a note says which. */
 static void plan_layout_note(struct cli_run *run) {
-    static char note[192];
+    static char note[320];
     const struct engine_scenario *sc = &run->o.sc;
     if (!run->o.layout_picked || run->o.scenario_file)
         return;
@@ -527,6 +527,25 @@ static void plan_layout_note(struct cli_run *run) {
                  : _("layout TP %u x PP %u x DP %u: no layout of %u GPUs fits, this one needs the "
                      "least memory (by %s)"),
              sc->tp, sc->pp, sc->dp, sc->gpus, engine_rank_name(run->o.rank));
+    /* The training knobs the pick changed (no option had set them). */
+    unsigned k = run->o.knobs_picked;
+    char knobs[96] = "";
+    size_t n = 0;
+    if ((k & ENGINE_KNOB_CP) && n < sizeof(knobs))
+        n += (size_t)snprintf(knobs + n, sizeof(knobs) - n, "%sCP %u", n ? ", " : "", sc->cp);
+    if ((k & ENGINE_KNOB_ZERO) && n < sizeof(knobs))
+        n += (size_t)snprintf(knobs + n, sizeof(knobs) - n, "%sZeRO %u", n ? ", " : "", sc->zero);
+    if ((k & ENGINE_KNOB_SEQUENCE_PARALLEL) && n < sizeof(knobs))
+        n += (size_t)snprintf(knobs + n, sizeof(knobs) - n, "%s%s", n ? ", " : "",
+                              sc->sequence_parallel ? _("sequence parallel")
+                                                    : _("no sequence parallelism"));
+    if ((k & ENGINE_KNOB_RECOMPUTE) && n < sizeof(knobs))
+        snprintf(knobs + n, sizeof(knobs) - n, _("%s%s recompute"), n ? ", " : "",
+                 _(engine_recompute_name(sc->recompute)));
+    size_t m = strlen(note);
+    if (knobs[0] && m < sizeof(note))
+        snprintf(note + m, sizeof(note) - m,
+                 _("; with %s (--zero, --sequence-parallel, --recompute keep yours)"), knobs);
     if (run->notes.n < CLI_MAX_NOTES)
         run->notes.text[run->notes.n++] = note;
 }
@@ -596,7 +615,7 @@ int cmd_plan(int argc, char **argv) {
         return VRAMLAB_EXIT_USAGE;
     }
     struct plan_limits limits;
-    plan_limits_compute(&run.cat, &run.o.sc, &limits);
+    plan_limits_compute(&run.cat, &run.o, &limits);
     if (run.o.json)
         plan_write_json(run.out, &run.o, &est, &limits, &run.notes);
     else

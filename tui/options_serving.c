@@ -175,34 +175,30 @@ static void opt_runtime_defaults(const struct options_given *s, struct options *
     }
 }
 
-/* --gpus N without --tp/--pp/--dp: the engine's best layout of N GPUs, as
- * the explorer's GPU count takes it (fitting first, by --rank; else the
- * valid one needing the least memory per GPU). */
+/* --gpus N without --tp/--pp/--dp: the engine's one best layout of N GPUs
+ * (engine_best_layout_in: fitting first, by --rank; else the valid one
+ * needing the least memory per GPU), with the training knobs no option
+ * set chosen with it. */
 static void opt_pick_layout(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    struct engine_layout v[256];
-    if (!s->set[PARAM_GPUS] || o->layout_given || sc->gpus <= 1)
+    struct engine_space space = {o->rank, o->knobs_free};
+    struct engine_layout l;
+    if (!s->set[PARAM_GPUS] || o->layout_given || sc->gpus <= 1 ||
+        !engine_best_layout_in(sc, sc->gpus, &space, &l))
         return;
-    size_t n = engine_search_layouts_ranked(sc, sc->gpus, o->rank, v, 256);
-    const struct engine_layout *pick = NULL;
-    for (size_t i = 0; i < n && i < 256; i++) {
-        if (v[i].reject == ENGINE_REJECT_NONE) {
-            pick = &v[i];
-            break;
-        }
-        if (v[i].reject == ENGINE_REJECT_MEMORY && (!pick || v[i].memory_total < pick->memory_total))
-            pick = &v[i];
-    }
-    if (!pick)
-        return;
-    sc->tp = pick->tp;
-    sc->pp = pick->pp;
-    sc->dp = pick->dp;
-    /* A --global-batch was divided by the first guess's DP: again by the
-     * picked one (the search kept only layouts it divides). */
-    sc->micro_batches = engine_micro_batches(sc);
+    struct engine_scenario before = *sc;
+    /* A --global-batch was divided by the first guess's DP: the layout
+     * divides it again by the picked one (the search kept only the DP
+     * degrees that divide it). */
+    engine_layout_apply(sc, &l);
+    o->knobs_picked = (sc->zero != before.zero ? ENGINE_KNOB_ZERO : 0) |
+                      (sc->sequence_parallel != before.sequence_parallel
+                           ? ENGINE_KNOB_SEQUENCE_PARALLEL
+                           : 0) |
+                      (sc->recompute != before.recompute ? ENGINE_KNOB_RECOMPUTE : 0) |
+                      (sc->cp != before.cp ? ENGINE_KNOB_CP : 0);
     o->layout_picked = true;
-    o->layout_fits = pick->reject == ENGINE_REJECT_NONE;
+    o->layout_fits = l.reject == ENGINE_REJECT_NONE;
 }
 
 /* Runtime, concurrency and offload options (see options_internal.h). */
@@ -212,6 +208,10 @@ int opt_serving(const struct options_given *s, const struct catalog *cat, struct
         return -1;
     o->context_given = s->set[PARAM_CONTEXT];
     o->layout_given = s->set[PARAM_TP] || s->set[PARAM_PP] || s->set[PARAM_DP];
+    o->knobs_free = (s->set[PARAM_ZERO] ? 0 : ENGINE_KNOB_ZERO) |
+                    (s->set[PARAM_SEQUENCE_PARALLEL] ? 0 : ENGINE_KNOB_SEQUENCE_PARALLEL) |
+                    (s->set[PARAM_RECOMPUTE] ? 0 : ENGINE_KNOB_RECOMPUTE) |
+                    (s->set[PARAM_CP] ? 0 : ENGINE_KNOB_CP);
     opt_runtime_defaults(s, o);
     opt_pick_layout(s, o);
     /* The prompt is part of the context (prompt + generated tokens). */

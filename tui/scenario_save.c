@@ -600,6 +600,7 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->has_system = loaded->has_system;
     session->system = loaded->system;
     session->recompute_given = loaded->recompute_given;
+    session->knobs_free = loaded->knobs_free;
     session->model_file = loaded->model_file;
     memcpy(session->model_path, loaded->model_path, sizeof(session->model_path));
     memcpy(session->note, loaded->note, sizeof(session->note));
