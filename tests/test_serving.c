@@ -152,18 +152,21 @@ Test(serving, ttft_and_tpot) {
 
 /* ---- vLLM -------------------------------------------------------------- */
 
-/* vLLM 0.10.1.1's start-up arithmetic on Llama 3.1 8B BF16, one H100
- * (80 GiB, so the `vllm serve` defaults are 8192 tokens and 1024 sequences
- * per step), max_model_len 32768, by hand:
- *  requested = 0.9 x 85,899,345,920 = 77,309,411,328 B;
- *  weights 2 x 8,030,261,248 = 16,060,522,496 B;
- *  profiling run: forward 8192 x 2 x (2 x 4096 + 3 x 14336) = 838,860,800 B,
- *    sampler 1024 x 128,256 x 4 x 2 = 1,050,673,152 B: peak 1,050,673,152 B;
- *  non-torch memory (--reserve) 1e9 B;
- *  available = 59,198,215,680 B;
+/* vLLM 0.11's start-up arithmetic on Llama 3.1 8B BF16, one H100 (79.18
+ * GiB as CUDA reports it, so the `vllm serve` defaults are 8192 tokens
+ * and 1024 sequences per step), max_model_len 32768, by hand:
+ *  requested = 0.9 x 79.18 GiB = 76,516,989,861.9 B;
+ *  weights 2 x 8,030,261,248 + the cos/sin cache 131,072 x 128 x 2 =
+ *    16,094,076,928 B;
+ *  profile run: forward 8192 x 2 x (2 x 4096 + 3 x 14336) = 838,860,800 B;
+ *    sampler 2 x 8192 x 4096 + 4 x 1024 x 4096 + 38 x 1024 x 128,256 =
+ *    5,074,583,552 B; peak that + cuBLAS 32 MiB + cuBLASLt 1 MiB =
+ *    5,109,186,560 B;
+ *  non-torch memory 0.13 GiB = 139,586,437.12 B;
+ *  available = 55,174,139,936.8 B (51.38 GiB);
  *  page = 2 x 16 x 8 x 128 x 2 = 65,536 B per layer, x 32 layers = 2 MiB;
- *  blocks = floor(59,198,215,680 / 2,097,152) = 28,227; tokens 451,632;
- *  concurrency at 32768 = 28,227 / 2048 = 13.78x. */
+ *  blocks = floor(55,174,139,936.8 / 2,097,152) = 26,309; tokens 420,944;
+ *  concurrency at 32768 = 26,309 / 2048 = 12.85x. */
 Test(vllm, blocks_and_concurrency_by_hand) {
     struct engine_scenario sc = th_scenario(th_llama31_8b());
     sc.serving.runtime = ENGINE_RUNTIME_VLLM;
@@ -171,16 +174,152 @@ Test(vllm, blocks_and_concurrency_by_hand) {
     struct engine_estimate e = est(&sc);
     cr_assert_eq(engine_vllm_max_num_batched_tokens(&sc), 8192);
     cr_assert_eq(engine_vllm_max_num_seqs(&sc), 1024);
-    cr_assert(close_rel(e.serving.activation_peak_bytes, 1050673152.0, 1e-12), "%.0f",
+    cr_assert(close_rel(e.memory.weights, 16094076928.0, 1e-12), "%.0f", e.memory.weights);
+    cr_assert(close_rel(e.serving.sampler_peak_bytes, 5074583552.0, 1e-12));
+    cr_assert(close_rel(e.serving.forward_peak_bytes, 838860800.0, 1e-12));
+    cr_assert(close_rel(e.serving.activation_peak_bytes, 5109186560.0, 1e-12), "%.0f",
               e.serving.activation_peak_bytes);
-    cr_assert(close_rel(e.serving.available_kv_bytes, 59198215680.0, 1e-9), "%.0f",
+    cr_assert(close_rel(e.serving.non_torch_bytes, 0.13 * GIB, 1e-12));
+    cr_assert(close_rel(e.serving.available_kv_bytes, 55174139936.768, 1e-9), "%.0f",
               e.serving.available_kv_bytes);
-    cr_assert_eq(e.serving.kv_blocks, 28227);
-    cr_assert_eq(e.serving.kv_tokens, 451632);
-    cr_assert(close_rel(e.serving.max_concurrency, 28227.0 / 2048, 1e-12));
+    cr_assert_eq(e.serving.kv_blocks, 26309);
+    cr_assert_eq(e.serving.kv_tokens, 420944);
+    cr_assert(close_rel(e.serving.max_concurrency, 26309.0 / 2048, 1e-12));
     cr_assert_eq(e.serving.max_model_len_that_fits, 32768);
-    /* The reserve is what utilisation leaves: 0.1 x 80 GiB. */
-    cr_assert(close_rel(e.memory.reserve, 0.1 * 80 * GIB, 1e-12));
+    cr_assert_eq(e.serving.runtime_refuses, 0);
+    /* The reserve is what the request leaves of the data sheet's 80 GiB. */
+    cr_assert(close_rel(e.memory.reserve, 80 * GIB - 0.9 * 79.18 * GIB, 1e-12));
+    /* 0.11 captures its CUDA graphs after the KV cache: not counted. */
+    cr_assert(isnan(e.serving.cuda_graph_bytes));
+}
+
+/* vLLM 0.21 raises the default utilisation to 0.92 and counts its CUDA
+ * graphs before the KV cache (PR #38284): with the log's estimate given,
+ * available = 0.92 x total - the same weights, peak, non-torch - graphs. */
+Test(vllm, release_0_21_counts_cuda_graphs) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.context = 32768;
+    struct engine_estimate old = est(&sc);
+    sc.serving.runtime_version = 21;
+    sc.serving.cuda_graph_bytes = 1.58 * GIB;
+    struct engine_estimate e = est(&sc);
+    cr_assert(close_rel(e.serving.requested_bytes, 0.92 * 79.18 * GIB, 1e-12));
+    double want = old.serving.available_kv_bytes + 0.02 * 79.18 * GIB - 1.58 * GIB;
+    cr_assert(close_rel(e.serving.available_kv_bytes, want, 1e-9), "%.0f vs %.0f",
+              e.serving.available_kv_bytes, want);
+    /* vramlab's own estimate: 0.25 GiB + 15 MiB a graph; 51 piecewise and
+     * 51 full graphs at max_num_seqs 1024 (sizes to 512). */
+    sc.serving.cuda_graph_bytes = 0;
+    e = est(&sc);
+    cr_assert(close_rel(e.serving.cuda_graph_bytes, 0.25 * GIB + 102 * 15 * MIB, 1e-12), "%.0f",
+              e.serving.cuda_graph_bytes);
+    char buf[64];
+    engine_runtime_profile_name(&sc.serving, buf, sizeof buf);
+    cr_assert_str_eq(buf, "vLLM 0.21");
+}
+
+/* NAME@VERSION picks a profile: the rules changed at vLLM 0.11 and 0.21;
+ * versions without a profile are refused, not rounded. */
+Test(vllm, runtime_versions_parse) {
+    enum engine_runtime r;
+    uint32_t v;
+    cr_assert_eq(engine_runtime_spec_parse("vllm", &r, &v), 0);
+    cr_assert_eq(r, ENGINE_RUNTIME_VLLM);
+    cr_assert_eq(v, 0);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.11", &r, &v), 0);
+    cr_assert_eq(v, 11);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.15.1", &r, &v), 0);
+    cr_assert_eq(v, 11);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.21.0", &r, &v), 0);
+    cr_assert_eq(v, 21);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@1.2", &r, &v), 0);
+    cr_assert_eq(v, 21);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.10.1.1", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@x", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("llama.cpp@1.0", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("tensorrt-llm@1.0.0", &r, &v), 0);
+    cr_assert_eq(r, ENGINE_RUNTIME_TRTLLM);
+    cr_assert_eq(engine_runtime_spec_parse("trtllm@0.20", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("sglang@0.5.4", &r, &v), 0);
+    cr_assert_eq(engine_runtime_spec_parse("nope", &r, &v), -1);
+    cr_assert_eq(engine_runtime_spec_parse("@0.11", &r, &v), -1);
+}
+
+/* SGLang's default mem_fraction_static (server_args.py after PR #10975):
+ * an H100 as CUDA reports it, 81,080 MiB: chunked_prefill_size 8192,
+ * cuda_graph_max_bs 256 at TP 1: reserved = 512 + 12,288 + 512 + 128 =
+ * 13,440 MiB (above the 10 GiB floor), fraction round(67,640 / 81,080,
+ * 3) = 0.834; the pool is 0.834 x (79.18 - 0.61 context) GiB - weights. */
+Test(sglang, mem_fraction_static_by_hand) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_SGLANG;
+    sc.context = 16384;
+    double mib = 79.18 * 1024, reserved = 512 + 8192 * 1.5 + 256 * 2 + 1024.0 / 8;
+    double frac = round((mib - reserved) / mib * 1000) / 1000;
+    cr_assert(close_rel(engine_runtime_memory_fraction(&sc), frac, 1e-12));
+    cr_assert(close_rel(frac, 0.834, 1e-12));
+    struct engine_estimate e = est(&sc);
+    double want = frac * (79.18 - 0.61) * GIB - 8030261248.0 * 2;
+    cr_assert(close_rel(e.serving.available_kv_bytes, want, 1e-9), "%.0f vs %.0f",
+              e.serving.available_kv_bytes, want);
+    /* One token a slot: the pool holds available / (32 x 4,096 B) tokens. */
+    cr_assert_eq(e.serving.kv_tokens, floor(want / 131072.0));
+    /* TP 4 raises the reserve by 1024 x 4 / 8 MiB and the graph batch to 512. */
+    sc.gpus = sc.tp = 4;
+    double r4 = 512 + 8192 * 1.5 + 512 * 2 + 1024 * 4 / 8.0;
+    cr_assert(close_rel(engine_runtime_memory_fraction(&sc),
+                        round((mib - r4) / mib * 1000) / 1000, 1e-12));
+}
+
+/* TensorRT-LLM's PyTorch flow (_util.py _cal_max_memory): KV = 0.9 x (total
+ * - weights - the profiled forward - what is held outside torch). */
+Test(trtllm, free_fraction_of_what_is_left) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_TRTLLM;
+    sc.context = 16384;
+    struct engine_estimate e = est(&sc);
+    double peak = e.serving.forward_peak_bytes + e.serving.cublas_workspace_bytes;
+    cr_assert(close_rel(e.serving.forward_peak_bytes, 838860800.0, 1e-12));
+    double want = 0.9 * (79.18 * GIB - 8030261248.0 * 2 - peak - 0.61 * GIB);
+    cr_assert(close_rel(e.serving.available_kv_bytes, want, 1e-9), "%.0f vs %.0f",
+              e.serving.available_kv_bytes, want);
+    cr_assert_eq(fmod(e.serving.kv_tokens, 32), 0); /* blocks of 32 tokens */
+    cr_assert(isnan(e.serving.sampler_peak_bytes) || e.serving.sampler_peak_bytes == 0);
+}
+
+/* Each runtime refuses as it would: vLLM without room for one request of
+ * max_model_len names the longest that fits and its own advice; with no
+ * room at all, the other message. */
+Test(vllm, refusal_is_said_with_the_advice) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.weight_format = th_format("fp8", 8, 0, 0);
+    sc.weight_format.compute = ENGINE_COMPUTE_FP8;
+    sc.serving.keep_embeddings_16bit = true; /* as RedHatAI's FP8-dynamic checkpoint */
+    sc.context = 16000;
+    sc.serving.block_size = 128;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.serving.runtime_refuses, 1);
+    cr_assert(e.warnings & ENGINE_WARN_RUNTIME_REFUSES);
+    char buf[512];
+    engine_warning_text(&sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
+    cr_assert(strstr(buf, "No available memory for the cache blocks"), "%s", buf);
+    /* 8B at 131,072 tokens on a 24 GiB GPU: weights fit, one request not. */
+    sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.context = 131072;
+    sc.gpu.memory_bytes = 24 * GIB;
+    sc.gpu.memory_reported_bytes = 0;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.serving.runtime_refuses, 1);
+    engine_warning_text(&sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
+    char longest[32];
+    snprintf(longest, sizeof longest, "is %.0f;", e.serving.max_model_len_that_fits);
+    cr_assert(strstr(buf, "decreasing `max_model_len`") && strstr(buf, longest), "%s", buf);
+    cr_assert_lt(e.serving.max_model_len_that_fits, 131072);
+    cr_assert_gt(e.serving.max_model_len_that_fits, 0);
 }
 
 /* When one request of max_model_len does not fit, vLLM refuses to start
@@ -207,8 +346,8 @@ Test(vllm, seed_003_more_concurrency_ooms) {
     sc.context = 32768;
     struct engine_estimate e = est(&sc);
     cr_assert(e.fits);
-    unsigned most = (unsigned)floor(e.serving.max_concurrency); /* 13 */
-    cr_assert_eq(most, 13);
+    unsigned most = (unsigned)floor(e.serving.max_concurrency); /* 12 */
+    cr_assert_eq(most, 12);
     sc.batch = most;
     struct engine_estimate at = est(&sc);
     cr_assert(at.fits);
@@ -246,9 +385,20 @@ Test(vllm, bad_settings_are_invalid) {
     sc.serving.gpu_memory_utilization = 1.2;
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_SERVING);
-    sc.serving.gpu_memory_utilization = 0;
+    sc.serving.gpu_memory_utilization = -0.1;
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.gpu_memory_utilization = 0; /* the runtime's default */
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    sc.serving.cuda_graph_bytes = -1;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.cuda_graph_bytes = 0;
+    sc.serving.request_rate = NAN;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.request_rate = 0;
     sc.serving.gpu_memory_utilization = 0.9;
     sc.serving.block_size = 0;
     engine_estimate(&sc, &e);

@@ -276,7 +276,7 @@ size_t options_ignored_notes(int argc, char **argv, const struct options *o, con
     if (opt_scan(argc, argv, true, &s) != 0)
         return 0;
     bool lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
-    const char *note[16];
+    const char *note[24];
     size_t m = 0;
     if (sc->mode == ENGINE_MODE_TRAIN && s.set[OPT_FORMAT])
         note[m++] = _("--format has no effect in full training: the --optimizer recipe sets "
@@ -303,11 +303,23 @@ size_t options_ignored_notes(int argc, char **argv, const struct options *o, con
                    s.set[OPT_N_CPU_MOE]))
         note[m++] = _("--runtime, --gpu-layers, --n-cpu-moe and --concurrency are inference "
                       "settings: no effect in training");
+    bool paged = rt == ENGINE_RUNTIME_VLLM || rt == ENGINE_RUNTIME_SGLANG ||
+                 rt == ENGINE_RUNTIME_TRTLLM;
     if (infer && rt != ENGINE_RUNTIME_VLLM &&
         (s.set[OPT_GPU_MEMORY_UTILIZATION] || s.set[OPT_BLOCK_SIZE] ||
-         s.set[OPT_MAX_NUM_BATCHED_TOKENS] || s.set[OPT_MAX_NUM_SEQS] || s.set[OPT_MAX_MODEL_LEN]))
-        note[m++] = _("--gpu-memory-utilization, --block-size, --max-num-batched-tokens, "
-                      "--max-num-seqs and --max-model-len are vLLM's: they need --runtime vllm");
+         s.set[OPT_MAX_MODEL_LEN] || s.set[OPT_CUDA_GRAPH_MEMORY]))
+        note[m++] = _("--gpu-memory-utilization, --block-size, --max-model-len and "
+                      "--cuda-graph-memory are vLLM's: they need --runtime vllm");
+    if (infer && !paged && (s.set[OPT_MAX_NUM_BATCHED_TOKENS] || s.set[OPT_MAX_NUM_SEQS]))
+        note[m++] = _("--max-num-batched-tokens and --max-num-seqs need --runtime vllm, sglang "
+                      "or trtllm");
+    if (infer && rt != ENGINE_RUNTIME_SGLANG && s.set[OPT_MEM_FRACTION_STATIC])
+        note[m++] = _("--mem-fraction-static is SGLang's: it needs --runtime sglang");
+    if (infer && rt != ENGINE_RUNTIME_TRTLLM && s.set[OPT_FREE_GPU_MEMORY_FRACTION])
+        note[m++] = _("--free-gpu-memory-fraction is TensorRT-LLM's: it needs --runtime trtllm");
+    if (infer && paged && s.set[OPT_RESERVE])
+        note[m++] = _("--reserve has no effect with vLLM, SGLang or TensorRT-LLM: each counts "
+                      "its own start-up memory");
     if (infer && !ggml && (s.set[OPT_UBATCH] || s.set[OPT_FLASH_ATTENTION] || s.set[OPT_FIT]))
         note[m++] = _("--ubatch, --flash-attention and --fit are llama.cpp's: they need "
                       "--runtime llama.cpp or ollama");

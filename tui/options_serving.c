@@ -6,9 +6,9 @@
  * another is left to options_ignored_notes (a note, not an error).
  *
  * Runtime defaults for what was not given, as each runtime starts:
- *  - vllm: the context is max_model_len, which is the model's maximum
- *    (vLLM derives it from the config) unless --max-model-len or
- *    --context says otherwise;
+ *  - vllm (sglang, trtllm alike): the context is max_model_len, which is
+ *    the model's maximum (derived from the config) unless --max-model-len
+ *    or --context says otherwise;
  *  - llama.cpp: --reserve is --fit's margin, 1 GiB per device;
  *  - ollama: --reserve is its 457 MiB per-GPU minimum; the context its
  *    default by VRAM (docs/context-length.mdx: under 24 GiB 4k, under
@@ -65,15 +65,56 @@ static int opt_runtime_values(const struct opt_seen *s, const struct catalog *ca
     const char *val;
     int sw;
 
-    if (s->set[OPT_RUNTIME] && engine_runtime_parse(s->val[OPT_RUNTIME], &v->runtime) != 0) {
-        opt_error("--runtime: expected plain, vllm, llama.cpp or ollama, found '%s'",
-                  s->val[OPT_RUNTIME]);
-        return -1;
+    if (s->set[OPT_RUNTIME]) {
+        int rc = engine_runtime_spec_parse(s->val[OPT_RUNTIME], &v->runtime, &v->runtime_version);
+        if (rc == -2) {
+            opt_error("--runtime: no profile for '%s': vllm@0.11 (0.11 to 0.20) and vllm@0.21 "
+                      "(0.21 and later; before 0.11 not modelled), sglang@0.5, trtllm@1.0; "
+                      "plain, llama.cpp and ollama take no version",
+                      s->val[OPT_RUNTIME]);
+            return -1;
+        }
+        if (rc != 0) {
+            opt_error("--runtime: expected plain, vllm[@VERSION], llama.cpp, ollama, "
+                      "sglang[@VERSION] or trtllm[@VERSION], found '%s'",
+                      s->val[OPT_RUNTIME]);
+            return -1;
+        }
     }
     if (s->set[OPT_GPU_MEMORY_UTILIZATION] &&
         opt_fraction("gpu-memory-utilization", s->val[OPT_GPU_MEMORY_UTILIZATION],
                      &v->gpu_memory_utilization))
         return -1;
+    /* SGLang's and TensorRT-LLM's memory fractions take the same place. */
+    if (s->set[OPT_MEM_FRACTION_STATIC] &&
+        opt_fraction("mem-fraction-static", s->val[OPT_MEM_FRACTION_STATIC],
+                     &v->gpu_memory_utilization))
+        return -1;
+    if (s->set[OPT_FREE_GPU_MEMORY_FRACTION] &&
+        opt_fraction("free-gpu-memory-fraction", s->val[OPT_FREE_GPU_MEMORY_FRACTION],
+                     &v->gpu_memory_utilization))
+        return -1;
+    if ((s->set[OPT_GPU_MEMORY_UTILIZATION] + s->set[OPT_MEM_FRACTION_STATIC] +
+         s->set[OPT_FREE_GPU_MEMORY_FRACTION]) > 1) {
+        opt_error("--gpu-memory-utilization, --mem-fraction-static and --free-gpu-memory-fraction "
+                  "are the same setting of three runtimes: give the one of --runtime");
+        return -1;
+    }
+    if (s->set[OPT_CUDA_GRAPH_MEMORY] &&
+        opt_rate("cuda-graph-memory", s->val[OPT_CUDA_GRAPH_MEMORY], catalog_parse_bytes,
+                 &v->cuda_graph_bytes))
+        return -1;
+    if (s->set[OPT_REQUEST_RATE]) {
+        char *end;
+        double r = strtod(s->val[OPT_REQUEST_RATE], &end);
+        if (end == s->val[OPT_REQUEST_RATE] || *end || !(r > 0) || !(r < 1e9)) {
+            opt_error("--request-rate: expected requests per second above zero like 2.5, found "
+                      "'%s'",
+                      s->val[OPT_REQUEST_RATE]);
+            return -1;
+        }
+        v->request_rate = r;
+    }
     if (s->set[OPT_BLOCK_SIZE] &&
         opt_uint("block-size", s->val[OPT_BLOCK_SIZE], false, 1u << 16, &v->block_size))
         return -1;
@@ -135,9 +176,11 @@ static int opt_offload(const struct opt_seen *s, struct options *o) {
                       n, m->layers, m->layers + 1, m->layers);
             return -1;
         }
-        if (v->runtime == ENGINE_RUNTIME_VLLM) {
-            opt_error("--gpu-layers: vLLM does not offload layers (it has --cpu-offload-gb); "
-                      "use --runtime llama.cpp, ollama or plain");
+        if (v->runtime == ENGINE_RUNTIME_VLLM || v->runtime == ENGINE_RUNTIME_SGLANG ||
+            v->runtime == ENGINE_RUNTIME_TRTLLM) {
+            opt_error("--gpu-layers: %s does not offload layers; use --runtime llama.cpp, ollama "
+                      "or plain",
+                      engine_runtime_name(v->runtime));
             return -1;
         }
         if (o->sc.pp > 1 && n < o->sc.pp) {
@@ -197,6 +240,8 @@ static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
         return;
     switch (v->runtime) {
     case ENGINE_RUNTIME_VLLM:
+    case ENGINE_RUNTIME_SGLANG:
+    case ENGINE_RUNTIME_TRTLLM:
         if (!s->set[OPT_CONTEXT]) {
             if (v->max_model_len)
                 sc->context = v->max_model_len;
