@@ -402,6 +402,16 @@ static const struct field mla_fields[] = {
 };
 static const struct table mla_table = TABLE("mla mapping", mla_fields, NULL);
 
+/* rope_scaling: {type: yarn, factor: 4, native_context: 32768}: the context
+ * the model was trained at before its rope scaling extended it. */
+static const struct field rope_fields[] = {
+    {"type", S, p_text, MO(rope_scaling), sizeof(((struct engine_model *)0)->rope_scaling), 0,
+     NULL},
+    {"factor", S, p_quantity, MO(rope_factor), 0, F_POSITIVE, &q_number},
+    U32("native_context", native_context, F_REQUIRED | F_POSITIVE),
+};
+static const struct table rope_table = TABLE("rope_scaling mapping", rope_fields, NULL);
+
 static void check_model(struct load_ctx *x, const struct table *t, yaml_node_t *map,
                         const struct seen *s, void *base, const char *prefix);
 
@@ -430,6 +440,7 @@ static const struct field model_fields[] = {
     {"global_batch_tokens", S, p_quantity, MO(global_batch_tokens), 0, F_POSITIVE, &q_count},
     {"moe", M, p_map, 0, 0, 0, &moe_table},
     {"mla", M, p_map, 0, 0, 0, &mla_table},
+    {"rope_scaling", M, p_map, 0, 0, 0, &rope_table},
     {"source", S, p_source, MO(source), 0, F_REQUIRED, NULL},
 };
 static const struct table model_table = TABLE("models entry", model_fields, check_model);
@@ -645,6 +656,11 @@ static void check_model(struct load_ctx *x, const struct table *t, yaml_node_t *
         catalog_load_error(x, v->start_mark, "sliding_layers",
                            "expected with a sliding_window, found "
                            "none");
+    if ((v = catalog_seen_value(t, s, "rope_scaling")) != NULL &&
+        m->native_context >= m->max_context)
+        catalog_load_error(x, v->start_mark, "rope_scaling.native_context",
+                           "expected below max_context (%u): the context before the extension",
+                           m->max_context);
     if (m->dense_layers > m->layers)
         catalog_load_error(x, catalog_seen_value(t, s, "moe")->start_mark, "moe.dense_layers",
                            "expected at most layers (%u), found %u", m->layers, m->dense_layers);
