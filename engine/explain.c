@@ -334,8 +334,8 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          false, false},
     [ENGINE_KEY_DECODE_BATCH1] =
         {"decode.batch1_tokens_per_s", "batch-1 decode (as run)",
-         "1 / (bytes / bandwidth + kernels * 1.724 us + CPU sampler 13.6 ns * vocab "
-         "(llama.cpp, Ollama))",
+         "one stream: 1 / (bytes / bandwidth + kernels * 1.724 us + CPU sampler 13.6 ns * "
+         "vocab (llama.cpp, Ollama)), kernels = 17 per layer (19 with q/k norms) + 3",
          "kernel cost: llama-bench tinyllama 1.1B Q4_K_M on an RTX 4090, 762 tok/s "
          "(geerlingguy/ai-benchmarks #43); sampler: issue 25's RTX 5090 3B Q4_K row, 271 tok/s",
          false, false},
@@ -1425,11 +1425,10 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         snprintf(v, n,
                  "1 / (bytes %.4g ms + kernels %.4g ms + sampler %.4g ms) = %.4g tokens/s (the "
                  "bandwidth alone: %.4g)",
-                 (1.0 / (e->serving.batch1_tokens_per_s / sc->dp) - e->serving.token_fixed_s) * 1e3,
+                 (1.0 / e->serving.batch1_tokens_per_s - e->serving.token_fixed_s) * 1e3,
                  e->serving.token_launch_s * 1e3, e->serving.token_sample_s * 1e3,
                  e->serving.batch1_tokens_per_s,
-                 sc->dp / (1.0 / (e->serving.batch1_tokens_per_s / sc->dp) -
-                           e->serving.token_fixed_s));
+                 1.0 / (1.0 / e->serving.batch1_tokens_per_s - e->serving.token_fixed_s));
         break;
     case ENGINE_KEY_PREFILL_ALLREDUCE:
         snprintf(v, n, "%.0f step(s) of %.0f tokens, t=%u: %.4g ms of TP all-reduces",
@@ -1597,10 +1596,11 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
     }
     case ENGINE_WARN_CONTEXT_OVER_NATIVE:
         snprintf(buf, n,
-                 "context %u exceeds %s's native %u tokens: past it the model runs on its %s rope "
-                 "scaling (factor %.3g, up to %u), quality measured at the extended length only",
-                 sc->context, sc->model.name[0] ? sc->model.name : sc->model.id,
-                 sc->model.native_context, sc->model.rope_scaling[0] ? sc->model.rope_scaling : "",
+                 "context %u exceeds the %u tokens %s had before rope scaling (%s, factor %.3g) "
+                 "extended it to %u: past its native length the positions are interpolated",
+                 sc->context, sc->model.native_context,
+                 sc->model.name[0] ? sc->model.name : sc->model.id,
+                 sc->model.rope_scaling[0] ? sc->model.rope_scaling : "rope",
                  sc->model.rope_factor, sc->model.max_context);
         break;
     case ENGINE_WARN_OFFLOADED:

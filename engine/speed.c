@@ -255,9 +255,9 @@ static double kernels_per_token(const struct engine_ctx *c) {
     return per * c->L + 3.0;
 }
 
-/* Decode at batch 1: the step's bytes at the data sheet's bandwidth (the
- * ceiling's), plus its kernels' fixed cost and, for the runtimes that
- * sample on the CPU, the sampler. */
+/* Decode at batch 1, one stream (one replica): the step's bytes at the
+ * data sheet's bandwidth (the ceiling's), plus its kernels' fixed cost
+ * and, for the runtimes that sample on the CPU, the sampler. */
 static void estimate_batch1(const struct engine_ctx *c, double stage, struct engine_estimate *e) {
     struct engine_serving_estimate *v = &e->serving;
     double unread = engine_stage_unread_expert_params(c, stage, 1);
@@ -272,7 +272,7 @@ static void estimate_batch1(const struct engine_ctx *c, double stage, struct eng
     v->token_launch_s = kernels_per_token(c) * KERNEL_FIXED_S;
     v->token_sample_s = cpu_sampler && c->s.vocab > 0 ? c->s.vocab * CPU_SAMPLE_S_PER_ENTRY : 0;
     v->token_fixed_s = v->token_launch_s + v->token_sample_s;
-    v->batch1_tokens_per_s = c->d / (step + v->token_fixed_s);
+    v->batch1_tokens_per_s = 1.0 / (step + v->token_fixed_s); /* one stream */
 }
 
 /* Seconds of one steady-state step of `seqs` sequences per replica on the

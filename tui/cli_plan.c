@@ -115,14 +115,14 @@ static const struct plan_field plan_fields[] = {
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
       N_("bandwidth used")),
     F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
+    F("decode", "batch1_tokens_per_s", ENGINE_KEY_DECODE_BATCH1, serving.batch1_tokens_per_s,
+      K_TOKS, S_DECODE, N_("batch-1 decode (as run)")),
     F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES, S_DECODE,
       N_("KV cache per token")),
     F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
       N_("prefill (one prompt)")),
     F("prefill", "allreduce_seconds", ENGINE_KEY_PREFILL_ALLREDUCE, serving.prefill_allreduce_s,
       K_SECONDS, S_DECODE, N_("prefill TP all-reduce")),
-    F("decode", "batch1_tokens_per_s", ENGINE_KEY_DECODE_BATCH1, serving.batch1_tokens_per_s,
-      K_TOKS, S_DECODE, N_("batch-1 decode (as run)")),
     F("serving", "ttft_s", ENGINE_KEY_SERVING_TTFT, serving.ttft_s, K_SECONDS, S_SERVING,
       N_("time to first token")),
     F("serving", "tpot_s", ENGINE_KEY_SERVING_TPOT, serving.tpot_s, K_SECONDS, S_SERVING,
@@ -569,6 +569,9 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
             continue;
         if (o->sc.offload == ENGINE_OFFLOAD_NONE && (p->key == ENGINE_KEY_TRAIN_OFFLOAD_BYTES ||
                                                      p->key == ENGINE_KEY_TRAIN_OFFLOAD_SECONDS))
+            continue;
+        /* The prefill's TP all-reduces only above TP 1 (JSON: 0 there). */
+        if (p->key == ENGINE_KEY_PREFILL_ALLREDUCE && o->sc.tp == 1)
             continue;
         /* The expert-parallel all-to-all only under --ep (JSON: 0 without). */
         if (p->key == ENGINE_KEY_TRAIN_ALL_TO_ALL && engine_ep(&o->sc) == 1)
