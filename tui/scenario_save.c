@@ -231,11 +231,26 @@ static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog 
 static void sf_write_serving(FILE *f, const struct engine_scenario *sc) {
     const struct engine_serving *v = &sc->serving;
     char buf[64];
-    if (v->runtime != ENGINE_RUNTIME_PLAIN)
+    if (v->runtime != ENGINE_RUNTIME_PLAIN && v->runtime_version)
+        fprintf(f, "runtime: %s@%u.%u\n", engine_runtime_name(v->runtime),
+                v->runtime_version / 100, v->runtime_version % 100);
+    else if (v->runtime != ENGINE_RUNTIME_PLAIN)
         fprintf(f, "runtime: %s\n", engine_runtime_name(v->runtime));
-    if (v->gpu_memory_utilization != 0.9) {
+    if (v->gpu_memory_utilization > 0) { /* 0: the runtime's default */
         sf_number(buf, sizeof(buf), v->gpu_memory_utilization);
-        fprintf(f, "gpu-memory-utilization: %s\n", buf);
+        fprintf(f, "%s: %s\n",
+                v->runtime == ENGINE_RUNTIME_SGLANG   ? "mem-fraction-static"
+                : v->runtime == ENGINE_RUNTIME_TRTLLM ? "free-gpu-memory-fraction"
+                                                      : "gpu-memory-utilization",
+                buf);
+    }
+    if (v->cuda_graph_bytes > 0) {
+        sf_number(buf, sizeof(buf), v->cuda_graph_bytes);
+        fprintf(f, "cuda-graph-memory: %s\n", buf);
+    }
+    if (v->request_rate > 0) {
+        sf_number(buf, sizeof(buf), v->request_rate);
+        fprintf(f, "request-rate: %s\n", buf);
     }
     if (v->block_size != 16)
         fprintf(f, "block-size: %u\n", v->block_size);
