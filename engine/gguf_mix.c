@@ -10,7 +10,8 @@
  *    -> Q5_K in the first 2 layers, else Q4_K; Q3_K_L -> Q5_K; Q4_K_M and
  *    Q5_K_M -> Q6_K in the layers use_more_bits picks; Q4_K_S -> Q5_K in the
  *    first 4; a 70B (80 layers) raises Q3_K/Q4_K to Q5_K; 8 experts: Q8_0;
- *  - attn_output: Q2_K -> Q3_K; Q3_K_M -> Q4_K; Q3_K_L -> Q5_K;
+ *  - attn_output: Q2_K -> Q3_K; Q3_K_M -> Q4_K; Q3_K_L -> Q5_K; 8 experts:
+ *    Q5_K for Q2_K to Q4_K_M but Q3_K_L (which keeps Q3_K);
  *  - ffn_down: Q2_K -> Q3_K; Q3_K_M -> Q5_K in the first n/16 layers, else
  *    Q4_K; Q3_K_L -> Q5_K; Q4_K_M and Q5_K_M -> Q6_K where use_more_bits;
  *    Q4_K_S -> Q5_K in the first n/8;
@@ -140,8 +141,11 @@ static enum gtype type_attn_v(const struct engine_model *m, enum engine_gguf_mix
     return t;
 }
 
-/* attn_output. */
-static enum gtype type_attn_o(enum engine_gguf_mix x) {
+/* attn_output: with 8 experts the k-quant mixes up to Q4_K_M but Q3_K_L
+ * take Q5_K (Q3_K_L keeps its base), without the rules below. */
+static enum gtype type_attn_o(const struct engine_model *m, enum engine_gguf_mix x) {
+    if (m->experts == 8)
+        return x <= ENGINE_MIX_Q4_K_M && x != ENGINE_MIX_Q3_K_L ? T_Q5_K : base_type(x);
     switch (x) {
     case ENGINE_MIX_Q2_K:
         return T_Q3_K;
@@ -208,11 +212,11 @@ bool engine_gguf_mix_model(const struct engine_model *m, enum engine_gguf_mix x,
                                       : h * a * qk;
             double kvp = h * ((double)m->kv_lora_rank + m->rope_dim) +
                          (double)m->kv_lora_rank * a * ((double)m->nope_dim + m->v_head_dim);
-            bytes = (q + kvp) * type_bits(base) / 8.0 + mat(h, a * m->v_head_dim, type_attn_o(x));
+            bytes = (q + kvp) * type_bits(base) / 8.0 + mat(h, a * m->v_head_dim, type_attn_o(m, x));
             matp = q + kvp + a * m->v_head_dim * h;
         } else {
             bytes = mat(a * d, h, base) + mat(kv * d, h, base) +
-                    mat(kv * d, h, type_attn_v(m, x, i, n)) + mat(h, a * d, type_attn_o(x));
+                    mat(kv * d, h, type_attn_v(m, x, i, n)) + mat(h, a * d, type_attn_o(m, x));
             matp = 2.0 * a * d * h + 2.0 * kv * d * h;
         }
         bool moe = m->experts && i >= m->dense_layers;
