@@ -31,30 +31,16 @@
 
 enum gtype { T_F32, T_Q2_K, T_Q3_K, T_Q4_K, T_Q5_K, T_Q6_K, T_Q8_0, T_Q5_0, T_Q5_1, T_IQ4_NL };
 
+/* Bytes per block and weights per block of each type (ggml-common.h). */
+static const double type_block[][2] = {
+    [T_F32] = {4, 1},      [T_Q2_K] = {84, 256},  [T_Q3_K] = {110, 256}, [T_Q4_K] = {144, 256},
+    [T_Q5_K] = {176, 256}, [T_Q6_K] = {210, 256}, [T_Q8_0] = {34, 32},   [T_Q5_0] = {22, 32},
+    [T_Q5_1] = {24, 32},   [T_IQ4_NL] = {18, 32},
+};
+
 /* Bits per weight of a ggml type. */
 static double type_bits(enum gtype t) {
-    switch (t) {
-    case T_Q2_K:
-        return 84.0 * 8 / 256;
-    case T_Q3_K:
-        return 110.0 * 8 / 256;
-    case T_Q4_K:
-        return 144.0 * 8 / 256;
-    case T_Q5_K:
-        return 176.0 * 8 / 256;
-    case T_Q6_K:
-        return 210.0 * 8 / 256;
-    case T_Q8_0:
-        return 34.0 * 8 / 32;
-    case T_Q5_0:
-        return 22.0 * 8 / 32;
-    case T_Q5_1:
-        return 24.0 * 8 / 32;
-    case T_IQ4_NL:
-        return 18.0 * 8 / 32;
-    default:
-        return 32;
-    }
+    return 8.0 * type_block[t][0] / type_block[t][1];
 }
 
 static const char *const mix_names[ENGINE_MIX_COUNT] = {
@@ -194,8 +180,8 @@ static double mlp_bytes(const struct engine_model *m, double f, enum gtype base,
 bool engine_gguf_mix_model(const struct engine_model *m, enum engine_gguf_mix x,
                            struct engine_model *out) {
     *out = *m;
-    if (!m->has_arch || x == ENGINE_MIX_NONE || (unsigned)x >= ENGINE_MIX_COUNT ||
-        m->layers == 0 || m->layers > ENGINE_FILE_LAYERS_MAX || m->file_bytes)
+    if (!m->has_arch || x == ENGINE_MIX_NONE || (unsigned)x >= ENGINE_MIX_COUNT || m->layers == 0 ||
+        m->layers > ENGINE_FILE_LAYERS_MAX || m->file_bytes)
         return false;
     double h = m->hidden, a = m->heads, n = m->layers;
     double d = m->head_dim ? m->head_dim : h / a, kv = m->kv_heads ? m->kv_heads : a;
@@ -208,11 +194,12 @@ bool engine_gguf_mix_model(const struct engine_model *m, enum engine_gguf_mix x,
         enum gtype down = type_ffn_down(x, i, n);
         if (m->kv_lora_rank) {
             double qk = (double)m->nope_dim + m->rope_dim;
-            double q = m->q_lora_rank ? h * m->q_lora_rank + (double)m->q_lora_rank * a * qk
-                                      : h * a * qk;
+            double q =
+                m->q_lora_rank ? h * m->q_lora_rank + (double)m->q_lora_rank * a * qk : h * a * qk;
             double kvp = h * ((double)m->kv_lora_rank + m->rope_dim) +
                          (double)m->kv_lora_rank * a * ((double)m->nope_dim + m->v_head_dim);
-            bytes = (q + kvp) * type_bits(base) / 8.0 + mat(h, a * m->v_head_dim, type_attn_o(m, x));
+            bytes =
+                (q + kvp) * type_bits(base) / 8.0 + mat(h, a * m->v_head_dim, type_attn_o(m, x));
             matp = q + kvp + a * m->v_head_dim * h;
         } else {
             bytes = mat(a * d, h, base) + mat(kv * d, h, base) +

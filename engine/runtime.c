@@ -102,8 +102,8 @@
  * on H100 ("78.57 GiB free" at start). */
 #define TORCH_CUDA_CONTEXT (0.61 * GIB)
 
-static const char *const runtime_names[ENGINE_RUNTIME_COUNT] = {
-    "plain", "vllm", "llama.cpp", "ollama", "sglang", "trtllm"};
+static const char *const runtime_names[ENGINE_RUNTIME_COUNT] = {"plain",  "vllm",   "llama.cpp",
+                                                                "ollama", "sglang", "trtllm"};
 
 /* Name of a runtime. */
 const char *engine_runtime_name(enum engine_runtime r) {
@@ -362,8 +362,7 @@ double engine_runtime_forward_peak(const struct engine_shape *s, double t, doubl
  * the sort's 8 B int64 iota + CUB's 4 + 8 B key and value buffers = 38 B.
  * The logits are gathered whole on every TP rank. */
 double engine_vllm_sampler_peak(const struct engine_shape *s, double tokens, double requests) {
-    return 2.0 * tokens * s->hidden + 2.0 * 2.0 * requests * s->hidden +
-           38.0 * requests * s->vocab;
+    return 2.0 * tokens * s->hidden + 2.0 * 2.0 * requests * s->hidden + 38.0 * requests * s->vocab;
 }
 
 /* vLLM's CUDA graphs, as 0.21's profiler estimates them before the KV
@@ -421,8 +420,8 @@ void engine_runtime_memory(const struct engine_ctx *c, double i, struct engine_m
         mem->weights += v->rotary_cache_bytes;
         if (last)
             v->sampler_peak_bytes = engine_vllm_sampler_peak(&c->s, tokens, reqs);
-        v->activation_peak_bytes = fmax(v->forward_peak_bytes, v->sampler_peak_bytes) +
-                                   v->cublas_workspace_bytes;
+        v->activation_peak_bytes =
+            fmax(v->forward_peak_bytes, v->sampler_peak_bytes) + v->cublas_workspace_bytes;
         v->non_torch_bytes = VLLM_NON_TORCH + nccl;
         v->requested_bytes = frac * total;
         mem->overhead = v->activation_peak_bytes + v->non_torch_bytes;
@@ -449,8 +448,7 @@ void engine_runtime_memory(const struct engine_ctx *c, double i, struct engine_m
         v->non_torch_bytes = TORCH_CUDA_CONTEXT + nccl;
         mem->overhead = v->activation_peak_bytes + v->non_torch_bytes;
         v->requested_bytes =
-            mem->weights + mem->overhead +
-            fmax(0, frac * (total - mem->weights - mem->overhead));
+            mem->weights + mem->overhead + fmax(0, frac * (total - mem->weights - mem->overhead));
         break;
     }
     /* What the runtime leaves outside its request: the rest of the total
@@ -464,8 +462,8 @@ void engine_runtime_memory(const struct engine_ctx *c, double i, struct engine_m
  * 4 u (1 + 4 h + n_kv (1 + heads)) (the KQ scores and their mask), with it
  * 4 u 4 h; the FFN 4 u (2 f + 2 h); the logits 4 u (h + V) on the GPU that
  * holds the output layer. The largest of these. */
-double engine_llamacpp_compute_buffer(const struct engine_shape *s, double t, double u,
-                                      double n_kv, bool flash, bool output) {
+double engine_llamacpp_compute_buffer(const struct engine_shape *s, double t, double u, double n_kv,
+                                      bool flash, bool output) {
     double h = s->hidden, heads = s->heads / t;
     double attn = flash ? 4.0 * u * 4.0 * h : 4.0 * u * (1.0 + 4.0 * h + n_kv * (1.0 + heads));
     double ffn = 4.0 * u * (2.0 * s->mlp_width / t + 2.0 * h);

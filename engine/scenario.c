@@ -204,7 +204,7 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->flops_efficiency = 1.0;
     sc->serving.runtime = ENGINE_RUNTIME_PLAIN;
     sc->serving.gpu_memory_utilization = 0; /* the runtime's (engine_runtime_memory_fraction) */
-    sc->serving.block_size = 16;              /* vLLM's default on CUDA */
+    sc->serving.block_size = 16;            /* vLLM's default on CUDA */
     sc->serving.flash_attention = -1;
     sc->serving.fit = true; /* llama.cpp's --fit is on by default */
 }

@@ -34,8 +34,8 @@ void engine_vllm_blocks(const struct engine_ctx *c, double stage, struct engine_
     engine_stage_range(c, stage, &first, &n);
     double bs = engine_runtime_block(sc);
     double page_layers = bs * engine_kv_bytes_token_layer_gpu(c) * n; /* one block on every layer */
-    v->available_kv_bytes = v->requested_bytes - e->memory.weights - e->memory.overhead -
-                            e->memory.activations;
+    v->available_kv_bytes =
+        v->requested_bytes - e->memory.weights - e->memory.overhead - e->memory.activations;
     v->kv_blocks = page_layers > 0 && v->available_kv_bytes > 0
                        ? floor(v->available_kv_bytes / page_layers)
                        : 0;

@@ -102,11 +102,11 @@ static double stage_active_params(const struct engine_ctx *c, double stage) {
 
 /* Parts of one prefill (or mixed) step, per GPU of the fullest stage. */
 struct step_lines {
-    double f0, f1;  /* compute seconds of chunk k: f0 + f1 k */
-    double b0, b1;  /* byte seconds of chunk k: b0 + b1 k */
-    double fixed;   /* host bytes, TP all-reduces: seconds every step */
+    double f0, f1;    /* compute seconds of chunk k: f0 + f1 k */
+    double b0, b1;    /* byte seconds of chunk k: b0 + b1 k */
+    double fixed;     /* host bytes, TP all-reduces: seconds every step */
     double allreduce; /* the TP all-reduces alone (part of fixed) */
-    double handoff; /* PP hand-off of one step's activations */
+    double handoff;   /* PP hand-off of one step's activations */
 };
 
 /* The lines of steps of `chunk` prompt tokens (chunk k starts after k
@@ -417,10 +417,9 @@ void engine_estimate_decode(const struct engine_ctx *c, double stage, struct eng
                      &v->prefill_bytes_s, &v->prefill_chunks, &v->prefill_allreduce_s);
     double others = c->b - 1;
     double tchunk = c->rt == ENGINE_RUNTIME_PLAIN ? chunk : fmax(1, chunk - others);
-    v->ttft_s = others > 0
-                    ? prefill_time(c, stage, prompt, tchunk, others, c->ctx, NULL, NULL, NULL, NULL,
-                                   NULL)
-                    : e->prefill_seconds;
+    v->ttft_s = others > 0 ? prefill_time(c, stage, prompt, tchunk, others, c->ctx, NULL, NULL,
+                                          NULL, NULL, NULL)
+                           : e->prefill_seconds;
     v->tpot_s = 1.0 / e->decode_tokens_per_s_per_sequence;
     estimate_batch1(c, stage, e);
     estimate_steady(c, stage, e);
