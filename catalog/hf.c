@@ -252,6 +252,7 @@ static bool take_string(struct hf_ctx *x, const yaml_node_t *v, const char *key,
         return false;
     }
     snprintf(buf, len, "%s", (const char *)v->data.scalar.value);
+    catalog_text_clean_str(buf); /* a name may reach a terminal */
     return true;
 }
 

@@ -70,6 +70,7 @@ static void p_text(struct load_ctx *x, const struct field *f, const char *key, y
         return;
     }
     memcpy(at(base, f), s, n + 1);
+    catalog_text_clean_str(at(base, f));
 }
 
 /* Parse a source citation into a string owned by the scratch catalog. */

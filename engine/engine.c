@@ -110,6 +110,14 @@ static void fill_nan(struct engine_estimate *e) {
         &e->train_offload_seconds,
         &e->host_link_bytes_per_s,
         &e->host_bytes_per_node,
+        &e->memory.transient,
+        &e->memory.allocator,
+        &e->memory.fp8_weights,
+        &e->train_tokens_per_s_per_gpu,
+        &e->train_stage_imbalance,
+        &e->train_cp_comm_seconds,
+        &e->train_fp8_cast_seconds,
+        &e->train_moe_seconds,
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
@@ -147,6 +155,11 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
     c.lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
     c.rt = c.training ? ENGINE_RUNTIME_PLAIN : sc->serving.runtime;
     c.ep = c.training ? engine_ep(sc) : 1;
+    c.cp = c.training ? engine_cp(sc) : 1;
+    c.dz = c.d * c.cp;
+    c.s_loc = c.ctx / c.cp;
+    c.fp8 = engine_train_fp8(sc);
+    c.mx = engine_train_mxfp8(sc);
     /* Partial offload (inference): the last Lg layers on the GPUs, the rest
      * in host RAM; the output layer goes to the GPU with the first
      * offloaded layer and llama.cpp keeps the token embedding in host RAM
@@ -210,13 +223,13 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
     struct engine_memory mem;
     struct engine_estimate scratch = *e;
     for (double i = 0; i < c.p; i++) {
-        double tot = engine_stage_memory(&c, i, &mem, &scratch);
+        double tot = engine_stage_memory_peak(&c, i, &mem, &scratch);
         if (tot > best) {
             best = tot;
             best_stage = i;
         }
     }
-    engine_stage_memory(&c, best_stage, &e->memory, e);
+    engine_stage_memory_peak(&c, best_stage, &e->memory, e);
     if (!c.training)
         e->memory.host = engine_host_bytes(&c, NULL, NULL);
     if (!c.training && c.first_gpu == 0 && c.cpu_moe == 0 && c.embed_gpu && !ggml)
@@ -272,12 +285,18 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         w |= ENGINE_WARN_KV_REPLICATED;
     if (fallback && !engine_pos(sc->measured_flop_per_s))
         w |= ENGINE_WARN_NO_FORMAT_FLOPS;
+    /* FP8 training on a GPU without FP8 tensor cores (or MXFP8 without
+     * block-scaled ones: Blackwell's, which also run FP4) runs in BF16. */
+    if (c.fp8 && (!engine_pos(sc->gpu.flops[ENGINE_COMPUTE_FP8]) ||
+                  (c.mx && !engine_pos(sc->gpu.flops[ENGINE_COMPUTE_FP4]))))
+        w |= ENGINE_WARN_NO_FORMAT_FLOPS;
     if (!e->fits)
         w |= ENGINE_WARN_DOES_NOT_FIT;
     if (c.training && sc->zero > 0 && sc->dp == 1 && sc->offload == ENGINE_OFFLOAD_NONE)
         w |= ENGINE_WARN_ZERO_WITHOUT_DP;
     if (c.training && e->train_tp_comm_seconds + e->train_pp_comm_seconds +
-                              e->train_dp_comm_seconds + e->train_all_to_all_seconds >
+                              e->train_dp_comm_seconds + e->train_all_to_all_seconds +
+                              e->train_cp_comm_seconds >
                           e->train_step_seconds)
         w |= ENGINE_WARN_COMM_BOUND;
     if (c.training && !isfinite(e->train_cost_usd))

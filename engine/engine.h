@@ -167,8 +167,27 @@ struct engine_gpu {
 enum engine_mode { ENGINE_MODE_INFER = 0, ENGINE_MODE_TRAIN, ENGINE_MODE_LORA, ENGINE_MODE_QLORA };
 enum engine_recompute {
     ENGINE_RECOMPUTE_NONE = 0,
-    ENGINE_RECOMPUTE_SELECTIVE, /* Megatron's selective: the core attention (attention-only) */
-    ENGINE_RECOMPUTE_FULL
+    ENGINE_RECOMPUTE_SELECTIVE, /* Megatron's selective: --recompute-modules (core_attn) */
+    ENGINE_RECOMPUTE_FULL,
+    /* torchtitan's op-level selective checkpointing (selective_ac_option
+     * "op"): each layer keeps its input, the outputs of every other matrix
+     * product (the 1st, 3rd, ...) and the attention's output; the rest is
+     * recomputed (torchtitan parallelize_llama.py, _save_list). */
+    ENGINE_RECOMPUTE_OP,
+    ENGINE_RECOMPUTE_COUNT
+};
+/* The submodules Megatron-LM's selective recompute re-runs
+ * (--recompute-modules, transformer_config.py recompute_modules; default
+ * core_attn): bits of engine_scenario.recompute_modules. */
+enum engine_recompute_module {
+    ENGINE_RECOMPUTE_CORE_ATTN = 1u << 0,      /* the attention scores (s^2 terms) */
+    ENGINE_RECOMPUTE_LAYERNORM = 1u << 1,      /* both norms' outputs (output-discarding) */
+    ENGINE_RECOMPUTE_MLP = 1u << 2,            /* the dense MLP: only its input kept */
+    ENGINE_RECOMPUTE_MOE = 1u << 3,            /* the MoE layer: only its input kept */
+    ENGINE_RECOMPUTE_MOE_ACT = 1u << 4,        /* the experts' activation output */
+    ENGINE_RECOMPUTE_SHARED_EXPERTS = 1u << 5, /* the shared experts' interior */
+    ENGINE_RECOMPUTE_MLA_UP_PROJ = 1u << 6,    /* MLA's up-projected q, k, v */
+    ENGINE_RECOMPUTE_MODULE_COUNT = 7
 };
 /* How full recompute picks its layers (Megatron-LM --recompute-method, with
  * --recompute-num-layers N): uniform checkpoints the input of every group
@@ -289,8 +308,35 @@ enum engine_memory_convention {
     ENGINE_MEMCONV_PAPER = 0,
     ENGINE_MEMCONV_DEEPSPEED,
     ENGINE_MEMCONV_MEGATRON,
+    /* peak: what torch.cuda.max_memory_reserved() reports and torchtitan
+     * and Megatron-LM print: the states as the framework of the ZeRO stage
+     * holds them (ZeRO-3: FSDP2 as torchtitan runs it; ZeRO-0/1:
+     * Megatron-LM's DDP and distributed optimizer; ZeRO-2: DeepSpeed),
+     * plus the activations held and the transient buffers of the phase of
+     * the step that peaks, plus the caching allocator's waste
+     * (engine/peak.c). */
+    ENGINE_MEMCONV_PEAK,
     ENGINE_MEMCONV_COUNT
 };
+
+/* The phase of a training step where the memory peaks (--memory-convention
+ * peak; engine/peak.c). */
+enum engine_peak_phase {
+    ENGINE_PEAK_NONE = 0,     /* not computed (another convention) */
+    ENGINE_PEAK_LOSS_FORWARD, /* the last stage's logits and loss, forward */
+    ENGINE_PEAK_LOSS_BACKWARD, /* the loss's backward (its gradient of the logits) */
+    ENGINE_PEAK_LAYER_BACKWARD, /* a layer's backward: its recomputed forward and gradients */
+    ENGINE_PEAK_OPTIMIZER,    /* the optimizer step */
+    ENGINE_PEAK_PHASE_COUNT
+};
+
+/* The default MoE load imbalance (--moe-imbalance): the busiest expert
+ * rank's tokens over the mean. Switch Transformer trains with an expert
+ * capacity factor of 1.25 (Fedus et al. 2022, §2.2 and Table 1): room for
+ * a quarter more than the even share, the imbalance its routing is sized
+ * for; dropless training has no cap, and Megatron-Bridge's benchmarks
+ * force a balanced routing (1.0). */
+#define ENGINE_DEFAULT_MOE_IMBALANCE 1.25
 
 /* Where ZeRO keeps the training states: all on the GPUs; the optimizer
  * states, master weights and FP32 gradients in host RAM (ZeRO-Offload,
@@ -324,7 +370,7 @@ struct engine_scenario {
     struct engine_format kv_format;
     struct engine_gpu gpu;
 
-    uint32_t gpus;                 /* G; must equal tp*pp*dp */
+    uint32_t gpus;                 /* G; must equal tp*cp*pp*dp */
     uint32_t gpus_per_node;        /* 0 = the GPU's own */
     double intra_node_bytes_per_s; /* 0 = the GPU's link bandwidth */
     double inter_node_bytes_per_s; /* per GPU, across nodes */
@@ -347,6 +393,18 @@ struct engine_scenario {
      * dp and the experts); their states shard over the d/ep expert
      * data-parallel ranks. 0 or 1 = none. */
     uint32_t ep;
+    /* Context parallelism (Megatron-LM --context-parallel-size, torchtitan
+     * context_parallel_degree): each sequence split over cp GPUs (G = tp x
+     * cp x pp x dp), their activations divided by cp, the keys and values
+     * passed around a ring each layer; the states shard over dp x cp as
+     * data parallelism's. 0 or 1 = none. */
+    uint32_t cp;
+    /* MoE training: the busiest expert rank's tokens over the mean (>= 1);
+     * 0 = ENGINE_DEFAULT_MOE_IMBALANCE. */
+    double moe_imbalance;
+    /* Megatron-LM --recompute-modules under selective recompute (enum
+     * engine_recompute_module bits); 0 = its default, core_attn. */
+    uint32_t recompute_modules;
     /* Full recompute's method and its --recompute-num-layers N (0 = 1 for
      * uniform, every layer of the stage for block). */
     enum engine_recompute_method recompute_method;
@@ -369,6 +427,9 @@ struct engine_scenario {
     enum engine_flops_model flops_model;
     double training_tokens;  /* 0 = the default (20 per parameter; 100M for LoRA) */
     bool training_tokens_given; /* training_tokens is the user's, even 0 */
+    /* --mode train as full fine-tuning (--fine-tune): the default tokens
+     * are a fine-tuning set's, as LoRA's, not a pre-training run's. */
+    bool fine_tune;
     /* Seed 002's method: a known training throughput in tokens/s of the
      * whole deployment; given (> 0), the run takes tokens / throughput and
      * the MFU is what that rate implies. 0 = from the step time. */
@@ -380,6 +441,11 @@ struct engine_scenario {
     double flops_efficiency; /* fraction of data-sheet FLOP/s reached */
     bool flops_efficiency_given; /* else training kernels run at
                                     ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY */
+    /* Training: the fraction of peak the attention kernels (the score and
+     * value products) reach, when it differs from the GEMMs' (FlashAttention-2
+     * reaches about 35% of an H100's, Shah et al. 2024); 0 = the kernel
+     * efficiency. */
+    double attention_efficiency;
     /* Calibration from the measure pane (0 = use the data sheet). */
     double measured_bytes_per_s;
     double measured_flop_per_s;
@@ -413,6 +479,8 @@ enum engine_invalid {
     ENGINE_INVALID_OFFLOAD = 1u << 16,   /* offload outside full training, with ZeRO 0, nvme
                                             below ZeRO-3, or under the megatron convention */
     ENGINE_INVALID_CONVENTION = 1u << 17, /* megatron with ZeRO-2/3; unknown convention */
+    ENGINE_INVALID_CP = 1u << 20,         /* cp in inference, or not dividing the context by 2 cp */
+    ENGINE_INVALID_MOE = 1u << 21,        /* --moe-imbalance below 1, recompute modules unknown */
 };
 
 enum engine_warning {
@@ -448,6 +516,14 @@ struct engine_memory {
     double weights, kv_cache, activations, gradients, master_weights, optimizer, reserve, total;
     double overhead, host;
     double zero3_working, nvme;
+    /* --memory-convention peak (engine/peak.c): the peak phase's transient
+     * buffers (gathered parameters, gradient reduce buffers, the loss's
+     * FP32 logits) and the caching allocator's waste; 0 otherwise. */
+    double transient, allocator;
+    /* FP8 training: the FP8 copies of the GEMM weights beside the 16-bit
+     * ones (Transformer Engine's cached weight and its transpose, or the
+     * row- and column-wise MXFP8 copies); 0 otherwise. */
+    double fp8_weights;
 };
 
 /* Serving figures (inference; NaN where they do not apply). */
@@ -571,6 +647,16 @@ struct engine_estimate {
     double train_system_energy_joules;     /* systems x power x wall time */
     double decode_system_joules_per_token; /* systems x power / decode tokens/s */
 
+    /* Where the step peaks (--memory-convention peak; NONE otherwise). */
+    enum engine_peak_phase peak_phase;
+    /* Training speed mechanisms (NaN in inference). */
+    double train_tokens_per_s_per_gpu; /* tokens per step / step / G */
+    double train_stage_imbalance;  /* the slowest stage's work over the mean (>= 1) */
+    double train_cp_comm_seconds;  /* per step: the ring's K/V exchange not hidden */
+    double train_fp8_cast_seconds; /* per step: FP8 scaling casts (memory-bound) */
+    double train_moe_seconds;      /* per step: routing and permutation, expert GEMMs'
+                                      weight reads beyond their FLOPs, imbalance */
+
     /* ZeRO and offload (training; NaN in inference). */
     double largest_layer_params;    /* the fullest stage's largest module, whole (before t) */
     double train_offload_bytes_per_step; /* GPU <-> host traffic of one GPU per step */
@@ -656,6 +742,14 @@ enum engine_key {
     ENGINE_KEY_MEM_NVME,
     ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
     ENGINE_KEY_TRAIN_OFFLOAD_SECONDS,
+    ENGINE_KEY_MEM_TRANSIENT,
+    ENGINE_KEY_MEM_ALLOCATOR,
+    ENGINE_KEY_MEM_FP8_WEIGHTS,
+    ENGINE_KEY_TRAIN_TOKENS_PER_GPU,
+    ENGINE_KEY_TRAIN_STAGE_IMBALANCE,
+    ENGINE_KEY_TRAIN_CP_COMM,
+    ENGINE_KEY_TRAIN_FP8_CAST,
+    ENGINE_KEY_TRAIN_MOE,
     ENGINE_KEY_COUNT
 };
 
@@ -709,19 +803,36 @@ bool engine_gguf_mix_model(const struct engine_model *m, enum engine_gguf_mix x,
 const struct engine_recipe_info *engine_recipe_info(enum engine_recipe r);
 int engine_recipe_parse(const char *id, enum engine_recipe *out);
 
-/* Names of modes, recompute policies, compute columns (and parsers). */
+/* Names of modes, recompute policies, compute columns (a mode's parser
+ * takes "inference" and "training" too; engine/param_table.c reads the
+ * others by these names). */
 const char *engine_mode_name(enum engine_mode m);
 int engine_mode_parse(const char *s, enum engine_mode *out);
 const char *engine_recompute_name(enum engine_recompute r);
-int engine_recompute_parse(const char *s, enum engine_recompute *out);
 /* "uniform" and "block" (Megatron-LM --recompute-method). */
 const char *engine_recompute_method_name(enum engine_recompute_method m);
-int engine_recompute_method_parse(const char *s, enum engine_recompute_method *out);
 /* The expert-parallel degree of a scenario: ep, 1 when 0. */
 uint32_t engine_ep(const struct engine_scenario *sc);
+/* The context-parallel degree: cp, 1 when 0. */
+uint32_t engine_cp(const struct engine_scenario *sc);
+/* The MoE load imbalance a scenario uses: moe_imbalance, else the default. */
+double engine_moe_imbalance(const struct engine_scenario *sc);
+/* Megatron-LM's recompute module names ("core_attn", "layernorm", "mlp",
+ * "moe", "moe_act", "shared_experts", "mla_up_proj"): the name of bit i,
+ * and a comma-separated list into bits (0 on success; *bad points at the
+ * first unknown name). */
+const char *engine_recompute_module_name(unsigned i);
+int engine_recompute_modules_parse(const char *list, uint32_t *bits, const char **bad);
+/* The recompute modules a scenario uses (core_attn when none given). */
+uint32_t engine_recompute_modules(const struct engine_scenario *sc);
+/* The peak phase's name ("loss forward", ...), "" for NONE. */
+const char *engine_peak_phase_name(enum engine_peak_phase p);
+/* Whether full training runs its GEMMs in FP8 (--format with an FP8
+ * compute column), and in MXFP8 (32-element blocks with a shared scale). */
+bool engine_train_fp8(const struct engine_scenario *sc);
+bool engine_train_mxfp8(const struct engine_scenario *sc);
 /* "6n-attention" (the default) and "6n". */
 const char *engine_flops_model_name(enum engine_flops_model f);
-int engine_flops_model_parse(const char *s, enum engine_flops_model *out);
 /* The kernel efficiency of a training scenario: --flops-efficiency when
  * given, else ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY. */
 double engine_train_kernel_efficiency(const struct engine_scenario *sc);
@@ -732,9 +843,7 @@ uint32_t engine_micro_batches(const struct engine_scenario *sc);
 const char *engine_compute_name(enum engine_compute c);
 /* "paper" (the default), "deepspeed", "megatron"; "none", "cpu", "nvme". */
 const char *engine_memory_convention_name(enum engine_memory_convention c);
-int engine_memory_convention_parse(const char *s, enum engine_memory_convention *out);
 const char *engine_offload_name(enum engine_offload o);
-int engine_offload_parse(const char *s, enum engine_offload *out);
 /* The host link a scenario uses: --host-link-bw, else ENGINE_DEFAULT_HOST_LINK_BW. */
 double engine_host_link_bandwidth(const struct engine_scenario *sc);
 /* Parameters of the largest single module (DeepSpeed's model_to_params:
@@ -755,11 +864,26 @@ void engine_zero_states(const struct engine_scenario *sc, double params, double 
 enum engine_compute engine_compute_column(const struct engine_scenario *sc);
 /* The training tokens and the price per GPU-hour a scenario uses: the
  * user's when given (0 included), else the defaults (tokens: 20 per
- * parameter of params_total in full training, 100M for LoRA; price: the
- * GPU's on-demand price, 0 when unknown). */
+ * parameter of params_total in pre-training, ENGINE_FINE_TUNE_TOKENS for
+ * LoRA, QLoRA and --fine-tune; price: the GPU's on-demand price, 0 when
+ * unknown). */
 double engine_training_tokens(const struct engine_scenario *sc, double params_total);
+/* Where a scenario's training tokens come from. */
+enum engine_tokens_source {
+    ENGINE_TOKENS_GIVEN = 0,  /* --tokens, --dataset, --throughput's run */
+    ENGINE_TOKENS_CHINCHILLA, /* pre-training: 20 per parameter (Hoffmann et al. 2022) */
+    ENGINE_TOKENS_FINE_TUNE   /* a fine-tuning set: ENGINE_FINE_TUNE_TOKENS */
+};
+enum engine_tokens_source engine_training_tokens_source(const struct engine_scenario *sc);
+/* Pre-training's compute-optimal tokens per parameter: Hoffmann et al.
+ * 2022 (Chinchilla) Table 3, about 20. */
+#define ENGINE_CHINCHILLA_TOKENS_PER_PARAM 20.0
+/* The default fine-tuning set (LoRA, QLoRA, --fine-tune): 1e8 tokens, the
+ * order of the instruction sets the LoRA-era recipes train on (Alpaca's
+ * 52K examples, FLAN subsets, Dettmers et al. 2023's OASST1 and FLAN v2
+ * mixtures: 10^7 to 10^8 tokens); a bound from above, stated as such. */
+#define ENGINE_FINE_TUNE_TOKENS 1e8
 double engine_price_per_hour(const struct engine_scenario *sc);
-int engine_compute_parse(const char *s, enum engine_compute *out);
 /* Runtime names ("plain", "vllm", "llama.cpp", "ollama", "sglang",
  * "trtllm") and parser. */
 const char *engine_runtime_name(enum engine_runtime r);

@@ -77,8 +77,10 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_MEM_TOTAL] =
         {"memory.total", "total per GPU",
          "weights + KV cache + activations + gradients + master + optimizer + reserve + runtime "
-         "buffers + ZeRO-3 gathered layer",
-         "engine.md",
+         "buffers + ZeRO-3 gathered layer + FP8 weight copies; --memory-convention peak: the "
+         "step's peak, the activations held and the transients of the phase that peaks + the "
+         "allocator's waste",
+         "engine.md; torchtitan metrics.py (max_memory_reserved) for the peak",
          false, true},
     [ENGINE_KEY_CAPACITY] = {"capacity", "capacity", "GPU memory from the catalog (bytes)",
                              "GPU data sheet; seed 000: \"80 GB\" = 80 * 2^30 bytes", false, true},
@@ -131,7 +133,9 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "theoretical_memory_usage.py (interleaved schedule memory penalty)",
          true, false},
     [ENGINE_KEY_ACT_LOGITS] = {"activations.logits_bytes", "logits",
-                               "4 * s * b * V / t (FP32 logits on the last stage)",
+                               "4 * s/cp * b * V / t (FP32 logits on the last stage); "
+                               "--memory-convention peak: the loss's working set at the phase "
+                               "that peaks",
                                "Korthikanti et al. 2022 §4.3", false, true},
     [ENGINE_KEY_PREFILL] =
         {"prefill.seconds", "prefill",
@@ -153,10 +157,12 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_TRAIN_STEP] =
         {"training.step_seconds", "step time",
          "--mfu given (end to end): model FLOP per token * tokens per step / (G * peak * MFU), "
-         "nothing added; else hardware FLOP * tokens per step / (G * peak * kernel efficiency) / "
-         "(1 - bubble) + TP comm + PP comm + EP all-to-all + the DP comm the backward pass "
-         "cannot hide",
-         "PaLM appendix B and Llama 3 (MFU end to end); GPipe bubble; Megatron-LM", true, false},
+         "nothing added; else m * the slowest stage's time per micro-batch (its share of the "
+         "hardware FLOPs at the kernel efficiency, GEMMs at the FP8 rate under --format fp8, "
+         "attention at --attention-efficiency, + its FP8 casts and MoE routing) / (1 - bubble) + TP comm + PP comm + EP all-to-all + CP ring not hidden + "
+         "the DP comm the backward pass cannot hide (+ offload)",
+         "PaLM appendix B and Llama 3 (MFU end to end); GPipe bubble; Narayanan et al. 2021 "
+         "§2.2; Megatron-LM", true, false},
     [ENGINE_KEY_TRAIN_BUBBLE] = {"training.bubble_fraction", "pipeline bubble",
                                  "(p - 1) / (v * m + p - 1)",
                                  "GPipe (Huang et al. 2019); Narayanan et al. 2021 §2.2", true,
@@ -444,6 +450,75 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "Megatron-LM MoE all-to-all token dispatcher (EP inside DP); nccl-tests all-to-all "
          "bus bandwidth (n - 1)/n",
          true, false},
+    [ENGINE_KEY_MEM_TRANSIENT] =
+        {"memory.transient", "transient buffers",
+         "--memory-convention peak: the buffers of the phase that peaks: loss forward (head and "
+         "norm inputs + logits and the loss per token x vocabulary entry: PyTorch 10 B, "
+         "loss_parallel 14, Megatron 6), loss backward (12, 16, 6), a layer's backward (the "
+         "layer rematerialised and its gradients; FSDP: 2 gathered layers, the 16-bit gradient "
+         "and its FP32 copy for the reduce-scatter; the head's weights and gradient), the "
+         "optimizer step (foreach Adam's FP32 temporary); FSDP keeps the last layer gathered "
+         "(every layer of a pipeline stage)",
+         "torchtitan parallelize_llama.py apply_fsdp, train.py loss_fn; PyTorch FSDP2 "
+         "(mixed_precision reduce float32), loss_parallel, _multi_tensor_adamw; Megatron-LM "
+         "cross_entropy.py vocab_parallel_cross_entropy; DeepSpeed reduce_bucket_size 5e8",
+         false, true},
+    [ENGINE_KEY_MEM_ALLOCATOR] =
+        {"memory.allocator", "allocator",
+         "--memory-convention peak: what the caching allocator reserves beyond the blocks in "
+         "use: 5% of the activations and transients + the 16-bit logits PyTorch frees after "
+         "their FP32 copy (2 B per token x vocabulary entry, too small for any later request "
+         "of the loss)",
+         "Megatron-LM theoretical_memory_usage.py (\"5% overhead\"); PyTorch CUDA caching "
+         "allocator (reserved_bytes.all.peak, torch.cuda.max_memory_reserved)",
+         false, true},
+    [ENGINE_KEY_MEM_FP8_WEIGHTS] =
+        {"memory.fp8_weights", "FP8 weight copies",
+         "--format fp8|mxfp8 in training: the layers' GEMM weights also in FP8, twice (the copy "
+         "and its transpose on Hopper; row- and column-wise MXFP8 with a scale per 32): 2 x "
+         "bits/8 B per GEMM parameter on the GPU (ZeRO-3: one gathered layer); the 16-bit "
+         "weights and master copy stay",
+         "Transformer Engine Linear (fp8 weight cache, is_first_microbatch); OCP Microscaling "
+         "Formats v1.0; torchao float8", false, true},
+    [ENGINE_KEY_TRAIN_TOKENS_PER_GPU] =
+        {"training.tokens_per_s_per_gpu", "tokens/s per GPU",
+         "tokens per step / step time / G (what Megatron-Bridge and torchtitan report)",
+         "Megatron-Bridge performance summary (Tokens / sec / GPU); torchtitan (TPS/GPU)", true,
+         false},
+    [ENGINE_KEY_TRAIN_STAGE_IMBALANCE] =
+        {"training.stage_imbalance", "slowest stage / mean",
+         "p * max over stages of its time per micro-batch / sum of them; a stage's time is its "
+         "share of the hardware FLOPs (its layers; the embedding on the first, the head on the "
+         "last) at the kernel efficiency, GEMMs at the FP8 rate under --format fp8, + its "
+         "memory-bound work (FP8 casts, MoE routing); the step runs at the slowest",
+         "Narayanan et al. 2021 §2.2 (1F1B: every slot waits for the slowest stage)", true,
+         false},
+    [ENGINE_KEY_TRAIN_CP_COMM] =
+        {"training.cp_comm_seconds", "CP ring exposed",
+         "per layer per micro-batch: (3 + 1 under full recompute) * (cp - 1) hops of K and V "
+         "(s/cp * b * kv heads/t * (d_qk + d_v) * 2 B) over the t * cp ranks' link, less the "
+         "attention of the layer that hides them; * layers of the stage * m",
+         "Megatron-LM context parallelism (p2p ring, cp_comm_type p2p); Liu et al. 2023 Ring "
+         "Attention §3; torchtitan context_parallel", true, false},
+    [ENGINE_KEY_TRAIN_FP8_CAST] =
+        {"training.fp8_cast_seconds", "FP8 scaling casts",
+         "per token and layer, each GEMM input (forward) and output gradient (backward) read "
+         "for its amax, read and written in FP8 row- and column-wise: 6 B an element (MXFP8 "
+         "4 + 1/16); / bandwidth, * the slowest stage's layers * tokens of a micro-batch * m; + "
+         "the weights cast once a step (6 B each)",
+         "Transformer Engine current scaling (Float8CurrentScaling), MXFP8BlockScaling; "
+         "torchao float8 dynamic scaling", true, false},
+    [ENGINE_KEY_TRAIN_MOE] =
+        {"training.moe_seconds", "MoE routing and experts",
+         "per MoE layer per micro-batch: permutations 12 (1 + k) h B per token / bandwidth + "
+         "each local expert's grouped GEMM as a roofline, max(imbalance * its FLOPs / (peak * "
+         "efficiency), its weights read 3 times + inputs and outputs / bandwidth), less its "
+         "balanced FLOPs (already in the stage's time); tokens per local expert s b k ep / "
+         "(cp E); * the slowest stage's MoE layers * m",
+         "Megatron-LM moe_utils permute/unpermute, grouped GEMM; Williams et al. 2009 "
+         "(roofline); --moe-imbalance default 1.25: Switch Transformer's capacity factor "
+         "(Fedus et al. 2022 §2.2)",
+         true, false},
 };
 
 /* JSON path of a key. */
@@ -636,6 +711,22 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_offload_bytes_per_step;
     case ENGINE_KEY_TRAIN_OFFLOAD_SECONDS:
         return e->train_offload_seconds;
+    case ENGINE_KEY_MEM_TRANSIENT:
+        return e->memory.transient;
+    case ENGINE_KEY_MEM_ALLOCATOR:
+        return e->memory.allocator;
+    case ENGINE_KEY_MEM_FP8_WEIGHTS:
+        return e->memory.fp8_weights;
+    case ENGINE_KEY_TRAIN_TOKENS_PER_GPU:
+        return e->train_tokens_per_s_per_gpu;
+    case ENGINE_KEY_TRAIN_STAGE_IMBALANCE:
+        return e->train_stage_imbalance;
+    case ENGINE_KEY_TRAIN_CP_COMM:
+        return e->train_cp_comm_seconds;
+    case ENGINE_KEY_TRAIN_FP8_CAST:
+        return e->train_fp8_cast_seconds;
+    case ENGINE_KEY_TRAIN_MOE:
+        return e->train_moe_seconds;
     case ENGINE_KEY_COUNT:
         break;
     }
@@ -910,9 +1001,16 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
             snprintf(v, n, "%.4g GB", e->memory.reserve / G);
         break;
     case ENGINE_KEY_MEM_TOTAL: {
-        char working[64] = "";
+        char working[160] = "";
         if (e->memory.zero3_working > 0)
             snprintf(working, sizeof working, " + gathered layer %.4g", e->memory.zero3_working / G);
+        if (e->memory.transient > 0 || e->memory.allocator > 0 || e->memory.fp8_weights > 0) {
+            size_t w = strlen(working);
+            snprintf(working + w, sizeof working - w,
+                     " + transient %.4g + allocator %.4g + FP8 copies %.4g",
+                     e->memory.transient / G, e->memory.allocator / G,
+                     e->memory.fp8_weights / G);
+        }
         snprintf(v, n, "%.4g + %.4g + %.4g + %.4g + %.4g + %.4g + %.4g%s%.4g%s = %.4g GB",
                  e->memory.weights / G, e->memory.kv_cache / G, e->memory.activations / G,
                  e->memory.gradients / G, e->memory.master_weights / G, e->memory.optimizer / G,
@@ -952,6 +1050,77 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                            "GPU per step",
                      engine_offload_name(sc->offload), e->train_micro_batches, r->weights, sc->dp,
                      e->train_offload_bytes_per_step / G);
+        break;
+    case ENGINE_KEY_MEM_TRANSIENT:
+    case ENGINE_KEY_MEM_ALLOCATOR:
+        if (sc->memory_convention != ENGINE_MEMCONV_PEAK || sc->mode != ENGINE_MODE_TRAIN)
+            snprintf(v, n, "0 GB: the %s convention counts the states and activations, not "
+                           "the step's peak (--memory-convention peak)",
+                     engine_memory_convention_name(sc->memory_convention));
+        else if (k == ENGINE_KEY_MEM_TRANSIENT)
+            snprintf(v, n, "peak at the %s (ZeRO-%u: %s): %.4g GB beside %.4g GB of activations",
+                     engine_peak_phase_name(e->peak_phase), sc->zero,
+                     sc->offload != ENGINE_OFFLOAD_NONE || sc->zero == 2 ? "DeepSpeed"
+                     : sc->zero >= 3                                     ? "FSDP2 as torchtitan"
+                                                                         : "Megatron-LM",
+                     e->memory.transient / G, e->memory.activations / G);
+        else
+            snprintf(v, n, "0.05 * (%.4g + %.4g) GB%s = %.4g GB", e->memory.activations / G,
+                     e->memory.transient / G,
+                     e->peak_phase == ENGINE_PEAK_LOSS_BACKWARD && sc->zero >= 2
+                         ? " + the freed 16-bit logits"
+                         : "",
+                     e->memory.allocator / G);
+        break;
+    case ENGINE_KEY_MEM_FP8_WEIGHTS:
+        if (!engine_train_fp8(sc))
+            snprintf(v, n, "0 GB: training in %s (--format fp8 or mxfp8 trains in FP8)",
+                     engine_compute_name(engine_compute_column(sc)));
+        else
+            snprintf(v, n, "2 x %.4g bits / 8 per GEMM parameter%s = %.4g GB",
+                     engine_format_bits(&sc->weight_format),
+                     sc->zero >= 3 ? " of one gathered layer" : " of the stage over t",
+                     e->memory.fp8_weights / G);
+        break;
+    case ENGINE_KEY_TRAIN_TOKENS_PER_GPU:
+        snprintf(v, n, "%.4g tokens / %.4g s / %u GPUs = %.4g tokens/s", e->train_tokens_per_step,
+                 e->train_step_seconds, sc->gpus, e->train_tokens_per_s_per_gpu);
+        break;
+    case ENGINE_KEY_TRAIN_STAGE_IMBALANCE:
+        snprintf(v, n, "p=%u: the slowest stage runs %.4g x the mean%s", sc->pp,
+                 e->train_stage_imbalance,
+                 sc->pp > 1 ? " (its layers, embedding or head)" : " (one stage)");
+        break;
+    case ENGINE_KEY_TRAIN_CP_COMM:
+        if (engine_cp(sc) == 1)
+            snprintf(v, n, "no context parallelism (--cp 1): 0 s");
+        else
+            snprintf(v, n, "cp=%u, t=%u, %u tokens of %u per GPU, over %s: %.4g s per step not "
+                           "hidden by the attention",
+                     engine_cp(sc), sc->tp, sc->context / engine_cp(sc), sc->context,
+                     (uint64_t)sc->tp * engine_cp(sc) <=
+                             (sc->gpus_per_node ? sc->gpus_per_node
+                                                : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node
+                                                                         : 1))
+                         ? "NVLink"
+                         : "the network",
+                     e->train_cp_comm_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_FP8_CAST:
+        if (!engine_train_fp8(sc))
+            snprintf(v, n, "no FP8 training: 0 s");
+        else
+            snprintf(v, n, "%s at %.4g GB/s: %.4g s per step", sc->weight_format.name,
+                     e->bandwidth_bytes_per_s / G, e->train_fp8_cast_seconds);
+        break;
+    case ENGINE_KEY_TRAIN_MOE:
+        if (!(m->experts > 0))
+            snprintf(v, n, "a dense model: 0 s");
+        else
+            snprintf(v, n, "E=%u, k=%u, ep=%u, imbalance %.3g%s: %.4g s per step", m->experts,
+                     m->active_experts, engine_ep(sc), engine_ep(sc) > 1 ? engine_moe_imbalance(sc) : 1.0,
+                     sc->moe_imbalance > 0 ? " (--moe-imbalance)" : " (default)",
+                     e->train_moe_seconds);
         break;
     case ENGINE_KEY_TRAIN_OFFLOAD_SECONDS:
         snprintf(v, n, "%.4g GB / %.4g GB/s%s = %.4g s per step (of %.4g s)",
@@ -1089,13 +1258,15 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         else
             snprintf(v, n,
                      "%.4g FLOP * %.4g tokens / (%u * %.4g TFLOP/s * %.3g kernel efficiency) = "
-                     "%.4g s; / (1 - %.3g) + TP %.3g s + PP %.3g s + EP %.3g s + DP not hidden "
-                     "%.3g s = %.4g s",
+                     "%.4g s; with the memory-bound FP8 casts %.3g s, MoE %.3g s "
+                     "the slowest stage runs %.4g x the mean, / (1 - %.3g) + TP %.3g s + PP "
+                     "%.3g s + EP %.3g s + CP %.3g s + DP not hidden %.3g s = %.4g s",
                      e->train_hw_flops_per_token, e->train_tokens_per_step, sc->gpus,
                      e->peak_flop_per_s / 1e12, e->train_kernel_efficiency,
-                     e->train_compute_seconds, e->train_bubble_fraction,
-                     e->train_tp_comm_seconds, e->train_pp_comm_seconds,
-                     e->train_all_to_all_seconds,
+                     e->train_compute_seconds, e->train_fp8_cast_seconds, e->train_moe_seconds, e->train_stage_imbalance,
+                     e->train_bubble_fraction, e->train_tp_comm_seconds,
+                     e->train_pp_comm_seconds, e->train_all_to_all_seconds,
+                     e->train_cp_comm_seconds,
                      fmax(0.0, e->train_dp_comm_seconds - e->train_compute_seconds * 2.0 / 3.0),
                      e->train_step_seconds);
         break;
@@ -1512,8 +1683,17 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  sc->model.kv_heads);
         break;
     case ENGINE_WARN_NO_FORMAT_FLOPS:
-        snprintf(buf, n, "%s has no %s figure: FP16 FLOP/s used", sc->gpu.name,
-                 engine_compute_name(engine_compute_column(sc)));
+        if (engine_train_mxfp8(sc) && sc->gpu.flops[ENGINE_COMPUTE_FP8] > 0)
+            snprintf(buf, n, "%s has no block-scaled (MX) tensor cores: MXFP8 training needs "
+                             "Blackwell; its GEMMs counted at BF16",
+                     sc->gpu.name);
+        else if (engine_train_fp8(sc))
+            snprintf(buf, n, "%s has no FP8 tensor cores (Transformer Engine refuses FP8 "
+                             "there): the GEMMs counted at BF16",
+                     sc->gpu.name);
+        else
+            snprintf(buf, n, "%s has no %s figure: FP16 FLOP/s used", sc->gpu.name,
+                     engine_compute_name(engine_compute_column(sc)));
         break;
     case ENGINE_WARN_DOES_NOT_FIT:
         snprintf(buf, n, "needs %.3gx the memory of one GPU (%.4g GB short)", e->memory_ratio,
@@ -1627,8 +1807,13 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
 void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *buf, size_t n) {
     switch (bit) {
     case ENGINE_INVALID_LAYOUT:
-        snprintf(buf, n, "tp x pp x dp = %u x %u x %u = %llu, not the %u GPUs", sc->tp, sc->pp,
-                 sc->dp, (unsigned long long)sc->tp * sc->pp * sc->dp, sc->gpus);
+        if (engine_cp(sc) > 1)
+            snprintf(buf, n, "tp x cp x pp x dp = %u x %u x %u x %u = %llu, not the %u GPUs",
+                     sc->tp, engine_cp(sc), sc->pp, sc->dp,
+                     (unsigned long long)sc->tp * engine_cp(sc) * sc->pp * sc->dp, sc->gpus);
+        else
+            snprintf(buf, n, "tp x pp x dp = %u x %u x %u = %llu, not the %u GPUs", sc->tp,
+                     sc->pp, sc->dp, (unsigned long long)sc->tp * sc->pp * sc->dp, sc->gpus);
         break;
     case ENGINE_INVALID_TP_HEADS:
         snprintf(buf, n, "tp=%u does not divide the %u attention heads", sc->tp, sc->model.heads);
@@ -1685,6 +1870,19 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
         snprintf(buf, n, "--memory-convention megatron has no ZeRO-%u: Megatron-LM's "
                          "distributed optimizer is ZeRO-1 (--zero 0 or 1, or --memory-convention "
                          "paper or deepspeed)", sc->zero);
+        break;
+    case ENGINE_INVALID_CP:
+        if (sc->mode == ENGINE_MODE_INFER)
+            snprintf(buf, n, "--cp %u applies to training (--mode train, lora, qlora)", sc->cp);
+        else
+            snprintf(buf, n, "--cp %u needs a context divisible by 2 x %u = %u (each rank takes "
+                             "a chunk from each end; Megatron-LM), not %u",
+                     sc->cp, sc->cp, 2 * sc->cp, sc->context);
+        break;
+    case ENGINE_INVALID_MOE:
+        snprintf(buf, n, "--moe-imbalance %.3g must be at least 1 (the busiest expert rank's "
+                         "tokens over the mean); recompute modules must be Megatron-LM's",
+                 sc->moe_imbalance);
         break;
     case ENGINE_INVALID_SERVING:
         snprintf(buf, n,

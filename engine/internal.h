@@ -83,6 +83,10 @@ struct engine_ctx {
     double expert_bpp;         /* file: bytes per routed-expert parameter */
     double expert_layer_bytes; /* file: routed-expert bytes of one MoE layer */
     double ep;                 /* expert-parallel degree (training; 1 = none) */
+    double cp;                 /* context-parallel degree (training; 1 = none) */
+    double dz;                 /* ranks the states shard over: d x cp */
+    double s_loc;              /* tokens of one sequence on a GPU: ctx / cp */
+    bool fp8, mx;              /* training GEMMs in FP8 (MXFP8) */
 };
 
 /* engine/memory.c */
@@ -125,6 +129,23 @@ double engine_stage_expert_params(const struct engine_ctx *c, double i);
  * TP rank replicates where t exceeds the KV heads; under expert
  * parallelism the routed experts are left to ep_expert_states. */
 double engine_stage_params_gpu(const struct engine_ctx *c, double i);
+
+/* Activation bytes of one layer of one micro-batch on one GPU at the
+ * scenario's recompute (held until its backward), and the working set of
+ * one layer's backward (its recomputed forward and the gradients it makes);
+ * `moe` picks an MoE layer. The component model of engine/peak.c. */
+double engine_act_layer_components(const struct engine_ctx *c, bool moe, double *working);
+/* Micro-batches' worth of the stage's layers GPU stage i holds at the
+ * peak of the pipeline schedule. */
+double engine_inflight_microbatches(const struct engine_ctx *c, double i);
+
+/* engine/peak.c */
+/* Memory of pipeline stage i on one GPU as engine_stage_memory counts it,
+ * and under --memory-convention peak (full training) the step's peak: the
+ * activations held at the phase that peaks, its transient buffers and
+ * the allocator's waste (est->peak_phase says which); returns the total. */
+double engine_stage_memory_peak(const struct engine_ctx *c, double i, struct engine_memory *mem,
+                                struct engine_estimate *est);
 
 /* engine/speed.c */
 /* Peak FLOP/s for the format's compute column (FP16 where the GPU lacks it). */

@@ -250,7 +250,9 @@ double engine_host_bytes(const struct engine_ctx *c, double *weights_read_per_st
  * f = 4h this is the paper's 24 exactly.
  */
 static double act_layer_at(const struct engine_ctx *c, enum engine_recompute level) {
-    double s = c->ctx, b = c->b, h = c->s.hidden, a = c->s.heads, t = c->t;
+    /* Context parallelism: a GPU holds s / cp of each sequence's tokens,
+     * whose queries still meet all s keys (the score term keeps s). */
+    double s = c->s_loc, b = c->b, h = c->s.hidden, a = c->s.heads, t = c->t;
     double r = c->s.mla ? 1.0 : c->s.kv_heads / c->s.heads;
     double f = c->s.mlp_width;
     double split = 4.0 + (c->s.gated ? 6.0 : 4.0) * f / h;
@@ -258,7 +260,7 @@ static double act_layer_at(const struct engine_ctx *c, enum engine_recompute lev
      * divide) the KV heads and each rank computes whole replicated heads. */
     double kv_gpu = c->s.mla ? 4.0 * r / t : 4.0 * ceil(c->s.kv_heads / t) / a;
     double repl = 10.0;
-    double score = 5.0 * a * s / h; /* softmax, its dropout mask and output */
+    double score = 5.0 * a * c->ctx / h; /* softmax, its dropout mask and output */
     bool sp = c->sc->sequence_parallel;
     switch (level) {
     case ENGINE_RECOMPUTE_FULL:
@@ -267,13 +269,169 @@ static double act_layer_at(const struct engine_ctx *c, enum engine_recompute lev
         score = 0; /* attention scores recomputed (flash attention) */
         break;
     case ENGINE_RECOMPUTE_NONE:
+    case ENGINE_RECOMPUTE_OP:
+    case ENGINE_RECOMPUTE_COUNT:
         break;
     }
     return s * b * h * ((sp ? repl / t : repl) + split / t + kv_gpu + score / t);
 }
 
+/*
+ * The component model of one layer's activations, per token on one GPU,
+ * for what the frameworks choose to keep: torchtitan's op-level selective
+ * checkpointing (--recompute op), Megatron-LM's --recompute-modules, and
+ * every policy under --memory-convention peak. The components are
+ * Korthikanti et al. 2022 §4.1's, named (16-bit, 2 bytes an element):
+ *   x1 the layer's input (2h), n1 the first norm's output = the QKV input
+ *   (2h), q (2 a d_qk / t), k and v (2 kv d / t, whole KV heads per rank),
+ *   the attention's output = the output projection's input (2 a d_v / t),
+ *   x2 the residual after attention (2h), n2 the second norm's output =
+ *   the MLP's input (2h), the MLP's interior (gated: gate, up and their
+ *   product, 6 f / t; plain 4 f / t); an MoE layer's router (FP32 logits
+ *   and probabilities, 8 E), its dispatched tokens and expert outputs (2 k
+ *   h each), the experts' interior (6 k f_e / t gated) and the shared
+ *   experts' (6 f_sh / t); sequence parallelism divides the h-wide parts
+ *   by t. Korthikanti's scores (5 a s / t) and dropout masks (h each) only
+ *   outside the peak convention: the frameworks run fused (flash)
+ *   attention and Llama-style models no dropout; the scores only without
+ *   any recompute (a policy that names modules or ops runs fused
+ *   attention).
+ * What each policy keeps:
+ *   full: x1 (the checkpoint);
+ *   op (torchtitan parallelize_llama.py, _save_list and the "every second
+ *     mm" policy): x1, the outputs of the 1st, 3rd, 5th... matrix product
+ *     of the layer in forward order (wq, wk, wv, wo, w1, w3, w2: wq, wv,
+ *     w1, w2), the attention's output and log-sum-exp; the routed experts'
+ *     grouped products are not in the list (recomputed);
+ *   selective (Megatron-LM recompute_modules, default core_attn): all but
+ *     what the modules recompute: core_attn the scores, layernorm n1 and
+ *     n2, mlp the dense interior, moe everything of the MoE layer but its
+ *     input, moe_act the experts' activation output, shared_experts their
+ *     interior, mla_up_proj MLA's up-projected q, k, v;
+ *   none: all.
+ * The busiest expert rank holds --moe-imbalance times the even share of
+ * the routed tokens. The working set of the layer's backward is the whole
+ * layer rematerialised, less what was kept, plus the gradients of its
+ * widest activation (two) and of the residual stream (in and out).
+ */
+double engine_act_layer_components(const struct engine_ctx *c, bool moe, double *working) {
+    const struct engine_scenario *sc = c->sc;
+    const struct engine_model *m = &sc->model;
+    double h = c->s.hidden, a = c->s.heads, t = c->t, tok = c->s_loc * c->b;
+    bool peak = sc->memory_convention == ENGINE_MEMCONV_PEAK;
+    double rt = sc->sequence_parallel ? t : 1.0;
+    double kvg = c->s.mla ? 0 : ceil(c->s.kv_heads / t);
+    double q = 2.0 * a * c->s.qk_dim / t;
+    double k = c->s.mla ? 2.0 * a * c->s.qk_dim / t : 2.0 * kvg * c->s.qk_dim;
+    double v = c->s.mla ? 2.0 * a * c->s.v_dim / t : 2.0 * kvg * c->s.v_dim;
+    double latent = c->s.mla ? 2.0 * ((double)m->kv_lora_rank + m->rope_dim + m->q_lora_rank) : 0;
+    double ao = 2.0 * a * c->s.v_dim / t, lse = peak ? 4.0 * a / t : 0;
+    double x1 = 2.0 * h / rt, n1 = x1, x2 = x1, n2 = x1;
+    /* Scores only for Korthikanti's no-recompute layer: whoever picks
+     * modules or ops runs fused attention (Megatron-LM warns that core_attn
+     * recompute is then needless). */
+    double score = peak || sc->recompute != ENGINE_RECOMPUTE_NONE ? 0 : 5.0 * a * c->ctx / t;
+    double masks = peak ? 0 : 2.0 * h / rt;
+    double nm = c->s.gated ? 3.0 : 2.0;
+    /* The MLP: dense, or router + routed experts + shared experts. */
+    double mlp = 0, mlp_act = 0, router = 0, disp = 0, e_in = 0, e_act = 0, shared = 0;
+    double widest;
+    if (moe && m->experts) {
+        double fe = m->moe_ffn ? m->moe_ffn : m->ffn, kk = m->active_experts;
+        double imb = c->ep > 1 ? engine_moe_imbalance(sc) : 1.0;
+        router = 8.0 * m->experts / rt;
+        disp = 2.0 * 2.0 * kk * h * imb; /* dispatched tokens and expert outputs */
+        e_in = 2.0 * (nm - 1.0) * kk * fe * imb / t;
+        e_act = 2.0 * kk * fe * imb / t;
+        shared = 2.0 * nm * m->shared_experts * fe / t;
+        widest = 2.0 * kk * fe * imb / t;
+    } else {
+        double f = c->s.ffn;
+        mlp = 2.0 * (nm - 1.0) * f / t;
+        mlp_act = 2.0 * f / t;
+        widest = 2.0 * f / t;
+    }
+    double all = x1 + n1 + q + k + v + latent + ao + lse + score + masks + x2 + n2 + mlp + mlp_act +
+                 router + disp + e_in + e_act + shared;
+    double kept = all;
+    switch (sc->recompute) {
+    case ENGINE_RECOMPUTE_FULL:
+        kept = x1;
+        break;
+    case ENGINE_RECOMPUTE_OP: {
+        /* The matrix products in forward order; every other one is kept. */
+        double mm[8];
+        int n = 0;
+        mm[n++] = q;
+        mm[n++] = k;
+        mm[n++] = v;
+        mm[n++] = 2.0 * h / rt; /* wo */
+        if (moe && m->experts) {
+            mm[n++] = 2.0 * m->experts / rt; /* the router's gate */
+            if (m->shared_experts)
+                for (int j = 0; j < (int)nm; j++)
+                    mm[n++] = j + 1 < (int)nm ? shared / nm : 2.0 * h / rt;
+        } else {
+            for (int j = 0; j + 1 < (int)nm; j++)
+                mm[n++] = 2.0 * c->s.ffn / t; /* w1 (and w3) */
+            mm[n++] = 2.0 * h / rt;           /* w2 */
+        }
+        kept = x1 + ao + lse + latent;
+        for (int j = 0; j < n; j += 2)
+            kept += mm[j];
+        break;
+    }
+    case ENGINE_RECOMPUTE_SELECTIVE: {
+        uint32_t mod = engine_recompute_modules(sc);
+        kept = all;
+        if (mod & ENGINE_RECOMPUTE_CORE_ATTN)
+            kept -= score;
+        if (mod & ENGINE_RECOMPUTE_LAYERNORM)
+            kept -= n1 + n2;
+        if (mod & ENGINE_RECOMPUTE_MLP)
+            kept -= mlp + mlp_act;
+        if (mod & ENGINE_RECOMPUTE_MOE)
+            kept -= router + disp + e_in + e_act + shared;
+        else {
+            if (mod & ENGINE_RECOMPUTE_MOE_ACT)
+                kept -= e_act;
+            if (mod & ENGINE_RECOMPUTE_SHARED_EXPERTS)
+                kept -= shared;
+        }
+        if ((mod & ENGINE_RECOMPUTE_MLA_UP_PROJ) && c->s.mla)
+            kept -= q + k + v;
+        break;
+    }
+    case ENGINE_RECOMPUTE_NONE:
+    case ENGINE_RECOMPUTE_COUNT:
+        break;
+    }
+    if (working)
+        *working = (all - kept + 2.0 * widest + 2.0 * x1) * tok;
+    return kept * tok;
+}
+
+/* Whether a scenario's activations follow the component model (see above)
+ * rather than Korthikanti's closed form: op, recompute modules other than
+ * the default, and every policy under the peak convention. */
+static bool act_by_components(const struct engine_ctx *c) {
+    const struct engine_scenario *sc = c->sc;
+    return sc->recompute == ENGINE_RECOMPUTE_OP || sc->memory_convention == ENGINE_MEMCONV_PEAK ||
+           (sc->recompute == ENGINE_RECOMPUTE_SELECTIVE &&
+            engine_recompute_modules(sc) != ENGINE_RECOMPUTE_CORE_ATTN);
+}
+
 /* Activation bytes of one layer at the scenario's recompute level. */
 static double act_per_layer(const struct engine_ctx *c) {
+    if (act_by_components(c)) {
+        /* The stage's mix of dense and MoE layers, as a mean. */
+        double dense = engine_act_layer_components(c, false, NULL);
+        if (!c->s.moe)
+            return dense;
+        double moe = engine_act_layer_components(c, true, NULL);
+        double L = c->L, dl = c->s.dense_layers;
+        return L > 0 ? (dl * dense + (L - dl) * moe) / L : moe;
+    }
     return act_layer_at(c, c->sc->recompute);
 }
 
@@ -292,7 +450,7 @@ static double act_layer_working(const struct engine_ctx *c) {
  * (v - 1) p + 2 (p - i - 1) chunks and holds one more, at most the m v of a
  * step; on the first stage p v + p - 1 chunks = p (1 + (p - 1) / (p v))
  * micro-batches, the factor of Korthikanti et al. 2022 §4.2.3. */
-static double inflight_microbatches(const struct engine_ctx *c, double i) {
+double engine_inflight_microbatches(const struct engine_ctx *c, double i) {
     double m = c->sc->micro_batches, v = c->sc->interleave, p = c->p;
     if (v <= 1 || p <= 1)
         return fmin(m, p - i);
@@ -319,7 +477,7 @@ double engine_recompute_layers(const struct engine_ctx *c, double n) {
 static void train_activations(const struct engine_ctx *c, double i, double layers,
                               struct engine_memory *mem, struct engine_estimate *est) {
     const struct engine_scenario *sc = c->sc;
-    double inflight = inflight_microbatches(c, i);
+    double inflight = engine_inflight_microbatches(c, i);
     double stored = layers * act_per_layer(c), working = 0;
     if (sc->recompute == ENGINE_RECOMPUTE_FULL) {
         double ckpt = act_layer_at(c, ENGINE_RECOMPUTE_FULL);
@@ -332,7 +490,7 @@ static void train_activations(const struct engine_ctx *c, double i, double layer
             working = fmax(1.0, fmin(k, layers)) * act_layer_working(c);
         }
     }
-    double logits = (i == c->p - 1) ? 4.0 * c->ctx * c->b * c->s.vocab / c->t : 0;
+    double logits = (i == c->p - 1) ? 4.0 * c->s_loc * c->b * c->s.vocab / c->t : 0;
     mem->activations = stored * inflight + working + logits;
     est->act_per_layer_bytes = layers > 0 ? stored / layers : act_per_layer(c);
     est->act_layers_held = layers * inflight;
@@ -375,7 +533,7 @@ static void ep_expert_states(const struct engine_ctx *c, double i, struct engine
     const struct engine_scenario *sc = c->sc;
     const struct engine_recipe_info *r = engine_recipe_info(sc->recipe);
     double p = engine_stage_expert_params(c, i) / (c->t * c->ep);
-    double z = sc->zero, de = c->d / c->ep;
+    double z = sc->zero, de = c->dz / c->ep;
     if (sc->mode == ENGINE_MODE_TRAIN) {
         /* The experts' states by the memory convention and offload
          * (engine/zero.c), partitioned over their d / ep replicas. */
@@ -452,7 +610,7 @@ static void adafactor_states(const struct engine_ctx *c, double i, struct engine
         /* Adapters A (r x d_in) and B (d_out x r): r + d_in and d_out + r. */
         double nmat, dims = lora_dims_per_layer(c, &nmat);
         double per = dims + 2.0 * sc->lora_rank * nmat;
-        mem->optimizer += 4.0 * (dn + mn) * per / c->t / (sc->zero >= 1 ? c->d : 1);
+        mem->optimizer += 4.0 * (dn + mn) * per / c->t / (sc->zero >= 1 ? c->dz : 1);
         return;
     }
     factored_layer(c, false, &o_d, &e_d);
@@ -472,9 +630,9 @@ static void adafactor_states(const struct engine_ctx *c, double i, struct engine
         }
         other += n_mat * factored(c->s.vocab, h) + fmax(0.0, rest);
     }
-    double z = sc->zero, de = c->ep > 1 ? c->d / c->ep : c->d;
+    double z = sc->zero, de = c->ep > 1 ? c->dz / c->ep : c->dz;
     double oe = c->ep > 1 ? 0 : experts; /* experts with the rest without EP */
-    double bytes = 4.0 * (other + oe) / c->t / (z >= 1 ? c->d : 1);
+    double bytes = 4.0 * (other + oe) / c->t / (z >= 1 ? c->dz : 1);
     if (c->ep > 1)
         bytes += 4.0 * experts / (c->t * c->ep) / (z >= 1 ? de : 1);
     /* --offload moves the optimizer states off the GPU (engine/zero.c). */
@@ -547,6 +705,28 @@ static double stage_largest_layer(const struct engine_ctx *c, double i) {
     return engine_largest_layer_of(m, &c->s, embed, head, dn, mn);
 }
 
+/* FP8 training's copies of the GEMM weights of GPU stage i: Transformer
+ * Engine casts each linear layer's 16-bit weight once per step and keeps
+ * the FP8 copy and, on Hopper, its transpose for the backward's products
+ * (both kept across the micro-batches: is_first_microbatch); MXFP8 keeps a
+ * row-wise and a column-wise copy, each with an E8M0 scale per 32 (OCP MX
+ * v1.0): 2 x bits / 8 bytes per GEMM parameter either way. The embedding
+ * and the output head stay 16-bit (Megatron-LM's output layer is not a TE
+ * module; torchtitan's float8 filter skips `output`). Under ZeRO-3 the
+ * copies are made from the gathered layer: one layer's worth. */
+static double fp8_weight_copies(const struct engine_ctx *c, double i) {
+    double dn, mn;
+    engine_stage_layers(c, i, &dn, &mn);
+    double per = 2.0 * engine_format_bits(&c->sc->weight_format) / 8.0;
+    double layer_d = c->s.params_dense_layer, layer_m = c->s.params_moe_layer;
+    if (c->ep > 1)
+        layer_m -= c->s.params_experts_layer * (1.0 - 1.0 / c->ep);
+    double params = (dn * layer_d + mn * layer_m) / c->t;
+    if (c->sc->zero >= 3)
+        params = (mn > 0 ? layer_m : layer_d) / c->t;
+    return per * params;
+}
+
 /* Memory of pipeline stage i on one GPU into *mem; returns the total. */
 double engine_stage_memory(const struct engine_ctx *c, double i, struct engine_memory *mem,
                            struct engine_estimate *est) {
@@ -555,10 +735,15 @@ double engine_stage_memory(const struct engine_ctx *c, double i, struct engine_m
     double params = engine_stage_params_gpu(c, i);
     *mem = (struct engine_memory){0};
     mem->reserve = sc->reserve_bytes;
-    double z = sc->zero, d = c->d;
+    /* The states shard over every rank holding the same parameters: d x
+     * cp (context parallelism's ranks are data-parallel to the optimizer:
+     * Megatron-LM's data_parallel_group_with_cp, torchtitan's dp_shard_cp). */
+    double z = sc->zero, d = c->dz;
     if (sc->mode == ENGINE_MODE_TRAIN) {
         double largest = stage_largest_layer(c, i);
-        engine_zero_states_of(sc, r, params, largest / c->t, mem);
+        struct engine_scenario sz = *sc;
+        sz.dp = (uint32_t)c->dz;
+        engine_zero_states_of(&sz, r, params, largest / c->t, mem);
         est->largest_layer_params = largest;
     } else {
         mem->weights = c->training ? params * c->bits_w / 8.0 / (z >= 3 ? d : 1)
@@ -583,6 +768,8 @@ double engine_stage_memory(const struct engine_ctx *c, double i, struct engine_m
     double dn, mn;
     engine_stage_layers(c, i, &dn, &mn);
     double layers = dn + mn;
+    if (c->fp8)
+        mem->fp8_weights = fp8_weight_copies(c, i);
     if (c->training) {
         train_activations(c, i, layers, mem, est);
     } else {
@@ -590,6 +777,6 @@ double engine_stage_memory(const struct engine_ctx *c, double i, struct engine_m
     }
     mem->total = mem->weights + mem->kv_cache + mem->activations + mem->gradients +
                  mem->master_weights + mem->optimizer + mem->reserve + mem->overhead +
-                 mem->zero3_working;
+                 mem->zero3_working + mem->transient + mem->allocator + mem->fp8_weights;
     return mem->total;
 }

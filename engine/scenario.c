@@ -42,7 +42,11 @@ static const struct engine_recipe_info recipes[ENGINE_RECIPE_COUNT] = {
 };
 
 static const char *const mode_names[] = {"infer", "train", "lora", "qlora"};
-static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const recompute_names[ENGINE_RECOMPUTE_COUNT] = {"none", "selective", "full",
+                                                                    "op"};
+/* Megatron-LM recompute_modules names, in enum engine_recompute_module bit order. */
+static const char *const recompute_module_names[ENGINE_RECOMPUTE_MODULE_COUNT] = {
+    "core_attn", "layernorm", "mlp", "moe", "moe_act", "shared_experts", "mla_up_proj"};
 static const char *const recompute_method_names[ENGINE_RECOMPUTE_METHOD_COUNT] = {"uniform",
                                                                                   "block"};
 static const char *const flops_model_names[ENGINE_FLOPS_MODEL_COUNT] = {"6n-attention", "6n"};
@@ -102,30 +106,81 @@ int engine_mode_parse(const char *s, enum engine_mode *out) {
 
 /* Name of a recompute policy. */
 const char *engine_recompute_name(enum engine_recompute r) {
-    return (unsigned)r < 3 ? recompute_names[r] : "?";
+    return (unsigned)r < ENGINE_RECOMPUTE_COUNT ? recompute_names[r] : "?";
 }
 
-/* Parse a recompute policy. */
-int engine_recompute_parse(const char *s, enum engine_recompute *out) {
-    int i = table_index(recompute_names, 3, s);
-    if (i < 0)
+/* Name of recompute module bit i (see engine.h). */
+const char *engine_recompute_module_name(unsigned i) {
+    return i < ENGINE_RECOMPUTE_MODULE_COUNT ? recompute_module_names[i] : "?";
+}
+
+/* Parse a comma-separated list of recompute modules into bits. */
+int engine_recompute_modules_parse(const char *list, uint32_t *bits, const char **bad) {
+    uint32_t out = 0;
+    const char *p = list;
+    if (!list || !*list) {
+        if (bad)
+            *bad = list;
         return -1;
-    *out = (enum engine_recompute)i;
+    }
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int found = -1;
+        for (int i = 0; i < ENGINE_RECOMPUTE_MODULE_COUNT; i++)
+            if (strlen(recompute_module_names[i]) == n &&
+                strncmp(recompute_module_names[i], p, n) == 0)
+                found = i;
+        if (found < 0) {
+            if (bad)
+                *bad = p;
+            return -1;
+        }
+        out |= 1u << found;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    *bits = out;
     return 0;
+}
+
+/* The recompute modules of a scenario: core_attn unless given. */
+uint32_t engine_recompute_modules(const struct engine_scenario *sc) {
+    return sc->recompute_modules ? sc->recompute_modules : ENGINE_RECOMPUTE_CORE_ATTN;
+}
+
+/* The context-parallel degree (see engine.h). */
+uint32_t engine_cp(const struct engine_scenario *sc) {
+    return sc->cp > 1 ? sc->cp : 1;
+}
+
+/* The MoE load imbalance (see engine.h). */
+double engine_moe_imbalance(const struct engine_scenario *sc) {
+    return sc->moe_imbalance > 0 ? sc->moe_imbalance : ENGINE_DEFAULT_MOE_IMBALANCE;
+}
+
+/* FP8 training (see engine.h): full training with a weight format that
+ * computes in FP8; MXFP8 when its elements share a scale per block of 32. */
+bool engine_train_fp8(const struct engine_scenario *sc) {
+    return sc->mode == ENGINE_MODE_TRAIN && sc->weight_format.compute == ENGINE_COMPUTE_FP8;
+}
+
+bool engine_train_mxfp8(const struct engine_scenario *sc) {
+    return engine_train_fp8(sc) && sc->weight_format.block == 32;
+}
+
+static const char *const peak_phase_names[ENGINE_PEAK_PHASE_COUNT] = {
+    "", "loss forward", "loss backward", "layer backward", "optimizer step"};
+
+/* The peak phase's name (see engine.h). */
+const char *engine_peak_phase_name(enum engine_peak_phase p) {
+    return (unsigned)p < ENGINE_PEAK_PHASE_COUNT ? peak_phase_names[p] : "?";
 }
 
 /* Name of a full-recompute method. */
 const char *engine_recompute_method_name(enum engine_recompute_method m) {
     return (unsigned)m < ENGINE_RECOMPUTE_METHOD_COUNT ? recompute_method_names[m] : "?";
-}
-
-/* Parse a full-recompute method ("uniform", "block"). */
-int engine_recompute_method_parse(const char *s, enum engine_recompute_method *out) {
-    int i = table_index(recompute_method_names, ENGINE_RECOMPUTE_METHOD_COUNT, s);
-    if (i < 0)
-        return -1;
-    *out = (enum engine_recompute_method)i;
-    return 0;
 }
 
 /* The expert-parallel degree (see engine.h). */
@@ -136,15 +191,6 @@ uint32_t engine_ep(const struct engine_scenario *sc) {
 /* Name of a training FLOPs model. */
 const char *engine_flops_model_name(enum engine_flops_model f) {
     return (unsigned)f < ENGINE_FLOPS_MODEL_COUNT ? flops_model_names[f] : "?";
-}
-
-/* Parse a training FLOPs model name. */
-int engine_flops_model_parse(const char *s, enum engine_flops_model *out) {
-    int i = table_index(flops_model_names, ENGINE_FLOPS_MODEL_COUNT, s);
-    if (i < 0)
-        return -1;
-    *out = (enum engine_flops_model)i;
-    return 0;
 }
 
 /* Name of a FLOP/s column. */
@@ -159,15 +205,6 @@ enum engine_compute engine_compute_column(const struct engine_scenario *sc) {
     if (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA)
         return ENGINE_COMPUTE_BF16;
     return sc->weight_format.compute;
-}
-
-/* Parse a FLOP/s column name. */
-int engine_compute_parse(const char *s, enum engine_compute *out) {
-    int i = table_index(compute_names, ENGINE_COMPUTE_COUNT, s);
-    if (i < 0)
-        return -1;
-    *out = (enum engine_compute)i;
-    return 0;
 }
 
 /* Effective bits per weight: bits + scale/block + zero/block + super/super_block. */
@@ -188,6 +225,7 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->micro_batches = 1;
     sc->interleave = 1;
     sc->ep = 1;
+    sc->cp = 1;
     sc->recompute_method = ENGINE_RECOMPUTE_UNIFORM;
     sc->mode = ENGINE_MODE_INFER;
     sc->batch = 1;
@@ -224,6 +262,19 @@ static uint32_t validate_ep(const struct engine_scenario *sc) {
     return 0;
 }
 
+/* Context parallelism (Megatron-LM --context-parallel-size): training only,
+ * and the context splits into 2 cp chunks (each rank takes a chunk from
+ * each end, so causal attention's work is even: Megatron-LM requires
+ * seq_length % (2 cp) == 0). */
+static uint32_t validate_cp(const struct engine_scenario *sc) {
+    uint32_t cp = engine_cp(sc);
+    if (cp == 1)
+        return 0;
+    if (sc->mode == ENGINE_MODE_INFER || sc->context % (2u * cp) != 0)
+        return ENGINE_INVALID_CP;
+    return 0;
+}
+
 /* Check a scenario; returns the engine_invalid bits. */
 uint32_t engine_validate(const struct engine_scenario *sc, const struct engine_shape *s) {
     uint32_t bad = 0;
@@ -240,7 +291,8 @@ uint32_t engine_validate(const struct engine_scenario *sc, const struct engine_s
         sc->throughput_tokens_per_s < 0 || !isfinite(sc->throughput_tokens_per_s) ||
         (unsigned)sc->recipe >= ENGINE_RECIPE_COUNT)
         bad |= ENGINE_INVALID_WORKLOAD;
-    if (sc->tp && sc->pp && sc->dp && (uint64_t)sc->tp * sc->pp * sc->dp != (uint64_t)sc->gpus)
+    if (sc->tp && sc->pp && sc->dp &&
+        (uint64_t)sc->tp * engine_cp(sc) * sc->pp * sc->dp != (uint64_t)sc->gpus)
         bad |= ENGINE_INVALID_LAYOUT;
     if (sc->tp && m->heads && m->heads % sc->tp != 0)
         bad |= ENGINE_INVALID_TP_HEADS;
@@ -262,14 +314,21 @@ uint32_t engine_validate(const struct engine_scenario *sc, const struct engine_s
     if (sc->measured_bytes_per_s < 0 || sc->measured_flop_per_s < 0 ||
         !isfinite(sc->measured_bytes_per_s) || !isfinite(sc->measured_flop_per_s))
         bad |= ENGINE_INVALID_GPU;
+    if (!isfinite(sc->attention_efficiency) || sc->attention_efficiency < 0 ||
+        sc->attention_efficiency > 1)
+        bad |= ENGINE_INVALID_EFFICIENCY;
     if (sc->mode == ENGINE_MODE_INFER && sc->prompt > sc->context)
         bad |= ENGINE_INVALID_PROMPT;
     if (sc->mode != ENGINE_MODE_INFER && sc->global_batch &&
         (sc->batch == 0 || sc->dp == 0 || sc->global_batch % ((uint64_t)sc->batch * sc->dp) != 0))
         bad |= ENGINE_INVALID_BATCH;
     bad |= validate_ep(sc);
+    bad |= validate_cp(sc);
+    if (!isfinite(sc->moe_imbalance) || (sc->moe_imbalance != 0 && sc->moe_imbalance < 1) ||
+        sc->recompute_modules >= (1u << ENGINE_RECOMPUTE_MODULE_COUNT))
+        bad |= ENGINE_INVALID_MOE;
     if ((unsigned)sc->recompute_method >= ENGINE_RECOMPUTE_METHOD_COUNT ||
-        (unsigned)sc->recompute > ENGINE_RECOMPUTE_FULL ||
+        (unsigned)sc->recompute >= ENGINE_RECOMPUTE_COUNT ||
         (m->layers && sc->recompute_num_layers > m->layers))
         bad |= ENGINE_INVALID_RECOMPUTE;
     const struct engine_serving *v = &sc->serving;

@@ -187,10 +187,15 @@ size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t g
                                     enum engine_rank rank, struct engine_layout *out,
                                     size_t cap) {
     size_t total = 0, used = 0;
-    if (gpus == 0)
+    /* Context parallelism (issue 25 item 4): the scenario's --cp is kept
+     * and (t, p, d) enumerated over G / cp. Searching cp itself waits for
+     * this file's rewrite (fast-answers). */
+    uint32_t cp = engine_cp(sc), all = gpus;
+    if (gpus == 0 || gpus % cp)
         return 0;
+    gpus /= cp;
     struct engine_scenario s = *sc;
-    s.gpus = gpus;
+    s.gpus = all;
     /* A given MFU is end to end and would make every layout equally fast:
      * layouts are compared at the MFU each one is predicted to reach. */
     s.mfu = 0;

@@ -689,3 +689,40 @@ Test(import, printed_entry_loads_back_unchanged) {
         catalog_free(&c);
     }
 }
+
+/* Untrusted text (issue 27 item 5, catalog/text.c): controls and bad UTF-8
+ * become '?', one per character or stray byte; valid UTF-8 stays as it is;
+ * the text never grows. */
+Test(text_clean, controls_become_question_marks) {
+    char s[] = "\x1b]0;t\x07N\x08\x7f\t\n";
+    size_t n = catalog_text_clean(s, strlen(s));
+    cr_expect_str_eq(s, "?]0;t?N????");
+    cr_expect_eq(n, strlen("?]0;t?N????"));
+}
+
+Test(text_clean, utf8_kept_c1_and_invalid_replaced) {
+    /* é (c3 a9), 中 (e4 b8 ad), 😀 (f0 9f 98 80) kept; C1 CSI (c2 9b) one
+     * '?'; a stray continuation byte, an overlong '/' (c0 af), a surrogate
+     * (ed a0 80) and a cut sequence each a '?' per byte. */
+    char s[] = "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80|\xc2\x9b|\x80|\xc0\xaf|\xed\xa0\x80|\xe4\xb8";
+    catalog_text_clean_str(s);
+    cr_expect_str_eq(s, "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80|?|?|??|???|??");
+}
+
+Test(text_clean, property_never_longer_and_always_clean) {
+    /* Every 2-byte string and a sweep of 3-byte ones: the result is no
+     * longer, has no C0/DEL byte, and a second pass changes nothing. */
+    for (unsigned a = 0; a < 256; a++)
+        for (unsigned b = 0; b < 256; b += (a < 0x80 ? 17 : 1)) {
+            char s[4] = {(char)a, (char)b, (char)0xa9, 0}, t[4];
+            size_t n = catalog_text_clean(s, 3);
+            cr_assert_leq(n, 3);
+            for (size_t i = 0; i < n; i++)
+                cr_assert((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] != 0x7f,
+                          "byte %02x left at %zu (from %02x %02x a9)", (unsigned char)s[i], i, a,
+                          b);
+            memcpy(t, s, 4);
+            cr_assert_eq(catalog_text_clean(t, n), n);
+            cr_assert(memcmp(s, t, n) == 0, "not idempotent for %02x %02x", a, b);
+        }
+}

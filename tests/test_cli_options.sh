@@ -221,10 +221,10 @@ fi
 run plan --params 10B --mode train --format fp32
 check_contains "train header shows the recipe" "$TMP/out" "adam-mixed (2 B weights)"
 check_contains "train --format warning" "$TMP/out" \
-    "--format has no effect in full training: the --optimizer recipe sets the bytes"
+    "--format has no effect in full training but fp8 or mxfp8 (FP8 GEMMs): the --optimizer recipe sets the bytes"
 run plan --params 10B --mode train --format fp32 --json
 check_contains "train --format warning (JSON)" "$TMP/out" \
-    '"--format has no effect in full training: the --optimizer recipe sets the bytes"'
+    '"--format has no effect in full training but fp8 or mxfp8 (FP8 GEMMs): the --optimizer recipe sets the bytes"'
 w32=$(json_get "$TMP/out" memory.weights)
 run plan --params 10B --mode train --json
 check_eq "train weights ignore --format" "$(json_get "$TMP/out" memory.weights)" "$w32"

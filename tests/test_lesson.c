@@ -90,7 +90,7 @@ Test(lesson, engine_key_must_apply_to_the_mode) {
 
 Test(lesson, bad_scenario_value_points_at_the_value) {
     expect_errors("bad_scenario.yaml",
-                  "bad_scenario.yaml:8:13: gpus: expected a positive integer up to 16777216, "
+                  "bad_scenario.yaml:8:13: gpus: expected a whole number from 1 to 16777216, "
                   "found 'two'\n"
                   "          gpus: two\n"
                   "                ^\n");

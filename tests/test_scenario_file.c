@@ -617,7 +617,7 @@ Test(scenario_file, broken_files_have_exact_messages) {
                                              "mode, model?\n"
                                              "    modle: llama-3.1-8b\n"
                                              "    ^\n");
-    expect_fixture_error("bad_count.yaml", ":3:7: gpus: expected a positive integer up to "
+    expect_fixture_error("bad_count.yaml", ":3:7: gpus: expected a whole number from 1 to "
                                            "16777216, found 'two'\n"
                                            "    gpus: two\n"
                                            "          ^\n");

@@ -117,8 +117,7 @@ static void usage(FILE *f) {
             "--fresh, --scenario, --lesson or a scenario option is given; it is saved\n"
             "there on quit (q), except with --fresh.\n\n"),
           f);
-    options_print_explorer_help(f);
-    options_print_help(f);
+    options_print_help(f, OPTIONS_HELP_EXPLORER);
 }
 
 /* The explorer's session: the terminal's choices and the lecture kit. */
@@ -234,13 +233,13 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
 /* Restore the last scenario into o unless the command line chose one
  * (see usage). A broken file leaves the defaults and a message, and is
  * not overwritten on quit (*keep_state), so it can be looked at. */
-static void restore_last(struct options *o, int argc, char **argv, const struct catalog *cat,
-                         char *msg, size_t msglen, bool *keep_state) {
+static void restore_last(struct options *o, const struct catalog *cat, char *msg, size_t msglen,
+                         bool *keep_state) {
     char path[1024], err[SCENARIO_FILE_ERR_MAX];
     struct options loaded;
     msg[0] = '\0';
     *keep_state = false;
-    if (o->fresh || o->scenario_file || o->lesson || options_has_scenario_flags(argc, argv))
+    if (o->fresh || o->scenario_file || o->lesson || options_has_scenario_flags(o))
         return;
     if (scenario_file_state_path(path, sizeof(path), false, err, sizeof(err)) != 0)
         return;
@@ -249,9 +248,8 @@ static void restore_last(struct options *o, int argc, char **argv, const struct 
         enum units units = o->units;
         scenario_file_apply(o, &loaded);
         /* --units is the session's choice: it wins over the file's. */
-        for (int i = 1; i < argc; i++)
-            if (!strncmp(argv[i], "--units", 7))
-                o->units = units;
+        if (o->given.set[PARAM_UNITS])
+            o->units = units;
     } else if (rc == SCENARIO_FILE_ERROR) {
         size_t n = strcspn(err, "\n");
         snprintf(msg, msglen, _("last scenario not restored (kept, not overwritten): %.*s"),
@@ -309,12 +307,15 @@ int tui_main(int argc, char **argv) {
     int rc;
 
     struct catalog_diag diag = {0};
-    rc = options_load_catalog_diag(argc, argv, &cat, &diag);
+    rc = options_scan(argc, argv, false, &o);
+    if (rc != 0)
+        return rc;
+    rc = options_load_catalog_diag(o.catalog_file, &cat, &diag);
     if (rc != 0)
         return early_exit(&cat, &diag, rc);
-    rc = options_parse(argc, argv, &cat, &o, false);
+    rc = options_build(&cat, &o);
     if (rc == 0 && !o.help)
-        rc = options_apply_scenario_file(&o, argc, argv, &cat);
+        rc = options_apply_scenario_file(&o, &cat);
     if (rc != 0 || o.help) {
         if (o.help)
             usage(stdout);
@@ -325,18 +326,21 @@ int tui_main(int argc, char **argv) {
     to.no_mouse = o.no_mouse;
     to.ascii = o.ascii;
     to.scheme = TUI_SCHEME_DARK;
-    if (o.theme && tui_scheme_parse(o.theme, &to.scheme) != 0) {
-        fprintf(stderr, _("vramlab: --theme: expected dark, light, high-contrast or mono, found '%s'\n"),
-                o.theme);
+    int scheme; /* the table's order is enum tui_scheme's */
+    if (o.theme && options_enum(PARAM_THEME, o.theme, &scheme) != 0)
         return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
-    }
+    if (o.theme)
+        to.scheme = (enum tui_scheme)scheme;
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
 
-    restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
+    restore_last(&o, &cat, msg, sizeof(msg), &keep_state);
+    /* A scenario's model file gone (--scenario, last.yaml): said at once. */
+    if (!msg[0] && o.note[0])
+        snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(msg) - 1, o.note);
     /* Options given that have no effect here: said on the status line. */
     const char *notes[1];
-    if (!msg[0] && options_ignored_notes(argc, argv, &o, notes, 1) == 1)
+    if (!msg[0] && options_ignored_notes(&o, notes, 1) == 1)
         snprintf(msg, sizeof(msg), "%s", notes[0]);
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);

@@ -30,16 +30,14 @@ struct cli_run {
     size_t len;
 };
 
-/* Whether the option --name was given (before "--"; either form). */
-bool options_flag_given(int argc, char **argv, const char *name);
-
 /* Whether argv (after the command name) asks for --help / -h. */
 bool cli_wants_help(int argc, char **argv);
 /* Load the catalog, parse the scenario options, open the output buffer.
  * Returns 0, or an exit code (everything already freed). */
 int cli_begin(struct cli_run *run, int argc, char **argv);
-/* Load the catalog and open the output buffer without parsing options. */
-int cli_begin_catalog(struct cli_run *run, int argc, char **argv);
+/* Load the catalog (file: --catalog FILE, or NULL) and open the output
+ * buffer without parsing options. */
+int cli_begin_catalog(struct cli_run *run, const char *file);
 /* Free everything; nothing is printed. */
 void cli_end(struct cli_run *run);
 /* Write the buffered output to stdout and free; returns the exit code. */

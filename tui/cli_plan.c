@@ -80,6 +80,12 @@ static const struct plan_field plan_fields[] = {
       S_MEMORY, N_("ZeRO-3 gathered layer")),
     F("memory", "overhead", ENGINE_KEY_MEM_OVERHEAD, memory.overhead, K_BYTES, S_MEMORY,
       N_("runtime buffers")),
+    F("memory", "transient", ENGINE_KEY_MEM_TRANSIENT, memory.transient, K_BYTES, S_MEMORY,
+      N_("transient buffers")),
+    F("memory", "allocator", ENGINE_KEY_MEM_ALLOCATOR, memory.allocator, K_BYTES, S_MEMORY,
+      N_("allocator")),
+    F("memory", "fp8_weights", ENGINE_KEY_MEM_FP8_WEIGHTS, memory.fp8_weights, K_BYTES, S_MEMORY,
+      N_("FP8 weight copies")),
     F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, N_("total")),
     F("memory", "host", ENGINE_KEY_MEM_HOST, memory.host, K_BYTES, S_MEMORY,
       N_("host RAM (not in total)")),
@@ -185,6 +191,16 @@ static const struct plan_field plan_fields[] = {
       N_("kernels' time per step")),
     F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS, S_TRAINING,
       N_("step time")),
+    F("training", "tokens_per_s_per_gpu", ENGINE_KEY_TRAIN_TOKENS_PER_GPU,
+      train_tokens_per_s_per_gpu, K_TOKS, S_TRAINING, N_("tokens/s per GPU")),
+    F("training", "stage_imbalance", ENGINE_KEY_TRAIN_STAGE_IMBALANCE, train_stage_imbalance,
+      K_TIMES, S_TRAINING, N_("slowest stage / mean")),
+    F("training", "fp8_cast_seconds", ENGINE_KEY_TRAIN_FP8_CAST, train_fp8_cast_seconds,
+      K_SECONDS, S_TRAINING, N_("FP8 scaling casts per step")),
+    F("training", "moe_seconds", ENGINE_KEY_TRAIN_MOE, train_moe_seconds, K_SECONDS, S_TRAINING,
+      N_("MoE routing and experts per step")),
+    F("training", "cp_comm_seconds", ENGINE_KEY_TRAIN_CP_COMM, train_cp_comm_seconds, K_SECONDS,
+      S_TRAINING, N_("CP ring exposed per step")),
     F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
       S_TRAINING, N_("pipeline bubble")),
     F("training", "tp_comm_seconds", ENGINE_KEY_TRAIN_TP_COMM, train_tp_comm_seconds, K_SECONDS,
@@ -372,6 +388,12 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_number(w, sc->micro_batches);
     json_key(w, "ep");
     json_number(w, engine_ep(sc));
+    json_key(w, "cp");
+    json_number(w, engine_cp(sc));
+    json_key(w, "moe_imbalance");
+    json_number(w, engine_moe_imbalance(sc));
+    json_key(w, "fine_tune");
+    json_bool(w, sc->fine_tune);
     json_key(w, "interleave");
     json_number(w, sc->interleave);
     json_key(w, "recompute");
@@ -380,6 +402,14 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_string(w, engine_recompute_method_name(sc->recompute_method));
     json_key(w, "recompute_num_layers");
     json_number(w, sc->recompute_num_layers);
+    json_key(w, "recompute_modules");
+    json_begin_array(w);
+    for (unsigned i = 0; sc->mode != ENGINE_MODE_INFER && sc->recompute == ENGINE_RECOMPUTE_SELECTIVE &&
+                         i < ENGINE_RECOMPUTE_MODULE_COUNT;
+         i++)
+        if (engine_recompute_modules(sc) & (1u << i))
+            json_string(w, engine_recompute_module_name(i));
+    json_end_array(w);
     json_key(w, "optimizer");
     json_string(w, engine_recipe_info(sc->recipe)->id);
     json_key(w, "flops_model");
@@ -476,6 +506,13 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
         }
         json_key(&w, p->name);
         json_number(&w, plan_value(sc, est, p));
+        if (!strcmp(p->group, "memory") && !strcmp(p->name, "total")) {
+            json_key(&w, "peak_phase");
+            if (est->peak_phase != ENGINE_PEAK_NONE)
+                json_string(&w, engine_peak_phase_name(est->peak_phase));
+            else
+                json_null(&w);
+        }
         if (!strcmp(p->group, "") && !strcmp(p->name, "capacity")) {
             json_key(&w, "fits");
             json_bool(&w, est->fits);
@@ -565,8 +602,23 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
         /* Runtime buffers and host RAM only where there are some; the
          * offload lines only when something sits in host RAM. */
         if (v == 0 && (p->key == ENGINE_KEY_MEM_OVERHEAD || p->key == ENGINE_KEY_MEM_HOST ||
-                       p->key == ENGINE_KEY_MEM_NVME || p->key == ENGINE_KEY_MEM_ZERO3_WORKING))
+                       p->key == ENGINE_KEY_MEM_NVME || p->key == ENGINE_KEY_MEM_ZERO3_WORKING ||
+                       p->key == ENGINE_KEY_MEM_TRANSIENT || p->key == ENGINE_KEY_MEM_ALLOCATOR ||
+                       p->key == ENGINE_KEY_MEM_FP8_WEIGHTS || p->key == ENGINE_KEY_TRAIN_FP8_CAST ||
+                       p->key == ENGINE_KEY_TRAIN_MOE || p->key == ENGINE_KEY_TRAIN_CP_COMM))
             continue;
+        /* Under the peak convention, the phase that makes the peak. */
+        if (sec == S_MEMORY && p->key == ENGINE_KEY_MEM_TOTAL &&
+            est->peak_phase != ENGINE_PEAK_NONE) {
+            plan_format(v, p->kind, o->units, value, sizeof(value));
+            plan_line(f, _(p->label), value, NULL);
+            /* The phase names, for the catalogue (engine_peak_phase_name's). */
+            static const char *const phase[ENGINE_PEAK_PHASE_COUNT] = {
+                "", N_("loss forward"), N_("loss backward"), N_("layer backward"),
+                N_("optimizer step")};
+            plan_line(f, _("peak at"), _(phase[est->peak_phase]), NULL);
+            continue;
+        }
         if (o->sc.offload == ENGINE_OFFLOAD_NONE && (p->key == ENGINE_KEY_TRAIN_OFFLOAD_BYTES ||
                                                      p->key == ENGINE_KEY_TRAIN_OFFLOAD_SECONDS))
             continue;
@@ -591,6 +643,42 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
     }
 }
 
+/* The training budget of the title line (issue 25 item 8): the tokens and
+ * the global batch, each with where it comes from: given, or the default
+ * and its source (pre-training: Hoffmann et al. 2022's 20 tokens per
+ * parameter; fine-tuning, LoRA and QLoRA: a fine-tuning set, engine.h's
+ * ENGINE_FINE_TUNE_TOKENS; the batch: the model's published one, or one
+ * micro-batch per replica). */
+static void plan_header_budget(FILE *f, const struct options *o) {
+    const struct engine_scenario *sc = &o->sc;
+    double params = sc->model.has_arch ? engine_params_total(&sc->model) : sc->model.params_size;
+    if (o->model_file)
+        params = o->model_file->params;
+    char nt[32], ns[24], nc[24];
+    report_count(engine_training_tokens(sc, params), nt, sizeof(nt));
+    switch (engine_training_tokens_source(sc)) {
+    case ENGINE_TOKENS_CHINCHILLA:
+        fprintf(f, _(": %s tokens (20 per parameter, Hoffmann et al. 2022)"), nt);
+        break;
+    case ENGINE_TOKENS_FINE_TUNE:
+        fprintf(f, _(": %s tokens (a fine-tuning set, not a pre-training run)"), nt);
+        break;
+    case ENGINE_TOKENS_GIVEN:
+        fprintf(f, _(": %s tokens (given)"), nt);
+        break;
+    }
+    double seqs = (double)sc->batch * engine_micro_batches(sc) * sc->dp;
+    report_int((uint64_t)seqs, ns, sizeof(ns));
+    report_int(sc->context, nc, sizeof(nc));
+    if (sc->global_batch)
+        fprintf(f, _(", global batch %s x %s (--global-batch)"), ns, nc);
+    else if (o->recipe_batch_sequences)
+        fprintf(f, _(", global batch %s x %s (%s's published)"), ns, nc,
+                sc->model.name[0] ? sc->model.name : sc->model.id);
+    else
+        fprintf(f, _(", global batch %s x %s (micro-batch x micro-batches x DP)"), ns, nc);
+}
+
 /* Write the scenario header shared by plan and search (search leaves the
  * layout out: it is what is being searched). */
 void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
@@ -607,6 +695,9 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
      * effect there); the KV cache is an inference figure. */
     if (o->model_file && sc->mode == ENGINE_MODE_INFER)
         fprintf(f, _("weights as in the file, %s KV cache"), sc->kv_format.name);
+    else if (sc->mode == ENGINE_MODE_TRAIN && engine_train_fp8(sc))
+        fprintf(f, _("%s (%g B weights), %s GEMMs"), engine_recipe_info(sc->recipe)->id,
+                engine_recipe_info(sc->recipe)->weights, sc->weight_format.name);
     else if (sc->mode == ENGINE_MODE_TRAIN)
         fprintf(f, _("%s (%g B weights)"), engine_recipe_info(sc->recipe)->id,
                 engine_recipe_info(sc->recipe)->weights);
@@ -621,13 +712,20 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _(" in %s x %s"), ns, o->system.name);
     }
     fputs(" | ", f);
-    if (with_layout)
+    if (with_layout && engine_cp(sc) > 1)
+        fprintf(f, "TP %u x CP %u x PP %u x DP %u | ", sc->tp, engine_cp(sc), sc->pp, sc->dp);
+    else if (with_layout)
         fprintf(f, "TP %u x PP %u x DP %u | ", sc->tp, sc->pp, sc->dp);
+    else if (engine_cp(sc) > 1)
+        fprintf(f, _("CP %u in every layout | "), engine_cp(sc));
     if (engine_ep(sc) > 1)
         fprintf(f, _("EP %u inside DP | "), engine_ep(sc));
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)
         fprintf(f, "%s | ", engine_runtime_name(sc->serving.runtime));
-    fprintf(f, "%s\n", engine_mode_name(sc->mode));
+    fprintf(f, "%s", engine_mode_name(sc->mode));
+    if (sc->mode != ENGINE_MODE_INFER)
+        plan_header_budget(f, o);
+    fputc('\n', f);
     char nb[24], nc[24], np[24];
     report_int(sc->batch, nb, sizeof(nb));
     report_int(sc->context, nc, sizeof(nc));
@@ -745,10 +843,7 @@ static void plan_usage(FILE *f) {
             "\n"
             "Scenario options:\n"),
           f);
-    options_print_help(f);
-    fputs(_("  --json                     print one JSON object\n"
-            "  --explain                  under each figure: formula, values, source\n"),
-          f);
+    options_print_help(f, OPTIONS_HELP_JSON | OPTIONS_HELP_EXPLAIN);
 }
 
 /* --gpus N alone took the engine's best layout (tui/options_serving.c):
@@ -793,10 +888,10 @@ static void plan_recipe_batch_note(struct cli_run *run) {
  * tokens that fit; a note says how many. */
 static void plan_max_concurrency(struct cli_run *run) {
     static char note[160];
-    struct engine_scenario *sc = &run->o.sc;
+    const struct engine_scenario *sc = &run->o.sc;
     if (!run->o.max_concurrency)
         return;
-    uint32_t b = engine_max_batch(sc);
+    uint32_t b = run->o.max_concurrency_batch; /* the options set the batch to it */
     char nb[24], nc[24];
     report_int(b, nb, sizeof(nb));
     report_int(sc->context, nc, sizeof(nc));
@@ -807,8 +902,6 @@ static void plan_max_concurrency(struct cli_run *run) {
         snprintf(note, sizeof(note),
                  _("--max-concurrency: %s sequences of %s tokens at once, the most that fit"), nb,
                  nc);
-    if (b > 0)
-        sc->batch = b;
     if (run->notes.n < CLI_MAX_NOTES)
         run->notes.text[run->notes.n++] = note;
 }

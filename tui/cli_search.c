@@ -27,8 +27,7 @@ static void search_usage(FILE *f) {
           "\n"
           "Scenario options:\n"),
           f);
-    options_print_help(f);
-    fputs(_("  --json                     print one JSON object\n"), f);
+    options_print_help(f, OPTIONS_HELP_JSON);
 }
 
 /* Run the search, growing the array until every candidate is in it. */
@@ -60,11 +59,11 @@ struct search_only {
 };
 
 /* Read which of --tp, --pp, --dp were given (their values are o's). */
-static void search_only_read(int argc, char **argv, const struct options *o,
+static void search_only_read(const struct options *o,
                              struct search_only *only) {
-    only->tp = options_flag_given(argc, argv, "tp") ? o->sc.tp : 0;
-    only->pp = options_flag_given(argc, argv, "pp") ? o->sc.pp : 0;
-    only->dp = options_flag_given(argc, argv, "dp") ? o->sc.dp : 0;
+    only->tp = o->given.set[PARAM_TP] ? o->sc.tp : 0;
+    only->pp = o->given.set[PARAM_PP] ? o->sc.pp : 0;
+    only->dp = o->given.set[PARAM_DP] ? o->sc.dp : 0;
 }
 
 /* Keep the layouts that have the given degrees; returns how many. */
@@ -255,20 +254,21 @@ int cmd_search(int argc, char **argv) {
         search_usage(stdout);
         return 0;
     }
-    if (!options_flag_given(argc, argv, "gpus")) {
-        fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
-        return VRAMLAB_EXIT_USAGE;
-    }
     rc = cli_begin(&run, argc, argv);
     if (rc != 0)
         return rc;
+    if (!run.o.given.set[PARAM_GPUS]) {
+        fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
+        cli_end(&run);
+        return VRAMLAB_EXIT_USAGE;
+    }
     v = search_run(&run.o.sc, run.o.sc.gpus, run.o.rank, &n);
     if (!v) {
         fputs(_("vramlab: out of memory\n"), stderr);
         cli_end(&run);
         return 1;
     }
-    search_only_read(argc, argv, &run.o, &only);
+    search_only_read(&run.o, &only);
     only.all = n;
     n = search_only_filter(&only, v, n);
     if (run.o.json)

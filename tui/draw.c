@@ -168,6 +168,12 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
     char mode[2][64];
     snprintf(mode[0], sizeof(mode[0]), "%s", _(tui_mode_label(sc->mode)));
     snprintf(mode[1], sizeof(mode[1]), "%s", mode[0]);
+    /* Inference under a runtime's accounting names it (--runtime vllm). */
+    if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN) {
+        snprintf(mode[0], sizeof(mode[0]), "%s, %s", _(tui_mode_label(sc->mode)),
+                 engine_runtime_name(sc->serving.runtime));
+        snprintf(mode[1], sizeof(mode[1]), "%s", mode[0]);
+    }
     if (sc->mode != ENGINE_MODE_INFER) {
         const char *rc = _(engine_recompute_name(sc->recompute));
         snprintf(mode[0], sizeof(mode[0]), _("%s, %s recompute"), _(tui_mode_label(sc->mode)), rc);

@@ -188,6 +188,9 @@ static unsigned lecture_load(struct tui_lecture *lx, struct tui_state *st) {
         st->lx.off_step = true;
     snprintf(lx->last_file, sizeof(lx->last_file), "%s", path);
     snprintf(st->message, sizeof(st->message), _("loaded %.120s"), path);
+    if (loaded.note[0]) /* its model file gone: the saved shape */
+        snprintf(st->message, sizeof(st->message), "%.*s", (int)sizeof(st->message) - 1,
+                 loaded.note);
     return dirty;
 }
 

@@ -10,6 +10,7 @@
  * lesson with any error is refused whole, since a half lesson in front of a
  * class is worse than a clear message before it.
  */
+#include "common/argv.h"
 #include "tui/lesson.h"
 
 #include <errno.h>
@@ -204,7 +205,7 @@ static unsigned lesson_keys(struct lesson_ctx *x, yaml_node_t *map, const char *
             ;
         if (i == n_keys) {
             const char *close[2];
-            size_t nc = options_closest(name, keys, n_keys, close, 1);
+            size_t nc = argv_closest(name, keys, n_keys, close, 1);
             lesson_list(keys, n_keys, list, sizeof(list));
             if (nc > 0)
                 lesson_error(x, k, name, "unknown key; did you mean %s? (expected %s)", close[0],
@@ -254,7 +255,7 @@ static void lesson_explain(struct lesson_ctx *x, yaml_node_t *v, struct lesson_s
         size_t nc;
         for (int i = 0; i < ENGINE_KEY_COUNT; i++)
             names[i] = engine_key_name((enum engine_key)i);
-        nc = options_closest(s, names, ENGINE_KEY_COUNT, close, 3);
+        nc = argv_closest(s, names, ENGINE_KEY_COUNT, close, 3);
         lesson_error(x, v, "explain",
                      "expected an engine key like decode.tokens_per_s_memory_bound%s%s%s%s%s, "
                      "found %s",

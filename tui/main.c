@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/argv.h"
 #include "tui/commands.h"
 #include "tui/i18n.h"
 #include "tui/lesson.h"
@@ -59,7 +60,7 @@ static void main_unknown(const char *name) {
 
     for (size_t i = 0; i < N_COMMANDS; i++)
         names[i] = commands[i].name;
-    n = options_closest(name, names, N_COMMANDS, close, 3);
+    n = argv_closest(name, names, N_COMMANDS, close, 3);
     fprintf(stderr, _("vramlab: unknown command '%s'"), name);
     if (n > 0) {
         fputs(_("; did you mean"), stderr);

@@ -304,10 +304,13 @@ struct tui_state {
 struct tui_field_info {
     enum tui_field id;
     enum tui_pane pane;
+    enum param_id param; /* the parameter it edits (engine/param_table.h); PARAM_COUNT: a figure */
     const char *label;
     const char *help;
 };
 const struct tui_field_info *tui_field_info(enum tui_field f);
+/* Whether the explorer sets a parameter, by a field or a key. */
+bool tui_param_reached(enum param_id id);
 
 /* Set up a state from parsed options and a loaded catalog (filling in a
  * default model, format and GPU where the options left them empty), then

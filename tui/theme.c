@@ -146,9 +146,6 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
 };
 #undef D
 
-static const char *const tui_scheme_names[TUI_SCHEME_COUNT] = {
-    "dark", "light", "high-contrast", "mono",
-};
 
 static enum tui_scheme tui_active = TUI_SCHEME_MONO;
 
@@ -180,28 +177,6 @@ static const struct tui_glyphs tui_glyphs_ascii = {
     .bullet = "*", .le = "<=", .approx = "~", .binds = "<",
     .spark = {" ", ".", ".", "_", "_", "o", "o", "#", "#"},
 };
-
-/* Parse a scheme name as given to --theme. */
-int tui_scheme_parse(const char *name, enum tui_scheme *out) {
-    if (name == NULL)
-        return -1;
-    for (int i = 0; i < TUI_SCHEME_COUNT; i++) {
-        if (strcmp(name, tui_scheme_names[i]) == 0) {
-            *out = (enum tui_scheme)i;
-            return 0;
-        }
-    }
-    if (strcmp(name, "contrast") == 0 || strcmp(name, "high") == 0) {
-        *out = TUI_SCHEME_CONTRAST;
-        return 0;
-    }
-    return -1;
-}
-
-/* The name of a scheme. */
-const char *tui_scheme_name(enum tui_scheme s) {
-    return (unsigned)s < TUI_SCHEME_COUNT ? tui_scheme_names[s] : "?";
-}
 
 /* The glyph table for UTF-8 or ASCII output. */
 const struct tui_glyphs *tui_glyphs_get(bool utf8) {

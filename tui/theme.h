@@ -76,10 +76,6 @@ struct tui_glyphs {
     const char *ellipsis;                  /* the last cell of cut text */
 };
 
-/* Parse a --theme name; returns 0 or -1. */
-int tui_scheme_parse(const char *name, enum tui_scheme *out);
-const char *tui_scheme_name(enum tui_scheme s);
-
 /* Choose the glyph table (utf8 or ASCII). */
 const struct tui_glyphs *tui_glyphs_get(bool utf8);
 
