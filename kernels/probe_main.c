@@ -409,7 +409,7 @@ static int probe_whole(struct probe_args *a, const struct argv_spec *spec, const
     return -1;
 }
 
-/* One option of the command line (common/argv.h's visit). */
+/* One option of the command line (kernels/argv.h's visit). */
 static int probe_visit(void *ctx, int i, const char *v) {
     static const struct argv_spec spec = {probe_options, PROBE_OPT_COUNT, false, false, NULL};
     struct probe_args *a = ctx;
@@ -490,7 +490,7 @@ int main(int argc, char **argv) {
     struct probe_args args = {&o, &ao, "cpu", NULL, false, false, false, msg, sizeof msg};
 
     /* One scanner and one wording for every command of vramlab and the
-     * probe (common/argv.h); a usage error is an error event. */
+     * probe (kernels/argv.h); a usage error is an error event. */
     int scan = argv_scan(&spec, argc, argv, probe_visit, &args, msg, sizeof msg);
     if (args.help) {
         usage(stdout);

@@ -2,12 +2,12 @@
  * probe_options.h: vramlab-probe's options, once: the probe scans its
  * command line with them, and `vramlab measure`, which passes them on to
  * the probe, takes the same rows (tui/measure.c). Scanned by the one
- * scanner, common/argv.h (a leaf kernels/ may include).
+ * scanner, kernels/argv.h (a leaf kernels/ may include).
  */
 #ifndef VRAMLAB_PROBE_OPTIONS_H
 #define VRAMLAB_PROBE_OPTIONS_H
 
-#include "common/argv.h"
+#include "kernels/argv.h"
 
 enum probe_opt {
     PROBE_OPT_HELP = 0,

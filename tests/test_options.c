@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "common/argv.h"
+#include "kernels/argv.h"
 #include "tui/commands.h"
 
 static struct catalog cat;

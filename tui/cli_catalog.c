@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/argv.h"
+#include "kernels/argv.h"
 #include "tui/cli.h"
 #include "tui/i18n.h"
 #include "tui/json.h"

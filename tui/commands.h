@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "catalog/catalog.h"
-#include "common/argv.h"
+#include "kernels/argv.h"
 #include "catalog/modelfile.h"
 #include "engine/engine.h"
 #include "engine/param_table.h"

@@ -10,7 +10,7 @@
  * lesson with any error is refused whole, since a half lesson in front of a
  * class is worse than a clear message before it.
  */
-#include "common/argv.h"
+#include "kernels/argv.h"
 #include "tui/lesson.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/argv.h"
+#include "kernels/argv.h"
 #include "tui/commands.h"
 #include "tui/i18n.h"
 #include "tui/lesson.h"

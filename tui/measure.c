@@ -651,7 +651,7 @@ struct measure_args {
     const char *tests;
 };
 
-/* One argument (common/argv.h's visit). */
+/* One argument (kernels/argv.h's visit). */
 static int measure_visit(void *ctx, int i, const char *v) {
     struct measure_args *a = ctx;
     if (a->na + 3 > sizeof a->args / sizeof a->args[0]) {

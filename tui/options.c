@@ -4,7 +4,7 @@
  * command does.
  *
  * Options are the parameter table's rows (engine/param_table.h, after
- * tmux's options-table), scanned by the one scanner (common/argv.h); the
+ * tmux's options-table), scanned by the one scanner (kernels/argv.h); the
  * value readers are in tui/options_values.c.
  * Parsing is two passes: the first records the last value of each option
  * (GNU style: `--opt value` or `--opt=value`, in any order); the second
@@ -33,7 +33,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "common/argv.h"
+#include "kernels/argv.h"
 #include "tui/cli.h"
 #include "tui/commands.h"
 #include "tui/i18n.h"
@@ -56,7 +56,7 @@ void options_argv_rows(const enum param_id *ids, size_t n, struct argv_option *o
     }
 }
 
-/* The scanner's view of the parameter table (common/argv.h), made once. */
+/* The scanner's view of the parameter table (kernels/argv.h), made once. */
 static const struct argv_spec *opt_spec(bool skip_unknown) {
     static struct argv_option options[PARAM_COUNT];
     static struct argv_spec spec[2];

@@ -1,7 +1,7 @@
 /*
  * options_values.c: the value readers of the parameter table
  * (engine/param_table.h). Each value is read by its row's type and range,
- * and a bad one gets the one wording of common/argv.h: "--NAME: expected
+ * and a bad one gets the one wording of kernels/argv.h: "--NAME: expected
  * WHAT, found 'TEXT'", WHAT said by the type (a whole number from 1 to
  * 16777216, one of the enumeration's names, the catalog's units). Below
  * tui/options.c, options_build.c and options_serving.c, which use them.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/argv.h"
+#include "kernels/argv.h"
 #include "tui/commands.h"
 #include "tui/i18n.h"
 #include "tui/options_internal.h"

@@ -266,7 +266,7 @@ static void print_json(const char *file, const struct qtensor *q, size_t n, unsi
     fputc('\n', stdout);
 }
 
-/* quantize's own options (the one scanner, common/argv.h). */
+/* quantize's own options (the one scanner, kernels/argv.h). */
 enum { QOPT_HELP = 0, QOPT_JSON, QOPT_BITS, QOPT_GROUP, QOPT_DEVICE, QOPT_COUNT };
 static const struct argv_option quantize_options[QOPT_COUNT] = {
     [QOPT_HELP] = {"help", ARGV_NONE, NULL},       [QOPT_JSON] = {"json", ARGV_NONE, NULL},

@@ -2,7 +2,7 @@
  * argv.c: the one command-line scanner and its one wording (see argv.h).
  * Includes nothing of ours.
  */
-#include "common/argv.h"
+#include "kernels/argv.h"
 
 #include <stdarg.h>
 #include <stdio.h>
