@@ -22,6 +22,8 @@ struct key_info {
 
 #define RT(r) (1u << (r))
 #define RT_GGML (RT(ENGINE_RUNTIME_LLAMACPP) | RT(ENGINE_RUNTIME_OLLAMA))
+#define RT_PAGED (RT(ENGINE_RUNTIME_VLLM) | RT(ENGINE_RUNTIME_SGLANG) | RT(ENGINE_RUNTIME_TRTLLM))
+#define RT_PROFILED (RT(ENGINE_RUNTIME_VLLM) | RT(ENGINE_RUNTIME_TRTLLM))
 
 static const struct key_info keys[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_PARAMS_TOTAL] =
@@ -200,9 +202,12 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_MEM_OVERHEAD] =
         {"memory.overhead", "runtime buffers",
          "plain 0; vLLM activation peak of a profiling run of max_num_batched_tokens + non-torch "
-         "memory; llama.cpp compute buffer; Ollama graph + one layer's worth",
-         "vLLM 0.10.1.1 gpu_worker.py determine_available_memory; llama.cpp llama-context.cpp "
-         "graph reserve; Ollama llm/memory.go EstimateGPULayers",
+         "memory (+ CUDA graphs from 0.21); TensorRT-LLM forward peak + memory outside torch; "
+         "SGLang 0 (its reserve holds them); llama.cpp compute buffer; Ollama graph + one "
+         "layer's worth",
+         "vLLM 0.11 gpu_worker.py determine_available_memory; TensorRT-LLM 1.0 _util.py "
+         "configure_kv_cache_capacity; llama.cpp llama-context.cpp graph reserve; Ollama "
+         "llm/memory.go EstimateGPULayers",
          false, true},
     [ENGINE_KEY_MEM_HOST] =
         {"memory.host", "host RAM",
@@ -226,30 +231,37 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
                                  false},
     [ENGINE_KEY_SERVING_AVAILABLE_KV] =
         {"serving.available_kv_bytes", "available KV cache",
-         "total memory * gpu_memory_utilization - weights - activation peak - non-torch memory",
-         "vLLM 0.10.1.1 gpu_worker.py determine_available_memory (\"Available KV cache memory\")",
-         false, false, RT(ENGINE_RUNTIME_VLLM)},
+         "vLLM: total CUDA reports * gpu_memory_utilization - weights - activation peak - "
+         "non-torch memory (- CUDA graphs from 0.21); SGLang: mem_fraction_static * free at "
+         "start - weights; TensorRT-LLM: free_gpu_memory_fraction * (total - weights - forward "
+         "peak - outside torch)",
+         "vLLM 0.11 gpu_worker.py determine_available_memory (\"Available KV cache memory\"); "
+         "SGLang 0.5 model_runner.py profile_max_num_token; TensorRT-LLM 1.0 _util.py "
+         "_cal_max_memory",
+         false, false, RT_PAGED},
     [ENGINE_KEY_SERVING_KV_BLOCKS] =
         {"serving.kv_blocks", "KV blocks",
-         "floor(available KV / (2 * block_size * kv_heads_per_gpu * head_dim * bytes) / layers)",
-         "vLLM 0.10.1.1 kv_cache_utils.py get_num_blocks; kv_cache_interface.py page_size_bytes",
-         false, false, RT(ENGINE_RUNTIME_VLLM)},
+         "floor(available KV / (2 * block_size * kv_heads_per_gpu * head_dim * bytes) / layers) "
+         "(TensorRT-LLM blocks of 32 tokens, SGLang one token a slot)",
+         "vLLM 0.11 kv_cache_utils.py get_num_blocks; kv_cache_interface.py page_size_bytes; "
+         "TensorRT-LLM KvCacheConfig tokens_per_block",
+         false, false, RT_PAGED},
     [ENGINE_KEY_SERVING_KV_TOKENS] = {"serving.kv_tokens", "KV cache tokens",
                                       "KV blocks * block_size",
-                                      "vLLM 0.10.1.1 kv_cache_utils.py (\"GPU KV cache size: N "
+                                      "vLLM 0.11 kv_cache_utils.py (\"GPU KV cache size: N "
                                       "tokens\")",
-                                      false, false, RT(ENGINE_RUNTIME_VLLM)},
+                                      false, false, RT_PAGED},
     [ENGINE_KEY_SERVING_MAX_CONCURRENCY] =
         {"serving.max_concurrency", "maximum concurrency",
          "KV blocks / ceil(max_model_len / block_size)",
-         "vLLM 0.10.1.1 kv_cache_utils.py get_max_concurrency_for_kv_cache_config (\"Maximum "
+         "vLLM 0.11 kv_cache_utils.py get_max_concurrency_for_kv_cache_config (\"Maximum "
          "concurrency for N tokens per request\")",
-         false, false, RT(ENGINE_RUNTIME_VLLM)},
+         false, false, RT_PAGED},
     [ENGINE_KEY_SERVING_MAX_MODEL_LEN] =
         {"serving.max_model_len_that_fits", "longest max_model_len",
          "max_model_len when one request of it fits the KV blocks, else KV blocks * block_size",
-         "vLLM 0.10.1.1 kv_cache_utils.py check_enough_kv_cache_memory, estimate_max_model_len",
-         false, false, RT(ENGINE_RUNTIME_VLLM)},
+         "vLLM 0.11 kv_cache_utils.py check_enough_kv_cache_memory, estimate_max_model_len",
+         false, false, RT_PAGED},
     [ENGINE_KEY_SERVING_COMPUTE_BUFFER] =
         {"serving.compute_buffer_bytes", "compute buffer",
          "llama.cpp: max(4 u (1 + 4 h + n_kv (1 + heads/t)) (no flash attention) or 4 u 4 h, "
@@ -270,6 +282,74 @@ static const struct key_info keys[ENGINE_KEY_COUNT] = {
          "decode step = GPU bytes / GPU bandwidth + host bytes / host bandwidth",
          "--host-bandwidth, the catalog CPU (--host-cpu), the Measure pane; else 80 GB/s "
          "(dual-channel DDR5-5000)",
+         false, false},
+    [ENGINE_KEY_SERVING_MEMORY_REPORTED] =
+        {"serving.memory_reported_bytes", "memory CUDA reports",
+         "the GPU's total as torch.cuda.mem_get_info reports it (what ECC and the driver keep "
+         "is not in it); the data sheet's when the catalog does not know it",
+         "catalog gpus.yaml memory_reported (H100 80GB: 79.18 GiB, llm-d's vLLM logs)", false,
+         false, RT_PAGED},
+    [ENGINE_KEY_SERVING_REQUESTED] =
+        {"serving.requested_bytes", "requested by the runtime",
+         "vLLM: gpu_memory_utilization * reported total; SGLang: mem_fraction_static * (reported "
+         "- CUDA context); TensorRT-LLM: weights + peak + free_gpu_memory_fraction * the rest",
+         "vLLM 0.11 gpu_worker.py init_device (requested_memory); SGLang 0.5 server_args.py "
+         "(mem_fraction_static = (GPU MiB - reserved) / GPU MiB); TensorRT-LLM 1.0 KvCacheConfig",
+         false, false, RT_PAGED},
+    [ENGINE_KEY_SERVING_ROTARY_CACHE] =
+        {"serving.rotary_cache_bytes", "rotary cos/sin cache",
+         "max_position_embeddings * rotary dim * 2 B, on every TP rank (in the weights)",
+         "vLLM rotary_embedding.py _compute_cos_sin_cache (Llama-3.1-8B: 14.96 GiB of "
+         "parameters + 32 MiB = the 14.99 GiB vLLM logs)",
+         false, false, RT(ENGINE_RUNTIME_VLLM)},
+    [ENGINE_KEY_SERVING_ACTIVATION_PEAK] =
+        {"serving.activation_peak_bytes", "profile-run activation peak",
+         "max(forward of T = max_num_batched_tokens tokens: 2 T (2 h + max(3 f/t, 2 qkv/t)), "
+         "sampler of R = min(max_num_seqs, T) requests: 2 T h + 4 R h + 38 R V) + cuBLAS "
+         "workspaces (TensorRT-LLM: the forward)",
+         "vLLM 0.11 gpu_model_runner.py profile_run, _dummy_sampler_run; topk_topp_sampler.py "
+         "(logits.sort); PyTorch SortStable.cu; llm-d's measurements: 4.76 GiB (Llama-3.1-8B), "
+         "5.56 (Qwen3-0.6B)",
+         false, false, RT_PROFILED},
+    [ENGINE_KEY_SERVING_NON_TORCH] =
+        {"serving.non_torch_bytes", "non-torch memory",
+         "vLLM: 0.13 GiB, + 0.42 GiB of NCCL buffers above one GPU; TensorRT-LLM: the CUDA "
+         "context 0.61 GiB + those buffers",
+         "llm-d's vLLM 0.11.0 measurements on H100 (0.13 at TP 1 in five models, 0.55 and 0.54 "
+         "at TP 2); vLLM memory_profiling non_torch_increase",
+         false, false, RT_PROFILED},
+    [ENGINE_KEY_SERVING_CUDA_GRAPHS] =
+        {"serving.cuda_graph_bytes", "CUDA graphs",
+         "vLLM 0.21+: its estimate before the KV cache (--cuda-graph-memory, else 0.25 GiB + 15 "
+         "MiB per captured graph); vLLM 0.11 captures them after, in the headroom",
+         "vLLM PR #38284 (v0.21.0: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on, default "
+         "utilisation 0.92); a fit to four published \"Estimated CUDA graph memory\" lines",
+         false, false, RT(ENGINE_RUNTIME_VLLM)},
+    [ENGINE_KEY_SERVING_STEADY_CONCURRENCY] =
+        {"serving.steady_concurrency", "steady-state concurrency",
+         "min(KV tokens / (P + (O + 1) / 2), max_num_seqs) sequences (plain: the free memory's "
+         "KV; llama.cpp/Ollama: the slots); with --request-rate r: C = r O step(C) (Little's law)",
+         "continuous batching with KV blocks allocated as tokens come (vLLM, SGLang, "
+         "TensorRT-LLM); Little 1961",
+         false, false},
+    [ENGINE_KEY_SERVING_STEADY_TOKENS] =
+        {"serving.steady_tokens_per_s", "steady-state output tokens/s",
+         "d C / max(bytes (weights + C (P + (O + 1) / 2) KV) / bandwidth, C (1 + P/O) FLOP per "
+         "token / peak) : a ceiling for the workload",
+         "trtllm-bench throughput (Total Output Throughput); roofline (Williams et al. 2009)",
+         false, false},
+    [ENGINE_KEY_DECODE_BATCH1] =
+        {"decode.batch1_tokens_per_s", "batch-1 decode (as run)",
+         "one stream: 1 / (bytes / bandwidth + kernels * 1.724 us + CPU sampler 13.6 ns * "
+         "vocab (llama.cpp, Ollama)), kernels = 17 per layer (19 with q/k norms) + 3",
+         "kernel cost: llama-bench tinyllama 1.1B Q4_K_M on an RTX 4090, 762 tok/s "
+         "(geerlingguy/ai-benchmarks #43); sampler: issue 25's RTX 5090 3B Q4_K row, 271 tok/s",
+         false, false},
+    [ENGINE_KEY_PREFILL_ALLREDUCE] =
+        {"prefill.allreduce_seconds", "prefill TP all-reduce",
+         "steps * 2 * L * (2 (t - 1)/t * c h 2 bytes / link bandwidth + latency)",
+         "Megatron-LM tensor parallelism (two all-reduces per layer); llm-analysis "
+         "prefill_latency_fwd_tp_comm",
          false, false},
     [ENGINE_KEY_TRAIN_MFU] =
         {"training.mfu", "MFU",
@@ -466,6 +546,15 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
     if (keys[k].both)
         return true;
     bool training = sc->mode != ENGINE_MODE_INFER;
+    /* CUDA graphs are counted before the KV cache from vLLM 0.21 only; the
+     * steady state needs output tokens (a prompt shorter than the context). */
+    if (k == ENGINE_KEY_SERVING_CUDA_GRAPHS &&
+        (training || sc->serving.runtime != ENGINE_RUNTIME_VLLM ||
+         engine_runtime_version(&sc->serving) < 21))
+        return false;
+    if ((k == ENGINE_KEY_SERVING_STEADY_CONCURRENCY || k == ENGINE_KEY_SERVING_STEADY_TOKENS) &&
+        !(sc->prompt > 0 && sc->prompt < sc->context))
+        return false;
     if (keys[k].runtimes && (training || !(keys[k].runtimes & RT(sc->serving.runtime))))
         return false;
     return keys[k].training == training;
@@ -594,6 +683,26 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
         return e->train_all_to_all_seconds;
     case ENGINE_KEY_SERVING_HOST_BW:
         return e->serving.host_bytes_per_s;
+    case ENGINE_KEY_SERVING_MEMORY_REPORTED:
+        return e->serving.memory_reported_bytes;
+    case ENGINE_KEY_SERVING_REQUESTED:
+        return e->serving.requested_bytes;
+    case ENGINE_KEY_SERVING_ROTARY_CACHE:
+        return e->serving.rotary_cache_bytes;
+    case ENGINE_KEY_SERVING_ACTIVATION_PEAK:
+        return e->serving.activation_peak_bytes;
+    case ENGINE_KEY_SERVING_NON_TORCH:
+        return e->serving.non_torch_bytes;
+    case ENGINE_KEY_SERVING_CUDA_GRAPHS:
+        return e->serving.cuda_graph_bytes;
+    case ENGINE_KEY_SERVING_STEADY_CONCURRENCY:
+        return e->serving.steady_concurrency;
+    case ENGINE_KEY_SERVING_STEADY_TOKENS:
+        return e->serving.steady_tokens_per_s;
+    case ENGINE_KEY_DECODE_BATCH1:
+        return e->serving.batch1_tokens_per_s;
+    case ENGINE_KEY_PREFILL_ALLREDUCE:
+        return e->serving.prefill_allreduce_s;
     case ENGINE_KEY_MEM_ZERO3_WORKING:
         return e->memory.zero3_working;
     case ENGINE_KEY_MEM_NVME:
@@ -629,16 +738,25 @@ double engine_key_value(const struct engine_estimate *e, enum engine_key k) {
 /* The runtime buffers' values text (memory.overhead, serving.overhead_bytes). */
 static void explain_overhead(const struct engine_scenario *sc, const struct engine_estimate *e,
                              char *v, size_t n) {
-    const double G = 1e9;
     switch (sc->serving.runtime) {
     case ENGINE_RUNTIME_VLLM:
+    case ENGINE_RUNTIME_TRTLLM: {
+        char graphs[64] = "";
+        if (isfinite(e->serving.cuda_graph_bytes))
+            snprintf(graphs, sizeof graphs, " + CUDA graphs %.4g GiB",
+                     e->serving.cuda_graph_bytes / GIB_);
         snprintf(v, n,
-                 "activation peak of a profiling run of %.0f tokens over %.0f requests %.4g GB + "
-                 "non-torch memory (--reserve) %.4g GB = %.4g GB",
+                 "activation peak of a profile run of %.0f tokens over %.0f requests %.4g GiB + "
+                 "non-torch memory %.4g GiB%s = %.4g GiB",
                  e->serving.max_num_batched_tokens,
                  fmin(e->serving.max_num_seqs, e->serving.max_num_batched_tokens),
-                 e->serving.activation_peak_bytes / G, e->serving.non_torch_bytes / G,
-                 e->memory.overhead / G);
+                 e->serving.activation_peak_bytes / GIB_, e->serving.non_torch_bytes / GIB_, graphs,
+                 e->memory.overhead / GIB_);
+        break;
+    }
+    case ENGINE_RUNTIME_SGLANG:
+        snprintf(v, n, "0: SGLang's activations and CUDA graphs live in the (1 - "
+                       "mem_fraction_static) it leaves (memory.reserve)");
         break;
     case ENGINE_RUNTIME_LLAMACPP:
         snprintf(v, n, "compute buffer of one ubatch of %u tokens = %.4g MiB",
@@ -858,11 +976,21 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                      r->optimizer, sc->zero, sc->dp, e->memory.optimizer / G);
         break;
     case ENGINE_KEY_MEM_RESERVE:
-        if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
+        if (sc->mode == ENGINE_MODE_INFER && (sc->serving.runtime == ENGINE_RUNTIME_VLLM ||
+                                               sc->serving.runtime == ENGINE_RUNTIME_SGLANG ||
+                                               sc->serving.runtime == ENGINE_RUNTIME_TRTLLM))
             snprintf(v, n,
-                     "vLLM leaves (1 - gpu_memory_utilization %.3g) * %.4g GB = %.4g GB to other "
-                     "processes and its CUDA graphs (captured after the KV cache is sized)",
-                     sc->serving.gpu_memory_utilization, e->capacity / G, e->memory.reserve / G);
+                     "the data sheet's %.4g GiB - the %.4g GiB the runtime requests (fraction "
+                     "%.3g) = %.4g GiB: what CUDA does not report (%.4g GiB), the CUDA context, "
+                     "other processes%s",
+                     e->capacity / GIB_, e->serving.requested_bytes / GIB_,
+                     e->serving.memory_fraction, e->memory.reserve / GIB_,
+                     (e->capacity - e->serving.memory_reported_bytes) / GIB_,
+                     sc->serving.runtime == ENGINE_RUNTIME_SGLANG
+                         ? ", SGLang's activations and CUDA graphs"
+                         : isfinite(e->serving.cuda_graph_bytes)
+                               ? ""
+                               : ", the CUDA graphs (captured after the KV cache is sized)");
         else if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime == ENGINE_RUNTIME_LLAMACPP)
             snprintf(v, n, "%.4g GB kept free on the device (llama.cpp --fit-target 1024 MiB)",
                      e->memory.reserve / G);
@@ -1321,11 +1449,10 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
         break;
     case ENGINE_KEY_SERVING_AVAILABLE_KV:
         snprintf(v, n,
-                 "%.4g GiB * %.3g - weights %.4g GiB - activation peak %.4g GiB - non-torch %.4g "
-                 "GiB = %.4g GiB (%.4g GB)",
-                 e->capacity / GIB_, sc->serving.gpu_memory_utilization,
-                 e->memory.weights / GIB_, e->serving.activation_peak_bytes / GIB_,
-                 e->serving.non_torch_bytes / GIB_, e->serving.available_kv_bytes / GIB_,
+                 "requested %.4g GiB - weights %.4g GiB - runtime buffers %.4g GiB = %.4g GiB "
+                 "(%.4g GB)",
+                 e->serving.requested_bytes / GIB_, e->memory.weights / GIB_,
+                 e->memory.overhead / GIB_, e->serving.available_kv_bytes / GIB_,
                  e->serving.available_kv_bytes / G);
         break;
     case ENGINE_KEY_SERVING_KV_BLOCKS: {
@@ -1336,36 +1463,36 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  "floor(%.6g B / (%s%u tokens * %u KV heads * %u * %.3g B = page) / %u layers) = "
                  "%.0f blocks",
                  e->serving.available_kv_bytes, m->kv_lora_rank ? "" : "2 * ",
-                 sc->serving.block_size, per,
+                 (unsigned)engine_runtime_block(sc), per,
                  m->kv_lora_rank ? m->kv_lora_rank + m->rope_dim
                                  : (m->head_dim ? m->head_dim : m->hidden / m->heads),
                  kvb, (m->layers + sc->pp - 1) / sc->pp, e->serving.kv_blocks);
         break;
     }
     case ENGINE_KEY_SERVING_KV_TOKENS:
-        snprintf(v, n, "%.0f blocks * %u = %.0f tokens (this load needs %.0f blocks)",
-                 e->serving.kv_blocks, sc->serving.block_size, e->serving.kv_tokens,
+        snprintf(v, n, "%.0f blocks * %.0f = %.0f tokens (this load needs %.0f blocks)",
+                 e->serving.kv_blocks, engine_runtime_block(sc), e->serving.kv_tokens,
                  e->serving.kv_blocks_needed);
         break;
     case ENGINE_KEY_SERVING_MAX_CONCURRENCY:
-        snprintf(v, n, "%.0f / ceil(%.0f / %u) = %.0f / %.0f = %.4gx", e->serving.kv_blocks,
-                 e->serving.max_model_len, sc->serving.block_size, e->serving.kv_blocks,
-                 ceil(e->serving.max_model_len / sc->serving.block_size),
+        snprintf(v, n, "%.0f / ceil(%.0f / %.0f) = %.0f / %.0f = %.4gx", e->serving.kv_blocks,
+                 e->serving.max_model_len, engine_runtime_block(sc), e->serving.kv_blocks,
+                 ceil(e->serving.max_model_len / engine_runtime_block(sc)),
                  e->serving.max_concurrency);
         break;
     case ENGINE_KEY_SERVING_MAX_MODEL_LEN:
         if (e->serving.max_model_len_that_fits >= e->serving.max_model_len)
             snprintf(v, n, "one request of max_model_len %.0f fits (%.0f blocks of %.0f)",
-                     e->serving.max_model_len, ceil(e->serving.max_model_len /
-                                                    sc->serving.block_size),
+                     e->serving.max_model_len,
+                     ceil(e->serving.max_model_len / engine_runtime_block(sc)),
                      e->serving.kv_blocks);
         else
             snprintf(v, n,
                      "max_model_len %.0f needs %.0f blocks, only %.0f: vLLM refuses to start; "
-                     "the longest that fits is %.0f * %u = %.0f",
+                     "the longest that fits is %.0f * %.0f = %.0f",
                      e->serving.max_model_len,
-                     ceil(e->serving.max_model_len / sc->serving.block_size),
-                     e->serving.kv_blocks, e->serving.kv_blocks, sc->serving.block_size,
+                     ceil(e->serving.max_model_len / engine_runtime_block(sc)),
+                     e->serving.kv_blocks, e->serving.kv_blocks, engine_runtime_block(sc),
                      e->serving.max_model_len_that_fits);
         break;
     case ENGINE_KEY_SERVING_COMPUTE_BUFFER:
@@ -1391,6 +1518,94 @@ static void explain_values(const struct engine_scenario *sc, const struct engine
                  e->serving.decode_host_bytes / G, e->serving.host_bytes_per_s / G,
                  e->serving.decode_host_s * 1e3);
         break;
+    case ENGINE_KEY_SERVING_MEMORY_REPORTED:
+        snprintf(v, n, "%.4g GiB (data sheet %.4g GiB)%s", e->serving.memory_reported_bytes / GIB_,
+                 e->capacity / GIB_,
+                 sc->gpu.memory_reported_bytes > 0 ? "" : ": not known, the data sheet's taken");
+        break;
+    case ENGINE_KEY_SERVING_REQUESTED:
+        if (sc->serving.runtime == ENGINE_RUNTIME_SGLANG)
+            snprintf(v, n, "mem_fraction_static %.3g * (%.4g - CUDA context %.4g) GiB = %.4g GiB",
+                     e->serving.memory_fraction, e->serving.memory_reported_bytes / GIB_,
+                     e->serving.cuda_context_bytes / GIB_, e->serving.requested_bytes / GIB_);
+        else if (sc->serving.runtime == ENGINE_RUNTIME_TRTLLM)
+            snprintf(v, n,
+                     "weights %.4g + peak %.4g + %.3g * (%.4g - %.4g - %.4g) GiB = %.4g GiB",
+                     e->memory.weights / GIB_, e->memory.overhead / GIB_,
+                     e->serving.memory_fraction, e->serving.memory_reported_bytes / GIB_,
+                     e->memory.weights / GIB_, e->memory.overhead / GIB_,
+                     e->serving.requested_bytes / GIB_);
+        else
+            snprintf(v, n, "%.3g * %.4g GiB = %.4g GiB", e->serving.memory_fraction,
+                     e->serving.memory_reported_bytes / GIB_, e->serving.requested_bytes / GIB_);
+        break;
+    case ENGINE_KEY_SERVING_ROTARY_CACHE:
+        snprintf(v, n, "%u positions * %u * 2 B = %.4g MiB",
+                 m->max_context ? m->max_context : sc->context,
+                 m->kv_lora_rank ? m->rope_dim : (m->head_dim ? m->head_dim : m->hidden / m->heads),
+                 e->serving.rotary_cache_bytes / 1048576.0);
+        break;
+    case ENGINE_KEY_SERVING_ACTIVATION_PEAK:
+        snprintf(v, n,
+                 "max(forward %.4g GiB, sampler %.4g GiB) + cuBLAS workspaces %.4g MiB = %.4g GiB "
+                 "(T = %.0f tokens, R = %.0f requests)",
+                 e->serving.forward_peak_bytes / GIB_, e->serving.sampler_peak_bytes / GIB_,
+                 e->serving.cublas_workspace_bytes / 1048576.0,
+                 e->serving.activation_peak_bytes / GIB_, e->serving.max_num_batched_tokens,
+                 fmin(e->serving.max_num_seqs, e->serving.max_num_batched_tokens));
+        break;
+    case ENGINE_KEY_SERVING_NON_TORCH:
+        snprintf(v, n, "%.4g GiB (%s, %u GPU(s) a replica)", e->serving.non_torch_bytes / GIB_,
+                 sc->tp * sc->pp > 1 ? "with NCCL's buffers" : "one GPU: no NCCL buffers",
+                 sc->tp * sc->pp);
+        break;
+    case ENGINE_KEY_SERVING_CUDA_GRAPHS:
+        if (isfinite(e->serving.cuda_graph_bytes))
+            snprintf(v, n, "%.4g GiB counted before the KV cache%s",
+                     e->serving.cuda_graph_bytes / GIB_,
+                     sc->serving.cuda_graph_bytes > 0 ? " (--cuda-graph-memory)" : "");
+        else
+            snprintf(v, n, "not counted: this release captures them after the KV cache, out of "
+                           "the headroom");
+        break;
+    case ENGINE_KEY_SERVING_STEADY_CONCURRENCY:
+        if (!isfinite(e->serving.steady_concurrency))
+            snprintf(v, n, "no output tokens (--prompt %u of --context %u) or a sliding window: "
+                           "not modelled",
+                     sc->prompt ? sc->prompt : sc->context, sc->context);
+        else
+            snprintf(v, n,
+                     "prompt %u + output %u: %.4g tokens a sequence on average; %.4g sequences at "
+                     "once%s",
+                     sc->prompt ? sc->prompt : sc->context,
+                     sc->context - (sc->prompt ? sc->prompt : sc->context),
+                     e->serving.steady_context, e->serving.steady_concurrency,
+                     sc->serving.request_rate > 0 ? " (Little's law at --request-rate)"
+                                                  : " (saturated)");
+        break;
+    case ENGINE_KEY_SERVING_STEADY_TOKENS:
+        if (!isfinite(e->serving.steady_tokens_per_s))
+            snprintf(v, n, "see serving.steady_concurrency");
+        else
+            snprintf(v, n,
+                     "%.4g sequences / step %.4g ms = %.4g output tokens/s (%.4g requests/s)",
+                     e->serving.steady_concurrency, e->serving.steady_step_s * 1e3,
+                     e->serving.steady_tokens_per_s, e->serving.steady_request_rate);
+        break;
+    case ENGINE_KEY_DECODE_BATCH1:
+        snprintf(v, n,
+                 "1 / (bytes %.4g ms + kernels %.4g ms + sampler %.4g ms) = %.4g tokens/s (the "
+                 "bandwidth alone: %.4g)",
+                 (1.0 / e->serving.batch1_tokens_per_s - e->serving.token_fixed_s) * 1e3,
+                 e->serving.token_launch_s * 1e3, e->serving.token_sample_s * 1e3,
+                 e->serving.batch1_tokens_per_s,
+                 1.0 / (1.0 / e->serving.batch1_tokens_per_s - e->serving.token_fixed_s));
+        break;
+    case ENGINE_KEY_PREFILL_ALLREDUCE:
+        snprintf(v, n, "%.0f step(s) of %.0f tokens, t=%u: %.4g ms of TP all-reduces",
+                 e->serving.prefill_chunks, e->serving.prefill_chunk_tokens, sc->tp,
+                 e->serving.prefill_allreduce_s * 1e3);
+        break;
     case ENGINE_KEY_COUNT:
         v[0] = '\0';
         break;
@@ -1412,7 +1627,20 @@ void engine_explain(const struct engine_scenario *sc, const struct engine_estima
     else if (!engine_key_applies(sc, k) && sc->system_gpus == 0 &&
              (k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN))
         snprintf(out->values, sizeof out->values, "needs a system (--system ID)");
-    else if (!engine_key_applies(sc, k))
+    else if (!engine_key_applies(sc, k) && sc->mode == ENGINE_MODE_INFER &&
+             k == ENGINE_KEY_SERVING_CUDA_GRAPHS && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
+        snprintf(out->values, sizeof out->values,
+                 "not counted: vLLM before 0.21 captures its CUDA graphs after the KV cache is "
+                 "sized, out of the 1 - gpu_memory_utilization headroom");
+    else if (!engine_key_applies(sc, k) && sc->mode == ENGINE_MODE_INFER &&
+             (k == ENGINE_KEY_SERVING_STEADY_CONCURRENCY || k == ENGINE_KEY_SERVING_STEADY_TOKENS))
+        snprintf(out->values, sizeof out->values,
+                 "needs output tokens: a --prompt shorter than --context %u", sc->context);
+    else if (!engine_key_applies(sc, k) && sc->mode == ENGINE_MODE_INFER && keys[k].runtimes) {
+        char who[48];
+        engine_runtime_profile_name(&sc->serving, who, sizeof who);
+        snprintf(out->values, sizeof out->values, "does not apply to %s", who);
+    } else if (!engine_key_applies(sc, k))
         snprintf(out->values, sizeof out->values, "does not apply in %s mode",
                  engine_mode_name(sc->mode));
     else
@@ -1513,6 +1741,47 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  "%.0f such sequences at once): more concurrency runs out of KV cache",
                  sc->batch, sc->context, e->serving.kv_blocks_needed, e->serving.kv_blocks,
                  floor(e->serving.kv_blocks / ceil((double)sc->context / sc->serving.block_size)));
+        break;
+    case ENGINE_WARN_RUNTIME_REFUSES: {
+        char who[48];
+        engine_runtime_profile_name(&sc->serving, who, sizeof who);
+        const struct engine_serving_estimate *v = &e->serving;
+        if (sc->serving.runtime != ENGINE_RUNTIME_VLLM)
+            snprintf(buf, n,
+                     "%s would refuse to start: no memory left for the KV cache (%.4g GiB "
+                     "requested, weights %.4g GiB); %s",
+                     who, v->requested_bytes / GIB_, e->memory.weights / GIB_,
+                     sc->serving.runtime == ENGINE_RUNTIME_SGLANG
+                         ? "SGLang: \"Not enough memory. Please try to increase "
+                           "--mem-fraction-static.\""
+                         : "raise --free-gpu-memory-fraction or use more GPUs");
+        else if (v->available_kv_bytes <= 0)
+            snprintf(buf, n,
+                     "%s would refuse to start: weights %.4g GiB + runtime buffers %.4g GiB exceed "
+                     "the %.4g GiB requested; vLLM: \"No available memory for the cache blocks. "
+                     "Try increasing `gpu_memory_utilization` when initializing the engine.\"",
+                     who, e->memory.weights / GIB_, e->memory.overhead / GIB_,
+                     v->requested_bytes / GIB_);
+        else
+            snprintf(buf, n,
+                     "%s would refuse to start: one request of max_model_len %.0f needs %.2f GiB "
+                     "of KV cache, more than the %.2f GiB available; the largest --max-model-len "
+                     "that fits is %.0f; vLLM: \"Try increasing `gpu_memory_utilization` or "
+                     "decreasing `max_model_len` when initializing the engine.\"",
+                     who, v->max_model_len,
+                     ceil(v->max_model_len / engine_runtime_block(sc)) * engine_runtime_block(sc) *
+                         e->kv_bytes_per_token / sc->tp / sc->pp / GIB_,
+                     v->available_kv_bytes / GIB_, v->max_model_len_that_fits);
+        break;
+    }
+    case ENGINE_WARN_CONTEXT_OVER_NATIVE:
+        snprintf(buf, n,
+                 "context %u exceeds the %u tokens %s had before rope scaling (%s, factor %.3g) "
+                 "extended it to %u: past its native length the positions are interpolated",
+                 sc->context, sc->model.native_context,
+                 sc->model.name[0] ? sc->model.name : sc->model.id,
+                 sc->model.rope_scaling[0] ? sc->model.rope_scaling : "rope",
+                 sc->model.rope_factor, sc->model.max_context);
         break;
     case ENGINE_WARN_OFFLOADED:
         snprintf(buf, n,
@@ -1618,7 +1887,7 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
     case ENGINE_INVALID_SERVING:
         snprintf(buf, n,
                  "runtime settings out of range: --gpu-memory-utilization in (0, 1], --block-size "
-                 "at least 1, --gpu-layers and --n-cpu-moe at most the %u layers (--gpu-layers at "
+                 "at least 1, --cuda-graph-memory and --request-rate not negative, --gpu-layers and --n-cpu-moe at most the %u layers (--gpu-layers at "
                  "least --pp), --host-bandwidth positive",
                  sc->model.layers);
         break;

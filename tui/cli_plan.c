@@ -121,10 +121,14 @@ static const struct plan_field plan_fields[] = {
     F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
       N_("bandwidth used")),
     F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
+    F("decode", "batch1_tokens_per_s", ENGINE_KEY_DECODE_BATCH1, serving.batch1_tokens_per_s,
+      K_TOKS, S_DECODE, N_("batch-1 decode (as run)")),
     F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES, S_DECODE,
       N_("KV cache per token")),
     F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
       N_("prefill (one prompt)")),
+    F("prefill", "allreduce_seconds", ENGINE_KEY_PREFILL_ALLREDUCE, serving.prefill_allreduce_s,
+      K_SECONDS, S_DECODE, N_("prefill TP all-reduce")),
     F("serving", "ttft_s", ENGINE_KEY_SERVING_TTFT, serving.ttft_s, K_SECONDS, S_SERVING,
       N_("time to first token")),
     F("serving", "tpot_s", ENGINE_KEY_SERVING_TPOT, serving.tpot_s, K_SECONDS, S_SERVING,
@@ -147,6 +151,25 @@ static const struct plan_field plan_fields[] = {
       N_("layers on the GPUs")),
     F("serving", "host_bytes_per_s", ENGINE_KEY_SERVING_HOST_BW, serving.host_bytes_per_s, K_BW,
       S_SERVING, N_("host bandwidth")),
+    F("serving", "memory_reported_bytes", ENGINE_KEY_SERVING_MEMORY_REPORTED,
+      serving.memory_reported_bytes, K_BYTES, S_SERVING, N_("memory CUDA reports")),
+    F("serving", "requested_bytes", ENGINE_KEY_SERVING_REQUESTED, serving.requested_bytes,
+      K_BYTES, S_SERVING, N_("requested by the runtime")),
+    F("serving", "rotary_cache_bytes", ENGINE_KEY_SERVING_ROTARY_CACHE, serving.rotary_cache_bytes,
+      K_BYTES, S_SERVING, N_("rotary cache (in weights)")),
+    F("serving", "activation_peak_bytes", ENGINE_KEY_SERVING_ACTIVATION_PEAK,
+      serving.activation_peak_bytes, K_BYTES, S_SERVING, N_("profile-run activation peak")),
+    F("serving", "non_torch_bytes", ENGINE_KEY_SERVING_NON_TORCH, serving.non_torch_bytes, K_BYTES,
+      S_SERVING, N_("non-torch memory")),
+    F("serving", "cuda_graph_bytes", ENGINE_KEY_SERVING_CUDA_GRAPHS, serving.cuda_graph_bytes,
+      K_BYTES, S_SERVING, N_("CUDA graphs (before KV)")),
+    F("serving", "memory_fraction", -1, serving.memory_fraction, K_FRACTION, S_NONE, NULL),
+    F("serving", "runtime_refuses", -1, serving.runtime_refuses, K_INT, S_NONE, NULL),
+    F("serving", "steady_concurrency", ENGINE_KEY_SERVING_STEADY_CONCURRENCY,
+      serving.steady_concurrency, K_NUMBER, S_SERVING, N_("steady-state concurrency")),
+    F("serving", "steady_tokens_per_s", ENGINE_KEY_SERVING_STEADY_TOKENS,
+      serving.steady_tokens_per_s, K_TOKS, S_SERVING, N_("steady-state output ceiling")),
+    F("serving", "steady_request_rate", -1, serving.steady_request_rate, K_NUMBER, S_NONE, NULL),
     F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
       S_TRAINING, N_("activations per layer")),
     F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_COUNT,
@@ -395,6 +418,17 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_bool(w, sc->mfu > 0);
     json_key(w, "runtime");
     json_string(w, engine_runtime_name(sc->serving.runtime));
+    {
+        char who[48];
+        engine_runtime_profile_name(&sc->serving, who, sizeof who);
+        json_key(w, "runtime_profile");
+        json_string(w, who);
+    }
+    json_key(w, "request_rate");
+    if (sc->serving.request_rate > 0)
+        json_number(w, sc->serving.request_rate);
+    else
+        json_null(w);
     json_key(w, "units");
     json_string(w, o->units == UNITS_GIB ? "gib" : "gb");
     json_end_object(w);
@@ -588,6 +622,9 @@ static void plan_text_section(FILE *f, const struct options *o, const struct eng
         if (o->sc.offload == ENGINE_OFFLOAD_NONE && (p->key == ENGINE_KEY_TRAIN_OFFLOAD_BYTES ||
                                                      p->key == ENGINE_KEY_TRAIN_OFFLOAD_SECONDS))
             continue;
+        /* The prefill's TP all-reduces only above TP 1 (JSON: 0 there). */
+        if (p->key == ENGINE_KEY_PREFILL_ALLREDUCE && o->sc.tp == 1)
+            continue;
         /* The expert-parallel all-to-all only under --ep (JSON: 0 without). */
         if (p->key == ENGINE_KEY_TRAIN_ALL_TO_ALL && engine_ep(&o->sc) == 1)
             continue;
@@ -767,7 +804,9 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     fputs(_("\nSpeed ceilings (whole deployment)\n"), f);
     plan_text_section(f, o, est, S_DECODE);
     if (o->sc.mode == ENGINE_MODE_INFER) {
-        fprintf(f, _("\nServing (%s)\n"), engine_runtime_name(o->sc.serving.runtime));
+        char who[48];
+        engine_runtime_profile_name(&o->sc.serving, who, sizeof who);
+        fprintf(f, _("\nServing (%s)\n"), who);
         plan_text_section(f, o, est, S_SERVING);
     }
     if (o->sc.mode != ENGINE_MODE_INFER) {
