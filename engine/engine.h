@@ -69,6 +69,12 @@ struct engine_model {
     bool qk_norm;             /* per-head norms on q and k (Qwen3, Gemma 3) */
     uint32_t pos_embeddings;  /* learned absolute positions (GPT-3, OPT); 0 = rotary */
     uint32_t max_context;
+    /* Rope scaling (config.json rope_scaling: yarn, llama3, dynamic,
+     * linear...): the context the model was trained at before it was
+     * extended (original_max_position_embeddings); 0 = not extended. */
+    uint32_t native_context;
+    double rope_factor;       /* the scaling factor; 0 = none */
+    char rope_scaling[16];    /* its type ("yarn"); "" = none */
     uint32_t sliding_window; /* 0 = none */
     uint32_t sliding_layers; /* layers using the window (0 with a window = all) */
 
@@ -99,6 +105,22 @@ struct engine_model {
 /* A number format for weights or for the KV cache (ggml's type traits). */
 enum engine_format_kind { ENGINE_FMT_FLOAT = 0, ENGINE_FMT_INT, ENGINE_FMT_BLOCK };
 
+/* llama.cpp's mixed quantization types (llama-quantize's ftypes): a base
+ * type with some tensors of some layers upgraded and the output in Q6_K
+ * (engine/gguf_mix.c, after llama.cpp src/llama-quant.cpp). */
+enum engine_gguf_mix {
+    ENGINE_MIX_NONE = 0,
+    ENGINE_MIX_Q2_K,
+    ENGINE_MIX_Q3_K_S,
+    ENGINE_MIX_Q3_K_M,
+    ENGINE_MIX_Q3_K_L,
+    ENGINE_MIX_Q4_K_S,
+    ENGINE_MIX_Q4_K_M,
+    ENGINE_MIX_Q5_K_S,
+    ENGINE_MIX_Q5_K_M,
+    ENGINE_MIX_COUNT
+};
+
 struct engine_format {
     char id[ENGINE_ID_MAX];
     char name[ENGINE_NAME_MAX];
@@ -111,6 +133,9 @@ struct engine_format {
     uint32_t super_block;    /* second-level block (double quant); 0 = none */
     double super_scale_bits; /* bits per super block */
     enum engine_compute compute;
+    /* A llama.cpp mix (Q4_K_M...): the weights take its per-tensor types
+     * instead of `bits` everywhere; ENGINE_MIX_NONE for a plain format. */
+    enum engine_gguf_mix mix;
     /* IEEE-like formats (0 where not applicable). */
     uint32_t sign_bits, exponent_bits, mantissa_bits;
     double decimal_digits, max_value;
@@ -131,6 +156,10 @@ struct engine_gpu {
     double price_per_hour, spot_price_per_hour; /* USD; 0 = unknown */
     char price_date[16];
     bool unified_memory;
+    /* The total CUDA reports (torch.cuda.mem_get_info), below the data
+     * sheet's: what ECC and the driver keep (H100 80GB: 79.18 GiB); the
+     * runtimes take their fractions of this. 0 = not known: memory_bytes. */
+    double memory_reported_bytes;
 };
 
 /* ---- the scenario ------------------------------------------------------ */
@@ -186,31 +215,55 @@ enum engine_recipe {
 
 /*
  * Inference runtimes whose start-up accounting a scenario follows (each
- * from its own source, the version named in engine/runtime.c):
+ * from its own source, the release named in engine/runtime.c; a runtime
+ * may have several profiles, one per release whose rules differ:
+ * `--runtime vllm@0.21`):
  *  - plain: vramlab's own (weights + KV + one step's logits + --reserve);
- *  - vllm: vLLM 0.10.1.1, gpu_memory_utilization of the total memory, minus
- *    weights, the profiled activation peak and non-torch memory, the rest
- *    as KV blocks of block_size tokens;
+ *  - vllm: vLLM 0.11 (0.11 to 0.20, the default) or 0.21 (and later):
+ *    gpu_memory_utilization of the memory CUDA reports, minus weights, the
+ *    profile run's activation peak, non-torch memory (and from 0.21 the
+ *    CUDA graphs), the rest as KV blocks of block_size tokens;
  *  - llama.cpp: model, KV and compute buffers per device, -ngl partial
  *    offload, --fit's 1 GiB margin per device;
  *  - ollama: llama.cpp under Ollama's scheduler (457 MiB per-GPU minimum,
- *    one layer of buffer, its graph estimate and defaults).
+ *    one layer of buffer, its graph estimate and defaults);
+ *  - sglang: mem_fraction_static of the free memory at start holds the
+ *    weights and the KV pool (its default from the GPU's memory);
+ *  - trtllm: TensorRT-LLM's PyTorch flow: free_gpu_memory_fraction of
+ *    what is free after the weights and a profiled forward pass.
  */
 enum engine_runtime {
     ENGINE_RUNTIME_PLAIN = 0,
     ENGINE_RUNTIME_VLLM,
     ENGINE_RUNTIME_LLAMACPP,
     ENGINE_RUNTIME_OLLAMA,
+    ENGINE_RUNTIME_SGLANG,
+    ENGINE_RUNTIME_TRTLLM,
     ENGINE_RUNTIME_COUNT
 };
 
 /* Serving settings (inference); 0 means the runtime's default where said. */
 struct engine_serving {
     enum engine_runtime runtime;
-    double gpu_memory_utilization;   /* vLLM, (0, 1]; default 0.9 */
+    /* The release whose rules the runtime's profile follows, as major *
+     * 100 + minor (vLLM 11 = 0.11, 21 = 0.21); 0 = the runtime's default
+     * profile (engine_runtime_version). */
+    uint32_t runtime_version;
+    /* The runtime's memory fraction: vLLM's gpu_memory_utilization,
+     * SGLang's mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction;
+     * (0, 1], 0 = the runtime's default (engine_runtime_memory_fraction). */
+    double gpu_memory_utilization;
     uint32_t block_size;             /* vLLM KV block in tokens; default 16 */
-    uint32_t max_num_batched_tokens; /* vLLM chunk budget; 0 = its default for the GPU */
-    uint32_t max_num_seqs;           /* vLLM; 0 = its default for the GPU */
+    uint32_t max_num_batched_tokens; /* vLLM chunk budget (SGLang chunked_prefill_size,
+                                        TensorRT-LLM max_num_tokens); 0 = the default */
+    uint32_t max_num_seqs;           /* vLLM (TensorRT-LLM max_batch_size); 0 = the default */
+    /* vLLM 0.21 and later: the CUDA-graph memory its profiler estimates
+     * ("Estimated CUDA graph memory"); 0 = vramlab's estimate. */
+    double cuda_graph_bytes;
+    /* Steady state of a workload: requests arriving per second (Poisson or
+     * not, only the mean matters to the mean concurrency); 0 = saturated,
+     * as trtllm-bench and `vllm bench throughput` run. */
+    double request_rate;
     uint32_t max_model_len;          /* vLLM; 0 = the context */
     uint32_t ubatch;                 /* llama.cpp/Ollama n_ubatch; 0 = 512 */
     int flash_attention;             /* llama.cpp/Ollama: 1 on, 0 off, -1 the runtime's default */
@@ -447,8 +500,10 @@ enum engine_warning {
     ENGINE_WARN_KV_POOL_SHORT = 1u << 13, /* vLLM: the load needs more KV blocks than exist */
     ENGINE_WARN_HOST_BW_ASSUMED = 1u << 14, /* layers in host RAM, host bandwidth assumed */
     ENGINE_WARN_OFFLOADED = 1u << 15,     /* layers or experts in host RAM */
+    ENGINE_WARN_RUNTIME_REFUSES = 1u << 16, /* vLLM/SGLang/TensorRT-LLM would not start */
+    ENGINE_WARN_CONTEXT_OVER_NATIVE = 1u << 17, /* past the native context, in rope scaling */
 };
-#define ENGINE_WARNING_COUNT 16
+#define ENGINE_WARNING_COUNT 18
 
 /* Per GPU; total = every field but host and nvme. overhead: the runtime's
  * buffers (vLLM's activation peak and non-torch memory, llama.cpp's compute
@@ -496,6 +551,30 @@ struct engine_serving_estimate {
     double decode_host_bytes;    /* bytes one decode step reads from host RAM */
     double decode_gpu_s, decode_host_s; /* the two parts of a memory-bound step */
     double embed_16bit_bytes;    /* extra of --keep-embeddings-16bit (whole model) */
+    /* Start-up memory of vLLM, SGLang and TensorRT-LLM, per GPU
+     * (engine/runtime.c has the rules and their sources). */
+    double memory_reported_bytes;  /* the total the runtime sees (CUDA's) */
+    double memory_fraction;        /* utilisation / mem_fraction_static / free fraction used */
+    double requested_bytes;        /* vLLM: fraction x total; SGLang: fraction x free at start */
+    double rotary_cache_bytes;     /* vLLM's cos/sin cache, loaded with the weights */
+    double forward_peak_bytes;     /* profile run: one forward of the token budget */
+    double sampler_peak_bytes;     /* profile run: the sampler on max_num_seqs requests */
+    double cublas_workspace_bytes; /* PyTorch's cuBLAS + cuBLASLt workspaces */
+    double cuda_graph_bytes;       /* counted before the KV cache (vLLM >= 0.21) */
+    double cuda_context_bytes;     /* taken before the runtime measures free memory */
+    double runtime_refuses;        /* 1: the runtime would refuse to start; 0: it starts */
+    /* Steady state of the workload: prompt P, output O = context - P, each
+     * sequence holding on average P + (O + 1) / 2 tokens of KV. */
+    double steady_context;         /* that average */
+    double steady_concurrency;     /* sequences decoding at once */
+    double steady_step_s;          /* one step of them (and their prompts' share) */
+    double steady_tokens_per_s;    /* output tokens/s of the whole deployment */
+    double steady_request_rate;    /* requests completed per second */
+    /* Decode at batch 1 as a runtime runs it: the bytes at the data sheet's
+     * bandwidth plus a fixed cost per token (kernels, sampling). */
+    double batch1_tokens_per_s;
+    double token_fixed_s, token_launch_s, token_sample_s;
+    double prefill_allreduce_s;    /* TP all-reduces of one prompt's prefill */
 };
 
 struct engine_estimate {
@@ -627,8 +706,10 @@ enum engine_key {
     ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
     ENGINE_KEY_BANDWIDTH,
     ENGINE_KEY_PEAK_FLOPS,
+    ENGINE_KEY_DECODE_BATCH1,
     ENGINE_KEY_KV_PER_TOKEN,
     ENGINE_KEY_PREFILL,
+    ENGINE_KEY_PREFILL_ALLREDUCE,
     ENGINE_KEY_SERVING_TTFT,
     ENGINE_KEY_SERVING_TPOT,
     ENGINE_KEY_SERVING_AVAILABLE_KV,
@@ -640,6 +721,17 @@ enum engine_key {
     ENGINE_KEY_SERVING_OVERHEAD,
     ENGINE_KEY_SERVING_GPU_LAYERS,
     ENGINE_KEY_SERVING_HOST_BW,
+    ENGINE_KEY_SERVING_MEMORY_REPORTED,
+    ENGINE_KEY_SERVING_REQUESTED,
+    ENGINE_KEY_SERVING_ROTARY_CACHE,
+    ENGINE_KEY_SERVING_ACTIVATION_PEAK,
+    ENGINE_KEY_SERVING_NON_TORCH,
+    ENGINE_KEY_SERVING_CUDA_GRAPHS,
+    ENGINE_KEY_SERVING_MEMORY_FRACTION,
+    ENGINE_KEY_SERVING_REFUSES,
+    ENGINE_KEY_SERVING_STEADY_CONCURRENCY,
+    ENGINE_KEY_SERVING_STEADY_TOKENS,
+    ENGINE_KEY_SERVING_STEADY_RATE,
     ENGINE_KEY_ACT_PER_LAYER,
     ENGINE_KEY_ACT_LAYERS_HELD,
     ENGINE_KEY_ACT_LOGITS,
@@ -718,6 +810,12 @@ void engine_model_from_size(struct engine_model *m, double params);
 
 /* Effective bits per weight of a format, scales included. */
 double engine_format_bits(const struct engine_format *f);
+/* A llama.cpp mix's name ("q4_k_m"), and a copy of a model with the bytes
+ * llama-quantize gives it under that mix, as a model file would have them
+ * (file_bytes and the per-layer sizes); false without an architecture. */
+const char *engine_gguf_mix_name(enum engine_gguf_mix x);
+bool engine_gguf_mix_model(const struct engine_model *m, enum engine_gguf_mix x,
+                           struct engine_model *out);
 
 /* Recipe table lookups. */
 const struct engine_recipe_info *engine_recipe_info(enum engine_recipe r);
@@ -804,9 +902,24 @@ enum engine_tokens_source engine_training_tokens_source(const struct engine_scen
  * mixtures: 10^7 to 10^8 tokens); a bound from above, stated as such. */
 #define ENGINE_FINE_TUNE_TOKENS 1e8
 double engine_price_per_hour(const struct engine_scenario *sc);
-/* Runtime names ("plain", "vllm", "llama.cpp", "ollama") and parser. */
+/* Runtime names ("plain", "vllm", "llama.cpp", "ollama", "sglang",
+ * "trtllm") and parser. */
 const char *engine_runtime_name(enum engine_runtime r);
 int engine_runtime_parse(const char *s, enum engine_runtime *out);
+/* NAME[@VERSION] ("vllm@0.11", "vllm@0.21.1", "sglang"): the runtime and
+ * the profile of that release into *version (0 without @). Returns 0, -1
+ * for an unknown name, -2 for a version the runtime has no profile for
+ * (vLLM before 0.11; a version given to a runtime with one profile). */
+int engine_runtime_spec_parse(const char *s, enum engine_runtime *out, uint32_t *version);
+/* The profile a scenario's runtime follows (vLLM: 11 or 21; others: their
+ * one profile's release), and its name for people ("vLLM 0.11",
+ * "SGLang 0.5", "TensorRT-LLM 1.0"). */
+uint32_t engine_runtime_version(const struct engine_serving *v);
+void engine_runtime_profile_name(const struct engine_serving *v, char *buf, size_t len);
+/* The runtime's memory fraction when not given: vLLM 0.9 (0.92 from
+ * 0.21), SGLang's mem_fraction_static heuristic for the GPU and layout,
+ * TensorRT-LLM 0.9; NaN for the runtimes without one. */
+double engine_runtime_memory_fraction(const struct engine_scenario *sc);
 /* The runtime defaults a scenario leaves at 0 (engine/runtime.c): vLLM's
  * max_num_batched_tokens and max_num_seqs for `vllm serve` on this GPU,
  * llama.cpp's n_ubatch, the prefill chunk each runtime schedules. */

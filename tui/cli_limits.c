@@ -44,6 +44,7 @@ void plan_limits_compute(const struct catalog *cat, const struct options *o,
      * llama.cpp and Ollama offload; vLLM does not; not in training). */
     l->max_gpu_layers = -2;
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_VLLM &&
+        sc->serving.runtime != ENGINE_RUNTIME_SGLANG && sc->serving.runtime != ENGINE_RUNTIME_TRTLLM &&
         !sc->gpu.unified_memory) {
         struct engine_scenario s = *sc;
         s.serving.fit = false;

@@ -114,6 +114,17 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_bool(w, sc->mfu > 0);
     json_key(w, "runtime");
     json_string(w, engine_runtime_name(sc->serving.runtime));
+    {
+        char who[48];
+        engine_runtime_profile_name(&sc->serving, who, sizeof who);
+        json_key(w, "runtime_profile");
+        json_string(w, who);
+    }
+    json_key(w, "request_rate");
+    if (sc->serving.request_rate > 0)
+        json_number(w, sc->serving.request_rate);
+    else
+        json_null(w);
     json_key(w, "units");
     json_string(w, o->units == UNITS_GIB ? "gib" : "gb");
     json_end_object(w);
@@ -195,7 +206,9 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
             snprintf(group, sizeof(group), "%s", g);
         }
         json_key(&w, name);
-        if (fig->unit == ENGINE_UNIT_BOOL)
+        /* fits is a JSON boolean (product.md); every other figure a number
+         * (runtime_refuses 0 or 1), null where it does not apply. */
+        if (k == ENGINE_KEY_FITS)
             json_bool(&w, engine_figure_value(sc, est, k) != 0);
         else
             json_number(&w, engine_figure_value(sc, est, k));
@@ -473,7 +486,9 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     fputs(_("\nSpeed ceilings (whole deployment)\n"), f);
     plan_text_section(f, o, est, ENGINE_GROUP_SPEED);
     if (o->sc.mode == ENGINE_MODE_INFER) {
-        fprintf(f, _("\nServing (%s)\n"), engine_runtime_name(o->sc.serving.runtime));
+        char who[48];
+        engine_runtime_profile_name(&o->sc.serving, who, sizeof who);
+        fprintf(f, _("\nServing (%s)\n"), who);
         plan_text_section(f, o, est, ENGINE_GROUP_SERVING);
     }
     if (o->sc.mode != ENGINE_MODE_INFER) {

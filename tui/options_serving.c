@@ -6,9 +6,9 @@
  * another is left to options_ignored_notes (a note, not an error).
  *
  * Runtime defaults for what was not given, as each runtime starts:
- *  - vllm: the context is max_model_len, which is the model's maximum
- *    (vLLM derives it from the config) unless --max-model-len or
- *    --context says otherwise;
+ *  - vllm (sglang, trtllm alike): the context is max_model_len, which is
+ *    the model's maximum (derived from the config) unless --max-model-len
+ *    or --context says otherwise;
  *  - llama.cpp: --reserve is --fit's margin, 1 GiB per device;
  *  - ollama: --reserve is its 457 MiB per-GPU minimum; the context its
  *    default by VRAM (docs/context-length.mdx: under 24 GiB 4k, under
@@ -52,7 +52,38 @@ static int opt_runtime_values(const struct options_given *s, const struct catalo
     struct engine_serving *v = &o->sc.serving;
     int k;
 
-    /* (The plain fields were read with the workload: opt_read_stored.) */
+    if (s->set[PARAM_RUNTIME]) {
+        const char *val = s->val[PARAM_RUNTIME];
+        int rc = engine_runtime_spec_parse(val, &v->runtime, &v->runtime_version);
+        if (rc == -2) {
+            opt_error("--runtime: no profile for '%s': vllm@0.11 (0.11 to 0.20) and vllm@0.21 "
+                      "(0.21 and later; before 0.11 not modelled), sglang@0.5, trtllm@1.0; "
+                      "plain, llama.cpp and ollama take no version",
+                      val);
+            return -1;
+        }
+        if (rc != 0) {
+            opt_expected_of(opt_name(PARAM_RUNTIME),
+                            _("plain, vllm[@VERSION], llama.cpp, ollama, sglang[@VERSION] or "
+                              "trtllm[@VERSION]"),
+                            val);
+            return -1;
+        }
+    }
+    /* (The plain fields were read with the workload: opt_read_stored.)
+     * SGLang's and TensorRT-LLM's memory fractions take the place of
+     * vLLM's: one of the three. */
+    if ((s->set[PARAM_GPU_MEMORY_UTILIZATION] + s->set[PARAM_MEM_FRACTION_STATIC] +
+         s->set[PARAM_FREE_GPU_MEMORY_FRACTION]) > 1) {
+        opt_error("--gpu-memory-utilization, --mem-fraction-static and --free-gpu-memory-fraction "
+                  "are the same setting of three runtimes: give the one of --runtime");
+        return -1;
+    }
+    if (s->set[PARAM_CUDA_GRAPH_MEMORY] && !(v->cuda_graph_bytes > 0)) {
+        opt_error("--cuda-graph-memory: expected a size above zero, found '%s'",
+                  s->val[PARAM_CUDA_GRAPH_MEMORY]);
+        return -1;
+    }
     if (s->set[PARAM_FLASH_ATTENTION]) {
         if (opt_enum(PARAM_FLASH_ATTENTION, s->val[PARAM_FLASH_ATTENTION], &k) != 0)
             return -1;
@@ -89,9 +120,11 @@ static int opt_offload(const struct options_given *s, struct options *o) {
                       n, m->layers, m->layers + 1, m->layers);
             return -1;
         }
-        if (v->runtime == ENGINE_RUNTIME_VLLM) {
-            opt_error("--gpu-layers: vLLM does not offload layers (it has --cpu-offload-gb); "
-                      "use --runtime llama.cpp, ollama or plain");
+        if (v->runtime == ENGINE_RUNTIME_VLLM || v->runtime == ENGINE_RUNTIME_SGLANG ||
+            v->runtime == ENGINE_RUNTIME_TRTLLM) {
+            opt_error("--gpu-layers: %s does not offload layers; use --runtime llama.cpp, ollama "
+                      "or plain",
+                      engine_runtime_name(v->runtime));
             return -1;
         }
         if (o->sc.pp > 1 && n < o->sc.pp) {
@@ -149,6 +182,8 @@ static void opt_runtime_defaults(const struct options_given *s, struct options *
         return;
     switch (v->runtime) {
     case ENGINE_RUNTIME_VLLM:
+    case ENGINE_RUNTIME_SGLANG:
+    case ENGINE_RUNTIME_TRTLLM:
         if (!s->set[PARAM_CONTEXT]) {
             if (v->max_model_len)
                 sc->context = v->max_model_len;
