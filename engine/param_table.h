@@ -8,7 +8,7 @@
  * it, whether the explorer sets it, and where it lives in struct
  * engine_scenario when it is one plain field there. Everything else is
  * generated from it: the one argv parser (tui/options.c over
- * common/argv.c), `--help` and the man page's option list, the scenario
+ * kernels/argv.c), `--help` and the man page's option list, the scenario
  * reader and writer (last.yaml included), the TUI field list's parameters
  * (tui/state_fields.c), the lesson step reader (a step's scenario is a
  * scenario file's mapping). tests/test_params.c walks the table.
