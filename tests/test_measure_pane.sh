@@ -20,7 +20,8 @@ tui_setup mpane
 # --- the calibration flag through plan (no terminal needed) ----------------
 SCEN="--model llama-3.1-8b --gpu h100-sxm --fresh"
 PLAN="--model llama-3.1-8b --gpu h100-sxm"
-"$VRAMLAB" plan $PLAN --measured-bw 3.0TB/s >"$TMP/plan.txt" 2>&1 || fail "plan --measured-bw"
+"$VRAMLAB" plan $PLAN --measured-bw 3.0TB/s 2>&1 | sed "s/$TUI_NBSP/ /g" >"$TMP/plan.txt" ||
+    fail "plan --measured-bw"
 grep -q "calibrated: measured 3000 GB/s replaces the data-sheet bandwidth" "$TMP/plan.txt" &&
     grep -q "bandwidth used *3.00 TB/s" "$TMP/plan.txt" && ok "plan text: calibrated, 3.00 TB/s" ||
     fail "plan text: $(cat "$TMP/plan.txt")"

@@ -310,7 +310,7 @@ start esl 100 30 LANG=es_ES.UTF-8 -- --lesson seed-000
 wait_for esl "Bytes por parámetro" && ok "a lesson name finds the Spanish lesson" ||
     { fail "--lesson seed-000 under es_ES"; capture esl; }
 quit esl >/dev/null
-out=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan $SCEN)
+out=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan $SCEN | sed "s/$TUI_NBSP/ /g")
 echo "$out" | grep -q "^CABE: .*,.* GB de 85,9 GB por GPU" && echo "$out" | grep -q "Memoria por GPU" &&
     ok "plan text in Spanish" || fail "plan in Spanish: $(echo "$out" | head -5)"
 json=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan --json --mfu 0.4 $SCEN | nonote)

@@ -333,8 +333,9 @@ steps:
     question: Does a 70B model in FP16 fit two H100?
     caption: Yes, as the Memory pane now shows with its figures.
 YAML
-plan=$(LANG=C.UTF-8 "$VRAMLAB" plan --params 70B --format fp16 --gpu h100-sxm --gpus 2 --tp 2 --context 1024)
-total=$(echo "$plan" | awk '/^Memory per GPU/ { m = 1 } m && $1 == "total" { print $2 " " $3; exit }')
+plan=$(LANG=C.UTF-8 "$VRAMLAB" plan --params 70B --format fp16 --gpu h100-sxm --gpus 2 --tp 2 --context 1024 |
+    sed "s/$TUI_NBSP/ /g")
+total=$(echo "$plan" | awk '/^Memory per GPU/ { m = 1 } m && $1 == "total" { print $4 " " $5; exit }')
 rate=$(echo "$plan" | awk '$1 == "memory-bound" && $2 == "ceiling" { print $3; exit }')
 cap=$(echo "$plan" | awk '$1 == "capacity" { print $2 " " $3; exit }')
 [ -n "$total" ] && [ -n "$rate" ] && [ -n "$cap" ] || fail "plan gave no figures: $plan"

@@ -94,7 +94,7 @@ keys help q e
 has help "explain:" "40x12 explain opens"
 keys help PgDn PgDn PgDn PgDn PgDn
 has help "source" "40x12 explain: the source can be reached"
-has help "8030261248" "40x12 explain: the result can be reached"
+has help "8,030,261,248" "40x12 explain: the result can be reached"
 
 # --- a long lesson caption pages instead of losing its end ------------------
 nsteps=$(grep -c '^  - ' "$top_srcdir/share/lessons/seed-000.en.yaml")

@@ -369,17 +369,6 @@ static int big_figure(struct tui_ui *ui, WINDOW *w, int y, int rows_left, enum t
     return BIG_H;
 }
 
-/* Split "143.6 GB" into the number and the unit. */
-static void split_unit(const char *s, char *num, size_t nl, char *unit, size_t ul) {
-    const char *sp = strchr(s, ' ');
-    size_t n = sp ? (size_t)(sp - s) : strlen(s);
-    if (n >= nl)
-        n = nl - 1;
-    memcpy(num, s, n);
-    num[n] = '\0';
-    snprintf(unit, ul, "%s", sp ? sp + 1 : "");
-}
-
 /* A question not yet answered, at the top of presentation mode: "Question"
  * and the question in bold, each line centred, double-spaced when the
  * window has the rows (the figures it asks about follow, as '?'); a
@@ -436,7 +425,7 @@ void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
 
     tui_put(ui, w, y++, 2, wd - 4, TUI_ROLE_PANE_TITLE, _("Memory per GPU"));
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
-    split_unit(a, num, sizeof(num), unit, sizeof(unit));
+    report_split_unit(a, num, sizeof(num), unit, sizeof(unit));
     report_bytes(e->capacity, st->opt.units, cap, sizeof(cap));
     snprintf(a, sizeof(a), _("of %s"), cap);
     if (hide_mem) {

@@ -11,6 +11,8 @@
 
 #include "tui/draw_overlay.h"
 
+#include "engine/figures.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -285,7 +287,8 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
     int key = st->explain_key >= 0   ? st->explain_key
               : f < TUI_F_COUNT ? tui_field_key(st, f)
                                 : ENGINE_KEY_MEM_TOTAL;
-    engine_explain(&st->opt.sc, &st->est, (enum engine_key)key, &ex);
+    engine_explain_for(i18n_numfmt(st->opt.units == UNITS_GIB), &st->opt.sc, &st->est,
+                       (enum engine_key)key, &ex);
     snprintf(title, sizeof(title), _("explain: %s"), ex.label ? ex.label : engine_key_name(key));
     /* In a lesson the box sits beside or below the bar (explain_place);
      * its width is known before the text is wrapped to it. */

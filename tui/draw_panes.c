@@ -137,21 +137,27 @@ static const char *format_label(const struct engine_format *f, int room, char *b
     return tui_width(f->id) < tui_width(name) ? f->id : name;
 }
 
+/* A format's own figure as given ("16", "4.5"), in the reader's marks. */
+static void format_plain(double v, char *buf, size_t len) {
+    engine_format(i18n_numfmt(false), ENGINE_UNIT_PLAIN, v, buf, len);
+}
+
 /* Full training: the engine takes the weight bytes from the optimizer
  * recipe, not the weight format; say so ("BF16 via adam-mixed"). */
 static void draw_format_recipe(struct tui_pen *p, int x) {
     const struct engine_recipe_info *r = engine_recipe_info(p->st->opt.sc.recipe);
     const char *w = r->weights == 2 ? "BF16" : r->weights == 4 ? "FP32" : NULL;
-    char buf[96], num[16];
+    char buf[96], num[16], g[16];
     if (!w) {
-        snprintf(num, sizeof(num), "%g B", r->weights);
+        engine_format(i18n_numfmt(false), ENGINE_UNIT_BYTE_SIZE, r->weights, num, sizeof(num));
         w = num;
     }
     if (tui_printw(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x &&
         tui_printw(buf, sizeof(buf), _("%s (recipe)"), w) > p->iw - x)
         snprintf(buf, sizeof(buf), "%s", w);
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, buf);
-    snprintf(buf, sizeof(buf), "%g b/w", r->weights * 8);
+    format_plain(r->weights * 8, g, sizeof(g));
+    snprintf(buf, sizeof(buf), "%s b/w", g);
     tui_pen_text(p, 1, 0, TUI_ROLE_VALUE, buf);
     const char *why = _("set by the optimizer recipe");
     if (tui_width(why) > p->iw)
@@ -164,15 +170,17 @@ static void draw_format_recipe(struct tui_pen *p, int x) {
  * when the sum needs them (4.125, 6.5625), at most three past that
  * (NF4 double quant: 4.127). */
 static void format_bits(double eff, char *buf, size_t len) {
+    const struct engine_numfmt *nf = i18n_numfmt(false);
     for (int d = 2; d <= 4; d++) {
         double k = pow(10, d);
         if (fabs(eff * k - round(eff * k)) < 1e-9) {
-            snprintf(buf, len, "%.*f", d, eff);
+            engine_format_fixed(nf, eff, d, buf, len);
             return;
         }
     }
-    snprintf(buf, len, "%.3f", eff);
+    engine_format_fixed(nf, eff, 3, buf, len);
 }
+
 
 /* A format's bits per weight spelled out so that the terms add up to the
  * figure: bits + scale/block (+ zero/block) (+ super scale/super block) =
@@ -181,28 +189,32 @@ static void format_bits(double eff, char *buf, size_t len) {
  * scale and zero, then leave the result alone: never a formula whose
  * terms are not all there. */
 static void format_formula(const struct engine_format *f, int room, char *buf, size_t len) {
-    char effs[16], terms[3][96];
+    char effs[16], terms[3][96], b[16], sc[16], z[16], sz[16], ss[16];
     format_bits(engine_format_bits(f), effs, sizeof(effs));
+    format_plain(f->bits, b, sizeof(b));
     if (f->block == 0 && f->super_block == 0) {
-        snprintf(buf, len, "%g b/w", f->bits); /* "16 b/w" */
+        snprintf(buf, len, "%s b/w", b); /* "16 b/w" */
         return;
     }
+    format_plain(f->scale_bits, sc, sizeof(sc));
+    format_plain(f->zero_bits, z, sizeof(z));
+    format_plain(f->scale_bits + f->zero_bits, sz, sizeof(sz));
+    format_plain(f->super_scale_bits, ss, sizeof(ss));
     /* terms[0]: spaced; [1]: tight; [2]: tight, scale and zero merged. */
     for (int form = 0; form < 3; form++) {
         const char *plus = form == 0 ? " + " : "+";
         char *t = terms[form];
-        size_t n = (size_t)snprintf(t, sizeof(terms[form]), "%g", f->bits);
+        size_t n = (size_t)snprintf(t, sizeof(terms[form]), "%s", b);
         if (f->block > 0 && (f->scale_bits > 0 || f->zero_bits > 0)) {
             if (form == 2 || f->zero_bits == 0)
-                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus,
-                                      f->scale_bits + f->zero_bits, f->block);
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%s/%u", plus, sz,
+                                      f->block);
             else
-                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u%s%g/%u", plus,
-                                      f->scale_bits, f->block, plus, f->zero_bits, f->block);
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%s/%u%s%s/%u", plus,
+                                      sc, f->block, plus, z, f->block);
         }
         if (f->super_block > 0 && n < sizeof(terms[form]))
-            snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus, f->super_scale_bits,
-                     f->super_block);
+            snprintf(t + n, sizeof(terms[form]) - n, "%s%s/%u", plus, ss, f->super_block);
     }
     /* (The lengths are checked: a cut formula is never shown.) */
     if ((size_t)snprintf(buf, len, "%s = %s b/w", terms[0], effs) < len && tui_width(buf) <= room)
@@ -259,7 +271,9 @@ static void draw_format_file(struct tui_pen *p, int x) {
     if (tui_width(line) > p->iw) {
         /* "4.85 bits per weight" -> "4.85 b/w" */
         double b = mf->params > 0 ? mf->bytes * 8.0 / mf->params : 0;
-        snprintf(line, sizeof(line), "%.2f b/w", b);
+        char bs[16];
+        engine_format_fixed(i18n_numfmt(false), b, 2, bs, sizeof(bs));
+        snprintf(line, sizeof(line), "%s b/w", bs);
     }
     tui_pen_text(p, y, 0, TUI_ROLE_DIM, line);
     int kx = tui_pen_text(p, 4, 0, TUI_ROLE_LABEL, _("KV      "));
@@ -582,11 +596,12 @@ static bool legend_item(const struct tui_state *st, const double *seg, int s, bo
     if (!(seg[s] > 0) && !(st->focus[TUI_PANE_MEMORY] == tui_segments[s].field &&
                            tui_field_applies(st, tui_segments[s].field)))
         return false;
+    char num[32], unit[16];
     report_bytes(seg[s], st->opt.units, a, sizeof(a));
     /* "19.9 GB" -> "19.9" to keep the legend short; units on the total. */
-    char *sp = strchr(a, ' ');
-    if (sp && strcmp(sp + 1, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
-        *sp = '\0';
+    report_split_unit(a, num, sizeof(num), unit, sizeof(unit));
+    if (strcmp(unit, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
+        snprintf(a, sizeof(a), "%s", num);
     snprintf(buf, len, "%s %s", brief ? _(tui_segments_short[s]) : _(tui_segments[s].label), a);
     return true;
 }
