@@ -62,7 +62,7 @@ enum hf_slot {
     H_N_SLOTS
 };
 
-enum hf_kind { HK_INT, HK_BOOL, HK_TYPE, HK_ACT, HK_NAME, HK_ARCH, HK_LAYER_TYPES, HK_TEXT };
+enum hf_kind { HK_INT, HK_BOOL, HK_TYPE, HK_ACT, HK_NAME, HK_ARCH, HK_LAYER_TYPES, HK_TEXT, HK_ROPE };
 
 /* One config key and where its value goes. */
 struct hf_key {
@@ -119,6 +119,7 @@ static const struct hf_key hf_keys[] = {
     {"architectures", HK_ARCH, 0},
     {"layer_types", HK_LAYER_TYPES, 0},
     {"text_config", HK_TEXT, 0},
+    {"rope_scaling", HK_ROPE, 0},
 };
 
 /* What the config said: -1 in a slot means absent (or null). */
@@ -130,6 +131,10 @@ struct hf_config {
     char arch[64];
     long long sliding_layer_types; /* layers marked sliding_attention; -1 absent */
     size_t at[H_N_SLOTS];               /* the offset of the value that filled each slot */
+    /* rope_scaling: original_max_position_embeddings (0 absent), factor, type. */
+    long long rope_original;
+    double rope_factor;
+    char rope_type[16];
     const char *key[H_N_SLOTS];         /* and its key, for messages */
 };
 
@@ -257,6 +262,45 @@ static bool take_string(struct hf_ctx *x, const json_t *v, size_t at, const char
     return true;
 }
 
+/* rope_scaling {"rope_type"|"type": "yarn", "factor": 4.0,
+ * "original_max_position_embeddings": 32768} at offset obj_at: the context
+ * the model had before its extension (a bad value is an error at its place). */
+static void read_rope(struct hf_ctx *x, const json_t *map, size_t obj_at, struct hf_config *c) {
+    struct catalog_json_members it;
+    char key[40];
+    bool cut;
+    size_t kat, vat;
+
+    catalog_json_members_begin(&it, x->doc, obj_at);
+    while (catalog_json_members_next(&it, key, sizeof key, &cut, &kat, &vat) == 1) {
+        const json_t *v = cut ? NULL : json_object_get(map, key);
+        if (v == NULL || json_is_null(v))
+            continue;
+        if (strcmp(key, "rope_type") == 0 || strcmp(key, "type") == 0) {
+            take_string(x, v, vat, key, c->rope_type, sizeof c->rope_type);
+        } else if (strcmp(key, "factor") == 0) {
+            double f = json_is_number(v) ? json_number_value(v) : 0;
+            if (!(f > 0 && f < 1e6))
+                hf_error(x, vat, "rope_scaling.factor", "expected a positive number");
+            else
+                c->rope_factor = f;
+        } else if (strcmp(key, "original_max_position_embeddings") == 0) {
+            uint64_t n;
+            char err[160], raw[64];
+            if (!json_is_number(v) && !json_is_boolean(v)) {
+                hf_error(x, vat, "rope_scaling.original_max_position_embeddings",
+                         "expected a whole number");
+                continue;
+            }
+            catalog_json_raw(x->doc, vat, raw, sizeof raw);
+            if (catalog_parse_uint(raw, UINT32_MAX, &n, err, sizeof err) < 0)
+                hf_error(x, vat, "rope_scaling.original_max_position_embeddings", err);
+            else
+                c->rope_original = (long long)n;
+        }
+    }
+}
+
 /* Read the keys we know from one object (the top level or text_config)
  * at offset obj_at, its members in the order of the file. */
 static void read_mapping(struct hf_ctx *x, const json_t *map, size_t obj_at, struct hf_config *c,
@@ -376,6 +420,10 @@ static void read_mapping(struct hf_ctx *x, const json_t *map, size_t obj_at, str
                 text_config_at = vat;
             }
             break;
+        case HK_ROPE:
+            if (json_is_object(v))
+                read_rope(x, v, vat, c);
+            break;
         }
     }
     /* The language model of a multimodal config: its values win. */
@@ -485,6 +533,20 @@ static void build_model(struct hf_ctx *x, size_t root, const struct hf_config *c
     /* MLP width: GPT-2's n_inner (null = 4h); Falcon's is 4h, unstated. */
     m->ffn = val(c, H_FFN, val(c, H_N_INNER, 4LL * m->hidden));
     m->max_context = val(c, H_MAX_POS, 0);
+    /* Rope scaling: the native context is the original one; the extended
+     * one max_position_embeddings, or original x factor when that is more
+     * (a YaRN block added to a 32k config, as Qwen's model cards say). */
+    if (c->rope_original > 0 && c->rope_factor > 1) {
+        double ext = c->rope_original * c->rope_factor;
+        m->native_context = (uint32_t)c->rope_original;
+        m->rope_factor = c->rope_factor;
+        snprintf(m->rope_scaling, sizeof m->rope_scaling, "%s", c->rope_type);
+        if (ext > m->max_context && ext <= UINT32_MAX &&
+            strcmp(c->rope_type, "llama3") != 0)
+            m->max_context = (uint32_t)ext;
+        if (m->native_context >= m->max_context)
+            m->native_context = 0;
+    }
 
     if (fam != NULL) {
         m->gated = fam->gated;
@@ -685,6 +747,9 @@ int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t le
         m->norms_per_layer ? m->norms_per_layer : 2);
     out(buf, len, &n, "    qk_norm: %s\n    pos_embeddings: %u\n    max_context: %u\n",
         m->qk_norm ? "true" : "false", m->pos_embeddings, m->max_context);
+    if (m->native_context)
+        out(buf, len, &n, "    rope_scaling: {type: %s, factor: %g, native_context: %u}\n",
+            m->rope_scaling[0] ? m->rope_scaling : "unknown", m->rope_factor, m->native_context);
     if (m->sliding_window > 0)
         out(buf, len, &n, "    sliding_window: %u\n    sliding_layers: %u\n", m->sliding_window,
             m->sliding_layers);

@@ -133,31 +133,25 @@ double engine_core_prefill_flops(const struct engine_scenario *sc) {
     return inv > 0 ? 1.0 / inv : 0;
 }
 
-/* The values of decode.tokens_per_s_core_bound for explain: each class's
- * weights over its measured rate, the sum, the tokens/s. */
-void engine_core_explain(const struct engine_scenario *sc, const struct engine_estimate *e,
-                         char *buf, size_t n) {
-    static const char *const names[ENGINE_WIDTHS] = {"< 6-bit", "6-11-bit", "16-bit"};
+/* The terms of the core-bound step, for explain: each width class the
+ * weights fall in, its share and the measured rate that times it. */
+int engine_core_terms(const struct engine_scenario *sc, struct engine_core_term t[ENGINE_WIDTHS]) {
     const struct engine_core_rates *r = &sc->gpu.core;
     double share[ENGINE_WIDTHS];
-    size_t k = 0;
-    if (!engine_core_measured(sc) || !engine_pos(e->core_seconds_per_step)) {
-        snprintf(buf, n, "no core rates measured (a GPU, or --device cpu without a measurement)");
-        return;
-    }
+    int n = 0;
+    if (!engine_core_measured(sc))
+        return 0;
     core_shares(sc, share);
-    double b = sc->batch, w = e->core_seconds_per_step; /* seconds */
-    for (int i = 0; i < ENGINE_WIDTHS && k < n; i++) {
+    for (int i = 0; i < ENGINE_WIDTHS; i++) {
         if (!(share[i] > 0))
             continue;
         int j = core_class(r, i);
-        k += (size_t)snprintf(buf + k, n - k, "%s%.4g%% %s weights at %.4g G weights/s (%s, "
-                              "measured, batch %u, %u threads)",
-                              k ? " + " : "", 100 * share[i], names[i],
-                              r->weights_per_s[j][0] / 1e9, r->kernel[j], r->batch[j][0],
-                              r->threads);
+        t[n].width = i;
+        t[n].share = share[i];
+        t[n].weights_per_s = r->weights_per_s[j][0];
+        t[n].batch = r->batch[j][0];
+        t[n].kernel = r->kernel[j];
+        n++;
     }
-    if (k < n)
-        snprintf(buf + k, n - k, ": step %.4g ms for %.4g tokens = %.4g tokens/s",
-                 w * 1e3, b * sc->dp, e->decode_tokens_per_s_core_bound);
+    return n;
 }

@@ -109,15 +109,6 @@ const char *engine_recompute_name(enum engine_recompute r) {
     return (unsigned)r < ENGINE_RECOMPUTE_COUNT ? recompute_names[r] : "?";
 }
 
-/* Parse a recompute policy. */
-int engine_recompute_parse(const char *s, enum engine_recompute *out) {
-    int i = table_index(recompute_names, ENGINE_RECOMPUTE_COUNT, s);
-    if (i < 0)
-        return -1;
-    *out = (enum engine_recompute)i;
-    return 0;
-}
-
 /* Name of recompute module bit i (see engine.h). */
 const char *engine_recompute_module_name(unsigned i) {
     return i < ENGINE_RECOMPUTE_MODULE_COUNT ? recompute_module_names[i] : "?";
@@ -192,15 +183,6 @@ const char *engine_recompute_method_name(enum engine_recompute_method m) {
     return (unsigned)m < ENGINE_RECOMPUTE_METHOD_COUNT ? recompute_method_names[m] : "?";
 }
 
-/* Parse a full-recompute method ("uniform", "block"). */
-int engine_recompute_method_parse(const char *s, enum engine_recompute_method *out) {
-    int i = table_index(recompute_method_names, ENGINE_RECOMPUTE_METHOD_COUNT, s);
-    if (i < 0)
-        return -1;
-    *out = (enum engine_recompute_method)i;
-    return 0;
-}
-
 /* The expert-parallel degree (see engine.h). */
 uint32_t engine_ep(const struct engine_scenario *sc) {
     return sc->ep > 1 ? sc->ep : 1;
@@ -209,15 +191,6 @@ uint32_t engine_ep(const struct engine_scenario *sc) {
 /* Name of a training FLOPs model. */
 const char *engine_flops_model_name(enum engine_flops_model f) {
     return (unsigned)f < ENGINE_FLOPS_MODEL_COUNT ? flops_model_names[f] : "?";
-}
-
-/* Parse a training FLOPs model name. */
-int engine_flops_model_parse(const char *s, enum engine_flops_model *out) {
-    int i = table_index(flops_model_names, ENGINE_FLOPS_MODEL_COUNT, s);
-    if (i < 0)
-        return -1;
-    *out = (enum engine_flops_model)i;
-    return 0;
 }
 
 /* Name of a FLOP/s column. */
@@ -232,15 +205,6 @@ enum engine_compute engine_compute_column(const struct engine_scenario *sc) {
     if (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA)
         return ENGINE_COMPUTE_BF16;
     return sc->weight_format.compute;
-}
-
-/* Parse a FLOP/s column name. */
-int engine_compute_parse(const char *s, enum engine_compute *out) {
-    int i = table_index(compute_names, ENGINE_COMPUTE_COUNT, s);
-    if (i < 0)
-        return -1;
-    *out = (enum engine_compute)i;
-    return 0;
 }
 
 /* Effective bits per weight: bits + scale/block + zero/block + super/super_block. */
@@ -277,8 +241,8 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->bw_efficiency = 1.0;
     sc->flops_efficiency = 1.0;
     sc->serving.runtime = ENGINE_RUNTIME_PLAIN;
-    sc->serving.gpu_memory_utilization = 0.9; /* vLLM's default */
-    sc->serving.block_size = 16;              /* vLLM's default on CUDA */
+    sc->serving.gpu_memory_utilization = 0; /* the runtime's (engine_runtime_memory_fraction) */
+    sc->serving.block_size = 16;            /* vLLM's default on CUDA */
     sc->serving.flash_attention = -1;
     sc->serving.fit = true; /* llama.cpp's --fit is on by default */
 }
@@ -370,8 +334,9 @@ uint32_t engine_validate(const struct engine_scenario *sc, const struct engine_s
     const struct engine_serving *v = &sc->serving;
     double util = v->gpu_memory_utilization;
     bool given = v->gpu_layers_given;
-    if ((unsigned)v->runtime >= ENGINE_RUNTIME_COUNT || !(util > 0 && util <= 1) ||
-        v->block_size == 0 ||
+    if ((unsigned)v->runtime >= ENGINE_RUNTIME_COUNT || !(util >= 0 && util <= 1) ||
+        v->block_size == 0 || !(v->cuda_graph_bytes >= 0) || !isfinite(v->cuda_graph_bytes) ||
+        !(v->request_rate >= 0) || !isfinite(v->request_rate) ||
         (given && (v->gpu_layers < 0 || (m->layers && (uint32_t)v->gpu_layers > m->layers))) ||
         (m->layers && v->cpu_moe_layers > m->layers) || v->host_bytes_per_s < 0 ||
         !isfinite(v->host_bytes_per_s) || (given && sc->pp > 1 && (uint32_t)v->gpu_layers < sc->pp))

@@ -75,29 +75,9 @@ const char *engine_memory_convention_name(enum engine_memory_convention c) {
     return (unsigned)c < ENGINE_MEMCONV_COUNT ? convention_names[c] : "?";
 }
 
-/* Parse a memory convention; 0 on success. */
-int engine_memory_convention_parse(const char *s, enum engine_memory_convention *out) {
-    for (int i = 0; s && i < ENGINE_MEMCONV_COUNT; i++)
-        if (strcmp(convention_names[i], s) == 0) {
-            *out = (enum engine_memory_convention)i;
-            return 0;
-        }
-    return -1;
-}
-
 /* Name of an offload target. */
 const char *engine_offload_name(enum engine_offload o) {
     return (unsigned)o < ENGINE_OFFLOAD_COUNT ? offload_names[o] : "?";
-}
-
-/* Parse an offload target; 0 on success. */
-int engine_offload_parse(const char *s, enum engine_offload *out) {
-    for (int i = 0; s && i < ENGINE_OFFLOAD_COUNT; i++)
-        if (strcmp(offload_names[i], s) == 0) {
-            *out = (enum engine_offload)i;
-            return 0;
-        }
-    return -1;
 }
 
 /* The host link of a scenario (see engine.h). */

@@ -77,11 +77,11 @@ check "completions: median within its spread" [ "$(jget "$t/out" 'all(s["min"] <
 check "completions: ratio = median / predicted" [ "$(jget "$t/out" 'all(abs(s["ratio"] - s["median"] / s["predicted"]) < 1e-9 * s["ratio"] for r in j["results"] for s in (r["ttft_s"], r["decode_tokens_per_s_per_sequence"], r["aggregate_tokens_per_s"]))')" = True ]
 # the model from the server's name (its quantization too), the runtime from owned_by
 check "completions: model matched to the catalogue" [ "$(jget "$t/out" 'j["prediction"]["model_id"]')" = llama-3.1-8b ]
-check "completions: format from the name (Q4_K_M)" [ "$(jget "$t/out" 'j["prediction"]["weight_format"]')" = q4-k ]
+check "completions: format from the name (Q4_K_M: the mix q4-k-m)" [ "$(jget "$t/out" 'j["prediction"]["weight_format"]')" = q4-k-m ]
 check "completions: runtime from owned_by" [ "$(jget "$t/out" 'j["prediction"]["runtime"]')" = llama.cpp ]
 # the prediction is plan's for the same scenario (batch = concurrency)
 cp "$t/out" "$t/bench.json"
-"$VRAMLAB" plan --model llama-3.1-8b --format q4-k --runtime llama.cpp --batch 2 --prompt 16 \
+"$VRAMLAB" plan --model llama-3.1-8b --format q4-k-m --runtime llama.cpp --batch 2 --prompt 16 \
     --context 24 --json >"$t/plan.json"
 check "prediction: decode per sequence is plan's" [ "$(python3 -c '
 import json,sys

@@ -386,7 +386,7 @@ static const struct engine_model *bench_match_model(const struct catalog *cat, c
 }
 
 /* The catalogue format a server's model id names by its quantization
- * suffix (Q4_K_M: q4-k, Q8_0: q8-0, f16: fp16), or NULL. */
+ * suffix (Q4_K_M: q4-k-m, else q4-k; Q8_0: q8-0, f16: fp16), or NULL. */
 static const struct engine_format *bench_match_format(const struct catalog *cat, const char *id) {
     char want[32], have[32];
     const char *q = NULL;
@@ -420,12 +420,12 @@ static const struct engine_format *bench_match_format(const struct catalog *cat,
     return NULL;
 }
 
-/* Whether argv gives the model (any way the scenario options can). */
-static bool bench_model_given(int argc, char **argv) {
-    static const char *const flags[] = {"model", "model-file", "model-config", "params",
-                                        "layers", "scenario"};
-    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        if (options_flag_given(argc, argv, flags[i]))
+/* Whether the command line gives the model (any way the scenario options can). */
+static bool bench_model_given(const struct options_given *g) {
+    static const enum param_id ids[] = {PARAM_MODEL,  PARAM_MODEL_FILE, PARAM_MODEL_CONFIG,
+                                        PARAM_PARAMS, PARAM_LAYERS,     PARAM_SCENARIO};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        if (g->set[ids[i]])
             return true;
     return false;
 }
@@ -454,14 +454,15 @@ static int bench_scenario(struct cli_run *run, int argc, char **argv, struct ben
     for (int i = 0; i < argc; i++)
         args[n++] = argv[i];
     r->model_source = "options";
-    if (!bench_model_given(argc, argv)) {
+    struct options_given given = run->o.given; /* the command line as cli_begin scanned it */
+    if (!bench_model_given(&given)) {
         const struct engine_model *m = bench_match_model(&run->cat, r->srv.model);
         struct stat st;
         if (m) {
             const struct engine_format *fm = bench_match_format(&run->cat, r->srv.model);
             snprintf(modelflag, sizeof(modelflag), "--model=%s", m->id);
             r->model_source = "catalog";
-            if (fm && !options_flag_given(argc, argv, "format")) {
+            if (fm && !given.set[PARAM_FORMAT]) {
                 snprintf(formatflag, sizeof(formatflag), "--format=%s", fm->id);
                 args[n++] = formatflag;
             }
@@ -480,14 +481,14 @@ static int bench_scenario(struct cli_run *run, int argc, char **argv, struct ben
         args[n++] = modelflag;
     }
     const char *rt = bench_runtime_of(r->srv.owned_by);
-    if (rt && !options_flag_given(argc, argv, "runtime")) {
+    if (rt && !given.set[PARAM_RUNTIME]) {
         snprintf(runtimeflag, sizeof(runtimeflag), "--runtime=%s", rt);
         args[n++] = runtimeflag;
     }
     args[n] = NULL;
     int rc = options_parse(n, args, &run->cat, &run->o, false);
     if (rc == 0)
-        rc = options_apply_scenario_file(&run->o, n, args, &run->cat);
+        rc = options_apply_scenario_file(&run->o, &run->cat);
     return rc;
 }
 
@@ -732,26 +733,18 @@ static void bench_write_events(FILE *f, const struct cli_run *run, const struct 
     }
 }
 
-/* One row of the text table: label, measured median (min-max), predicted, ratio. */
+/* One row of the text table: label, measured median (min-max), predicted,
+ * ratio; every number through the one formatter in the reader's marks. */
 static void bench_text_row(FILE *f, const char *label, const struct bench_stat *s, double pred,
                            bool seconds) {
-    char med[32], lo[32], hi[32], p[32], ratio[32], meas[96];
+    enum engine_unit unit = seconds ? ENGINE_UNIT_SECONDS : ENGINE_UNIT_TOKENS_PER_S;
+    char med[48], lo[48], hi[48], p[48], ratio[32], meas[160];
     if (s->n == 0) {
         snprintf(meas, sizeof(meas), "-");
     } else {
-        if (seconds) {
-            report_seconds(s->median, med, sizeof(med));
-            report_seconds(s->min, lo, sizeof(lo));
-            report_seconds(s->max, hi, sizeof(hi));
-        } else {
-            report_number(s->median, med, sizeof(med));
-            report_number(s->min, lo, sizeof(lo));
-            report_number(s->max, hi, sizeof(hi));
-            strncat(med, _(" tok/s"), sizeof(med) - strlen(med) - 1);
-        }
-        i18n_number(med, sizeof(med));
-        i18n_number(lo, sizeof(lo));
-        i18n_number(hi, sizeof(hi));
+        report_value(s->median, unit, UNITS_GB, med, sizeof(med));
+        report_value(s->min, unit, UNITS_GB, lo, sizeof(lo));
+        report_value(s->max, unit, UNITS_GB, hi, sizeof(hi));
         if (s->n > 1)
             snprintf(meas, sizeof(meas), "%s (%s-%s)", med, lo, hi);
         else
@@ -761,21 +754,14 @@ static void bench_text_row(FILE *f, const char *label, const struct bench_stat *
         snprintf(p, sizeof(p), "-");
         snprintf(ratio, sizeof(ratio), "-");
     } else {
-        if (seconds) {
-            report_seconds(pred, p, sizeof(p));
-        } else {
-            report_number(pred, p, sizeof(p));
-            strncat(p, _(" tok/s"), sizeof(p) - strlen(p) - 1);
-        }
-        i18n_number(p, sizeof(p));
+        report_value(pred, unit, UNITS_GB, p, sizeof(p));
         if (s->n > 0 && pred > 0)
             report_ratio(s->median / pred, ratio, sizeof(ratio));
         else
             snprintf(ratio, sizeof(ratio), "-");
-        i18n_number(ratio, sizeof(ratio));
     }
-    int pad = 22 + (int)strlen(label) - i18n_width(label);
-    fprintf(f, "  %-*s %-34s %-14s %s\n", pad, label, meas, p, ratio);
+    fprintf(f, "  %-*s %-*s %-*s %s\n", report_pad(label, 22), label, report_pad(meas, 34), meas,
+            report_pad(p, 14), p, ratio);
 }
 
 /* The text report. */
@@ -797,8 +783,9 @@ static void bench_write_text(FILE *f, const struct cli_run *run, const struct be
         const struct bench_level *lv = &r->lv[i];
         char head[160];
         snprintf(head, sizeof(head), _("concurrency %u"), lv->concurrency);
-        fprintf(f, "\n%-24s %-34s %-14s %s\n", head, _("measured (min-max)"), _("predicted"),
-                _("ratio"));
+        const char *mm = _("measured (min-max)"), *pr = _("predicted");
+        fprintf(f, "\n%-*s %-*s %-*s %s\n", report_pad(head, 24), head, report_pad(mm, 34), mm,
+                report_pad(pr, 14), pr, _("ratio"));
         bench_text_row(f, _("time to first token"), &lv->ttft, lv->p_ttft, true);
         bench_text_row(f, _("decode per sequence"), &lv->decode, lv->p_decode, false);
         bench_text_row(f, _("aggregate"), &lv->aggregate, lv->p_aggregate, false);
@@ -857,7 +844,7 @@ int cmd_bench(int argc, char **argv) {
         free(r);
         return rc;
     }
-    load.prompt_words = options_flag_given(n, args, "prompt") ? run.o.sc.prompt : 128;
+    load.prompt_words = run.o.given.set[PARAM_PROMPT] ? run.o.sc.prompt : 128;
     load.max_tokens = b.max_tokens;
     load.timeout_s = b.timeout_s;
     if (load.prompt_words < 4)

@@ -428,7 +428,12 @@ int cpu_device_get(struct cpu_device *d, bool a8, char *err, size_t errlen) {
     return cpu_device_measure(d, a8, err, errlen);
 }
 
+/* Read once per run: the same device (a scenario saved and loaded again,
+ * the explorer's estimates) has the same capacity throughout the run. */
 double cpu_device_available_memory(void) {
+    static double once;
+    if (once > 0)
+        return once;
     FILE *f = fopen("/proc/meminfo", "r");
     char line[160];
     double kb = 0;
@@ -437,9 +442,9 @@ double cpu_device_available_memory(void) {
             break;
     if (f)
         fclose(f);
-    if (kb > 0)
-        return kb * 1024.0;
-    return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    once = kb > 0 ? kb * 1024.0
+                  : (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    return once;
 }
 
 void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g) {

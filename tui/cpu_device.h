@@ -65,7 +65,8 @@ int cpu_device_get(struct cpu_device *d, bool a8, char *err, size_t errlen);
  * FMA peak in every compute column, the core rates. */
 void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g);
 
-/* MemAvailable of /proc/meminfo in bytes (else the physical memory). */
+/* MemAvailable of /proc/meminfo in bytes (else the physical memory), read
+ * at the first call of the run. */
 double cpu_device_available_memory(void);
 
 #endif
