@@ -310,14 +310,19 @@ static const struct probe_backend *const backends[] = {
 static void usage(FILE *f) {
     fputs("usage: vramlab-probe [--device cpu|cuda[:N]] [--quick] [--tests LIST]\n"
           "                     [--threads N] [--build-info] [--help]\n"
-          "       vramlab-probe --allreduce [--device cpu|cuda] [--sizes LIST]\n"
-          "                     [--dtypes fp32,bf16] [--iters N] [--deadline SECONDS]\n"
+          "       vramlab-probe --allreduce [--device cpu|cuda] [--sizes LIST] [--full]\n"
+          "                     [--dtypes fp32,bf16] [--iters N] [--budget SECONDS]\n"
+          "                     [--deadline SECONDS]\n"
           "Runs memory and quantization kernels and writes JSON Lines on stdout:\n"
           "device, progress, result and error events. The all-reduce runs NCCL over\n"
           "this process's GPUs, or under mpirun one rank per process (--device cuda:\n"
           "NCCL bootstrapped through MPI; --device cpu: MPI_Allreduce); not in --quick\n"
-          "unless named. --sizes: 8,64K,1M or MIN-MAX[x2|x4] (default " PROBE_AR_DEFAULT
-          ", quick " PROBE_AR_QUICK ").\n"
+          "unless named. --sizes: 8,64K,1M or MIN-MAX[x2|x4|x8|x16] (default\n"
+          PROBE_AR_DEFAULT ", quick " PROBE_AR_QUICK ", --full " PROBE_AR_FULL "). Each size's "
+          "timed samples fit in\n"
+          "--budget seconds (default 1; at least 5 samples, at most --iters) and the\n"
+          "sizes above one that outruns it are left out; --full (or --budget 0):\n"
+          "--iters samples (default 20) of every size, after 5 warm-ups.\n"
           "tests: ",
           f);
     for (int i = 0; i < PROBE_TEST_COUNT; i++)
@@ -392,8 +397,9 @@ int main(int argc, char **argv) {
     ao.dtype[PROBE_AR_FP32] = ao.dtype[PROBE_AR_BF16] = true;
     ao.iters = PROBE_AR_MIN_ITERS;
     ao.deadline_s = PROBE_AR_DEADLINE_S;
+    ao.budget_s = PROBE_AR_BUDGET_S;
     const char *sizes = NULL;
-    bool tests_given = false;
+    bool tests_given = false, full = false, budget_given = false;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -422,8 +428,11 @@ int main(int argc, char **argv) {
                 memset(o.want, 0, sizeof o.want);
             tests_given = true;
             o.want[PROBE_ALLREDUCE] = ao.explicit_test = true;
+        } else if (strcmp(a, "--full") == 0) {
+            full = true;
         } else if ((strcmp(a, "--sizes") == 0 || strcmp(a, "--dtypes") == 0 ||
-                    strcmp(a, "--iters") == 0 || strcmp(a, "--deadline") == 0) &&
+                    strcmp(a, "--iters") == 0 || strcmp(a, "--deadline") == 0 ||
+                    strcmp(a, "--budget") == 0) &&
                    i + 1 >= argc) {
             snprintf(msg, sizeof msg, "%s needs a value (see --help)", a);
             emit_error(PROBE_ERR_USAGE, msg);
@@ -435,6 +444,18 @@ int main(int argc, char **argv) {
                 emit_error(PROBE_ERR_USAGE, msg);
                 return 2;
             }
+        } else if (strcmp(a, "--budget") == 0) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end || argv[i] == end || !(v == 0 || (v >= 0.01 && v <= 3600))) {
+                snprintf(msg, sizeof msg,
+                         "--budget expects 0 (none) or 0.01..3600 seconds per size, found '%s'",
+                         argv[i]);
+                emit_error(PROBE_ERR_USAGE, msg);
+                return 2;
+            }
+            ao.budget_s = v;
+            budget_given = true;
         } else if (strcmp(a, "--iters") == 0 || strcmp(a, "--deadline") == 0) {
             char *end;
             double v = strtod(argv[++i], &end);
@@ -515,8 +536,14 @@ int main(int argc, char **argv) {
     o.want[PROBE_ALLREDUCE] = false;
     if (ar) {
         size_t elem = ao.dtype[PROBE_AR_FP32] ? 4 : 2;
-        if (probe_ar_parse_sizes(sizes ? sizes : o.quick ? PROBE_AR_QUICK : PROBE_AR_DEFAULT,
-                                 elem, &ao.sizes, msg, sizeof msg) != 0) {
+        /* --full: today's whole sweep, every sample (a --budget given still counts) */
+        if (full && !budget_given)
+            ao.budget_s = 0;
+        const char *list = sizes     ? sizes
+                           : full    ? PROBE_AR_FULL
+                           : o.quick ? PROBE_AR_QUICK
+                                     : PROBE_AR_DEFAULT;
+        if (probe_ar_parse_sizes(list, elem, &ao.sizes, msg, sizeof msg) != 0) {
             emit_error(PROBE_ERR_USAGE, msg);
             return 2;
         }
