@@ -46,7 +46,7 @@ keys() {
 quit() {
     keys "$1" q
     i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
+    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
         sleep 0.1
         i=$((i + 1))
         [ $i -eq 10 ] && keys "$1" q

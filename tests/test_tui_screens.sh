@@ -152,7 +152,8 @@ tmux -L "$SOCK" -f /dev/null new-session -d -s badcat -x 100 -y 30 \
     "env TERM=screen-256color XDG_CONFIG_HOME='$TMP/cfg' '$VRAMLAB' 2>'$TMP/badcat.err'; sleep 60"
 has badcat "catalog: bad.yaml:4" "a broken user catalog file shows on the status line"
 keys badcat q
-sleep 0.5
+i=0
+while [ $i -lt 300 ] && ! grep -qF "bad.yaml:4:1" "$TMP/badcat.err"; do sleep 0.1; i=$((i + 1)); done
 grep -qF "bad.yaml:4:1" "$TMP/badcat.err" && ok "and is printed after quitting" ||
     fail "the catalog message was not printed after quitting"
 
