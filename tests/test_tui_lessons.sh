@@ -51,9 +51,11 @@ env -u LANGUAGE LANG=es_ES.UTF-8 "$VRAMLAB" --lang en --lesson | grep -q "^Lesso
 [ $? -eq 2 ] && grep -q "expected es or en, found 'fr'" "$TMP/lang.err" && ok "--lang fr: exit 2" ||
     fail "--lang fr: $(cat "$TMP/lang.err")"
 
-# The Memory pane: its title row and the three rows under it.
+# The Memory pane: its title row and the three rows under it (of the
+# screen captured in FILE, or captured now).
 memory_pane() {
-    capture "$1" | awk -v tl="$TL" 'index($0, tl " Memory per GPU") || index($0, tl " Memoria por GPU") { n = 4 }
+    { if [ -n "${2:-}" ]; then cat "$2"; else capture "$1"; fi; } |
+        awk -v tl="$TL" 'index($0, tl " Memory per GPU") || index($0, tl " Memoria por GPU") { n = 4 }
         n > 0 { print; n-- }'
 }
 
@@ -111,16 +113,17 @@ caption_words() {
             awk -v l="$_label" 'NR == 1 && $0 == l { next } { print }' >>"$TMP/words"
         _label=-
         [ $more -eq 1 ] || break
-        # The next page: wait until the rows change.
+        # The next page: wait until the rows change (30 s: a bound), and
+        # for its frame to be whole.
         tmux -L "$SOCK" send-keys -t "$_s" n
         _i=0
-        while [ $_i -lt 30 ]; do
+        while [ $_i -lt 300 ]; do
             capture "$_s" >"$TMP/screen"
             bar_rows "$_s" "$_k" "$_n" | tail -n +2 | cmp -s - "$TMP/rows" || break
             sleep 0.1
             _i=$((_i + 1))
         done
-        sleep 0.1
+        settle "$_s"
         _p=$((_p + 1))
     done
     return $_bad
@@ -191,12 +194,14 @@ walk_file() {
                 bad=1
                 break
             fi
-            sleep 0.2
+            # the step's frame whole, read once for the checks below
+            settle "$s"
+            cp "$TMP/settled" "$TMP/step"
             title=$(awk -F'\t' -v k=$k '$1 == k && $2 == "T" { print $3 }' "$TMP/texts" | ascii)
             question=$(awk -F'\t' -v k=$k '$1 == k && $2 == "Q" { print $3 }' "$TMP/texts")
             caption=$(awk -F'\t' -v k=$k '$1 == k && $2 == "C" { print $3 }' "$TMP/texts")
             # The step's title: whole, or cut with an ellipsis.
-            heading=$(capture "$s" | grep -F " $k/$n " | tail -1)
+            heading=$(grep -F " $k/$n " "$TMP/step" | tail -1)
             if [ -n "$title" ] && ! printf '%s' "$heading" | grep -qF "$title" &&
                 ! printf '%s' "$heading" | grep -qF "$ELL"; then
                 fail "$base at $size, step $k: the title is cut without an ellipsis: $heading"
@@ -205,7 +210,7 @@ walk_file() {
             if [ -n "$question" ]; then
                 questions=$((questions + 1))
                 # The question first, every word of it, and what n does.
-                if ! capture "$s" | grep -qF "$reveal"; then
+                if ! grep -qF "$reveal" "$TMP/step"; then
                     fail "$base at $size, step $k: a question step that does not ask"
                     capture "$s"
                     bad=1
@@ -223,7 +228,7 @@ walk_file() {
                 # F: the question large, every word, nothing cut silently.
                 tmux -L "$SOCK" send-keys -t "$s" F
                 wait_for "$s" "  ${qlabel%:}" 30 || true
-                sleep 0.2
+                settle "$s"
                 if ! present_question_words "$s" "$question"; then
                     fail "$base at $size, step $k: F does not show the question large (or cuts it)"
                     capture "$s"
@@ -239,7 +244,7 @@ walk_file() {
                     bad=1
                     break
                 fi
-                sleep 0.2
+                settle "$s"
             fi
             # The caption (a question's answer): every word, page by page.
             if ! caption_words "$s" $k "$n" -; then
@@ -252,12 +257,13 @@ walk_file() {
                 capture "$s" | tail -6
                 bad=1
             }
-            if capture "$s" | grep -qF "$ex"; then
-                with=$(memory_pane "$s")
+            # (caption_words left the screen it read last in $TMP/screen)
+            if grep -qF "$ex" "$TMP/screen"; then
+                with=$(memory_pane "$s" "$TMP/screen")
                 tmux -L "$SOCK" send-keys -t "$s" e
                 wait_gone "$s" "$ex" || { fail "$base $size step $k: e did not close"; bad=1; }
-                sleep 0.2
-                without=$(memory_pane "$s")
+                settle "$s"
+                without=$(memory_pane "$s" "$TMP/settled")
                 if [ -z "$with" ] || [ "$with" != "$without" ]; then
                     fail "$base at $size, step $k: the explain overlay covers the Memory pane"
                     echo "$with"
@@ -270,26 +276,25 @@ walk_file() {
             # number still shown; F again: the panes.
             tmux -L "$SOCK" send-keys -t "$s" F
             j=0
-            while [ $j -lt 50 ] && [ "$(capture "$s" | grep -cF "$BIG")" -lt 5 ]; do
+            capture "$s" >"$TMP/f"
+            while [ $j -lt 300 ] && [ "$(grep -cF "$BIG" "$TMP/f")" -lt 5 ]; do
                 sleep 0.1
+                capture "$s" >"$TMP/f"
                 j=$((j + 1))
             done
-            if [ $j -ge 50 ] || capture "$s" | grep -qF "$ex" || ! capture "$s" | grep -qF " $k/$n "; then
+            if [ $j -ge 300 ] || grep -qF "$ex" "$TMP/f" || ! grep -qF " $k/$n " "$TMP/f"; then
                 fail "$base at $size, step $k: F did not show the headline"
-                capture "$s"
+                cat "$TMP/f"
                 bad=1
             fi
             tmux -L "$SOCK" send-keys -t "$s" F
             wait_for "$s" "$TL " || { fail "$base at $size, step $k: F did not return to the panes"; bad=1; }
             [ $bad -eq 0 ] || break
             # The caption is on its last page: n steps on.
+            # (one n, then the wait at the loop's top: a second n sent
+            # while a loaded machine draws would skip a step)
             k=$((k + 1))
-            t=0
-            while [ $k -le "$n" ] && [ $t -lt 3 ]; do
-                tmux -L "$SOCK" send-keys -t "$s" n
-                wait_for "$s" " $k/$n " 10 && break
-                t=$((t + 1))
-            done
+            [ $k -le "$n" ] && tmux -L "$SOCK" send-keys -t "$s" n
         done
         [ $bad -eq 0 ] &&
             ok "$base at $size: $n steps ($questions questions) draw, nothing cut without an ellipsis, the bar stays visible, F works on each"
@@ -359,8 +364,8 @@ question_case() {
         capture "$qs"
         return
     fi
-    sleep 0.3
-    capture "$qs" >"$TMP/before"
+    settle "$qs"
+    cp "$TMP/settled" "$TMP/before"
     case $args in
     *--present*)
         # The question large; the memory figure, capacity and verdict '?'.
@@ -389,8 +394,8 @@ question_case() {
     esac
     tmux -L "$SOCK" send-keys -t "$qs" n
     if wait_gone "$qs" "n reveals" && wait_for "$qs" "Yes, as the Memory pane"; then
-        sleep 0.3
-        capture "$qs" >"$TMP/after"
+        settle "$qs"
+        cp "$TMP/settled" "$TMP/after"
         case $args in
         *--present*) want="of $cap" speed="" ;;
         *) want="total $total" speed="$rate tok/s" ;;
@@ -423,8 +428,8 @@ question_case q6 80 24 "" "--present"
 # (e opens it), as F on the step shows it.
 tmux -L "$SOCK" -f /dev/null new-session -d -s pres -x 100 -y 30 \
     "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --lesson seed-000; sleep 60"
-if wait_for pres " 1/" && sleep 0.5 && [ "$(capture pres | grep -c '██')" -ge 5 ] &&
-    ! capture pres | grep -qF "explain: "; then
+if wait_for pres " 1/" && settle pres && [ "$(grep -c '██' "$TMP/settled")" -ge 5 ] &&
+    ! grep -qF "explain: " "$TMP/settled"; then
     ok "--present --lesson: the headline, no explanation over it"
 else
     fail "--present --lesson: the step's explanation covers the headline"

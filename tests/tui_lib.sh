@@ -67,15 +67,19 @@ wait_for() {
 
 # settle NAME: wait until the screen stops changing (two captures 0.1 s
 # apart agree; 30 s at most), so that a frame is read whole, without
-# guessing how long drawing takes on a loaded machine.
+# guessing how long drawing takes on a loaded machine. The screen it saw
+# last is left in $TMP/settled.
 settle() {
-    capture "$1" >"$TMP/.settle.a" 2>/dev/null
+    capture "$1" >"$TMP/settled" 2>/dev/null
     _si=0
     while [ $_si -lt 300 ]; do
         sleep 0.1
-        capture "$1" >"$TMP/.settle.b" 2>/dev/null
-        cmp -s "$TMP/.settle.a" "$TMP/.settle.b" && return 0
-        mv "$TMP/.settle.b" "$TMP/.settle.a"
+        capture "$1" >"$TMP/.settle" 2>/dev/null
+        if cmp -s "$TMP/settled" "$TMP/.settle"; then
+            rm -f "$TMP/.settle"
+            return 0
+        fi
+        mv "$TMP/.settle" "$TMP/settled"
         _si=$((_si + 1))
     done
     return 1
