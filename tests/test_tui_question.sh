@@ -167,6 +167,35 @@ wait_for pres "explain: " && ok "--present --lesson: e opens the explanation" ||
     fail "--present --lesson: e"
 tmux -L "$SOCK" kill-session -t pres 2>/dev/null
 
+# --- presenting at the edges (F on a lesson's steps, in every build) ------------
+# A verdict wider than the screen takes two lines; a window too short for
+# the big tok/s says it on one line (70B FP16 on one RTX A6000 at 60x16).
+tmux -L "$SOCK" -f /dev/null new-session -d -s edge -x 60 -y 16 \
+    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --fresh --present --model llama-3.1-70b --gpu rtx-a6000 --format fp16; sleep 60"
+if wait_for edge "tok/s" && settle edge &&
+    awk '/^  needs [0-9.]+x the memory/ { n = NR } n && NR == n + 1 && /^    [^ ]/ { ok = 1 } END { exit !ok }' "$TMP/settled" &&
+    grep -qE "^  [0-9.]+ tok/s  memory-bound" "$TMP/settled"; then
+    ok "--present at 60x16: the verdict on two lines, tok/s on one"
+else
+    fail "--present at 60x16: the verdict or the tok/s line"
+    cat "$TMP/settled"
+fi
+tmux -L "$SOCK" kill-session -t edge 2>/dev/null
+# Training: the days in big digits (a thousands comma among them) and the
+# cost beside them, as plan says.
+TR="--model llama-3.1-70b --gpu h100-sxm --mode train --gpus 8 --tp 8"
+cost=$("$VRAMLAB" plan $TR | awk '$1 == "cost" { print $2; exit }')
+tmux -L "$SOCK" -f /dev/null new-session -d -s train -x 100 -y 30 \
+    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --fresh --present $TR; sleep 60"
+if [ -n "$cost" ] && wait_for train "Training time" && wait_for train "$cost" && settle train &&
+    [ "$(grep -c '██' "$TMP/settled")" -ge 5 ]; then
+    ok "--present in training: the days large, the cost ($cost) as plan's"
+else
+    fail "--present in training: cost '$cost'"
+    cat "$TMP/settled"
+fi
+tmux -L "$SOCK" kill-session -t train 2>/dev/null
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "the lesson index, a question step and --present --lesson: all checks passed"
 exit 0
