@@ -34,28 +34,12 @@ memory_pane() {
         n > 0 { print; n-- }'
 }
 
-# texts FILE: each step's title, question and caption as the file writes
-# them (folded >- blocks joined by spaces, quotes dropped), one per line:
-# "K<TAB>T|Q|C<TAB>text".
+# texts FILE LOCALE LANG: each step's title, question and caption as the
+# screen shows them (each {figure} written out for the step's scenario, in
+# that locale), one per line: "K<TAB>T|Q|C<TAB>text" (vramlab lesson show
+# --tsv; its N lines, the presenter notes, are not on the screen).
 texts() {
-    awk '
-    function flush() { if (kind != "") print k "\t" kind "\t" val; kind = "" }
-    function unquote(v) {
-        if (v ~ /^".*"$/ || v ~ /^\047.*\047$/) v = substr(v, 2, length(v) - 2)
-        return v
-    }
-    kind != "" && /^      / { t = $0; sub(/^ +/, "", t); val = val (val == "" ? "" : " ") t; next }
-    { flush() }
-    /^  - / { k++ }
-    k > 0 && /^(  - |    )(title|question|caption): / {
-        line = $0
-        sub(/^(  - |    )/, "", line)
-        key = line; sub(/:.*/, "", key)
-        v = line; sub(/^[a-z]+: */, "", v)
-        kind = key == "title" ? "T" : key == "question" ? "Q" : "C"
-        if (v ~ /^[>|]-?$/) { val = "" } else { val = unquote(v); flush() }
-    }
-    END { flush() }' "$1"
+    env -u LC_ALL -u LANGUAGE LANG=$2 "$VRAMLAB" --lang "$3" lesson show --tsv "$1"
 }
 
 # bar_rows NAME K N: the caption bar of step K (its heading " K/N ", or
@@ -107,8 +91,9 @@ caption_words() {
 # same_words TEXT: whether $TMP/words holds exactly the words of TEXT (as
 # an ASCII screen shows them: a '?' for each other character).
 same_words() {
-    printf '%s\n' "$1" | tr -s ' ' '\n' | grep . | ascii >"$TMP/want"
-    cmp -s "$TMP/want" "$TMP/words"
+    printf '%s\n' "$1" | sed 's/\xc2\xa0/ /g' | tr -s ' ' '\n' | grep . | ascii >"$TMP/want"
+    sed 's/\xc2\xa0/ /g' "$TMP/words" | tr -s ' ' '\n' | grep . >"$TMP/words.nb"
+    cmp -s "$TMP/want" "$TMP/words.nb"
 }
 
 # ascii: with ASCII=1, every character that is not ASCII as one '?'.
@@ -142,7 +127,6 @@ walk_file() {
     base=$(basename "$file" .yaml)  # seed-000.es
     lang=${base##*.}
     name=${base%.*}
-    texts "$file" >"$TMP/texts"
     n=$(grep -c '^  - ' "$file")
     for size in 100x30 80x24 80x24-ascii; do
         case $size in
@@ -154,11 +138,12 @@ walk_file() {
         es0) ex="explicación: " qlabel="Pregunta:" reveal="n muestra la respuesta" ;;
         *) ex="explain: " qlabel="Question:" reveal="n reveals the answer" ;;
         esac
+        texts "$file" $loc $lang >"$TMP/texts"
         wh=${size%-ascii}
         w=${wh%x*} h=${wh#*x}
         s=$(echo "l_${name}_${lang}_$size" | tr -c 'a-zA-Z0-9_\n' _)
         tmux -L "$SOCK" -f /dev/null new-session -d -s "$s" -x "$w" -y "$h" \
-            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lang $lang --lesson $name; sleep 60"
+            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lang $lang --fresh --lesson $name; sleep 60"
         bad=0
         questions=0
         k=1
@@ -197,7 +182,7 @@ walk_file() {
                 fi
                 same_words "$question" || {
                     fail "$base at $size, step $k: the question's words are not all shown"
-                    diff "$TMP/want" "$TMP/words" | head -6
+                    diff "$TMP/want" "$TMP/words.nb" | head -6
                     bad=1
                 }
                 # F: the question large, every word, nothing cut silently.
@@ -228,7 +213,7 @@ walk_file() {
             fi
             same_words "$caption" || {
                 fail "$base at $size, step $k: the caption's words are not all shown (cut?)"
-                diff "$TMP/want" "$TMP/words" | head -6
+                diff "$TMP/want" "$TMP/words.nb" | head -6
                 capture "$s" | tail -6
                 bad=1
             }

@@ -65,8 +65,9 @@ steps:
     question: Does a 70B model in FP16 fit two H100?
     caption: Yes, as the Memory pane now shows with its figures.
 YAML
-plan=$(LANG=C.UTF-8 "$VRAMLAB" plan --params 70B --format fp16 --gpu h100-sxm --gpus 2 --tp 2 --context 1024)
-total=$(echo "$plan" | awk '/^Memory per GPU/ { m = 1 } m && $1 == "total" { print $2 " " $3; exit }')
+plan=$(LANG=C.UTF-8 "$VRAMLAB" plan --params 70B --format fp16 --gpu h100-sxm --gpus 2 --tp 2 --context 1024 |
+    sed "s/$TUI_NBSP/ /g")
+total=$(echo "$plan" | awk '/^Memory per GPU/ { m = 1 } m && $1 == "total" { print $4 " " $5; exit }')
 rate=$(echo "$plan" | awk '$1 == "memory-bound" && $2 == "ceiling" { print $3; exit }')
 cap=$(echo "$plan" | awk '$1 == "capacity" { print $2 " " $3; exit }')
 [ -n "$total" ] && [ -n "$rate" ] && [ -n "$cap" ] || fail "plan gave no figures: $plan"
@@ -84,7 +85,7 @@ box() {
 question_case() {
     qs=$1 w=$2 h=$3 envs=$4 args=$5
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$qs" -x "$w" -y "$h" \
-        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $args --lesson '$TMP/q/q.yaml'; sleep 60"
+        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $args --fresh --lesson '$TMP/q/q.yaml'; sleep 60"
     what="question at ${w}x$h${envs:+ $envs}${args:+ $args}"
     if ! wait_for "$qs" "Question: Does a 70B" || ! wait_for "$qs" "n reveals"; then
         fail "$what: the question is not shown"
@@ -154,7 +155,7 @@ question_case q6 80 24 "" "--present"
 # --present --lesson: the first step's headline, its explanation closed
 # (e opens it), as F on the step shows it.
 tmux -L "$SOCK" -f /dev/null new-session -d -s pres -x 100 -y 30 \
-    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --lesson seed-000; sleep 60"
+    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --fresh --lesson seed-000; sleep 60"
 if wait_for pres " 1/" && settle pres && [ "$(grep -c '██' "$TMP/settled")" -ge 5 ] &&
     ! grep -qF "explain: " "$TMP/settled"; then
     ok "--present --lesson: the headline, no explanation over it"
@@ -184,7 +185,7 @@ tmux -L "$SOCK" kill-session -t edge 2>/dev/null
 # Training: the days in big digits (a thousands comma among them) and the
 # cost beside them, as plan says.
 TR="--model llama-3.1-70b --gpu h100-sxm --mode train --gpus 8 --tp 8"
-cost=$("$VRAMLAB" plan $TR | awk '$1 == "cost" { print $2; exit }')
+cost=$("$VRAMLAB" plan $TR | sed "s/$TUI_NBSP/ /g" | awk '$1 == "cost" { print $2; exit }')
 tmux -L "$SOCK" -f /dev/null new-session -d -s train -x 100 -y 30 \
     "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --fresh --present $TR; sleep 60"
 if [ -n "$cost" ] && wait_for train "Training time" && wait_for train "$cost" && settle train &&
