@@ -509,7 +509,7 @@ int main(int argc, char **argv) {
     ao.iters = PROBE_AR_MIN_ITERS;
     ao.deadline_s = PROBE_AR_DEADLINE_S;
     ao.budget_s = PROBE_AR_BUDGET_S;
-    struct probe_args args = {&o, &ao, "cpu", NULL, false, false, false, msg, sizeof msg};
+    struct probe_args args = {&o, &ao, "cpu", NULL, false, false, false, msg, sizeof msg, false, false};
 
     /* One scanner and one wording for every command of vramlab and the
      * probe (kernels/argv.h); a usage error is an error event. */

@@ -273,7 +273,7 @@ rc=$?
     ok "a size above memory: refused before allocating" || fail "64G: rc $rc $(cat "$TMP/big.jsonl")"
 for b in -1 0.001 1e9 x; do
     "$PROBE" --allreduce --budget $b >"$TMP/bud.jsonl"
-    [ $? -eq 2 ] && grep -q "\-\-budget expects 0 (none) or 0.01..3600 seconds per size, found '$b'" \
+    [ $? -eq 2 ] && grep -q "\-\-budget: expected 0 (none) or 0.01..3600 seconds per size, found '$b'" \
         "$TMP/bud.jsonl" || fail "--budget $b: $(cat "$TMP/bud.jsonl")"
 done
 ok "--budget out of range refused, naming the range"
