@@ -450,9 +450,15 @@ double cpu_device_available_memory(void) {
 void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g) {
     memset(g, 0, sizeof(*g));
     snprintf(g->id, sizeof(g->id), "cpu");
-    char name[sizeof(d->name) + sizeof(d->isa) + 32];
-    if (d->cores)
-        snprintf(name, sizeof(name), "CPU: %.30s, %u cores, %s", d->name, d->cores,
+    char name[sizeof(d->name) + sizeof(d->isa) + 48];
+    /* the machine's cores; the threads the rates were measured with when fewer */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned cores = online > (long)d->cores ? (unsigned)online : d->cores;
+    if (cores && d->threads && d->threads < cores)
+        snprintf(name, sizeof(name), "CPU: %.24s, %u cores (%u measured), %s", d->name, cores,
+                 d->threads, d->isa[0] ? d->isa : "?");
+    else if (cores)
+        snprintf(name, sizeof(name), "CPU: %.30s, %u cores, %s", d->name, cores,
                  d->isa[0] ? d->isa : "?");
     else
         snprintf(name, sizeof(name), "CPU: %.40s, %s", d->name, d->isa[0] ? d->isa : "?");
