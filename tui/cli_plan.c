@@ -272,7 +272,11 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
         char text[512];
         if (!(est->warnings & (1u << b)))
             continue;
-        report_warning(sc, est, (enum engine_warning)(1u << b), o->units, text, sizeof(text));
+        /* the JSON in English and decimal marks, as its explanations */
+        struct engine_numfmt en;
+        engine_numfmt_english(&en);
+        en.binary = o->units == UNITS_GIB;
+        engine_warning_text(&en, sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
         json_string(&w, text);
     }
     json_end_array(&w);
