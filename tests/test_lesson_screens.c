@@ -143,7 +143,7 @@ static const char *const both[] = {
     "total", "error", "final", "global", "local", "normal", "ideal", "plan", "hardware",
     "software", "chip", "rack", "tok", "flop", "bits", "bytes", "byte", "gpu", "cpu", "host",
     "tokens", "token", "prompt", "batch", "micro", "zero", "lora", "qlora", "adam", "adamw",
-    "lion", "sgd", "adafactor", "vllm", "ollama", "nvlink", "pcie", "infiniband", "ethernet",
+    "lion", "sgd", "adafactor", "vllm", "ollama", "sglang", "tensorrt", "llm", "trtllm", "nvlink", "pcie", "infiniband", "ethernet",
     "stream", "cuda", "gemv", "gemm", "dram", "vram", "sram", "roofline", "ttft", "tpot", "mfu",
     "hfu", "kib", "mib", "gib", "tib", "kwh", "mwh", "gwh", "ms", "ns", "us", "min",
     "fp", "int", "bf", "nf", "gguf", "ctx", "json", "yaml", "svg", "html", "id", "ids",

@@ -74,7 +74,7 @@ keys() {
 }
 wait_exit() {
     i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
+    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
         sleep 0.1
         i=$((i + 1))
     done
@@ -221,7 +221,11 @@ if wait_for esc "measuring on"; then
         fail "Esc: not cancelled"
         capture esc | tail -16
     fi
-    sleep 0.5
+    i=0
+    while [ $i -lt 300 ] && pgrep -f "slow-probe-$$.sh --device" >/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
     pgrep -f "slow-probe-$$.sh --device" >/dev/null && fail "the probe still runs after Esc" ||
         ok "no probe left after Esc"
     capture esc | grep -q "Memory per GPU" && ok "the explorer is still running" ||
