@@ -186,4 +186,7 @@ for args in "plan --model llama-3.1-70b --gpu rtx-3060 --context 200000" \
         fail "esw $w: decimal units under --units gib:"; head -3 "$TMP/esw_gb" >&2
     else pass; fi
 done
+# The plan's header in Spanish: the parameter count and the mode in words.
+head -1 "$TMP/esw.2" | grep -q "parámetros) |.*| entrenamiento" && pass ||
+    fail "es header: $(head -1 "$TMP/esw.2")"
 finish
