@@ -247,6 +247,7 @@ int catalog_add_device_name(struct catalog *c, const char *gpu_id, const char *n
     if (grow((void **)&c->device_names, &c->cap_device_names, c->n_device_names, sizeof *dn) < 0)
         return -1;
     dn = &c->device_names[c->n_device_names++];
+    memset(dn, 0, sizeof *dn); /* every byte defined: the tables copy them */
     snprintf(dn->gpu_id, sizeof dn->gpu_id, "%s", gpu_id);
     dn->name = name;
     return 0;
@@ -275,6 +276,7 @@ int catalog_add_cpu_name(struct catalog *c, const char *cpu_id, const char *name
     if (grow((void **)&c->cpu_names, &c->cap_cpu_names, c->n_cpu_names, sizeof *dn) < 0)
         return -1;
     dn = &c->cpu_names[c->n_cpu_names++];
+    memset(dn, 0, sizeof *dn); /* every byte defined: the tables copy them */
     snprintf(dn->gpu_id, sizeof dn->gpu_id, "%s", cpu_id);
     dn->name = name;
     return 0;

@@ -201,9 +201,12 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
     /* The KV cells each runtime allocates per layer for the batch: vLLM
      * whole blocks, llama.cpp n_ctx padded to 256 per sequence. */
     c.kv_tokens = c.kv_frac_ctx * c.b;
-    if (c.rt == ENGINE_RUNTIME_VLLM)
-        c.kv_tokens = c.b * ceil(c.kv_frac_ctx / sc->serving.block_size) * sc->serving.block_size;
-    else if (ggml)
+    bool paged = c.rt == ENGINE_RUNTIME_VLLM || c.rt == ENGINE_RUNTIME_SGLANG ||
+                 c.rt == ENGINE_RUNTIME_TRTLLM;
+    if (paged) {
+        double bs = engine_runtime_block(sc);
+        c.kv_tokens = c.b * ceil(c.kv_frac_ctx / bs) * bs;
+    } else if (ggml)
         c.kv_tokens = c.b * ceil(c.kv_frac_ctx / 256.0) * 256.0;
     e->bits_per_weight =
         sc->mode == ENGINE_MODE_TRAIN ? engine_recipe_info(sc->recipe)->weights * 8.0 : c.bits_w;
@@ -253,6 +256,8 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
     if (c.training) {
         engine_estimate_training(&c, best_stage, e);
     } else {
+        if (paged) /* the pool first: the steady state sizes its concurrency by it */
+            engine_vllm_blocks(&c, best_stage, e);
         engine_estimate_decode(&c, best_stage, e);
         struct engine_serving_estimate *v = &e->serving;
         v->gpu_layers = c.Lg;
@@ -261,8 +266,6 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
             v->overhead_bytes = e->memory.overhead;
         if (ggml)
             v->context_padded = ceil(c.kv_frac_ctx / 256.0) * 256.0;
-        if (c.rt == ENGINE_RUNTIME_VLLM)
-            engine_vllm_blocks(&c, best_stage, e);
         if (m->has_arch && c.bits_e != c.bits_w)
             v->embed_16bit_bytes =
                 (c.s.params_embed_in + c.s.params_head) * (c.bits_e - c.bits_w) / 8.0;
@@ -304,8 +307,12 @@ static void estimate_core(const struct engine_scenario *sc, struct engine_estima
         w |= ENGINE_WARN_MOE_ROUTING;
     if (m->layers % sc->pp)
         w |= ENGINE_WARN_UNEVEN_STAGES;
-    if (c.rt == ENGINE_RUNTIME_VLLM && e->serving.kv_blocks_needed > e->serving.kv_blocks)
+    if (paged && e->serving.kv_blocks_needed > e->serving.kv_blocks)
         w |= ENGINE_WARN_KV_POOL_SHORT;
+    if (paged && e->serving.runtime_refuses > 0)
+        w |= ENGINE_WARN_RUNTIME_REFUSES;
+    if (!c.training && m->native_context && sc->context > m->native_context)
+        w |= ENGINE_WARN_CONTEXT_OVER_NATIVE;
     if (!c.training && (c.first_gpu > 0 || c.cpu_moe > 0 || !c.head_gpu)) {
         w |= ENGINE_WARN_OFFLOADED;
         if (!(sc->serving.host_bytes_per_s > 0))
@@ -336,6 +343,15 @@ void engine_estimate(const struct engine_scenario *given, struct engine_estimate
         derived = *given;
         derived.micro_batches = engine_micro_batches(given);
         sc = &derived;
+    }
+    /* A llama.cpp mix (Q4_K_M...) in inference: the model's bytes as
+     * llama-quantize lays them out, tensor by tensor (engine/gguf_mix.c),
+     * as a model file of that type would give them. */
+    if (given->mode == ENGINE_MODE_INFER && given->weight_format.mix != ENGINE_MIX_NONE &&
+        !given->model.file_bytes) {
+        derived = *given;
+        if (engine_gguf_mix_model(&given->model, given->weight_format.mix, &derived.model))
+            sc = &derived;
     }
     if (!fits_layers_itself(sc)) {
         estimate_core(sc, e);

@@ -42,9 +42,21 @@ void engine_explain_for(const struct engine_numfmt *f, const struct engine_scena
     else if (!engine_key_applies(sc, k) && sc->system_gpus == 0 &&
              (k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN))
         xp_set(x, "%s", XT("needs a system (--system ID)"));
-    else if (!engine_key_applies(sc, k))
+    else if (!engine_key_applies(sc, k) && sc->mode == ENGINE_MODE_INFER &&
+             k == ENGINE_KEY_SERVING_CUDA_GRAPHS && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
+        xp_set(x, "%s",
+               XT("not counted: vLLM before 0.21 captures its CUDA graphs after the KV cache is "
+                  "sized, out of the 1 - gpu_memory_utilization headroom"));
+    else if (!engine_key_applies(sc, k) && sc->mode == ENGINE_MODE_INFER &&
+             (k == ENGINE_KEY_SERVING_STEADY_CONCURRENCY ||
+              k == ENGINE_KEY_SERVING_STEADY_TOKENS || k == ENGINE_KEY_SERVING_STEADY_RATE))
+        xp_set(x, XT("needs output tokens: a --prompt shorter than --context %u"), sc->context);
+    else if (!engine_key_applies(sc, k)) {
+        char who[48];
+        engine_runtime_profile_name(&sc->serving, who, sizeof who);
         xp_set(x, XT("does not apply to this scenario (mode %s, runtime %s)"),
-               engine_mode_name(sc->mode), engine_runtime_name(sc->serving.runtime));
+               engine_mode_name(sc->mode), who);
+    }
     else if (!explain_memory(x, k) && !explain_speed(x, k) && !explain_training(x, k))
         out->values[0] = '\0';
 }

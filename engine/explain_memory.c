@@ -17,13 +17,21 @@ static void overhead(struct xp *x) {
     const struct engine_estimate *e = x->e;
     switch (sc->serving.runtime) {
     case ENGINE_RUNTIME_VLLM:
+    case ENGINE_RUNTIME_TRTLLM:
         xp_set(x,
-               XT("activation peak of a profiling run of %s tokens over %s requests %s + "
-                  "non-torch memory (--reserve) %s = %s"),
+               XT("activation peak of a profile run of %s tokens over %s requests %s + non-torch "
+                  "memory %s"),
                XINT(e->serving.max_num_batched_tokens),
                XINT(fmin(e->serving.max_num_seqs, e->serving.max_num_batched_tokens)),
-               XBYTES(e->serving.activation_peak_bytes), XBYTES(e->serving.non_torch_bytes),
-               XBYTES(e->memory.overhead));
+               XBYTES(e->serving.activation_peak_bytes), XBYTES(e->serving.non_torch_bytes));
+        if (isfinite(e->serving.cuda_graph_bytes))
+            xp_add(x, XT(" + CUDA graphs %s"), XBYTES(e->serving.cuda_graph_bytes));
+        xp_add(x, " = %s", XBYTES(e->memory.overhead));
+        break;
+    case ENGINE_RUNTIME_SGLANG:
+        xp_set(x, XT("%s: SGLang's activations and CUDA graphs live in the (1 - "
+                     "mem_fraction_static) it leaves (the reserve)"),
+               XBYTES(0));
         break;
     case ENGINE_RUNTIME_LLAMACPP:
         xp_set(x, XT("compute buffer of one ubatch of %s tokens = %s"),
@@ -175,12 +183,20 @@ static void reserve(struct xp *x) {
     const struct engine_scenario *sc = x->sc;
     const struct engine_estimate *e = x->e;
     bool infer = sc->mode == ENGINE_MODE_INFER;
-    if (infer && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
+    if (infer && (sc->serving.runtime == ENGINE_RUNTIME_VLLM ||
+                  sc->serving.runtime == ENGINE_RUNTIME_SGLANG ||
+                  sc->serving.runtime == ENGINE_RUNTIME_TRTLLM)) {
         xp_set(x,
-               XT("vLLM leaves (1 - gpu_memory_utilization %s) * %s = %s to other processes and "
-                  "its CUDA graphs (captured after the KV cache is sized)"),
-               XPLAIN(sc->serving.gpu_memory_utilization), XBYTES(e->capacity),
-               XBYTES(e->memory.reserve));
+               XT("the data sheet's %s - the %s the runtime requests (fraction %s) = %s: what CUDA "
+                  "does not report (%s), the CUDA context, other processes"),
+               XBYTES(e->capacity), XBYTES(e->serving.requested_bytes),
+               XPLAIN(e->serving.memory_fraction), XBYTES(e->memory.reserve),
+               XBYTES(e->capacity - e->serving.memory_reported_bytes));
+        if (sc->serving.runtime == ENGINE_RUNTIME_SGLANG)
+            xp_add(x, "%s", XT(", SGLang's activations and CUDA graphs"));
+        else if (!isfinite(e->serving.cuda_graph_bytes))
+            xp_add(x, "%s", XT(", the CUDA graphs (captured after the KV cache is sized)"));
+    }
     else if (infer && sc->serving.runtime == ENGINE_RUNTIME_LLAMACPP)
         xp_set(x, XT("%s kept free on the device (llama.cpp --fit-target 1024 MiB)"),
                XBYTES(e->memory.reserve));

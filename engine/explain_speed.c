@@ -21,10 +21,10 @@ static void kv_blocks(struct xp *x) {
     unsigned dim = m->kv_lora_rank ? m->kv_lora_rank + m->rope_dim
                                    : (m->head_dim ? m->head_dim : m->hidden / m->heads);
     xp_set(x,
-           XT("floor(%s / (%s%u tokens * %u KV heads * %u * %s = the page) / %u layers) = %s "
+           XT("floor(%s / (%s%s tokens * %u KV heads * %u * %s = the page) / %u layers) = %s "
               "blocks"),
            XBYTES(e->serving.available_kv_bytes), m->kv_lora_rank ? "" : "2 * ",
-           sc->serving.block_size, per, dim, XB(kvb), (m->layers + sc->pp - 1) / sc->pp,
+           XINT(engine_runtime_block(sc)), per, dim, XB(kvb), (m->layers + sc->pp - 1) / sc->pp,
            XINT(e->serving.kv_blocks));
 }
 
@@ -32,17 +32,17 @@ static void kv_blocks(struct xp *x) {
 static void max_model_len(struct xp *x) {
     const struct engine_scenario *sc = x->sc;
     const struct engine_estimate *e = x->e;
-    double need = ceil(e->serving.max_model_len / sc->serving.block_size);
+    double block = engine_runtime_block(sc);
+    double need = ceil(e->serving.max_model_len / block);
     if (e->serving.max_model_len_that_fits >= e->serving.max_model_len)
         xp_set(x, XT("one request of max_model_len %s fits (%s blocks of %s)"),
                XINT(e->serving.max_model_len), XINT(need), XINT(e->serving.kv_blocks));
     else
         xp_set(x,
-               XT("max_model_len %s needs %s blocks, there are %s: vLLM refuses to start; the "
-                  "longest that fits is %s * %u = %s"),
+               XT("max_model_len %s needs %s blocks, there are %s: the runtime refuses to start; "
+                  "the longest that fits is %s * %s = %s"),
                XINT(e->serving.max_model_len), XINT(need), XINT(e->serving.kv_blocks),
-               XINT(e->serving.kv_blocks), sc->serving.block_size,
-               XINT(e->serving.max_model_len_that_fits));
+               XINT(e->serving.kv_blocks), XINT(block), XINT(e->serving.max_model_len_that_fits));
 }
 
 /* The energy of a token at the ceiling, by board or system power. */
@@ -58,6 +58,43 @@ static void joules(struct xp *x, bool system) {
         xp_set(x, XT("%u GPUs * %s / %s = %s per token"), sc->gpus,
                xp_num(x, ENGINE_UNIT_WATTS, sc->gpu.tdp_w), XTOKS(e->decode_tokens_per_s),
                xp_num(x, ENGINE_UNIT_ENERGY, e->decode_joules_per_token));
+}
+
+/* What the runtime requests of the memory CUDA reports. */
+static void requested(struct xp *x) {
+    const struct engine_scenario *sc = x->sc;
+    const struct engine_estimate *e = x->e;
+    const struct engine_serving_estimate *v = &e->serving;
+    if (sc->serving.runtime == ENGINE_RUNTIME_SGLANG)
+        xp_set(x, XT("mem_fraction_static %s * (%s - CUDA context %s) = %s"),
+               XPLAIN(v->memory_fraction), XBYTES(v->memory_reported_bytes),
+               XBYTES(v->cuda_context_bytes), XBYTES(v->requested_bytes));
+    else if (sc->serving.runtime == ENGINE_RUNTIME_TRTLLM)
+        xp_set(x, XT("weights %s + peak %s + %s * (%s - %s - %s) = %s"),
+               XBYTES(e->memory.weights), XBYTES(e->memory.overhead), XPLAIN(v->memory_fraction),
+               XBYTES(v->memory_reported_bytes), XBYTES(e->memory.weights),
+               XBYTES(e->memory.overhead), XBYTES(v->requested_bytes));
+    else
+        xp_set(x, "%s * %s = %s", XPLAIN(v->memory_fraction), XBYTES(v->memory_reported_bytes),
+               XBYTES(v->requested_bytes));
+}
+
+/* The workload's steady state: its average context and concurrency. */
+static void steady(struct xp *x) {
+    const struct engine_scenario *sc = x->sc;
+    const struct engine_estimate *e = x->e;
+    uint32_t prompt = sc->prompt ? sc->prompt : sc->context;
+    if (!isfinite(e->serving.steady_concurrency)) {
+        xp_set(x, XT("prompt %s of context %s, or a sliding window: not modelled"),
+               XINT(prompt), XINT(sc->context));
+        return;
+    }
+    xp_set(x, XT("prompt %s + output %s: %s tokens a sequence on average; %s sequences at once"),
+           XINT(prompt), XINT(sc->context - prompt), XNUM(e->serving.steady_context),
+           XNUM(e->serving.steady_concurrency));
+    xp_add(x, "%s",
+           sc->serving.request_rate > 0 ? XT(" (Little's law at --request-rate)")
+                                        : XT(" (saturated)"));
 }
 
 bool explain_speed(struct xp *x, enum engine_key k) {
@@ -156,25 +193,23 @@ bool explain_speed(struct xp *x, enum engine_key k) {
                XSECS(e->serving.decode_gpu_s), XSECS(e->serving.decode_host_s));
         return true;
     case ENGINE_KEY_SERVING_AVAILABLE_KV:
-        xp_set(x,
-               XT("%s * %s - weights %s - activation peak %s - non-torch memory %s = %s"),
-               XBYTES(e->capacity), XPLAIN(sc->serving.gpu_memory_utilization),
-               XBYTES(e->memory.weights), XBYTES(e->serving.activation_peak_bytes),
-               XBYTES(e->serving.non_torch_bytes), XBYTES(e->serving.available_kv_bytes));
+        xp_set(x, XT("requested %s - weights %s - runtime buffers %s = %s"),
+               XBYTES(e->serving.requested_bytes), XBYTES(e->memory.weights),
+               XBYTES(e->memory.overhead), XBYTES(e->serving.available_kv_bytes));
         return true;
     case ENGINE_KEY_SERVING_KV_BLOCKS:
         kv_blocks(x);
         return true;
     case ENGINE_KEY_SERVING_KV_TOKENS:
-        xp_set(x, XT("%s blocks * %u = %s tokens (this load needs %s blocks)"),
-               XINT(e->serving.kv_blocks), sc->serving.block_size, XINT(e->serving.kv_tokens),
-               XINT(e->serving.kv_blocks_needed));
+        xp_set(x, XT("%s blocks * %s = %s tokens (this load needs %s blocks)"),
+               XINT(e->serving.kv_blocks), XINT(engine_runtime_block(sc)),
+               XINT(e->serving.kv_tokens), XINT(e->serving.kv_blocks_needed));
         return true;
     case ENGINE_KEY_SERVING_MAX_CONCURRENCY:
-        xp_set(x, "%s / ceil(%s / %u) = %s / %s = %s", XINT(e->serving.kv_blocks),
-               XINT(e->serving.max_model_len), sc->serving.block_size,
+        xp_set(x, "%s / ceil(%s / %s) = %s / %s = %s", XINT(e->serving.kv_blocks),
+               XINT(e->serving.max_model_len), XINT(engine_runtime_block(sc)),
                XINT(e->serving.kv_blocks),
-               XINT(ceil(e->serving.max_model_len / sc->serving.block_size)),
+               XINT(ceil(e->serving.max_model_len / engine_runtime_block(sc))),
                xp_num(x, ENGINE_UNIT_RATIO, e->serving.max_concurrency));
         return true;
     case ENGINE_KEY_SERVING_MAX_MODEL_LEN:
@@ -182,11 +217,12 @@ bool explain_speed(struct xp *x, enum engine_key k) {
         return true;
     case ENGINE_KEY_SERVING_COMPUTE_BUFFER:
         xp_set(x,
-               XT("u=%s, n_kv=%s (n_ctx %s padded to %s x %s sequences), heads %u/t=%u, flash "
-                  "attention %s = %s"),
+               XT("u=%s, n_kv=%s (n_ctx %s padded to %s x %s sequences), heads %u/t=%u, %s = %s"),
                XINT(engine_runtime_ubatch(sc)), XINT(e->serving.context_padded * sc->batch),
                XINT(sc->context), XINT(e->serving.context_padded), XINT(sc->batch), m->heads,
-               sc->tp, engine_runtime_flash_attention(sc) ? XT("on") : XT("off"),
+               sc->tp,
+               engine_runtime_flash_attention(sc) ? XT("with flash attention")
+                                                  : XT("without flash attention"),
                XBYTES(e->serving.compute_buffer_bytes));
         return true;
     case ENGINE_KEY_SERVING_GPU_LAYERS:
@@ -204,6 +240,84 @@ bool explain_speed(struct xp *x, enum engine_key k) {
             xp_add(x, "%s", XT(" (assumed: dual-channel DDR5)"));
         xp_add(x, XT(": %s / %s = %s per decode step"), XBYTES(e->serving.decode_host_bytes),
                XBW(e->serving.host_bytes_per_s), XSECS(e->serving.decode_host_s));
+        return true;
+    case ENGINE_KEY_SERVING_MEMORY_REPORTED:
+        xp_set(x, XT("%s (the data sheet: %s)"), XBYTES(e->serving.memory_reported_bytes),
+               XBYTES(e->capacity));
+        if (!(sc->gpu.memory_reported_bytes > 0))
+            xp_add(x, "%s", XT(": not known, the data sheet's taken"));
+        return true;
+    case ENGINE_KEY_SERVING_REQUESTED:
+        requested(x);
+        return true;
+    case ENGINE_KEY_SERVING_ROTARY_CACHE:
+        xp_set(x, XT("%s positions * %u * 2 B = %s"),
+               XINT(m->max_context ? m->max_context : sc->context),
+               m->kv_lora_rank ? m->rope_dim : (m->head_dim ? m->head_dim : m->hidden / m->heads),
+               XBYTES(e->serving.rotary_cache_bytes));
+        return true;
+    case ENGINE_KEY_SERVING_ACTIVATION_PEAK:
+        xp_set(x,
+               XT("max(forward %s, sampler %s) + cuBLAS workspaces %s = %s (T = %s tokens, R = %s "
+                  "requests)"),
+               XBYTES(e->serving.forward_peak_bytes), XBYTES(e->serving.sampler_peak_bytes),
+               XBYTES(e->serving.cublas_workspace_bytes), XBYTES(e->serving.activation_peak_bytes),
+               XINT(e->serving.max_num_batched_tokens),
+               XINT(fmin(e->serving.max_num_seqs, e->serving.max_num_batched_tokens)));
+        return true;
+    case ENGINE_KEY_SERVING_NON_TORCH:
+        xp_set(x, XT("%s (%s, %u GPU(s) a replica)"), XBYTES(e->serving.non_torch_bytes),
+               sc->tp * sc->pp > 1 ? XT("with NCCL's buffers") : XT("one GPU: no NCCL buffers"),
+               sc->tp * sc->pp);
+        return true;
+    case ENGINE_KEY_SERVING_CUDA_GRAPHS:
+        xp_set(x, XT("%s counted before the KV cache"), XBYTES(e->serving.cuda_graph_bytes));
+        if (sc->serving.cuda_graph_bytes > 0)
+            xp_add(x, " (--cuda-graph-memory)");
+        return true;
+    case ENGINE_KEY_SERVING_MEMORY_FRACTION:
+        xp_set(x, XT("%s of the memory CUDA reports"), XPLAIN(e->serving.memory_fraction));
+        return true;
+    case ENGINE_KEY_SERVING_REFUSES:
+        if (e->serving.runtime_refuses > 0)
+            xp_set(x, XT("yes: %s of KV cache available, %s blocks of %s needed by one request"),
+                   XBYTES(e->serving.available_kv_bytes), XINT(e->serving.kv_blocks),
+                   XINT(ceil(e->serving.max_model_len / engine_runtime_block(sc))));
+        else
+            xp_set(x, XT("no: %s blocks, one request of max_model_len needs %s"),
+                   XINT(e->serving.kv_blocks),
+                   XINT(ceil(e->serving.max_model_len / engine_runtime_block(sc))));
+        return true;
+    case ENGINE_KEY_SERVING_STEADY_CONCURRENCY:
+        steady(x);
+        return true;
+    case ENGINE_KEY_SERVING_STEADY_TOKENS:
+        if (!(e->serving.steady_concurrency > 0)) {
+            xp_set(x, XT("not one sequence of this workload fits the KV cache: %s"),
+                   XTOKS(e->serving.steady_tokens_per_s));
+            return true;
+        }
+        xp_set(x, XT("%s sequences / step %s = %s (%s requests/s)"),
+               XNUM(e->serving.steady_concurrency), XSECS(e->serving.steady_step_s),
+               XTOKS(e->serving.steady_tokens_per_s), XNUM(e->serving.steady_request_rate));
+        return true;
+    case ENGINE_KEY_SERVING_STEADY_RATE:
+        xp_set(x, XT("%s / %s output tokens a request = %s requests/s"),
+               XTOKS(e->serving.steady_tokens_per_s),
+               XINT(sc->context - (sc->prompt ? sc->prompt : sc->context)),
+               XNUM(e->serving.steady_request_rate));
+        return true;
+    case ENGINE_KEY_DECODE_BATCH1: {
+        double bytes_s = 1.0 / e->serving.batch1_tokens_per_s - e->serving.token_fixed_s;
+        xp_set(x, XT("1 / (bytes %s + kernels %s + sampler %s) = %s (the bandwidth alone: %s)"),
+               XSECS(bytes_s), XSECS(e->serving.token_launch_s), XSECS(e->serving.token_sample_s),
+               XTOKS(e->serving.batch1_tokens_per_s), XTOKS(1.0 / bytes_s));
+        return true;
+    }
+    case ENGINE_KEY_PREFILL_ALLREDUCE:
+        xp_set(x, XT("%s step(s) of %s tokens, t=%u: %s of TP all-reduces"),
+               XINT(e->serving.prefill_chunks), XINT(e->serving.prefill_chunk_tokens), sc->tp,
+               XSECS(e->serving.prefill_allreduce_s));
         return true;
     default:
         return false;

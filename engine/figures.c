@@ -26,6 +26,8 @@ enum {
     BOTH = IN | TR,
     FULL = 1u << 2, /* full training only (with TR) */
     SYS = 1u << 3,  /* needs a system (--system) */
+    V21 = 1u << 4,  /* vLLM from 0.21 (CUDA graphs counted before the KV cache) */
+    STEADY = 1u << 5, /* a workload with output tokens (--prompt shorter than --context) */
 };
 
 /* When the text report lists a figure that applies and is a number. */
@@ -39,10 +41,13 @@ enum text_rule {
     TX_HOST_DECODE,    /* layers in host RAM that a decode step reads */
     TX_ZERO3_WORKING,  /* with a ZeRO-3 gathered layer */
     TX_SAME_AS,        /* shown as the figure of same_as */
+    TX_TP,             /* with TP above 1 */
 };
 
 #define RT(r) (1u << (r))
 #define RT_GGML (RT(ENGINE_RUNTIME_LLAMACPP) | RT(ENGINE_RUNTIME_OLLAMA))
+#define RT_PAGED (RT(ENGINE_RUNTIME_VLLM) | RT(ENGINE_RUNTIME_SGLANG) | RT(ENGINE_RUNTIME_TRTLLM))
+#define RT_PROFILED (RT(ENGINE_RUNTIME_VLLM) | RT(ENGINE_RUNTIME_TRTLLM))
 #define OFF(field) offsetof(struct engine_estimate, field)
 #define NONE ENGINE_KEY_COUNT
 #define U(u) ENGINE_UNIT_##u
@@ -144,12 +149,13 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_MEM_OVERHEAD] =
         {"memory.overhead", OFF(memory.overhead), U(BYTES), G(MEMORY), BOTH, 0, TX_NONZERO, NONE,
          N_("runtime buffers"),
-         N_("plain 0; vLLM: the activation peak of a profiling run of max_num_batched_tokens + "
-            "non-torch memory; llama.cpp: the compute buffer; Ollama: its graph + one layer's "
-            "worth"),
-         N_("vLLM 0.10.1.1 gpu_worker.py determine_available_memory; llama.cpp "
-            "llama-context.cpp graph reserve (December 2025 source); Ollama llm/memory.go "
-            "EstimateGPULayers")},
+         N_("plain 0; vLLM: the activation peak of a profile run of max_num_batched_tokens + "
+            "non-torch memory (+ CUDA graphs from 0.21); TensorRT-LLM: the forward peak + memory "
+            "outside torch; SGLang 0 (its reserve holds them); llama.cpp: the compute buffer; "
+            "Ollama: its graph + one layer's worth"),
+         N_("vLLM 0.11 gpu_worker.py determine_available_memory; TensorRT-LLM 1.0 _util.py "
+            "configure_kv_cache_capacity; llama.cpp llama-context.cpp graph reserve (December "
+            "2025 source); Ollama llm/memory.go EstimateGPULayers")},
     [ENGINE_KEY_MEM_TRANSIENT] =
         {"memory.transient", OFF(memory.transient), U(BYTES), G(MEMORY), BOTH, 0, TX_NONZERO, NONE,
          N_("transient buffers"),
@@ -347,35 +353,37 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
          N_("vLLM 0.10.1.1 benchmarks/benchmark_serving.py (TPOT)")},
     [ENGINE_KEY_SERVING_AVAILABLE_KV] =
         {"serving.available_kv_bytes", OFF(serving.available_kv_bytes), U(BYTES), G(SERVING), IN,
-         RT(ENGINE_RUNTIME_VLLM), TX_ALWAYS, NONE, N_("available KV cache"),
-         N_("total memory * gpu_memory_utilization - weights - activation peak - non-torch "
-            "memory"),
-         N_("vLLM 0.10.1.1 gpu_worker.py determine_available_memory (\"Available KV cache "
-            "memory\")")},
+         RT_PAGED, TX_ALWAYS, NONE, N_("available KV cache"),
+         N_("vLLM: the total CUDA reports * gpu_memory_utilization - weights - activation peak - "
+            "non-torch memory (- CUDA graphs from 0.21); SGLang: mem_fraction_static * free at "
+            "start - weights; TensorRT-LLM: free_gpu_memory_fraction * (total - weights - forward "
+            "peak - outside torch)"),
+         N_("vLLM 0.11 gpu_worker.py determine_available_memory (\"Available KV cache memory\"); "
+            "SGLang 0.5 model_runner.py profile_max_num_token; TensorRT-LLM 1.0 _util.py "
+            "_cal_max_memory")},
     [ENGINE_KEY_SERVING_KV_BLOCKS] =
-        {"serving.kv_blocks", OFF(serving.kv_blocks), U(INT), G(SERVING), IN,
-         RT(ENGINE_RUNTIME_VLLM), TX_ALWAYS, NONE, N_("KV blocks"),
+        {"serving.kv_blocks", OFF(serving.kv_blocks), U(INT), G(SERVING), IN, RT_PAGED, TX_ALWAYS,
+         NONE, N_("KV blocks"),
          N_("floor(available KV / (2 * block_size * kv_heads_per_gpu * head_dim * bytes) / "
-            "layers)"),
-         N_("vLLM 0.10.1.1 kv_cache_utils.py get_num_blocks; kv_cache_interface.py "
-            "page_size_bytes")},
+            "layers) (TensorRT-LLM blocks of 32 tokens, SGLang one token a slot)"),
+         N_("vLLM 0.11 kv_cache_utils.py get_num_blocks; kv_cache_interface.py page_size_bytes; "
+            "TensorRT-LLM 1.0 KvCacheConfig tokens_per_block")},
     [ENGINE_KEY_SERVING_KV_TOKENS] =
-        {"serving.kv_tokens", OFF(serving.kv_tokens), U(INT), G(SERVING), IN,
-         RT(ENGINE_RUNTIME_VLLM), TX_ALWAYS, NONE, N_("KV cache tokens"),
-         N_("KV blocks * block_size"),
-         N_("vLLM 0.10.1.1 kv_cache_utils.py (\"GPU KV cache size: N tokens\")")},
+        {"serving.kv_tokens", OFF(serving.kv_tokens), U(INT), G(SERVING), IN, RT_PAGED, TX_ALWAYS,
+         NONE, N_("KV cache tokens"), N_("KV blocks * block_size"),
+         N_("vLLM 0.11 kv_cache_utils.py (\"GPU KV cache size: N tokens\")")},
     [ENGINE_KEY_SERVING_MAX_CONCURRENCY] =
         {"serving.max_concurrency", OFF(serving.max_concurrency), U(RATIO), G(SERVING), IN,
-         RT(ENGINE_RUNTIME_VLLM), TX_ALWAYS, NONE, N_("maximum concurrency"),
+         RT_PAGED, TX_ALWAYS, NONE, N_("maximum concurrency"),
          N_("KV blocks / ceil(max_model_len / block_size)"),
-         N_("vLLM 0.10.1.1 kv_cache_utils.py get_max_concurrency_for_kv_cache_config (\"Maximum "
+         N_("vLLM 0.11 kv_cache_utils.py get_max_concurrency_for_kv_cache_config (\"Maximum "
             "concurrency for N tokens per request\")")},
     [ENGINE_KEY_SERVING_MAX_MODEL_LEN] =
         {"serving.max_model_len_that_fits", OFF(serving.max_model_len_that_fits), U(INT),
-         G(SERVING), IN, RT(ENGINE_RUNTIME_VLLM), TX_ALWAYS, NONE, N_("longest max_model_len"),
+         G(SERVING), IN, RT_PAGED, TX_ALWAYS, NONE, N_("longest max_model_len"),
          N_("max_model_len when one request of it fits the KV blocks, else KV blocks * "
             "block_size"),
-         N_("vLLM 0.10.1.1 kv_cache_utils.py check_enough_kv_cache_memory, "
+         N_("vLLM 0.11 kv_cache_utils.py check_enough_kv_cache_memory, "
             "estimate_max_model_len")},
     [ENGINE_KEY_SERVING_COMPUTE_BUFFER] =
         {"serving.compute_buffer_bytes", OFF(serving.compute_buffer_bytes), U(BYTES), G(SERVING),
@@ -389,9 +397,9 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
         {"serving.overhead_bytes", OFF(serving.overhead_bytes), U(BYTES), G(SERVING), IN, 0,
          TX_SAME_AS, ENGINE_KEY_MEM_OVERHEAD, N_("runtime buffers"),
          N_("memory.overhead: the runtime's buffers per GPU"),
-         N_("vLLM 0.10.1.1 gpu_worker.py determine_available_memory; llama.cpp "
-            "llama-context.cpp graph reserve (December 2025 source); Ollama llm/memory.go "
-            "EstimateGPULayers")},
+         N_("vLLM 0.11 gpu_worker.py determine_available_memory; TensorRT-LLM 1.0 _util.py "
+            "configure_kv_cache_capacity; llama.cpp llama-context.cpp graph reserve (December "
+            "2025 source); Ollama llm/memory.go EstimateGPULayers")},
     [ENGINE_KEY_SERVING_GPU_LAYERS] =
         {"serving.gpu_layers", OFF(serving.gpu_layers), U(INT), G(SERVING), IN, 0,
          TX_HOST_DECODE, NONE, N_("layers on the GPUs"),
@@ -404,6 +412,101 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
          N_("decode step = GPU bytes / GPU bandwidth + host bytes / host bandwidth"),
          N_("the CPU's data sheet (dual-channel DDR5-5000: 2 x 8 B x 5000 MT/s = 80 GB/s); "
             "STREAM (McCalpin 1995) for a measured one")},
+    [ENGINE_KEY_DECODE_BATCH1] =
+        {"decode.batch1_tokens_per_s", OFF(serving.batch1_tokens_per_s), U(TOKENS_PER_S), G(SPEED),
+         IN, 0, TX_ALWAYS, NONE, N_("batch-1 decode (as run)"),
+         N_("one stream: 1 / (bytes / bandwidth + kernels * 1.724 us + CPU sampler 13.6 ns * "
+            "vocab (llama.cpp, Ollama)), kernels = 17 per layer (19 with q/k norms) + 3"),
+         N_("the kernel cost fitted to llama-bench (llama.cpp, December 2025 source): TinyLlama "
+            "1.1B Q4_K_M on an RTX 4090, 762 tok/s (geerlingguy/ai-benchmarks #43); the sampler's "
+            "to an RTX 5090 row, Llama 3.2 3B Q4_K, 271 tok/s")},
+    [ENGINE_KEY_PREFILL_ALLREDUCE] =
+        {"prefill.allreduce_seconds", OFF(serving.prefill_allreduce_s), U(SECONDS), G(SPEED), IN, 0,
+         TX_TP, NONE, N_("prefill TP all-reduce"),
+         N_("steps * 2 * L * (2 (t - 1)/t * c h 2 bytes / link bandwidth + latency)"),
+         N_("Megatron-LM (Shoeybi et al. 2019) §3 (two all-reduces per layer in the forward); "
+            "llm-analysis (cli99) analysis.py prefill_latency_fwd_tp_comm")},
+    [ENGINE_KEY_SERVING_MEMORY_REPORTED] =
+        {"serving.memory_reported_bytes", OFF(serving.memory_reported_bytes), U(BYTES), G(SERVING),
+         IN, RT_PAGED, TX_ALWAYS, NONE, N_("memory CUDA reports"),
+         N_("the GPU's total as torch.cuda.mem_get_info reports it (what ECC and the driver keep "
+            "is not in it); the data sheet's when it is not known"),
+         N_("CUDA Runtime API documentation, cudaMemGetInfo; llm-d's vLLM 0.11.0 logs on an H100 "
+            "80GB (79.18 GiB)")},
+    [ENGINE_KEY_SERVING_REQUESTED] =
+        {"serving.requested_bytes", OFF(serving.requested_bytes), U(BYTES), G(SERVING), IN, RT_PAGED,
+         TX_ALWAYS, NONE, N_("requested by the runtime"),
+         N_("vLLM: gpu_memory_utilization * the reported total; SGLang: mem_fraction_static * "
+            "(reported - CUDA context); TensorRT-LLM: weights + peak + free_gpu_memory_fraction * "
+            "the rest"),
+         N_("vLLM 0.11 gpu_worker.py init_device (requested_memory); SGLang 0.5 server_args.py "
+            "(mem_fraction_static = (GPU MiB - reserved) / GPU MiB); TensorRT-LLM 1.0 "
+            "KvCacheConfig")},
+    [ENGINE_KEY_SERVING_ROTARY_CACHE] =
+        {"serving.rotary_cache_bytes", OFF(serving.rotary_cache_bytes), U(BYTES), G(SERVING), IN,
+         RT(ENGINE_RUNTIME_VLLM), TX_ALWAYS, NONE, N_("rotary cache (in weights)"),
+         N_("max_position_embeddings * rotary dim * 2 B, on every TP rank (in the weights)"),
+         N_("vLLM 0.11 rotary_embedding.py _compute_cos_sin_cache (Llama-3.1-8B: 14.96 GiB of "
+            "parameters + 32 MiB = the 14.99 GiB vLLM logs)")},
+    [ENGINE_KEY_SERVING_ACTIVATION_PEAK] =
+        {"serving.activation_peak_bytes", OFF(serving.activation_peak_bytes), U(BYTES), G(SERVING),
+         IN, RT_PROFILED, TX_ALWAYS, NONE, N_("profile-run activation peak"),
+         N_("max(forward of T = max_num_batched_tokens tokens: 2 T (2 h + max(3 f/t, 2 qkv/t)), "
+            "sampler of R = min(max_num_seqs, T) requests: 2 T h + 4 R h + 38 R V) + cuBLAS "
+            "workspaces (TensorRT-LLM: the forward)"),
+         N_("vLLM 0.11 gpu_model_runner.py profile_run, _dummy_sampler_run; topk_topp_sampler.py "
+            "(logits.sort); PyTorch SortStable.cu; llm-d's measurements: 4.76 GiB "
+            "(Llama-3.1-8B), 5.56 (Qwen3-0.6B)")},
+    [ENGINE_KEY_SERVING_NON_TORCH] =
+        {"serving.non_torch_bytes", OFF(serving.non_torch_bytes), U(BYTES), G(SERVING), IN,
+         RT_PROFILED, TX_ALWAYS, NONE, N_("non-torch memory"),
+         N_("vLLM: 0.13 GiB, + 0.42 GiB of NCCL buffers above one GPU; TensorRT-LLM: the CUDA "
+            "context 0.61 GiB + those buffers"),
+         N_("llm-d's vLLM 0.11.0 measurements on H100 (0.13 at TP 1 in five models, 0.55 and "
+            "0.54 at TP 2); vLLM memory_profiling non_torch_increase")},
+    [ENGINE_KEY_SERVING_CUDA_GRAPHS] =
+        {"serving.cuda_graph_bytes", OFF(serving.cuda_graph_bytes), U(BYTES), G(SERVING), IN | V21,
+         RT(ENGINE_RUNTIME_VLLM), TX_ALWAYS, NONE, N_("CUDA graphs (before KV)"),
+         N_("vLLM 0.21+: its estimate before the KV cache (--cuda-graph-memory, else 0.25 GiB + "
+            "15 MiB per captured graph); vLLM 0.11 captures them after, in the headroom"),
+         N_("vLLM PR #38284 (v0.21.0: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on, default "
+            "utilisation 0.92); a fit to four published \"Estimated CUDA graph memory\" lines")},
+    [ENGINE_KEY_SERVING_MEMORY_FRACTION] =
+        {"serving.memory_fraction", OFF(serving.memory_fraction), U(FRACTION), G(SERVING), IN,
+         RT_PAGED, TX_ALWAYS, NONE, N_("memory fraction used"),
+         N_("vLLM --gpu-memory-utilization, SGLang mem_fraction_static, TensorRT-LLM "
+            "free_gpu_memory_fraction: given, else the runtime's default"),
+         N_("vLLM 0.11 arg_utils.py (gpu_memory_utilization 0.9); SGLang 0.5 server_args.py "
+            "(mem_fraction_static by GPU size); TensorRT-LLM 1.0 KvCacheConfig "
+            "(free_gpu_memory_fraction 0.9)")},
+    [ENGINE_KEY_SERVING_REFUSES] =
+        {"serving.runtime_refuses", OFF(serving.runtime_refuses), U(BOOL), G(SERVING), IN,
+         RT_PAGED, TX_ALWAYS, NONE, N_("refuses to start"),
+         N_("no KV cache left after the weights and buffers, or fewer blocks than one request of "
+            "max_model_len needs"),
+         N_("vLLM 0.11 kv_cache_utils.py check_enough_kv_cache_memory (\"No available memory for "
+            "the cache blocks\"); SGLang 0.5 model_runner.py (\"Not enough memory\")")},
+    [ENGINE_KEY_SERVING_STEADY_CONCURRENCY] =
+        {"serving.steady_concurrency", OFF(serving.steady_concurrency), U(NUMBER), G(SERVING),
+         IN | STEADY, 0, TX_ALWAYS, NONE, N_("steady-state concurrency"),
+         N_("min(KV tokens / (P + (O + 1) / 2), max_num_seqs) sequences (plain: the free memory's "
+            "KV; llama.cpp, Ollama: the slots); with --request-rate r: C = r O step(C) (Little's "
+            "law)"),
+         N_("continuous batching with KV blocks allocated as tokens come: vLLM 0.11 "
+            "v1/core/sched/scheduler.py; Little 1961 (L = lambda W)")},
+    [ENGINE_KEY_SERVING_STEADY_TOKENS] =
+        {"serving.steady_tokens_per_s", OFF(serving.steady_tokens_per_s), U(TOKENS_PER_S),
+         G(SERVING), IN | STEADY, 0, TX_ALWAYS, NONE, N_("steady-state output ceiling"),
+         N_("d C / max(bytes (weights + C (P + (O + 1) / 2) KV) / bandwidth, C (1 + P/O) FLOP per "
+            "token / peak): a ceiling for the workload"),
+         N_("TensorRT-LLM 1.0 trtllm-bench throughput (Total Output Throughput); the roofline "
+            "(Williams et al. 2009) §2")},
+    [ENGINE_KEY_SERVING_STEADY_RATE] =
+        {"serving.steady_request_rate", OFF(serving.steady_request_rate), U(NUMBER), G(SERVING),
+         IN | STEADY, 0, TX_ALWAYS, NONE, N_("steady-state requests/s"),
+         N_("steady-state output tokens/s / O output tokens per request"),
+         N_("vLLM 0.11 benchmarks/benchmark_serving.py (request throughput); Little 1961 "
+            "(L = lambda W)")},
     [ENGINE_KEY_ACT_PER_LAYER] =
         {"activations.per_layer_bytes", OFF(act_per_layer_bytes), U(BYTES), G(TRAINING), TR, 0,
          TX_ALWAYS, NONE, N_("activations per layer"),
@@ -692,6 +795,12 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
         return false;
     if ((r->modes & FULL) && sc->mode != ENGINE_MODE_TRAIN)
         return false;
+    /* CUDA graphs are counted before the KV cache from vLLM 0.21 only; the
+     * steady state needs output tokens (a prompt shorter than the context). */
+    if ((r->modes & V21) && engine_runtime_version(&sc->serving) < 21)
+        return false;
+    if ((r->modes & STEADY) && !(sc->prompt > 0 && sc->prompt < sc->context))
+        return false;
     if (r->runtimes && (training || !(r->runtimes & RT(sc->serving.runtime))))
         return false;
     return true;
@@ -737,6 +846,8 @@ bool engine_figure_shown(const struct engine_scenario *sc, const struct engine_e
         return e->memory.zero3_working > 0;
     case TX_SAME_AS:
         return false;
+    case TX_TP:
+        return sc->tp > 1;
     }
     return false;
 }

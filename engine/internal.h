@@ -27,8 +27,10 @@ struct engine_shape {
 void engine_shape_of(const struct engine_model *m, struct engine_shape *s);
 
 /* Runtime buffers (engine/runtime.c); bytes per GPU, t the TP degree. */
-double engine_vllm_activation_peak(const struct engine_shape *s, double t, double tokens,
-                                   double requests, bool last_stage);
+double engine_runtime_forward_peak(const struct engine_shape *s, double t, double tokens);
+double engine_vllm_sampler_peak(const struct engine_shape *s, double tokens, double requests);
+/* The memory CUDA reports for a GPU (memory_reported_bytes, else the data sheet's). */
+double engine_gpu_reported_memory(const struct engine_gpu *g);
 double engine_llamacpp_compute_buffer(const struct engine_shape *s, double t, double u, double n_kv,
                                       bool flash, bool output);
 double engine_llamacpp_host_buffer(const struct engine_shape *s, double u);
@@ -165,11 +167,22 @@ double engine_system_count(const struct engine_scenario *sc, struct engine_estim
 /* Training time, bubble, communication and MFU (training modes). */
 void engine_estimate_training(const struct engine_ctx *c, double stage, struct engine_estimate *e);
 
+/* engine/runtime.c */
+/* Start-up memory of vLLM, SGLang or TensorRT-LLM on GPU stage i:
+ * mem->weights gains vLLM's rotary cache, mem->overhead the buffers the
+ * runtime counts before its KV cache, mem->reserve what it leaves outside
+ * its request; the parts into est->serving. */
+void engine_runtime_memory(const struct engine_ctx *c, double i, struct engine_memory *mem,
+                           struct engine_estimate *est);
+
 /* engine/serving.c */
 /* The serving figures vLLM prints at start-up, from the fullest stage's
  * memory (kv_cache_utils.py): blocks of the available KV, the concurrency
  * at max_model_len, the longest max_model_len one request fits in. */
 void engine_vllm_blocks(const struct engine_ctx *c, double stage, struct engine_estimate *e);
+/* Tokens per KV block of the scenario's runtime (vLLM block_size,
+ * TensorRT-LLM 32, else 1). */
+double engine_runtime_block(const struct engine_scenario *sc);
 
 /* Ceiling division and divisibility on unsigned counts. */
 static inline uint32_t engine_ceil_div(uint32_t a, uint32_t b) {

@@ -666,17 +666,12 @@ static void inference_memory(const struct engine_ctx *c, double i, double layers
         /* One decode step's logits in FP32 for the batch. */
         mem->activations = last ? 4.0 * c->b * c->s.vocab / c->t : 0;
         break;
-    case ENGINE_RUNTIME_VLLM: {
-        double tok = engine_vllm_max_num_batched_tokens(sc);
-        double req = fmin(engine_vllm_max_num_seqs(sc), tok);
-        double peak = engine_vllm_activation_peak(&c->s, c->t, tok, req, last);
-        est->serving.activation_peak_bytes = peak;
-        est->serving.non_torch_bytes = sc->reserve_bytes;
-        mem->overhead = peak + sc->reserve_bytes;
-        /* What gpu_memory_utilization leaves to others (and CUDA graphs). */
-        mem->reserve = sc->gpu.memory_bytes * (1.0 - sc->serving.gpu_memory_utilization);
+    case ENGINE_RUNTIME_VLLM:
+    case ENGINE_RUNTIME_SGLANG:
+    case ENGINE_RUNTIME_TRTLLM:
+        /* Each as it sizes its KV cache at start-up (engine/runtime.c). */
+        engine_runtime_memory(c, i, mem, est);
         break;
-    }
     case ENGINE_RUNTIME_LLAMACPP: {
         double u = engine_runtime_ubatch(sc);
         mem->overhead = engine_llamacpp_compute_buffer(

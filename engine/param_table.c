@@ -78,9 +78,12 @@ static int mode_parse(const char *s, int *out) {
     *out = (int)m;
     return 0;
 }
+/* A runtime with the release of its profile: NAME[@VERSION] ("vllm@0.21");
+ * the front end reads the version (engine_runtime_spec_parse). */
 static int runtime_parse(const char *s, int *out) {
     enum engine_runtime r;
-    if (engine_runtime_parse(s, &r) != 0)
+    uint32_t version;
+    if (engine_runtime_spec_parse(s, &r, &version) != 0)
         return -1;
     *out = (int)r;
     return 0;
@@ -359,12 +362,19 @@ static const struct param_info params[PARAM_COUNT] = {
         PARAM_N_("calibrate: link bandwidth and latency from a saved all-reduce measurement"), NULL,
         PARAM_SCOPE_SCENARIO, PARAM_M_ALL, PARAM_F_ALIAS),
     /* serving */
-    ENUM(PARAM_RUNTIME, "runtime", "R", runtime_value, runtime_parse, "plain",
-         PARAM_N_("plain (default) | vllm | llama.cpp | ollama: whose memory accounting"),
-         "vllm", PARAM_M_INFER, 0, PARAM_S_ENUM, SC(serving.runtime)),
-    RATIO(PARAM_GPU_MEMORY_UTILIZATION, "gpu-memory-utilization", "0.9",
-          PARAM_N_("vLLM: fraction of total GPU memory it takes (default 0.9)"), "0.85",
-          PARAM_M_INFER, SC(serving.gpu_memory_utilization)),
+    /* NAME[@VERSION]: the runtime and the release of its profile, both
+     * resolved by the front end (tui/options_serving.c) */
+    ENUM(PARAM_RUNTIME, "runtime", "R[@VERSION]", runtime_value, runtime_parse, "plain",
+         PARAM_N_("plain (default) | vllm[@0.11|@0.21] | llama.cpp | ollama | sglang | trtllm: "
+                  "whose memory accounting, as of which release"),
+         "vllm@0.21", PARAM_M_INFER, 0, PARAM_S_NONE, 0),
+    /* vLLM's, SGLang's and TensorRT-LLM's memory fraction: one field, 0 =
+     * the runtime's default (engine_runtime_memory_fraction); saved under
+     * the key of the scenario's runtime */
+    RATIO(PARAM_GPU_MEMORY_UTILIZATION, "gpu-memory-utilization", NULL,
+          PARAM_N_("vLLM: fraction of the memory CUDA reports it takes (default 0.9; 0.92 from "
+                   "0.21)"),
+          "0.85", PARAM_M_INFER, SC(serving.gpu_memory_utilization)),
     INT(PARAM_BLOCK_SIZE, "block-size", 1, 65536, "16", PARAM_U_TOKENS,
         PARAM_N_("vLLM: KV block in tokens (default 16)"), "32", PARAM_M_INFER, 0,
         SC(serving.block_size)),
@@ -377,6 +387,25 @@ static const struct param_info params[PARAM_COUNT] = {
     TOKENS(PARAM_MAX_MODEL_LEN, "max-model-len", 1, G30, NULL,
            PARAM_N_("vLLM: longest request (default --context, else the model's maximum)"), "8k",
            PARAM_M_INFER, 0, SC(serving.max_model_len)),
+    RATIO(PARAM_MEM_FRACTION_STATIC, "mem-fraction-static", NULL,
+          PARAM_N_("SGLang: fraction of the free memory for weights and KV (default: its "
+                   "heuristic)"),
+          "0.8", PARAM_M_INFER, SC(serving.gpu_memory_utilization)),
+    RATIO(PARAM_FREE_GPU_MEMORY_FRACTION, "free-gpu-memory-fraction", NULL,
+          PARAM_N_("TensorRT-LLM: fraction of the memory left after the weights for KV (default "
+                   "0.9)"),
+          "0.85", PARAM_M_INFER, SC(serving.gpu_memory_utilization)),
+    STORED(PARAM_CUDA_GRAPH_MEMORY, "cuda-graph-memory", PARAM_T_BYTES, "BYTES", NULL,
+           PARAM_U_BYTES,
+           PARAM_N_("vLLM 0.21+: CUDA-graph memory its log estimates (default vramlab's "
+                    "estimate)"),
+           "2GiB", PARAM_M_INFER, 0, PARAM_S_DOUBLE, SC(serving.cuda_graph_bytes)),
+    [PARAM_REQUEST_RATE] = {PARAM_REQUEST_RATE, "request-rate", PARAM_T_NUMBER, false, "R", 0, 1e9,
+                            NULL, NULL, NULL, PARAM_U_REQUESTS_PER_S,
+                            PARAM_N_("requests per second arriving, for the steady state "
+                                     "(default: saturated)"),
+                            "2.5", PARAM_SCOPE_SCENARIO, PARAM_M_INFER, 0, PARAM_S_DOUBLE,
+                            SC(serving.request_rate)},
     INT(PARAM_UBATCH, "ubatch", 1, G20, NULL, PARAM_U_TOKENS,
         PARAM_N_("llama.cpp/Ollama: physical batch (default 512)"), "256", PARAM_M_INFER, 0,
         SC(serving.ubatch)),

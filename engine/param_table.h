@@ -8,7 +8,7 @@
  * it, whether the explorer sets it, and where it lives in struct
  * engine_scenario when it is one plain field there. Everything else is
  * generated from it: the one argv parser (tui/options.c over
- * common/argv.c), `--help` and the man page's option list, the scenario
+ * kernels/argv.c), `--help` and the man page's option list, the scenario
  * reader and writer (last.yaml included), the TUI field list's parameters
  * (tui/state_fields.c), the lesson step reader (a step's scenario is a
  * scenario file's mapping). tests/test_params.c walks the table.
@@ -100,6 +100,10 @@ enum param_id {
     PARAM_MAX_NUM_BATCHED_TOKENS,
     PARAM_MAX_NUM_SEQS,
     PARAM_MAX_MODEL_LEN,
+    PARAM_MEM_FRACTION_STATIC,
+    PARAM_FREE_GPU_MEMORY_FRACTION,
+    PARAM_CUDA_GRAPH_MEMORY,
+    PARAM_REQUEST_RATE,
     PARAM_UBATCH,
     PARAM_FLASH_ATTENTION,
     PARAM_FIT,
@@ -181,6 +185,7 @@ enum param_unit {
     PARAM_U_TOKENS_PER_S,
     PARAM_U_USD_PER_HOUR,
     PARAM_U_RATIO,
+    PARAM_U_REQUESTS_PER_S,
 };
 
 /* Which part of a run a parameter belongs to. */

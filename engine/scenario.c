@@ -241,8 +241,8 @@ void engine_scenario_defaults(struct engine_scenario *sc) {
     sc->bw_efficiency = 1.0;
     sc->flops_efficiency = 1.0;
     sc->serving.runtime = ENGINE_RUNTIME_PLAIN;
-    sc->serving.gpu_memory_utilization = 0.9; /* vLLM's default */
-    sc->serving.block_size = 16;              /* vLLM's default on CUDA */
+    sc->serving.gpu_memory_utilization = 0; /* the runtime's (engine_runtime_memory_fraction) */
+    sc->serving.block_size = 16;            /* vLLM's default on CUDA */
     sc->serving.flash_attention = -1;
     sc->serving.fit = true; /* llama.cpp's --fit is on by default */
 }
@@ -334,8 +334,9 @@ uint32_t engine_validate(const struct engine_scenario *sc, const struct engine_s
     const struct engine_serving *v = &sc->serving;
     double util = v->gpu_memory_utilization;
     bool given = v->gpu_layers_given;
-    if ((unsigned)v->runtime >= ENGINE_RUNTIME_COUNT || !(util > 0 && util <= 1) ||
-        v->block_size == 0 ||
+    if ((unsigned)v->runtime >= ENGINE_RUNTIME_COUNT || !(util >= 0 && util <= 1) ||
+        v->block_size == 0 || !(v->cuda_graph_bytes >= 0) || !isfinite(v->cuda_graph_bytes) ||
+        !(v->request_rate >= 0) || !isfinite(v->request_rate) ||
         (given && (v->gpu_layers < 0 || (m->layers && (uint32_t)v->gpu_layers > m->layers))) ||
         (m->layers && v->cpu_moe_layers > m->layers) || v->host_bytes_per_s < 0 ||
         !isfinite(v->host_bytes_per_s) || (given && sc->pp > 1 && (uint32_t)v->gpu_layers < sc->pp))

@@ -102,10 +102,11 @@ static double stage_active_params(const struct engine_ctx *c, double stage) {
 
 /* Parts of one prefill (or mixed) step, per GPU of the fullest stage. */
 struct step_lines {
-    double f0, f1;  /* compute seconds of chunk k: f0 + f1 k */
-    double b0, b1;  /* byte seconds of chunk k: b0 + b1 k */
-    double fixed;   /* host bytes, TP all-reduces: seconds every step */
-    double handoff; /* PP hand-off of one step's activations */
+    double f0, f1;    /* compute seconds of chunk k: f0 + f1 k */
+    double b0, b1;    /* byte seconds of chunk k: b0 + b1 k */
+    double fixed;     /* host bytes, TP all-reduces: seconds every step */
+    double allreduce; /* the TP all-reduces alone (part of fixed) */
+    double handoff;   /* PP hand-off of one step's activations */
 };
 
 /* The lines of steps of `chunk` prompt tokens (chunk k starts after k
@@ -156,8 +157,9 @@ static struct step_lines step_lines(const struct engine_ctx *c, double stage, do
     /* TP: 2 all-reduces per layer of the step's 16-bit activations. */
     double act_bytes = tokens * c->s.hidden * 2.0, lat = sc->allreduce_latency_s;
     if (c->t > 1)
-        l.fixed +=
+        l.allreduce =
             2.0 * n * engine_allreduce_seconds(act_bytes, c->t, engine_link_bw(c, c->t), lat);
+    l.fixed += l.allreduce;
     if (c->p > 1)
         l.handoff = act_bytes / engine_link_bw(c, c->t * c->p) + lat;
     return l;
@@ -170,7 +172,7 @@ static struct step_lines step_lines(const struct engine_ctx *c, double stage, do
  * Fills the communication, compute-only and bytes-only parts and the steps. */
 static double prefill_time(const struct engine_ctx *c, double stage, double prompt, double chunk,
                            double others, double octx, double *comm, double *compute_only,
-                           double *bytes_only, double *steps) {
+                           double *bytes_only, double *steps, double *allreduce) {
     if (chunk < 1)
         chunk = 1;
     if (chunk > prompt)
@@ -180,7 +182,7 @@ static double prefill_time(const struct engine_ctx *c, double stage, double prom
     double sum = sum_max_lines(l.f0, l.f1, l.b0, l.b1, n) + n * l.fixed;
     double longest = n > 0 ? fmax(l.f0 + l.f1 * (n - 1), l.b0 + l.b1 * (n - 1)) + l.fixed : 0;
     double fsum = n * l.f0 + l.f1 * n * (n - 1) / 2, bsum = n * l.b0 + l.b1 * n * (n - 1) / 2;
-    double csum = n * l.fixed, hand = l.handoff;
+    double csum = n * l.fixed, hand = l.handoff, arsum = n * l.allreduce;
     if (r > 0) {
         /* The last, shorter step starts after n chunks of `chunk` tokens. */
         struct step_lines q = step_lines(c, stage, r, others, octx);
@@ -192,6 +194,7 @@ static double prefill_time(const struct engine_ctx *c, double stage, double prom
         fsum += fr;
         bsum += br;
         csum += q.fixed;
+        arsum += q.allreduce;
         hand = fmax(hand, q.handoff);
     }
     double pipe = (c->p - 1) * (longest + hand);
@@ -203,6 +206,8 @@ static double prefill_time(const struct engine_ctx *c, double stage, double prom
         *bytes_only = bsum;
     if (steps)
         *steps = n + (r > 0);
+    if (allreduce)
+        *allreduce = arsum;
     return sum + pipe;
 }
 
@@ -218,6 +223,140 @@ static double prefill_chunk(const struct engine_ctx *c, double prompt) {
     default:
         return prompt;
     }
+}
+
+/* ---- decode as runtimes run it: batch 1, steady state (issue 25) ------- */
+
+/* The fixed cost of one kernel on the GPU, launch and fill/drain of a
+ * small kernel: llama-bench tg128 of tinyllama 1.1B Q4_K_M on an RTX 4090
+ * (geerlingguy/ai-benchmarks issue 43, llama.cpp b7340): 762.37 tokens/s
+ * = 1.312 ms a token, of which the 636.18 MiB of weights take 0.662 ms at
+ * 1,008 GB/s; the other 0.650 ms over its 22 x 17 + 3 = 377 kernels. One
+ * GPU class is measured (NVIDIA discrete); the others take its figure. */
+#define KERNEL_FIXED_S 1.724e-6
+/* llama.cpp's and Ollama's sampler runs on the CPU over the whole
+ * vocabulary (common/sampling.cpp: logits copied back, the candidates
+ * built, penalties, top-k, top-p, min-p, temperature, dist), a cost per
+ * vocabulary entry; llama-bench does not sample. Calibrated on issue 25's
+ * row (a 3B Q4_K model, RTX 5090, 271 tokens/s at batch 1: 3.69 ms a
+ * token, 1.12 ms of bytes, 0.83 ms of kernels, 1.74 ms over 128,256
+ * entries); checked on Qwen3-8B Q4_K_M, RTX 5090, 221.7 tokens/s
+ * (tests/golden/measured_serving.txt). */
+#define CPU_SAMPLE_S_PER_ENTRY 13.6e-9
+
+/* Kernels a decode step launches per layer: llama.cpp's graph of a llama
+ * layer (src/llama-model.cpp llm_build_llama, flash attention): norm, q, k,
+ * v, two ropes, two KV-cache writes, attention, o, residual add, norm,
+ * gate, up, the gated activation, down, residual add = 17; 2 more with
+ * per-head q/k norms (Qwen3, Gemma 3); 3 for the output norm, head and
+ * sampling. */
+static double kernels_per_token(const struct engine_ctx *c) {
+    double per = 17.0 + (c->sc->model.qk_norm ? 2.0 : 0.0);
+    return per * c->L + 3.0;
+}
+
+/* Decode at batch 1, one stream (one replica): the step's bytes at the
+ * data sheet's bandwidth (the ceiling's), plus its kernels' fixed cost
+ * and, for the runtimes that sample on the CPU, the sampler. */
+static void estimate_batch1(const struct engine_ctx *c, double stage, struct engine_estimate *e) {
+    struct engine_serving_estimate *v = &e->serving;
+    double unread = engine_stage_unread_expert_params(c, stage, 1);
+    double first, n;
+    engine_stage_range(c, stage, &first, &n);
+    double bytes = engine_stage_weight_bytes_gpu(c, stage, unread) +
+                   n * c->kv_frac_ctx * engine_kv_bytes_token_layer_gpu(c);
+    double step = c->p * bytes / e->bandwidth_bytes_per_s + v->decode_host_s;
+    if (c->t > 1)
+        step += 2.0 * c->Lg * c->sc->allreduce_latency_s;
+    bool cpu_sampler = c->rt == ENGINE_RUNTIME_LLAMACPP || c->rt == ENGINE_RUNTIME_OLLAMA;
+    v->token_launch_s = kernels_per_token(c) * KERNEL_FIXED_S;
+    v->token_sample_s = cpu_sampler && c->s.vocab > 0 ? c->s.vocab * CPU_SAMPLE_S_PER_ENTRY : 0;
+    v->token_fixed_s = v->token_launch_s + v->token_sample_s;
+    v->batch1_tokens_per_s = 1.0 / (step + v->token_fixed_s); /* one stream */
+}
+
+/* Seconds of one steady-state step of `seqs` sequences per replica on the
+ * fullest stage: their decode tokens at average context `avg` and their
+ * prompts' share (P / O prompt tokens per output token), the larger of
+ * bytes over bandwidth and FLOP over peak, plus the TP all-reduces'
+ * latency. */
+static double steady_step(const struct engine_ctx *c, double stage, double seqs, double avg,
+                          double prompt, double out, const struct engine_estimate *e) {
+    const struct engine_scenario *sc = c->sc;
+    double first, n;
+    engine_stage_range(c, stage, &first, &n);
+    double unread = engine_stage_unread_expert_params(c, stage, seqs);
+    double bytes = engine_stage_weight_bytes_gpu(c, stage, unread) +
+                   n * seqs * avg * engine_kv_bytes_token_layer_gpu(c);
+    double attn_dec = 2.0 * c->L * avg * c->s.heads * (c->s.qk_dim + c->s.v_dim);
+    double attn_pre = 2.0 * c->L * prompt / 2.0 * c->s.heads * (c->s.qk_dim + c->s.v_dim);
+    double flops = seqs * (2.0 * e->params_active + attn_dec) +
+                   seqs * prompt / out * (2.0 * e->params_active + attn_pre);
+    double mem_s = bytes / (e->bandwidth_bytes_per_s * sc->bw_efficiency);
+    double cmp_s = flops / (c->t * c->p * e->peak_flop_per_s * sc->flops_efficiency);
+    double s = fmax(mem_s, cmp_s);
+    if (c->t > 1)
+        s += 2.0 * c->Lg * sc->allreduce_latency_s;
+    return s;
+}
+
+/* The steady state of the workload (prompt P, output O = context - P):
+ * every sequence holds on average P + (O + 1) / 2 tokens of KV, so the
+ * pool holds KV tokens / that many at once (paged runtimes allocate blocks
+ * as tokens come; llama.cpp and Ollama have their --concurrency slots),
+ * at most the runtime's max_num_seqs; saturated (no --request-rate) every
+ * step decodes that many; with a rate of r requests/s the concurrency C
+ * solves Little's law C = r / d x O x step(C). Output tokens/s = d C /
+ * step: a ceiling (data-sheet rates), above what a benchmark of that
+ * workload can measure. Sliding windows are taken at full context (an
+ * upper bound on the KV held). */
+static void estimate_steady(const struct engine_ctx *c, double stage, struct engine_estimate *e) {
+    const struct engine_scenario *sc = c->sc;
+    struct engine_serving_estimate *v = &e->serving;
+    double prompt = sc->prompt ? sc->prompt : sc->context, out = c->ctx - prompt;
+    if (out < 1)
+        return; /* no output tokens: no steady state */
+    double avg = prompt + (out + 1) / 2;
+    double first, n;
+    engine_stage_range(c, stage, &first, &n);
+    double per_tok = n * engine_kv_bytes_token_layer_gpu(c);
+    double cap;
+    bool paged = c->rt == ENGINE_RUNTIME_VLLM || c->rt == ENGINE_RUNTIME_SGLANG ||
+                 c->rt == ENGINE_RUNTIME_TRTLLM;
+    if (paged) {
+        double bs = engine_runtime_block(sc);
+        cap = floor(v->kv_tokens / (avg + (bs - 1) / 2));
+        cap = fmin(cap, engine_vllm_max_num_seqs(sc));
+    } else if (c->rt == ENGINE_RUNTIME_PLAIN || c->rt == ENGINE_RUNTIME_COUNT) {
+        double free_kv = e->spare_bytes + e->memory.kv_cache;
+        cap = per_tok > 0 ? floor(free_kv / per_tok / avg) : 0;
+    } else {
+        cap = c->b; /* llama.cpp / Ollama: the slots of n_ctx each */
+    }
+    if (!(cap >= 1)) { /* not one sequence fits */
+        v->steady_context = avg;
+        v->steady_concurrency = v->steady_tokens_per_s = v->steady_request_rate = 0;
+        v->steady_step_s = NAN;
+        return;
+    }
+    double seqs = cap;
+    double rate = sc->serving.request_rate / c->d; /* per replica */
+    if (rate > 0 && rate * out * steady_step(c, stage, cap, avg, prompt, out, e) < cap) {
+        double lo = 0, hi = cap; /* f(C) = rate O step(C) - C: f(0) > 0 > f(cap) */
+        for (int it = 0; it < 60; it++) {
+            double mid = (lo + hi) / 2;
+            if (rate * out * steady_step(c, stage, mid, avg, prompt, out, e) > mid)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        seqs = hi;
+    }
+    v->steady_context = avg;
+    v->steady_concurrency = c->d * seqs;
+    v->steady_step_s = steady_step(c, stage, seqs, avg, prompt, out, e);
+    v->steady_tokens_per_s = c->d * seqs / v->steady_step_s;
+    v->steady_request_rate = v->steady_tokens_per_s / out;
 }
 
 /* Decode and prefill ceilings (inference modes). */
@@ -275,13 +414,15 @@ void engine_estimate_decode(const struct engine_ctx *c, double stage, struct eng
     v->prefill_chunk_tokens = fmin(chunk, prompt);
     e->prefill_seconds =
         prefill_time(c, stage, prompt, chunk, 0, c->ctx, &v->prefill_comm_s, &v->prefill_compute_s,
-                     &v->prefill_bytes_s, &v->prefill_chunks);
+                     &v->prefill_bytes_s, &v->prefill_chunks, &v->prefill_allreduce_s);
     double others = c->b - 1;
     double tchunk = c->rt == ENGINE_RUNTIME_PLAIN ? chunk : fmax(1, chunk - others);
-    v->ttft_s = others > 0
-                    ? prefill_time(c, stage, prompt, tchunk, others, c->ctx, NULL, NULL, NULL, NULL)
-                    : e->prefill_seconds;
+    v->ttft_s = others > 0 ? prefill_time(c, stage, prompt, tchunk, others, c->ctx, NULL, NULL,
+                                          NULL, NULL, NULL)
+                           : e->prefill_seconds;
     v->tpot_s = 1.0 / e->decode_tokens_per_s_per_sequence;
+    estimate_batch1(c, stage, e);
+    estimate_steady(c, stage, e);
     /* Energy per token at the ceiling, every GPU at its board power. */
     if (engine_pos(sc->gpu.tdp_w))
         e->decode_joules_per_token = c->t * c->p * c->d * sc->gpu.tdp_w / e->decode_tokens_per_s;

@@ -8,6 +8,8 @@
 
 #include "engine/internal.h"
 
+#define GIB_ 1073741824.0
+
 /* Text of one warning. */
 void engine_warning_text(const struct engine_scenario *sc, const struct engine_estimate *e,
                          enum engine_warning w, char *buf, size_t n) {
@@ -102,6 +104,47 @@ void engine_warning_text(const struct engine_scenario *sc, const struct engine_e
                  "%.0f such sequences at once): more concurrency runs out of KV cache",
                  sc->batch, sc->context, e->serving.kv_blocks_needed, e->serving.kv_blocks,
                  floor(e->serving.kv_blocks / ceil((double)sc->context / sc->serving.block_size)));
+        break;
+    case ENGINE_WARN_RUNTIME_REFUSES: {
+        char who[48];
+        engine_runtime_profile_name(&sc->serving, who, sizeof who);
+        const struct engine_serving_estimate *v = &e->serving;
+        if (sc->serving.runtime != ENGINE_RUNTIME_VLLM)
+            snprintf(buf, n,
+                     "%s would refuse to start: no memory left for the KV cache (%.4g GiB "
+                     "requested, weights %.4g GiB); %s",
+                     who, v->requested_bytes / GIB_, e->memory.weights / GIB_,
+                     sc->serving.runtime == ENGINE_RUNTIME_SGLANG
+                         ? "SGLang: \"Not enough memory. Please try to increase "
+                           "--mem-fraction-static.\""
+                         : "raise --free-gpu-memory-fraction or use more GPUs");
+        else if (v->available_kv_bytes <= 0)
+            snprintf(buf, n,
+                     "%s would refuse to start: weights %.4g GiB + runtime buffers %.4g GiB exceed "
+                     "the %.4g GiB requested; vLLM: \"No available memory for the cache blocks. "
+                     "Try increasing `gpu_memory_utilization` when initializing the engine.\"",
+                     who, e->memory.weights / GIB_, e->memory.overhead / GIB_,
+                     v->requested_bytes / GIB_);
+        else
+            snprintf(buf, n,
+                     "%s would refuse to start: one request of max_model_len %.0f needs %.2f GiB "
+                     "of KV cache, more than the %.2f GiB available; the largest --max-model-len "
+                     "that fits is %.0f; vLLM: \"Try increasing `gpu_memory_utilization` or "
+                     "decreasing `max_model_len` when initializing the engine.\"",
+                     who, v->max_model_len,
+                     ceil(v->max_model_len / engine_runtime_block(sc)) * engine_runtime_block(sc) *
+                         e->kv_bytes_per_token / sc->tp / sc->pp / GIB_,
+                     v->available_kv_bytes / GIB_, v->max_model_len_that_fits);
+        break;
+    }
+    case ENGINE_WARN_CONTEXT_OVER_NATIVE:
+        snprintf(buf, n,
+                 "context %u exceeds the %u tokens %s had before rope scaling (%s, factor %.3g) "
+                 "extended it to %u: past its native length the positions are interpolated",
+                 sc->context, sc->model.native_context,
+                 sc->model.name[0] ? sc->model.name : sc->model.id,
+                 sc->model.rope_scaling[0] ? sc->model.rope_scaling : "rope",
+                 sc->model.rope_factor, sc->model.max_context);
         break;
     case ENGINE_WARN_OFFLOADED:
         snprintf(buf, n,
@@ -207,7 +250,7 @@ void engine_invalid_text(const struct engine_scenario *sc, uint32_t bit, char *b
     case ENGINE_INVALID_SERVING:
         snprintf(buf, n,
                  "runtime settings out of range: --gpu-memory-utilization in (0, 1], --block-size "
-                 "at least 1, --gpu-layers and --n-cpu-moe at most the %u layers (--gpu-layers at "
+                 "at least 1, --cuda-graph-memory and --request-rate not negative, --gpu-layers and --n-cpu-moe at most the %u layers (--gpu-layers at "
                  "least --pp), --host-bandwidth positive",
                  sc->model.layers);
         break;

@@ -57,7 +57,15 @@ expect 2 "-ngl 33 is --gpu-layers 32" plan --runtime llama.cpp --gpu-layers 33
 expect 2 "--gpu-memory-utilization" plan --runtime vllm --gpu-memory-utilization 1.5
 expect 2 "--gpu-memory-utilization" plan --runtime vllm --gpu-memory-utilization 0
 expect 2 "--block-size" plan --runtime vllm --block-size 0
-expect 2 "--runtime: expected plain, vllm, llama.cpp or ollama" plan --runtime tgi
+expect 2 "--runtime: expected plain, vllm[@VERSION], llama.cpp, ollama" plan --runtime tgi
+expect 2 "--runtime: no profile for 'vllm@0.10.1.1'" plan --runtime vllm@0.10.1.1
+expect 2 "--runtime: no profile for 'llama.cpp@1.0'" plan --runtime llama.cpp@1.0
+expect 2 "--mem-fraction-static" plan --runtime sglang --mem-fraction-static 1.2
+expect 2 "--free-gpu-memory-fraction" plan --runtime trtllm --free-gpu-memory-fraction abc
+expect 2 "are the same setting of three runtimes" plan --runtime vllm \
+    --gpu-memory-utilization 0.9 --mem-fraction-static 0.8
+expect 2 "--cuda-graph-memory" plan --runtime vllm@0.21 --cuda-graph-memory 0
+expect 2 "--request-rate: expected a number from 0 to 1e+09, found '-1'" plan --request-rate -1
 expect 2 "--flash-attention" plan --runtime llama.cpp --flash-attention maybe
 expect 2 "--fit" plan --runtime llama.cpp --fit=sometimes
 expect 2 "--n-cpu-moe needs a mixture-of-experts" plan --n-cpu-moe 4
@@ -65,7 +73,8 @@ expect 2 "--host-bandwidth" plan --host-bandwidth 0
 expect 2 "--host-cpu: unknown CPU" plan --host-cpu epyc-9655
 expect 2 "--concurrency 4 and --batch 2" plan --concurrency 4 --batch 2
 expect 2 "--max-concurrency finds the batch itself" plan --max-concurrency --batch 2
-expect 2 "vLLM does not offload layers" plan --runtime vllm --gpu-layers 10
+expect 2 "vllm does not offload layers" plan --runtime vllm --gpu-layers 10
+expect 2 "sglang does not offload layers" plan --runtime sglang --gpu-layers 10
 expect 2 "--rank: expected throughput, latency or memory" search --gpus 8 --rank fastest
 expect 2 "--gpu-layers 1 is fewer than the --pp 2" plan --pp 2 --gpu-layers 1
 expect 2 "--kv-heads 3 does not divide --heads 4" plan --layers 2 --hidden 64 --heads 4 \

@@ -33,6 +33,9 @@ plan --model mixtral-8x7b --gpus 2 --tp 2
 plan --params 7B --mode train --mfu 0.4
 plan --mode train --gpus 8 --dp 4 --cp 2 --zero 3 --memory-convention peak --format fp8
 plan --mode train --gpus 2 --cp 2 --gpus-per-node 1 --inter-node-bw 1GB/s
+plan --model llama-3.1-70b --format int4-g32 --gpus 2 --tp 2 --runtime vllm@0.21 --prompt 1024
+plan --runtime sglang
+plan --runtime trtllm
 EOF
 }
 
@@ -119,7 +122,8 @@ fi
 english='the|of|per|and|with|from|each|when|else|is|are|in|on|at|by|for|to|not|only|all|its|this|that|layers|weights|memory|step|stage|sequence|sequences|experts|given|none|whole|one|two|fits|training|inference|recipe|convention|parameters|batch|communication|bandwidth|ceiling|measured|assumed|default|course|lesson|data|sheet|source|section|Table|appendix|note|read|buffers|gathered|largest'
 m=0
 for args in "plan --model llama-3.1-70b --format int4-g32" \
-    "plan --model llama-3.1-70b --format int4-g32 --gpus 2 --tp 2 --runtime vllm" \
+    "plan --model llama-3.1-70b --format int4-g32 --gpus 2 --tp 2 --runtime vllm@0.21 --prompt 1024" \
+    "plan --runtime sglang" "plan --runtime trtllm" \
     "plan --model llama-3.1-70b --format int4-g32 --gpu rtx-5090 --runtime llama.cpp --gpu-layers 40" \
     "plan --mode train --gpus 8 --dp 8 --zero 3 --memory-convention deepspeed --offload cpu" \
     "plan --model mixtral-8x7b --mode train --gpus 8 --dp 8 --ep 8 --zero 1" \

@@ -25,7 +25,7 @@
 #include "engine/figures.h"
 #include "tests/helpers.h"
 
-#define N_SCENARIOS 14
+#define N_SCENARIOS 17
 
 /* The scenarios: each figure applies and is shown in at least one. */
 static void scenarios(struct engine_scenario *s) {
@@ -101,6 +101,14 @@ static void scenarios(struct engine_scenario *s) {
     s[13].gpus = s[13].cp = 2;
     s[13].gpus_per_node = 1;
     s[13].inter_node_bytes_per_s = 1e9;
+    /* 14: vLLM 0.21 (CUDA graphs before the KV cache), a workload with
+     * output tokens (the steady state), TP 2 (the prefill's all-reduces). */
+    s[14] = s[1];
+    s[14].serving.runtime_version = 21;
+    s[14].prompt = 1024;
+    /* 15, 16: SGLang and TensorRT-LLM. */
+    s[15].serving.runtime = ENGINE_RUNTIME_SGLANG;
+    s[16].serving.runtime = ENGINE_RUNTIME_TRTLLM;
 }
 
 /* A Spanish-like reader: its own marks, every text through a function

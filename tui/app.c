@@ -187,10 +187,12 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         }
         dirty = 0;
 
-        /* Poll the keyboard briefly while the probe runs. */
-        timeout(probe.running ? 30 : 250);
+        /* Poll the keyboard briefly while the probe runs, and while the
+         * advice worker searches (its spinner turns, its answer shows). */
+        timeout(probe.running ? 30 : tui_state_advice_pending(st) ? 100 : 250);
         int ch = getch();
         dirty |= tui_mpane_poll(&probe, st);
+        dirty |= tui_state_advice_poll(st);
         if (ch == ERR)
             continue;
         /* A question revealed by a change (not by n) shows its answer: the
@@ -295,6 +297,7 @@ static void diag_message(const struct catalog_diag *d, char *msg, size_t len) {
 
 /* Leave before the screen starts: the catalog's messages go to stderr. */
 static int early_exit(struct catalog *cat, struct catalog_diag *diag, int rc) {
+    tui_state_advice_stop();
     options_print_diag(diag);
     catalog_diag_free(diag);
     catalog_free(cat);
@@ -350,6 +353,9 @@ int tui_main(int argc, char **argv) {
     const char *notes[1];
     if (!msg[0] && options_ignored_notes(&o, notes, 1) == 1)
         snprintf(msg, sizeof(msg), "%s", notes[0]);
+    /* The verdict's searches run off the input thread (if no thread starts,
+     * they run at once). */
+    tui_state_advice_start();
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);
     /* Before the first step: --present shows its headline, not the step's
@@ -384,6 +390,7 @@ int tui_main(int argc, char **argv) {
     ss.scheme = to.scheme;
     ss.theme_given = o.theme != NULL;
     rc = run_loop(&st, &ss);
+    tui_state_advice_stop();
     tui_term_stop();
     options_print_diag(&diag);
     catalog_diag_free(&diag);

@@ -114,6 +114,17 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_bool(w, sc->mfu > 0);
     json_key(w, "runtime");
     json_string(w, engine_runtime_name(sc->serving.runtime));
+    {
+        char who[48];
+        engine_runtime_profile_name(&sc->serving, who, sizeof who);
+        json_key(w, "runtime_profile");
+        json_string(w, who);
+    }
+    json_key(w, "request_rate");
+    if (sc->serving.request_rate > 0)
+        json_number(w, sc->serving.request_rate);
+    else
+        json_null(w);
     json_key(w, "units");
     json_string(w, o->units == UNITS_GIB ? "gib" : "gb");
     json_end_object(w);
@@ -195,7 +206,9 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
             snprintf(group, sizeof(group), "%s", g);
         }
         json_key(&w, name);
-        if (fig->unit == ENGINE_UNIT_BOOL)
+        /* fits is a JSON boolean (product.md); every other figure a number
+         * (runtime_refuses 0 or 1), null where it does not apply. */
+        if (k == ENGINE_KEY_FITS)
             json_bool(&w, engine_figure_value(sc, est, k) != 0);
         else
             json_number(&w, engine_figure_value(sc, est, k));
@@ -473,7 +486,9 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     fputs(_("\nSpeed ceilings (whole deployment)\n"), f);
     plan_text_section(f, o, est, ENGINE_GROUP_SPEED);
     if (o->sc.mode == ENGINE_MODE_INFER) {
-        fprintf(f, _("\nServing (%s)\n"), engine_runtime_name(o->sc.serving.runtime));
+        char who[48];
+        engine_runtime_profile_name(&o->sc.serving, who, sizeof who);
+        fprintf(f, _("\nServing (%s)\n"), who);
         plan_text_section(f, o, est, ENGINE_GROUP_SERVING);
     }
     if (o->sc.mode != ENGINE_MODE_INFER) {
@@ -516,7 +531,7 @@ static void plan_usage(FILE *f) {
 /* --gpus N alone took the engine's best layout (tui/options_serving.c):
  * a note says which. */
 static void plan_layout_note(struct cli_run *run) {
-    static char note[192];
+    static char note[320];
     const struct engine_scenario *sc = &run->o.sc;
     if (!run->o.layout_picked || run->o.scenario_file)
         return;
@@ -527,6 +542,25 @@ static void plan_layout_note(struct cli_run *run) {
                  : _("layout TP %u x PP %u x DP %u: no layout of %u GPUs fits, this one needs the "
                      "least memory (by %s)"),
              sc->tp, sc->pp, sc->dp, sc->gpus, engine_rank_name(run->o.rank));
+    /* The training knobs the pick changed (no option had set them). */
+    unsigned k = run->o.knobs_picked;
+    char knobs[96] = "";
+    size_t n = 0;
+    if ((k & ENGINE_KNOB_CP) && n < sizeof(knobs))
+        n += (size_t)snprintf(knobs + n, sizeof(knobs) - n, "%sCP %u", n ? ", " : "", sc->cp);
+    if ((k & ENGINE_KNOB_ZERO) && n < sizeof(knobs))
+        n += (size_t)snprintf(knobs + n, sizeof(knobs) - n, "%sZeRO %u", n ? ", " : "", sc->zero);
+    if ((k & ENGINE_KNOB_SEQUENCE_PARALLEL) && n < sizeof(knobs))
+        n += (size_t)snprintf(knobs + n, sizeof(knobs) - n, "%s%s", n ? ", " : "",
+                              sc->sequence_parallel ? _("sequence parallel")
+                                                    : _("no sequence parallelism"));
+    if ((k & ENGINE_KNOB_RECOMPUTE) && n < sizeof(knobs))
+        snprintf(knobs + n, sizeof(knobs) - n, _("%s%s recompute"), n ? ", " : "",
+                 _(engine_recompute_name(sc->recompute)));
+    size_t m = strlen(note);
+    if (knobs[0] && m < sizeof(note))
+        snprintf(note + m, sizeof(note) - m,
+                 _("; with %s (--zero, --sequence-parallel, --recompute keep yours)"), knobs);
     if (run->notes.n < CLI_MAX_NOTES)
         run->notes.text[run->notes.n++] = note;
 }
@@ -596,7 +630,7 @@ int cmd_plan(int argc, char **argv) {
         return VRAMLAB_EXIT_USAGE;
     }
     struct plan_limits limits;
-    plan_limits_compute(&run.cat, &run.o.sc, &limits);
+    plan_limits_compute(&run.cat, &run.o, &limits);
     if (run.o.json)
         plan_write_json(run.out, &run.o, &est, &limits, &run.notes);
     else

@@ -68,6 +68,11 @@ struct options {
     bool layout_picked;    /* --gpus N alone: the layout is the engine's best */
     bool layout_fits;      /* ... and it fits (else: the least memory per GPU) */
     bool context_given;    /* --context was given (else the runtime's default) */
+    /* Training knobs no option set (engine_knob bits: --zero,
+     * --sequence-parallel, --recompute, --cp): the layout searches may
+     * choose them (plan --gpus N alone, search, the fewest GPUs); and those
+     * the pick of --gpus N alone changed, for its note. */
+    unsigned knobs_free, knobs_picked;
     /* Training: the micro-batches come from the model's published global
      * batch (catalog global_batch_tokens): its sequences, for the note. */
     uint32_t recipe_batch_sequences;

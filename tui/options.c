@@ -175,7 +175,7 @@ size_t options_ignored_notes(const struct options *o, const char **out, size_t n
     size_t k = 0;
 
     bool lora = sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA;
-    const char *note[16];
+    const char *note[24];
     size_t m = 0;
     if (sc->mode == ENGINE_MODE_TRAIN && s.set[PARAM_FORMAT] && !engine_train_fp8(sc))
         note[m++] = _("--format has no effect in full training but fp8 or mxfp8 (FP8 GEMMs): "
@@ -207,11 +207,23 @@ size_t options_ignored_notes(const struct options *o, const char **out, size_t n
                    s.set[PARAM_N_CPU_MOE]))
         note[m++] = _("--runtime, --gpu-layers, --n-cpu-moe and --concurrency are inference "
                       "settings: no effect in training");
+    bool paged = rt == ENGINE_RUNTIME_VLLM || rt == ENGINE_RUNTIME_SGLANG ||
+                 rt == ENGINE_RUNTIME_TRTLLM;
     if (infer && rt != ENGINE_RUNTIME_VLLM &&
         (s.set[PARAM_GPU_MEMORY_UTILIZATION] || s.set[PARAM_BLOCK_SIZE] ||
-         s.set[PARAM_MAX_NUM_BATCHED_TOKENS] || s.set[PARAM_MAX_NUM_SEQS] || s.set[PARAM_MAX_MODEL_LEN]))
-        note[m++] = _("--gpu-memory-utilization, --block-size, --max-num-batched-tokens, "
-                      "--max-num-seqs and --max-model-len are vLLM's: they need --runtime vllm");
+         s.set[PARAM_MAX_MODEL_LEN] || s.set[PARAM_CUDA_GRAPH_MEMORY]))
+        note[m++] = _("--gpu-memory-utilization, --block-size, --max-model-len and "
+                      "--cuda-graph-memory are vLLM's: they need --runtime vllm");
+    if (infer && !paged && (s.set[PARAM_MAX_NUM_BATCHED_TOKENS] || s.set[PARAM_MAX_NUM_SEQS]))
+        note[m++] = _("--max-num-batched-tokens and --max-num-seqs need --runtime vllm, sglang "
+                      "or trtllm");
+    if (infer && rt != ENGINE_RUNTIME_SGLANG && s.set[PARAM_MEM_FRACTION_STATIC])
+        note[m++] = _("--mem-fraction-static is SGLang's: it needs --runtime sglang");
+    if (infer && rt != ENGINE_RUNTIME_TRTLLM && s.set[PARAM_FREE_GPU_MEMORY_FRACTION])
+        note[m++] = _("--free-gpu-memory-fraction is TensorRT-LLM's: it needs --runtime trtllm");
+    if (infer && paged && s.set[PARAM_RESERVE])
+        note[m++] = _("--reserve has no effect with vLLM, SGLang or TensorRT-LLM: each counts "
+                      "its own start-up memory");
     if (infer && !ggml && (s.set[PARAM_UBATCH] || s.set[PARAM_FLASH_ATTENTION] || s.set[PARAM_FIT]))
         note[m++] = _("--ubatch, --flash-attention and --fit are llama.cpp's: they need "
                       "--runtime llama.cpp or ollama");

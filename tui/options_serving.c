@@ -6,9 +6,9 @@
  * another is left to options_ignored_notes (a note, not an error).
  *
  * Runtime defaults for what was not given, as each runtime starts:
- *  - vllm: the context is max_model_len, which is the model's maximum
- *    (vLLM derives it from the config) unless --max-model-len or
- *    --context says otherwise;
+ *  - vllm (sglang, trtllm alike): the context is max_model_len, which is
+ *    the model's maximum (derived from the config) unless --max-model-len
+ *    or --context says otherwise;
  *  - llama.cpp: --reserve is --fit's margin, 1 GiB per device;
  *  - ollama: --reserve is its 457 MiB per-GPU minimum; the context its
  *    default by VRAM (docs/context-length.mdx: under 24 GiB 4k, under
@@ -52,7 +52,38 @@ static int opt_runtime_values(const struct options_given *s, const struct catalo
     struct engine_serving *v = &o->sc.serving;
     int k;
 
-    /* (The plain fields were read with the workload: opt_read_stored.) */
+    if (s->set[PARAM_RUNTIME]) {
+        const char *val = s->val[PARAM_RUNTIME];
+        int rc = engine_runtime_spec_parse(val, &v->runtime, &v->runtime_version);
+        if (rc == -2) {
+            opt_error("--runtime: no profile for '%s': vllm@0.11 (0.11 to 0.20) and vllm@0.21 "
+                      "(0.21 and later; before 0.11 not modelled), sglang@0.5, trtllm@1.0; "
+                      "plain, llama.cpp and ollama take no version",
+                      val);
+            return -1;
+        }
+        if (rc != 0) {
+            opt_expected_of(opt_name(PARAM_RUNTIME),
+                            _("plain, vllm[@VERSION], llama.cpp, ollama, sglang[@VERSION] or "
+                              "trtllm[@VERSION]"),
+                            val);
+            return -1;
+        }
+    }
+    /* (The plain fields were read with the workload: opt_read_stored.)
+     * SGLang's and TensorRT-LLM's memory fractions take the place of
+     * vLLM's: one of the three. */
+    if ((s->set[PARAM_GPU_MEMORY_UTILIZATION] + s->set[PARAM_MEM_FRACTION_STATIC] +
+         s->set[PARAM_FREE_GPU_MEMORY_FRACTION]) > 1) {
+        opt_error("--gpu-memory-utilization, --mem-fraction-static and --free-gpu-memory-fraction "
+                  "are the same setting of three runtimes: give the one of --runtime");
+        return -1;
+    }
+    if (s->set[PARAM_CUDA_GRAPH_MEMORY] && !(v->cuda_graph_bytes > 0)) {
+        opt_error("--cuda-graph-memory: expected a size above zero, found '%s'",
+                  s->val[PARAM_CUDA_GRAPH_MEMORY]);
+        return -1;
+    }
     if (s->set[PARAM_FLASH_ATTENTION]) {
         if (opt_enum(PARAM_FLASH_ATTENTION, s->val[PARAM_FLASH_ATTENTION], &k) != 0)
             return -1;
@@ -89,9 +120,11 @@ static int opt_offload(const struct options_given *s, struct options *o) {
                       n, m->layers, m->layers + 1, m->layers);
             return -1;
         }
-        if (v->runtime == ENGINE_RUNTIME_VLLM) {
-            opt_error("--gpu-layers: vLLM does not offload layers (it has --cpu-offload-gb); "
-                      "use --runtime llama.cpp, ollama or plain");
+        if (v->runtime == ENGINE_RUNTIME_VLLM || v->runtime == ENGINE_RUNTIME_SGLANG ||
+            v->runtime == ENGINE_RUNTIME_TRTLLM) {
+            opt_error("--gpu-layers: %s does not offload layers; use --runtime llama.cpp, ollama "
+                      "or plain",
+                      engine_runtime_name(v->runtime));
             return -1;
         }
         if (o->sc.pp > 1 && n < o->sc.pp) {
@@ -149,6 +182,8 @@ static void opt_runtime_defaults(const struct options_given *s, struct options *
         return;
     switch (v->runtime) {
     case ENGINE_RUNTIME_VLLM:
+    case ENGINE_RUNTIME_SGLANG:
+    case ENGINE_RUNTIME_TRTLLM:
         if (!s->set[PARAM_CONTEXT]) {
             if (v->max_model_len)
                 sc->context = v->max_model_len;
@@ -175,34 +210,30 @@ static void opt_runtime_defaults(const struct options_given *s, struct options *
     }
 }
 
-/* --gpus N without --tp/--pp/--dp: the engine's best layout of N GPUs, as
- * the explorer's GPU count takes it (fitting first, by --rank; else the
- * valid one needing the least memory per GPU). */
+/* --gpus N without --tp/--pp/--dp: the engine's one best layout of N GPUs
+ * (engine_best_layout_in: fitting first, by --rank; else the valid one
+ * needing the least memory per GPU), with the training knobs no option
+ * set chosen with it. */
 static void opt_pick_layout(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    struct engine_layout v[256];
-    if (!s->set[PARAM_GPUS] || o->layout_given || sc->gpus <= 1)
+    struct engine_space space = {o->rank, o->knobs_free};
+    struct engine_layout l;
+    if (!s->set[PARAM_GPUS] || o->layout_given || sc->gpus <= 1 ||
+        !engine_best_layout_in(sc, sc->gpus, &space, &l))
         return;
-    size_t n = engine_search_layouts_ranked(sc, sc->gpus, o->rank, v, 256);
-    const struct engine_layout *pick = NULL;
-    for (size_t i = 0; i < n && i < 256; i++) {
-        if (v[i].reject == ENGINE_REJECT_NONE) {
-            pick = &v[i];
-            break;
-        }
-        if (v[i].reject == ENGINE_REJECT_MEMORY && (!pick || v[i].memory_total < pick->memory_total))
-            pick = &v[i];
-    }
-    if (!pick)
-        return;
-    sc->tp = pick->tp;
-    sc->pp = pick->pp;
-    sc->dp = pick->dp;
-    /* A --global-batch was divided by the first guess's DP: again by the
-     * picked one (the search kept only layouts it divides). */
-    sc->micro_batches = engine_micro_batches(sc);
+    struct engine_scenario before = *sc;
+    /* A --global-batch was divided by the first guess's DP: the layout
+     * divides it again by the picked one (the search kept only the DP
+     * degrees that divide it). */
+    engine_layout_apply(sc, &l);
+    o->knobs_picked = (sc->zero != before.zero ? ENGINE_KNOB_ZERO : 0) |
+                      (sc->sequence_parallel != before.sequence_parallel
+                           ? ENGINE_KNOB_SEQUENCE_PARALLEL
+                           : 0) |
+                      (sc->recompute != before.recompute ? ENGINE_KNOB_RECOMPUTE : 0) |
+                      (sc->cp != before.cp ? ENGINE_KNOB_CP : 0);
     o->layout_picked = true;
-    o->layout_fits = pick->reject == ENGINE_REJECT_NONE;
+    o->layout_fits = l.reject == ENGINE_REJECT_NONE;
 }
 
 /* Runtime, concurrency and offload options (see options_internal.h). */
@@ -212,6 +243,10 @@ int opt_serving(const struct options_given *s, const struct catalog *cat, struct
         return -1;
     o->context_given = s->set[PARAM_CONTEXT];
     o->layout_given = s->set[PARAM_TP] || s->set[PARAM_PP] || s->set[PARAM_DP];
+    o->knobs_free = (s->set[PARAM_ZERO] ? 0 : ENGINE_KNOB_ZERO) |
+                    (s->set[PARAM_SEQUENCE_PARALLEL] ? 0 : ENGINE_KNOB_SEQUENCE_PARALLEL) |
+                    (s->set[PARAM_RECOMPUTE] ? 0 : ENGINE_KNOB_RECOMPUTE) |
+                    (s->set[PARAM_CP] ? 0 : ENGINE_KNOB_CP);
     opt_runtime_defaults(s, o);
     opt_pick_layout(s, o);
     /* The prompt is part of the context (prompt + generated tokens). */

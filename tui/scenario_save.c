@@ -379,6 +379,23 @@ static void sf_write_row(FILE *f, const struct param_info *p, const struct optio
         if (sc->offload == ENGINE_OFFLOAD_NONE)
             return;
         break;
+    case PARAM_RUNTIME:
+        /* NAME, or NAME@VERSION when a profile was chosen (vllm@0.21) */
+        fprintf(f, "runtime: %s", engine_runtime_name(sc->serving.runtime));
+        if (sc->serving.runtime_version)
+            fprintf(f, "@%u.%u", sc->serving.runtime_version / 100,
+                    sc->serving.runtime_version % 100);
+        fputc('\n', f);
+        return;
+    case PARAM_GPU_MEMORY_UTILIZATION:
+    case PARAM_MEM_FRACTION_STATIC:
+    case PARAM_FREE_GPU_MEMORY_FRACTION:
+        /* One field, under the key of the scenario's runtime (0: its default). */
+        if (p->id != (sc->serving.runtime == ENGINE_RUNTIME_SGLANG   ? PARAM_MEM_FRACTION_STATIC
+                      : sc->serving.runtime == ENGINE_RUNTIME_TRTLLM ? PARAM_FREE_GPU_MEMORY_FRACTION
+                                                                      : PARAM_GPU_MEMORY_UTILIZATION))
+            return;
+        break;
     case PARAM_FLASH_ATTENTION:
         fprintf(f, "flash-attention: %s\n", param_value_name(p, sc->serving.flash_attention > 0    ? 0
                                                                 : sc->serving.flash_attention == 0 ? 1
@@ -600,6 +617,7 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->has_system = loaded->has_system;
     session->system = loaded->system;
     session->recompute_given = loaded->recompute_given;
+    session->knobs_free = loaded->knobs_free;
     session->model_file = loaded->model_file;
     memcpy(session->model_path, loaded->model_path, sizeof(session->model_path));
     memcpy(session->note, loaded->note, sizeof(session->note));

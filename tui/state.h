@@ -283,6 +283,18 @@ static inline bool tui_lecture_hides(const struct tui_lecture_view *lx, enum tui
     return tui_lecture_asking(lx) && (lx->hide & (1u << (unsigned)p)) != 0;
 }
 
+/* The verdict's layout and GPU-count advice (state_advice.c): searched by
+ * the advice worker off the input thread once tui_state_advice_start ran
+ * (the explorer), else at once (tests, benchmarks). */
+struct tui_advice {
+    bool pending;                     /* the worker has not answered the verdict shown */
+    unsigned long request;            /* the worker's id of the request shown */
+    unsigned spin;                    /* the spinner's frame */
+    char head[TUI_VERDICT_MAX];       /* the verdict before the advice searched */
+    char pre[48];                     /* what comes before it: "try ", " or " */
+    struct engine_search_cache cache; /* the searches made at once */
+};
+
 struct tui_state {
     struct options opt;
     const struct catalog *cat;
@@ -320,6 +332,7 @@ struct tui_state {
     bool quit;
     bool compact; /* the app's layout hides Roofline and Measure */
     unsigned recomputes; /* for tests and the benchmark */
+    struct tui_advice advice;
 };
 
 #define TUI_SIZE_MIN 1e8
@@ -392,6 +405,16 @@ void tui_state_leave_system(struct tui_state *st);
  * layout for it (false: no valid layout); the mode, with QLoRA's NF4 switch;
  * which formats each picker lists; GPUs per node. */
 void tui_state_verdict(struct tui_state *st);
+/* The advice worker (state_advice.c): one thread for the session that
+ * answers the verdict's layout and GPU-count searches while the screen
+ * stays live. start: 0, or -1 when no thread could start (the searches are
+ * then made at once); poll: after a key or a timeout, the dirty flags of
+ * an answer arrived or the spinner's next frame; pending: whether one is
+ * awaited (the loop then wakes more often); stop: before the state goes. */
+int tui_state_advice_start(void);
+unsigned tui_state_advice_poll(struct tui_state *st);
+bool tui_state_advice_pending(const struct tui_state *st);
+void tui_state_advice_stop(void);
 bool tui_state_set_gpus(struct tui_state *st, uint32_t gpus);
 void tui_state_set_mode(struct tui_state *st, enum engine_mode mode);
 bool tui_format_for_weights(const struct engine_format *f);
