@@ -12,6 +12,9 @@
  *   faster than one server", "neither the same energy nor eight times";
  *   and the hardware the words name without a figure ("eight servers",
  *   "100G Ethernet", "400G InfiniBand", the course's GB300 rack);
+ * - what each step's caption or question cites (the figures its claim
+ *   rests on), and that no text of either language writes a figure out
+ *   (lesson_check_cited) or lacks presenter notes;
  * - the three decision scenarios are questions that hide their answers.
  *
  * The numbers a step cites are not pinned here: they follow the engine.
@@ -215,6 +218,19 @@ static void check_scenarios_1_2(const struct lesson *l) {
     cr_expect_lt(e.serving.max_concurrency, 16);
     cr_expect_float_eq(e.serving.max_concurrency, e.serving.kv_tokens / 8192, 1e-9);
     cr_expect_lt(e.serving.available_kv_bytes, e.memory.kv_cache);
+    /* the notes: vLLM 0.11 holds back its profile run's peak, here the
+     * sampler's (the larger of the forward's and the sampler's), before the
+     * cache gets the rest of what it takes */
+    cr_expect_gt(e.serving.sampler_peak_bytes, e.serving.forward_peak_bytes, "the sampler's");
+    cr_expect_float_eq(e.serving.activation_peak_bytes,
+                       e.serving.sampler_peak_bytes + e.serving.cublas_workspace_bytes, 1.0);
+    cr_expect_float_eq(e.serving.available_kv_bytes,
+                       e.serving.requested_bytes - e.memory.weights - e.memory.overhead -
+                           e.memory.activations,
+                       1.0);
+    cr_expect_geq(e.memory.overhead, e.serving.activation_peak_bytes, "held back");
+    cr_expect_float_eq(e.serving.requested_bytes,
+                       e.serving.memory_fraction * e.serving.memory_reported_bytes, 1.0);
     {
         struct engine_scenario sc = *scn(l, 10);
         sc.batch = 1;
@@ -334,6 +350,41 @@ static void check_roofline_and_scenario_3(const struct lesson *l) {
     cr_expect_gt(f.train_system_energy_joules, f.train_energy_joules);
 }
 
+/* What each step's caption or question cites: the figures its claim rests
+ * on, in both languages. */
+static const char *const cited[21] = {
+    /* 1 */ "params.total memory.weights memory.kv_cache memory.total scenario.context",
+    /* 2 */ "memory.kv_cache memory.weights decode.tokens_per_s "
+            "decode.tokens_per_s_per_sequence scenario.batch scenario.context",
+    /* 3 */ "params.total memory.weights memory.master_weights memory.gradients memory.optimizer "
+            "memory.activations memory.total capacity",
+    /* 4 */ "memory.total capacity training.dp_comm_seconds scenario.dp",
+    /* 5 */ "memory.weights params.bits_per_weight memory.total capacity",
+    /* 6 */ "params.bits_per_weight memory.weights",
+    /* 7 */ "memory.weights memory.kv_cache memory.total capacity scenario.kv_format",
+    /* 8 */ "memory.weights memory.total memory.ratio capacity",
+    /* 9 */ "memory.total capacity decode.tokens_per_s prefill.seconds decode.peak_flop_per_s",
+    /* 10 */ "memory.weights memory.total memory.spare_bytes decode.tokens_per_s "
+             "decode.joules_per_token",
+    /* 11 */ "memory.kv_cache memory.weights serving.available_kv_bytes serving.kv_blocks "
+             "serving.kv_tokens serving.max_concurrency scenario.batch scenario.context",
+    /* 12 */ "memory.kv_cache serving.max_concurrency decode.tokens_per_s_per_sequence",
+    /* 13 */ "memory.weights serving.available_kv_bytes memory.kv_cache "
+             "decode.tokens_per_s_per_sequence scenario.kv_format",
+    /* 14 */ "memory.total decode.tokens_per_s scenario.dp scenario.batch",
+    /* 15 */ "decode.peak_flop_per_s decode.bandwidth_bytes_per_s decode.ridge_flop_per_byte "
+             "decode.arithmetic_intensity decode.tokens_per_s "
+             "decode.tokens_per_s_compute_bound prefill.seconds",
+    /* 16 */ "training.dp_comm_seconds training.step_seconds training.mfu training.days",
+    /* 17 */ "training.dp_comm_seconds training.compute_seconds training.step_seconds "
+             "training.mfu training.days",
+    /* 18 */ "training.dp_comm_seconds training.step_seconds training.mfu training.days",
+    /* 19 */ "training.dp_comm_seconds training.compute_seconds training.mfu training.days "
+             "training.global_batch scenario.micro_batches",
+    /* 20 */ "training.gpu_hours training.energy_joules training.system_energy_joules",
+    /* 21 */ "training.days training.gpu_hours training.energy_joules",
+};
+
 Test(seed_003, the_course_text_holds_on_every_step) {
     static const char *const files[] = {LESSONS "seed-003.en.yaml", LESSONS "seed-003.es.yaml"};
 
@@ -345,7 +396,8 @@ Test(seed_003, the_course_text_holds_on_every_step) {
         check_scenarios_1_2(&l);
         check_roofline_and_scenario_3(&l);
         for (size_t i = 0; i < lesson_count(&l); i++)
-            cr_expect_not_null(lesson_step(&l, i)->notes, "%s step %zu: no notes", files[k], i + 1);
+            lesson_check_cites(files[k], &l, i, cited[i]);
+        lesson_check_cited(files[k], &l);
         lesson_free(&l);
     }
     lesson_check_pair(&lesson_check_cat, files[0], files[1], 3);
