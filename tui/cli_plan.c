@@ -20,6 +20,7 @@
 #include "engine/figures.h"
 #include "tui/cli.h"
 #include "tui/json.h"
+#include "tui/lesson_text.h"
 #include "tui/i18n.h"
 #include "tui/report.h"
 
@@ -365,7 +366,9 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     if (o->model_file)
         params = o->model_file->params;
     report_count(params, count, sizeof(count));
-    fprintf(f, _("%s (%s params) | "), sc->model.name[0] ? sc->model.name : sc->model.id, count);
+    char name[96]; /* a bare size in the reader's words ("modelo de 7B parámetros") */
+    lesson_model_name(i18n_numfmt(false), &sc->model, name, sizeof(name));
+    fprintf(f, _("%s (%s params) | "), name, count);
     /* Full training stores the weights as the recipe says (--format has no
      * effect there); the KV cache is an inference figure. */
     if (o->model_file && sc->mode == ENGINE_MODE_INFER)
