@@ -134,11 +134,20 @@ for sig in $sigs; do
     "$PROBE" --device cpu --tests gemv-fp16 >"$t/sig" 2>&1 &
     pid=$!
     i=0
+    # Until the GEMV is under way (its handlers are set by then): a bound
+    # of 5 min for a loaded machine, not a pace. A signal sent before would
+    # meet the shell's SIG_IGN for SIGINT in a background job.
     while ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig" 2>/dev/null &&
-        kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do
+        kill -0 $pid 2>/dev/null && [ $i -lt 6000 ]; do
         sleep 0.05
         i=$((i + 1))
     done
+    if ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig" 2>/dev/null; then
+        kill -KILL $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        check "SIG$sig: the GEMV started (a progress event)" false
+        continue
+    fi
     t0=$(date +%s%N)
     kill -$sig $pid 2>/dev/null
     i=0
