@@ -131,21 +131,27 @@ sigs="TERM INT HUP"
 [ -z "${VRAMLAB_TEST_SANITIZED:-}" ] || sigs=TERM
 for sig in $sigs; do
     case $sig in TERM) n=15 ;; INT) n=2 ;; HUP) n=1 ;; esac
-    "$PROBE" --device cpu --tests gemv-fp16 >"$t/sig" 2>&1 &
+    # a file of its own: the loop below must not read the last run's
+    # progress before this probe's shell has opened (and emptied) it
+    "$PROBE" --device cpu --tests gemv-fp16 >"$t/sig.$sig" 2>&1 &
     pid=$!
     i=0
     # Until the GEMV is under way (its handlers are set by then): a bound
     # of 5 min for a loaded machine, not a pace. A signal sent before would
     # meet the shell's SIG_IGN for SIGINT in a background job.
-    while ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig" 2>/dev/null &&
+    while ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig.$sig" 2>/dev/null &&
         kill -0 $pid 2>/dev/null && [ $i -lt 6000 ]; do
         sleep 0.05
         i=$((i + 1))
     done
-    if ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig" 2>/dev/null; then
+    if ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig.$sig" 2>/dev/null; then
         kill -KILL $pid 2>/dev/null
         wait $pid 2>/dev/null
-        check "SIG$sig: the GEMV started (a progress event)" false
+        if grep -q '"code":"out-of-memory"' "$t/sig.$sig"; then
+            echo "SKIP - SIG$sig: this machine cannot hold the full-size matrix now"
+        else
+            check "SIG$sig: the GEMV started (a progress event): $(head -c 300 "$t/sig.$sig")" false
+        fi
         continue
     fi
     t0=$(date +%s%N)
@@ -162,7 +168,7 @@ for sig in $sigs; do
     fi
     wait $pid
     rc=$?
-    if grep -q '"code":"out-of-memory"' "$t/sig"; then
+    if grep -q '"code":"out-of-memory"' "$t/sig.$sig"; then
         echo "SKIP - SIG$sig: this machine cannot hold the full-size matrix"
         continue
     fi
