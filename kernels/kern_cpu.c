@@ -49,6 +49,14 @@ static bool x86_avx2(void) {
     return b & (1u << 5);
 }
 
+/* AVX-512 VNNI (CPUID.7.0:ECX bit 11), on top of x86_avx512(). */
+static bool x86_avx512_vnni(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return false;
+    return (c & (1u << 11)) != 0;
+}
+
 /* AVX-512 F + BW + VL + DQ with the ZMM and opmask state enabled. */
 static bool x86_avx512(void) {
     unsigned a, b, c, d;
@@ -139,6 +147,20 @@ int kern_isa_from_env(enum kern_isa *isa, char *err, size_t errlen) {
     return -1;
 }
 
+/* VNNI for the AVX-512 path's A8 kernels (kern_cpu_impl.h). */
+bool kern_cpu_have_vnni(void) {
+    static int cached = -1;
+    if (cached < 0) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        const char *e = getenv("VRAMLAB_TEST_NO_VNNI");
+        cached = x86_avx512() && x86_avx512_vnni() && !(e && *e);
+#else
+        cached = 0;
+#endif
+    }
+    return cached != 0;
+}
+
 /* The next path down that this machine runs. */
 enum kern_isa kern_isa_lower(enum kern_isa isa) {
     if (isa == KERN_ISA_AVX512 && kern_isa_supported(KERN_ISA_AVX2))
@@ -170,8 +192,31 @@ static bool is_q(enum kern_wfmt f) {
     return f == KERN_W_Q8 || f == KERN_W_Q4;
 }
 
+static const char *const wfmt_names[KERN_W_COUNT] = {"FP16",  "BF16", "W8A16",
+                                                     "W4A16", "W8A8", "W4A8"};
+
+const char *kern_wfmt_name(enum kern_wfmt f) {
+    return (unsigned)f < KERN_W_COUNT ? wfmt_names[f] : "?";
+}
+
+unsigned kern_wfmt_bits(enum kern_wfmt f) {
+    return f == KERN_W_Q8 || f == KERN_W_Q8A8 ? 8 : f == KERN_W_Q4 || f == KERN_W_Q4A8 ? 4 : 16;
+}
+
+bool kern_wfmt_a8(enum kern_wfmt f) {
+    return f == KERN_W_Q8A8 || f == KERN_W_Q4A8;
+}
+
 /* Bytes of each scratch piece, each a multiple of 64. */
 static void scratch_sizes(const struct kern_gemv *g, size_t sz[4]) {
+    if (kern_wfmt_a8(g->fmt)) {
+        size_t nblk = g->cols / 32;
+        sz[0] = g->batch * round_up(g->cols, 64);                         /* xq */
+        sz[1] = 2 * round_up(g->batch * nblk * 4 * sizeof(float), 64);    /* xd, xk */
+        sz[2] = round_up(g->batch * nblk * sizeof(float), 64);            /* xdr */
+        sz[3] = round_up(KERN_CPU_A8_ROWS * nblk * sizeof(uint16_t), 64); /* wsb */
+        return;
+    }
     size_t xpad = round_up(g->cols, KERN_CPU_LANES_MAX);
     size_t ng = is_q(g->fmt) && g->group ? g->cols / g->group : 0;
     sz[0] = round_up(g->batch * xpad * sizeof(float), 64);
@@ -193,6 +238,18 @@ void kern_cpu_scratch_map(const struct kern_gemv *g, unsigned lanes, void *base,
     size_t sz[4];
     scratch_sizes(g, sz);
     char *p = base;
+    memset(s, 0, sizeof *s);
+    s->lanes = lanes;
+    if (kern_wfmt_a8(g->fmt)) {
+        s->nblk = g->cols / 32;
+        s->xqpad = round_up(g->cols, 64);
+        s->xq = (int8_t *)p;
+        s->xd = (float *)(p + sz[0]);
+        s->xk = (int32_t *)(p + sz[0] + sz[1] / 2);
+        s->xdr = (float *)(p + sz[0] + sz[1]);
+        s->wsb = (uint16_t *)(p + sz[0] + sz[1] + sz[2]);
+        return;
+    }
     s->xf = (float *)p;
     s->xs = (float *)(p + sz[0]);
     s->sc = (float *)(p + sz[0] + sz[1]);
@@ -213,8 +270,9 @@ int kern_cpu_gemv_check(const struct kern_gemv *g, char *err, size_t errlen) {
         snprintf(err, errlen, "batch %zu outside 1..%d", g->batch, KERN_CPU_BATCH_MAX);
         return -1;
     }
-    if (is_q(g->fmt) && (!g->scales || g->group == 0 || g->group % 32 || g->cols % g->group ||
-                         g->group > KERN_GROUP_MAX)) {
+    if ((is_q(g->fmt) || kern_wfmt_a8(g->fmt)) &&
+        (!g->scales || g->group == 0 || g->group % 32 || g->cols % g->group ||
+         g->group > KERN_GROUP_MAX)) {
         snprintf(err, errlen,
                  "quantized GEMV needs a group that is a multiple of 32 up to %u"
                  " and divides the %zu columns (group %zu)",
@@ -224,11 +282,59 @@ int kern_cpu_gemv_check(const struct kern_gemv *g, char *err, size_t errlen) {
     return 0;
 }
 
+/* Where element i (< 32) of block k of x goes in the A8 order of unit P
+ * (kern_cpu.h): half h (Q8: i / 16, Q4: i % 2) at position j in it. */
+static size_t a8_pos(size_t k, unsigned i, bool q4, unsigned P, size_t nblk) {
+    unsigned h = q4 ? i % 2 : i / 16, j = q4 ? i / 2 : i % 16;
+    if (P == 0)
+        return k * 32 + i;
+    size_t full = nblk / P * P;
+    if (k >= full) /* the blocks past the last whole unit: units of one */
+        return k * 32 + h * 16 + j;
+    size_t u = k / P, pos = k % P;
+    return u * 32 * P + h * 16 * P + pos * 16 + j;
+}
+
+/* Quantize x into the scratch in the path's order, with each block's
+ * scale, its four lanes' scales and their exact offset sums. */
+static void prepare_a8(const struct kern_cpu_impl *im, const struct kern_gemv *g,
+                       const struct kern_cpu_scratch *s) {
+    bool q4 = g->fmt == KERN_W_Q4A8;
+    int off = q4 ? 8 : 128;
+    unsigned P = im->a8_unit;
+    for (size_t b = 0; b < g->batch; b++) {
+        int8_t *xq = s->xq + b * s->xqpad;
+        float *xd = s->xd + b * s->nblk * 4, *xdr = s->xdr + b * s->nblk;
+        int32_t *xk = s->xk + b * s->nblk * 4;
+        for (size_t k = 0; k < s->nblk; k++) {
+            int8_t q[32];
+            kern_quantize_act8(g->x + b * g->cols + k * 32, 32, q, xdr + k);
+            int32_t lane[4] = {0, 0, 0, 0};
+            for (unsigned i = 0; i < 32; i++) {
+                size_t pos = a8_pos(k, i, q4, P, s->nblk);
+                xq[pos] = q[i];
+                /* the 32-bit lane that meets it: 4 bytes a lane per half */
+                lane[(pos % 16) / 4] += q[i];
+            }
+            for (unsigned l = 0; l < 4; l++) {
+                xd[4 * k + l] = xdr[k];
+                xk[4 * k + l] = -off * lane[l];
+            }
+        }
+        for (size_t c = g->cols; c < s->xqpad; c++)
+            xq[c] = 0;
+    }
+}
+
 /* Widen x (and its group sums) into the scratch. */
 void kern_cpu_gemv_prepare(enum kern_isa isa, const struct kern_gemv *g, void *scratch) {
     const struct kern_cpu_impl *im = impl_of(isa);
     struct kern_cpu_scratch s;
     kern_cpu_scratch_map(g, im->lanes, scratch, &s);
+    if (kern_wfmt_a8(g->fmt)) {
+        prepare_a8(im, g, &s);
+        return;
+    }
     bool perm = im->perm4 && g->fmt == KERN_W_Q4;
     for (size_t b = 0; b < g->batch; b++) {
         const uint16_t *xb = g->x + b * g->cols;
@@ -284,7 +390,7 @@ void kern_cpu_gemv_rows(enum kern_isa isa, const struct kern_gemv *g, void *scra
 static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct kern_gemv *g,
                                     const struct kern_cpu_scratch *sp, size_t r0, size_t r1) {
     struct kern_cpu_scratch s = *sp;
-    if (g->batch == 1) {
+    if (g->batch == 1 || kern_wfmt_a8(g->fmt)) {
         im->gemv1[g->fmt](g, &s, r0, r1);
         return;
     }

@@ -777,6 +777,187 @@ static double fma_loop(uint64_t iters, float a, float b) {
     return t;
 }
 
+/* ---- W8A8 / W4A8 -------------------------------------------------------- */
+
+/* x comes in units of two blocks of 32 (kern_cpu.h): 32 bytes of the two
+ * blocks' first halves, then 32 of their second halves. Q4: one 32-byte
+ * load of codes is two blocks' 16 bytes, low nibbles the even elements
+ * (first halves), high nibbles the odd ones; the codes (0..15) go through
+ * vpmaddubsw unsaturated and the lanes start at xk (minus 8 times the x
+ * codes each meets), so vpmaddwd leaves the exact sum q * xq of each block
+ * in its four 32-bit lanes. Q8: two loads regrouped by 16-byte halves
+ * (vperm2i128) and made signed (q = u ^ 0x80), then |x| times q with x's
+ * sign (vpsignb), the products' pairs within int16. Per unit and vector
+ * one conversion and one multiply-add by s_w * d. Rows two at a time,
+ * vectors up to four at a time. */
+
+/* The two 32-byte operands of one unit of a row's codes at p. */
+AI void a8_operands(const uint8_t *p, unsigned bits, __m256i *w1, __m256i *w2) {
+    if (bits == 8) {
+        const __m256i sign = _mm256_set1_epi8((char)0x80);
+        __m256i a = _mm256_loadu_si256((const __m256i *)p);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(p + 32));
+        *w1 = _mm256_xor_si256(_mm256_permute2x128_si256(a, b, 0x20), sign);
+        *w2 = _mm256_xor_si256(_mm256_permute2x128_si256(a, b, 0x31), sign);
+    } else {
+        const __m256i m = _mm256_set1_epi8(15);
+        __m256i v = _mm256_loadu_si256((const __m256i *)p);
+        *w1 = _mm256_and_si256(v, m);
+        *w2 = _mm256_and_si256(_mm256_srli_epi16(v, 4), m);
+    }
+}
+
+/* One block past the last whole unit (4 lanes), as a8_isum below. */
+AI __m128i a8_isum1(unsigned bits, __m128i w1, __m128i w2, __m128i x1, __m128i x2, __m128i k) {
+    const __m128i ones = _mm_set1_epi16(1);
+    if (bits == 4) {
+        __m128i p = _mm_add_epi16(_mm_maddubs_epi16(w1, x1), _mm_maddubs_epi16(w2, x2));
+        return _mm_add_epi32(k, _mm_madd_epi16(p, ones));
+    }
+    const __m128i sign = _mm_set1_epi8((char)0x80);
+    w1 = _mm_xor_si128(w1, sign);
+    w2 = _mm_xor_si128(w2, sign);
+    __m128i p1 = _mm_maddubs_epi16(_mm_abs_epi8(x1), _mm_sign_epi8(w1, x1));
+    __m128i p2 = _mm_maddubs_epi16(_mm_abs_epi8(x2), _mm_sign_epi8(w2, x2));
+    return _mm_add_epi32(_mm_madd_epi16(p1, ones), _mm_madd_epi16(p2, ones));
+}
+
+/* Rows r .. r + nr - 1 (nr <= 2) times vectors v0 .. v0 + NB - 1. */
+AI void a8_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r, size_t nr,
+                 size_t v0, unsigned bits, const size_t NB) {
+    const size_t R = 2;
+    const __m256i ones = _mm256_set1_epi16(1);
+    const uint8_t *codes = g->w;
+    size_t nblk = s->nblk, nu = nblk / 2, rowb = g->cols * bits / 8, ub = 2 * 4 * bits;
+    const uint8_t *p[2];
+    const uint16_t *ws[2];
+    UNROLL
+    for (size_t i = 0; i < R; i++) {
+        size_t ri = r + (i < nr ? i : nr - 1);
+        p[i] = codes + ri * rowb;
+        ws[i] = kern_cpu_a8_wscales(g, s, ri, (unsigned)i);
+    }
+    const int8_t *xq = s->xq + v0 * s->xqpad;
+    const float *xd = s->xd + v0 * nblk * 4;
+    const int32_t *xk = s->xk + v0 * nblk * 4;
+    size_t xqs = s->xqpad, xds = nblk * 4;
+    const __m256i idx = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    __m256 acc[2][4];
+    UNROLL
+    for (size_t i = 0; i < R; i++)
+        UNROLL
+    for (size_t k = 0; k < NB; k++)
+        acc[i][k] = _mm256_setzero_ps();
+    for (size_t u = 0; u < nu; u++) {
+        __m256i w1[2], w2[2];
+        __m256 sc[2];
+        UNROLL
+        for (size_t i = 0; i < R; i++) {
+            a8_operands(p[i] + u * ub, bits, &w1[i], &w2[i]);
+            int32_t two;
+            memcpy(&two, ws[i] + 2 * u, sizeof two);
+            __m128 f = _mm_cvtph_ps(_mm_cvtsi32_si128(two));
+            sc[i] = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(f), idx);
+        }
+        UNROLL
+        for (size_t k = 0; k < NB; k++) {
+            const int8_t *xp = xq + k * xqs + 64 * u;
+            __m256i x1 = _mm256_loadu_si256((const __m256i *)xp);
+            __m256i x2 = _mm256_loadu_si256((const __m256i *)(xp + 32));
+            __m256 d = _mm256_loadu_ps(xd + k * xds + 8 * u);
+            __m256i kk = _mm256_setzero_si256(), ax1 = x1, ax2 = x2;
+            if (bits == 4) {
+                kk = _mm256_loadu_si256((const __m256i *)(xk + k * xds + 8 * u));
+            } else {
+                ax1 = _mm256_abs_epi8(x1);
+                ax2 = _mm256_abs_epi8(x2);
+            }
+            UNROLL
+            for (size_t i = 0; i < R; i++) {
+                __m256i t;
+                if (bits == 4) {
+                    __m256i pr = _mm256_add_epi16(_mm256_maddubs_epi16(w1[i], x1),
+                                                  _mm256_maddubs_epi16(w2[i], x2));
+                    t = _mm256_add_epi32(kk, _mm256_madd_epi16(pr, ones));
+                } else {
+                    __m256i p1 = _mm256_maddubs_epi16(ax1, _mm256_sign_epi8(w1[i], x1));
+                    __m256i p2 = _mm256_maddubs_epi16(ax2, _mm256_sign_epi8(w2[i], x2));
+                    t = _mm256_add_epi32(_mm256_madd_epi16(p1, ones), _mm256_madd_epi16(p2, ones));
+                }
+                acc[i][k] =
+                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), _mm256_mul_ps(sc[i], d), acc[i][k]);
+            }
+        }
+    }
+    /* a last odd block (x: its first half, then its second half) */
+    for (size_t b = nu * 2; b < nblk; b++) {
+        __m128i w1[2], w2[2];
+        float sw[2];
+        UNROLL
+        for (size_t i = 0; i < R; i++) {
+            const uint8_t *pb = p[i] + b * 4 * bits;
+            if (bits == 8) {
+                w1[i] = _mm_loadu_si128((const __m128i *)pb);
+                w2[i] = _mm_loadu_si128((const __m128i *)(pb + 16));
+            } else {
+                __m128i v = _mm_loadu_si128((const __m128i *)pb);
+                w1[i] = _mm_and_si128(v, _mm_set1_epi8(15));
+                w2[i] = _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(15));
+            }
+            sw[i] = widen_scale(ws[i][b]);
+        }
+        UNROLL
+        for (size_t k = 0; k < NB; k++) {
+            const int8_t *xp = xq + k * xqs + 32 * b;
+            __m128i x1 = _mm_loadu_si128((const __m128i *)xp);
+            __m128i x2 = _mm_loadu_si128((const __m128i *)(xp + 16));
+            __m128i kk = _mm_loadu_si128((const __m128i *)(xk + k * xds + 4 * b));
+            float d = s->xdr[(v0 + k) * nblk + b];
+            UNROLL
+            for (size_t i = 0; i < R; i++) {
+                __m128i t = a8_isum1(bits, w1[i], w2[i], x1, x2, kk);
+                __m128 v = _mm_mul_ps(_mm_cvtepi32_ps(t), _mm_set1_ps(sw[i] * d));
+                acc[i][k] = _mm256_add_ps(acc[i][k], _mm256_zextps128_ps256(v));
+            }
+        }
+    }
+    for (size_t i = 0; i < nr; i++)
+        UNROLL
+    for (size_t k = 0; k < NB; k++)
+        g->y[(v0 + k) * g->rows + r + i] = hsum(acc[i][k]);
+}
+
+/* Every batch: two rows at a time, against the vectors 4, 2 or 1 at a time. */
+AI void a8_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0, size_t r1,
+                unsigned bits) {
+    for (size_t r = r0; r < r1; r += 2) {
+        size_t nr = r1 - r < 2 ? 1 : 2;
+        for (size_t v0 = 0; v0 < g->batch;) {
+            size_t left = g->batch - v0;
+            if (left >= 4) {
+                a8_block(g, s, r, nr, v0, bits, 4);
+                v0 += 4;
+            } else if (left >= 2) {
+                a8_block(g, s, r, nr, v0, bits, 2);
+                v0 += 2;
+            } else {
+                a8_block(g, s, r, nr, v0, bits, 1);
+                v0 += 1;
+            }
+        }
+    }
+}
+
+static void gemv_q8a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    a8_body(g, s, r0, r1, 8);
+}
+
+static void gemv_q4a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    a8_body(g, s, r0, r1, 4);
+}
+
 KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU_TILE_CALL)
 KERN_CPU_FORMATS(gemv1, gemv1_half_body, gemv1_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
@@ -784,7 +965,8 @@ const struct kern_cpu_impl kern_cpu_impl_avx2 = {
     .isa = KERN_ISA_AVX2,
     .lanes = 8,
     .perm4 = true,
-    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4},
+    .a8_unit = 2,
+    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,

@@ -517,11 +517,64 @@ KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU
 KERN_CPU_FORMATS(gemv1, gemv1_half_body, gemv1_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
+/* ---- W8A8 / W4A8 (kern_cpu_avx512_a8.h) ------------------------------------ */
+
+/* vpmaddubsw + vpmaddwd, for AVX-512 CPUs without VNNI */
+#define A8_VNNI 0
+#define A8_SFX  _bw
+#include "kernels/kern_cpu_avx512_a8.h"
+#undef A8_VNNI
+#undef A8_SFX
+
+/* vpdpbusd, in a region of its own so nothing else is compiled for VNNI */
+#if defined(__clang__)
+#pragma clang attribute pop
+#pragma clang attribute push(                                                                      \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni"))),        \
+    apply_to = function)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")
+#endif
+#define A8_VNNI 1
+#define A8_SFX  _vnni
+#include "kernels/kern_cpu_avx512_a8.h"
+#undef A8_VNNI
+#undef A8_SFX
+#if defined(__clang__)
+#pragma clang attribute pop
+#pragma clang attribute push(                                                                      \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl"))),                   \
+    apply_to = function)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl")
+#endif
+
+static void gemv_q8a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (kern_cpu_have_vnni())
+        gemv_q8a8_vnni(g, s, r0, r1);
+    else
+        gemv_q8a8_bw(g, s, r0, r1);
+}
+
+static void gemv_q4a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (kern_cpu_have_vnni())
+        gemv_q4a8_vnni(g, s, r0, r1);
+    else
+        gemv_q4a8_bw(g, s, r0, r1);
+}
+
 const struct kern_cpu_impl kern_cpu_impl_avx512 = {
     .isa = KERN_ISA_AVX512,
     .lanes = 16,
     .perm4 = true,
-    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4},
+    .a8_unit = 4,
+    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,

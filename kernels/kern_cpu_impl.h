@@ -15,6 +15,16 @@
  * not a subtraction per weight); sc, 4 rows of ngroups float scales
  * and 4 rows of off times them;
  * tile, 4 rows of KERN_CPU_TILE_COLS floats.
+ *
+ * A8 formats (W8A8, W4A8) use other pieces: xq, batch rows of xqpad
+ * int8 codes of x in the path's order (kern_cpu.h: units of a8_unit
+ * blocks, first halves then second halves; a8_unit 0: natural order);
+ * xd, batch rows of nblk x 4 floats, each block's scale d four times (one
+ * per 32-bit lane of its integer sum); xk, batch rows of nblk x 4 int32,
+ * minus the code offset times the sum of the x codes each lane meets
+ * (the lane's starting value makes the sum exact q * xq, not u * xq);
+ * xdr, batch rows of nblk floats, d once; wsb, KERN_CPU_A8_ROWS rows of
+ * nblk FP16 weight scales, one per block of 32 (groups wider than 32).
  */
 #ifndef VRAMLAB_KERN_CPU_IMPL_H
 #define VRAMLAB_KERN_CPU_IMPL_H
@@ -39,7 +49,16 @@ struct kern_cpu_scratch {
     size_t xpad; /* padded row length of xf */
     size_t ngroups;
     unsigned lanes;
+    /* A8 formats */
+    int8_t *xq;
+    float *xd, *xdr;
+    int32_t *xk;
+    uint16_t *wsb;
+    size_t xqpad, nblk;
 };
+
+/* Rows an A8 kernel may ask block scales for at once (wsb slots). */
+#define KERN_CPU_A8_ROWS 4
 
 /* Batch-1 rows [r0, r1): y[r] = W[r] . x. */
 typedef void (*kern_cpu_gemv1_fn)(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
@@ -64,7 +83,9 @@ struct kern_cpu_impl {
     enum kern_isa isa;
     unsigned lanes; /* floats per vector */
     bool perm4;     /* Q4: x stored even/odd per 32 */
+    unsigned a8_unit; /* A8: blocks per unit of x's order (0: natural order) */
     kern_cpu_gemv1_fn gemv1[KERN_W_COUNT];
+    /* gemv1[KERN_W_Q8A8] and [KERN_W_Q4A8] take every batch */
     /* batch 2..KERN_CPU_SMALL_BATCH, rows [r0, r1), or NULL (tiles) */
     kern_cpu_gemv1_fn gemvs[KERN_W_COUNT];
     kern_cpu_tile_fn tile[KERN_W_COUNT];
@@ -141,8 +162,24 @@ static inline void kern_cpu_xrows4(const struct kern_gemv *g, const struct kern_
      size_t n, size_t npad)
 #define KERN_CPU_TILE_CALL g, s, r, nr, c0, n, npad
 
+/* The FP16 weight scale of every block of 32 of row r: the row's own
+ * scales when the group is 32, else expanded into wsb slot `slot`. */
+static inline const uint16_t *kern_cpu_a8_wscales(const struct kern_gemv *g,
+                                                  const struct kern_cpu_scratch *s, size_t r,
+                                                  unsigned slot) {
+    size_t ng = g->cols / g->group, per = g->group / 32;
+    const uint16_t *src = g->scales + r * ng;
+    if (per == 1)
+        return src;
+    uint16_t *dst = s->wsb + slot * s->nblk;
+    for (size_t k = 0; k < s->nblk; k++)
+        dst[k] = src[k / per];
+    return dst;
+}
+
 /* The scratch pieces of a GEMV for a path. */
 void kern_cpu_scratch_map(const struct kern_gemv *g, unsigned lanes, void *base,
                           struct kern_cpu_scratch *s);
+
 
 #endif

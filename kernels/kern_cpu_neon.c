@@ -568,11 +568,63 @@ static void gemv1_q4 KERN_CPU_ROWS_ARGS {
 }
 KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
+/* ---- W8A8 / W4A8 -------------------------------------------------------- */
+
+/* The dot-product instructions (FEAT_DotProd, "asimddp": Cortex-A55/A75
+ * and later, Neoverse, Apple M1): SDOT adds four products of signed bytes
+ * into each 32-bit lane. */
+static bool have_dotprod(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        unsigned long hw = getauxval(AT_HWCAP);
+#ifdef HWCAP_ASIMDDP
+        cached = (hw & HWCAP_ASIMDDP) != 0;
+#else
+        cached = (hw & (1ul << 20)) != 0; /* HWCAP_ASIMDDP */
+#endif
+    }
+    return cached;
+}
+
+/* without SDOT (ARMv8.0) */
+#define A8_DOT 0
+#define A8_SFX _v80
+#include "kernels/kern_cpu_neon_a8.h"
+#undef A8_DOT
+#undef A8_SFX
+
+/* with SDOT, in a region of its own so nothing else is compiled for it */
+#pragma GCC push_options
+#pragma GCC target("arch=armv8.2-a+dotprod")
+#define A8_DOT 1
+#define A8_SFX _dot
+#include "kernels/kern_cpu_neon_a8.h"
+#undef A8_DOT
+#undef A8_SFX
+#pragma GCC pop_options
+
+static void gemv_q8a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (have_dotprod())
+        a8_body_dot(g, s, r0, r1, 8);
+    else
+        a8_body_v80(g, s, r0, r1, 8);
+}
+
+static void gemv_q4a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (have_dotprod())
+        a8_body_dot(g, s, r0, r1, 4);
+    else
+        a8_body_v80(g, s, r0, r1, 4);
+}
+
 const struct kern_cpu_impl kern_cpu_impl_neon = {
     .isa = KERN_ISA_NEON,
     .lanes = 4,
     .perm4 = true,
-    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4},
+    .a8_unit = 1,
+    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,

@@ -1,0 +1,235 @@
+/*
+ * kern_cpu_avx512_a8.h: the W8A8 / W4A8 kernels of the AVX-512 path,
+ * included twice by kern_cpu_avx512.c: with A8_VNNI 1 inside a region
+ * compiled for AVX-512 VNNI (vpdpbusd), and with A8_VNNI 0 for AVX-512 F,
+ * BW, DQ, VL alone (vpmaddubsw + vpmaddwd), so no instruction of the first
+ * can reach a CPU without it. A8_SFX names each copy's functions.
+ *
+ * x comes in units of four blocks of 32 (kern_cpu.h): 64 bytes of the four
+ * blocks' first halves, then 64 of their second halves. Q4: one 64-byte
+ * load of codes is four blocks' 16 bytes; its low nibbles are the even
+ * elements (the first halves), its high nibbles the odd ones. Q8: two
+ * loads (blocks 0-1 and 2-3) regrouped by 16-byte lanes (vshufi64x2) into
+ * the first halves and the second halves. Either way two 64-byte operands
+ * meet x's two, and each 32-bit lane j sums the 8 products of block j / 4
+ * that sit at its 4 bytes of each half. VNNI: the lanes start at xk (minus
+ * the code offset times the x codes they meet), so two vpdpbusd leave the
+ * exact sum q * xq of each block in its four lanes. Without VNNI, Q4's
+ * codes (0..15) go through vpmaddubsw unsaturated; Q8's are made signed
+ * (q = u ^ 0x80) and multiplied as |x| times q with x's sign, the signed
+ * form of the same sum. Then per unit and vector one conversion and one
+ * multiply-add by s_w * d (the four blocks' scales, each in its four
+ * lanes). Rows R at a time (4 for batch 1-2, else 2), vectors NB at a time
+ * (up to 8: 16 accumulators).
+ */
+#define A8_CAT2(a, b) a##b
+#define A8_CAT(a, b)  A8_CAT2(a, b)
+#define A8_FN(name)   A8_CAT(name, A8_SFX)
+
+/* The two 64-byte operands of one unit of a row's codes at p. */
+AI void A8_FN(a8_operands)(const uint8_t *p, unsigned bits, __m512i *w1, __m512i *w2) {
+    if (bits == 8) {
+        __m512i a = _mm512_loadu_si512((const void *)p), b = _mm512_loadu_si512((const void *)(p + 64));
+        *w1 = _mm512_shuffle_i64x2(a, b, 0x88); /* 16-byte lanes a0 a2 b0 b2 */
+        *w2 = _mm512_shuffle_i64x2(a, b, 0xdd); /* a1 a3 b1 b3 */
+        if (!A8_VNNI) {
+            const __m512i sign = _mm512_set1_epi8((char)0x80);
+            *w1 = _mm512_xor_si512(*w1, sign);
+            *w2 = _mm512_xor_si512(*w2, sign);
+        }
+    } else {
+        const __m512i m = _mm512_set1_epi8(15);
+        __m512i v = _mm512_loadu_si512((const void *)p);
+        *w1 = _mm512_and_si512(v, m);
+        *w2 = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
+    }
+}
+
+/* The 16 lanes of a unit's integer sums for one row and one vector (x1,
+ * x2 its codes; k the lanes' start; ax1, ax2, m1, m2: |x| and x's sign
+ * bits for the signed Q8 form). */
+AI __m512i A8_FN(a8_isum)(unsigned bits, __m512i w1, __m512i w2, __m512i x1, __m512i x2, __m512i k,
+                          __m512i ax1, __m512i ax2, __mmask64 m1, __mmask64 m2) {
+#if A8_VNNI
+    (void)bits, (void)ax1, (void)ax2, (void)m1, (void)m2;
+    return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(k, w1, x1), w2, x2);
+#else
+    const __m512i ones = _mm512_set1_epi16(1);
+    if (bits == 4) {
+        (void)ax1, (void)ax2, (void)m1, (void)m2;
+        __m512i p = _mm512_add_epi16(_mm512_maddubs_epi16(w1, x1), _mm512_maddubs_epi16(w2, x2));
+        return _mm512_add_epi32(k, _mm512_madd_epi16(p, ones));
+    }
+    (void)x1, (void)x2, (void)k;
+    const __m512i z = _mm512_setzero_si512();
+    __m512i p1 = _mm512_maddubs_epi16(ax1, _mm512_mask_sub_epi8(w1, m1, z, w1));
+    __m512i p2 = _mm512_maddubs_epi16(ax2, _mm512_mask_sub_epi8(w2, m2, z, w2));
+    return _mm512_add_epi32(_mm512_madd_epi16(p1, ones), _mm512_madd_epi16(p2, ones));
+#endif
+}
+
+/* The same for one block (4 lanes) past the last whole unit: codes of
+ * its halves w1, w2 (16 bytes each), x's halves x1, x2. */
+AI __m128i A8_FN(a8_isum1)(unsigned bits, __m128i w1, __m128i w2, __m128i x1, __m128i x2,
+                           __m128i k) {
+#if A8_VNNI
+    (void)bits;
+    return _mm_dpbusd_epi32(_mm_dpbusd_epi32(k, w1, x1), w2, x2);
+#else
+    const __m128i ones = _mm_set1_epi16(1);
+    if (bits == 4) {
+        __m128i p = _mm_add_epi16(_mm_maddubs_epi16(w1, x1), _mm_maddubs_epi16(w2, x2));
+        return _mm_add_epi32(k, _mm_madd_epi16(p, ones));
+    }
+    (void)k;
+    const __m128i sign = _mm_set1_epi8((char)0x80);
+    w1 = _mm_xor_si128(w1, sign);
+    w2 = _mm_xor_si128(w2, sign);
+    __m128i p1 = _mm_maddubs_epi16(_mm_abs_epi8(x1), _mm_sign_epi8(w1, x1));
+    __m128i p2 = _mm_maddubs_epi16(_mm_abs_epi8(x2), _mm_sign_epi8(w2, x2));
+    return _mm_add_epi32(_mm_madd_epi16(p1, ones), _mm_madd_epi16(p2, ones));
+#endif
+}
+
+/* Rows r .. r + nr - 1 (nr <= R) times vectors v0 .. v0 + NB - 1. */
+AI void A8_FN(a8_block)(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                        size_t nr, size_t v0, unsigned bits, const size_t R, const size_t NB) {
+    const bool sg8 = bits == 8 && !A8_VNNI; /* the signed Q8 form: lanes start at 0 */
+    const uint8_t *codes = g->w;
+    size_t nblk = s->nblk, nu = nblk / 4, rowb = g->cols * bits / 8, ub = 4 * 4 * bits;
+    const uint8_t *p[4];
+    const uint16_t *ws[4];
+    UNROLL
+    for (size_t i = 0; i < R; i++) {
+        size_t ri = r + (i < nr ? i : nr - 1);
+        p[i] = codes + ri * rowb;
+        ws[i] = kern_cpu_a8_wscales(g, s, ri, (unsigned)i);
+    }
+    const int8_t *xq = s->xq + v0 * s->xqpad;
+    const float *xd = s->xd + v0 * nblk * 4;
+    const int32_t *xk = s->xk + v0 * nblk * 4;
+    size_t xqs = s->xqpad, xds = nblk * 4;
+    const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+    __m512 acc[4][8];
+    UNROLL
+    for (size_t i = 0; i < R; i++)
+        UNROLL
+    for (size_t k = 0; k < NB; k++)
+        acc[i][k] = _mm512_setzero_ps();
+    for (size_t u = 0; u < nu; u++) {
+        __m512i w1[4], w2[4];
+        __m512 sc[4];
+        UNROLL
+        for (size_t i = 0; i < R; i++) {
+            A8_FN(a8_operands)(p[i] + u * ub, bits, &w1[i], &w2[i]);
+            __m128 f = _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(ws[i] + 4 * u)));
+            sc[i] = _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(f));
+        }
+        UNROLL
+        for (size_t k = 0; k < NB; k++) {
+            const int8_t *xp = xq + k * xqs + 128 * u;
+            __m512i x1 = _mm512_loadu_si512((const void *)xp);
+            __m512i x2 = _mm512_loadu_si512((const void *)(xp + 64));
+            __m512 d = _mm512_loadu_ps(xd + k * xds + 16 * u);
+            __m512i kk = sg8 ? _mm512_setzero_si512()
+                             : _mm512_loadu_si512((const void *)(xk + k * xds + 16 * u));
+            __m512i ax1 = x1, ax2 = x2;
+            __mmask64 m1 = 0, m2 = 0;
+            if (sg8) {
+                ax1 = _mm512_abs_epi8(x1);
+                ax2 = _mm512_abs_epi8(x2);
+                m1 = _mm512_movepi8_mask(x1);
+                m2 = _mm512_movepi8_mask(x2);
+            }
+            UNROLL
+            for (size_t i = 0; i < R; i++) {
+                __m512i t = A8_FN(a8_isum)(bits, w1[i], w2[i], x1, x2, kk, ax1, ax2, m1, m2);
+                acc[i][k] =
+                    _mm512_fmadd_ps(_mm512_cvtepi32_ps(t), _mm512_mul_ps(sc[i], d), acc[i][k]);
+            }
+        }
+    }
+    /* the blocks past the last whole unit, one at a time (x: first half,
+     * then second half of each) */
+    for (size_t b = nu * 4; b < nblk; b++) {
+        __m128i w1[4], w2[4];
+        float sw[4];
+        UNROLL
+        for (size_t i = 0; i < R; i++) {
+            const uint8_t *pb = p[i] + b * 4 * bits;
+            if (bits == 8) {
+                w1[i] = _mm_loadu_si128((const __m128i *)pb);
+                w2[i] = _mm_loadu_si128((const __m128i *)(pb + 16));
+            } else {
+                __m128i v = _mm_loadu_si128((const __m128i *)pb);
+                w1[i] = _mm_and_si128(v, _mm_set1_epi8(15));
+                w2[i] = _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(15));
+            }
+            sw[i] = kern_f16_to_f32_inline(ws[i][b]);
+        }
+        UNROLL
+        for (size_t k = 0; k < NB; k++) {
+            const int8_t *xp = xq + k * xqs + 32 * b;
+            __m128i x1 = _mm_loadu_si128((const __m128i *)xp);
+            __m128i x2 = _mm_loadu_si128((const __m128i *)(xp + 16));
+            __m128i kk = _mm_loadu_si128((const __m128i *)(xk + k * xds + 4 * b));
+            float d = s->xdr[(v0 + k) * nblk + b];
+            UNROLL
+            for (size_t i = 0; i < R; i++) {
+                __m128i t = A8_FN(a8_isum1)(bits, w1[i], w2[i], x1, x2, kk);
+                __m128 v = _mm_mul_ps(_mm_cvtepi32_ps(t), _mm_set1_ps(sw[i] * d));
+                acc[i][k] = _mm512_add_ps(acc[i][k], _mm512_zextps128_ps512(v));
+            }
+        }
+    }
+    for (size_t i = 0; i < nr; i++)
+        UNROLL
+    for (size_t k = 0; k < NB; k++)
+        g->y[(v0 + k) * g->rows + r + i] = hsum(acc[i][k]);
+}
+
+/* Every batch: R rows at a time, each against the vectors 8, 4, 2 or 1 at
+ * a time (the rows' codes stay in L1 between the groups of vectors). */
+AI void A8_FN(a8_body)(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                       size_t r1, unsigned bits) {
+    const size_t R = g->batch <= 2 ? 4 : 2;
+    for (size_t r = r0; r < r1; r += R) {
+        size_t nr = r1 - r < R ? r1 - r : R;
+        for (size_t v0 = 0; v0 < g->batch;) {
+            size_t left = g->batch - v0;
+            if (R == 4 && left >= 2) {
+                A8_FN(a8_block)(g, s, r, nr, v0, bits, 4, 2);
+                v0 += 2;
+            } else if (R == 4) {
+                A8_FN(a8_block)(g, s, r, nr, v0, bits, 4, 1);
+                v0 += 1;
+            } else if (left >= 8) {
+                A8_FN(a8_block)(g, s, r, nr, v0, bits, 2, 8);
+                v0 += 8;
+            } else if (left >= 4) {
+                A8_FN(a8_block)(g, s, r, nr, v0, bits, 2, 4);
+                v0 += 4;
+            } else if (left >= 2) {
+                A8_FN(a8_block)(g, s, r, nr, v0, bits, 2, 2);
+                v0 += 2;
+            } else {
+                A8_FN(a8_block)(g, s, r, nr, v0, bits, 2, 1);
+                v0 += 1;
+            }
+        }
+    }
+}
+
+static void A8_FN(gemv_q8a8)(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                             size_t r1) {
+    A8_FN(a8_body)(g, s, r0, r1, 8);
+}
+
+static void A8_FN(gemv_q4a8)(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                             size_t r1) {
+    A8_FN(a8_body)(g, s, r0, r1, 4);
+}
+
+#undef A8_FN
+#undef A8_CAT
+#undef A8_CAT2
