@@ -282,43 +282,53 @@ int kern_cpu_gemv_check(const struct kern_gemv *g, char *err, size_t errlen) {
     return 0;
 }
 
-/* Where element i (< 32) of block k of x goes in the A8 order of unit P
- * (kern_cpu.h): half h (Q8: i / 16, Q4: i % 2) at position j in it. */
-static size_t a8_pos(size_t k, unsigned i, bool q4, unsigned P, size_t nblk) {
-    unsigned h = q4 ? i % 2 : i / 16, j = q4 ? i / 2 : i % 16;
-    if (P == 0)
+/* Where element i (< 32) of block k of x goes in the path's A8 order
+ * (kern_cpu_impl.h), and the index of the 32-bit lane that meets it. */
+static size_t a8_pos(const struct kern_cpu_impl *im, size_t k, unsigned i, bool q4, size_t nblk,
+                     size_t *lane) {
+    unsigned h = q4 ? i % 2 : i / 16, p = q4 ? i / 2 : i % 16, B = im->a8_unit;
+    if (B == 0) {
+        *lane = 0;
         return k * 32 + i;
-    size_t full = nblk / P * P;
-    if (k >= full) /* the blocks past the last whole unit: units of one */
-        return k * 32 + h * 16 + j;
-    size_t u = k / P, pos = k % P;
-    return u * 32 * P + h * 16 * P + pos * 16 + j;
+    }
+    unsigned V = im->a8_vec ? im->a8_vec : 16 * B; /* a halves unit's lanes: 4 bytes of a half */
+    size_t full = nblk / B * B;
+    if (k >= full) { /* past the whole units: units of one block */
+        *lane = full / B * (V / 4) + (k - full) * 4 + p / 4;
+        return k * 32 + h * 16 + p;
+    }
+    size_t u = k / B, b = k % B, off;
+    if (im->a8_vec)
+        off = kern_cpu_a8_pos((unsigned)b, h, p, V);
+    else
+        off = h * 16 * B + b * 16 + p;
+    *lane = u * (V / 4) + (off % V) / 4;
+    return u * 32 * B + off;
 }
 
-/* Quantize x into the scratch in the path's order, with each block's
- * scale, its four lanes' scales and their exact offset sums. */
+/* Quantize x into the scratch in the path's order, with the scale of each
+ * lane's block and the lanes' exact offset sums (every lane meets the
+ * codes of one block only). */
 static void prepare_a8(const struct kern_cpu_impl *im, const struct kern_gemv *g,
                        const struct kern_cpu_scratch *s) {
     bool q4 = g->fmt == KERN_W_Q4A8;
     int off = q4 ? 8 : 128;
-    unsigned P = im->a8_unit;
     for (size_t b = 0; b < g->batch; b++) {
         int8_t *xq = s->xq + b * s->xqpad;
         float *xd = s->xd + b * s->nblk * 4, *xdr = s->xdr + b * s->nblk;
         int32_t *xk = s->xk + b * s->nblk * 4;
+        if (im->a8_unit) /* at most 4 lanes a block, each set below */
+            memset(xk, 0, s->nblk * 4 * sizeof *xk);
         for (size_t k = 0; k < s->nblk; k++) {
             int8_t q[32];
             kern_quantize_act8(g->x + b * g->cols + k * 32, 32, q, xdr + k);
-            int32_t lane[4] = {0, 0, 0, 0};
             for (unsigned i = 0; i < 32; i++) {
-                size_t pos = a8_pos(k, i, q4, P, s->nblk);
+                size_t lane, pos = a8_pos(im, k, i, q4, s->nblk, &lane);
                 xq[pos] = q[i];
-                /* the 32-bit lane that meets it: 4 bytes a lane per half */
-                lane[(pos % 16) / 4] += q[i];
-            }
-            for (unsigned l = 0; l < 4; l++) {
-                xd[4 * k + l] = xdr[k];
-                xk[4 * k + l] = -off * lane[l];
+                if (im->a8_unit) {
+                    xd[lane] = xdr[k];
+                    xk[lane] -= off * q[i];
+                }
             }
         }
         for (size_t c = g->cols; c < s->xqpad; c++)

@@ -5,66 +5,95 @@
  * BW, DQ, VL alone (vpmaddubsw + vpmaddwd), so no instruction of the first
  * can reach a CPU without it. A8_SFX names each copy's functions.
  *
- * x comes in units of four blocks of 32 (kern_cpu.h): 64 bytes of the four
- * blocks' first halves, then 64 of their second halves. Q4: one 64-byte
- * load of codes is four blocks' 16 bytes; its low nibbles are the even
- * elements (the first halves), its high nibbles the odd ones. Q8: two
- * loads (blocks 0-1 and 2-3) regrouped by 16-byte lanes (vshufi64x2) into
- * the first halves and the second halves. Either way two 64-byte operands
- * meet x's two, and each 32-bit lane j sums the 8 products of block j / 4
- * that sit at its 4 bytes of each half. VNNI: the lanes start at xk (minus
- * the code offset times the x codes they meet), so two vpdpbusd leave the
- * exact sum q * xq of each block in its four lanes. Without VNNI, Q4's
- * codes (0..15) go through vpmaddubsw unsaturated; Q8's are made signed
- * (q = u ^ 0x80) and multiplied as |x| times q with x's sign, the signed
- * form of the same sum. Then per unit and vector one conversion and one
- * multiply-add by s_w * d (the four blocks' scales, each in its four
- * lanes). Rows R at a time (4 for batch 1-2, else 2), vectors NB at a time
- * (up to 8: 16 accumulators).
+ * x comes in units of eight blocks of 32 as four 64-byte vectors (the
+ * interleaved order of kern_cpu_impl.h): in 128-bit lane m of each, two
+ * 4-byte lanes of block m and two of block m + 4. The codes are regrouped
+ * to match: Q8, four loads (blocks 0-1, 2-3, 4-5, 6-7) by 128-bit lane
+ * (vshufi64x2: blocks 0-3's first 16 bytes, their last 16, the same for
+ * 4-7), then by 64 bits within the lanes (vpunpcklqdq / vpunpckhqdq);
+ * Q4, two loads (blocks 0-3, 4-7) split into low nibbles (the even
+ * elements) and high (the odd ones), then by 64 bits. Four integer dot
+ * products then leave 16 products of a block in each of its two lanes.
+ * VNNI: the lanes start at xk (minus the code offset times the x codes
+ * they meet), so four vpdpbusd leave the exact sum q * xq of each block in
+ * its lanes. Without VNNI, Q4's codes (0..15) go through vpmaddubsw
+ * unsaturated (four of them summed in 16 bits: at most 4 x 3810); Q8's
+ * are made signed (q = u ^ 0x80) and multiplied as |x| times q with x's
+ * sign, the signed form of the same sums. Then per unit and vector one
+ * conversion and one multiply-add by s_w * d (the eight blocks' scales,
+ * each in its two lanes): 4 dot products, a conversion, a multiply and a
+ * multiply-add for 256 weights. Rows R at a time (4 for batch 1-2, else
+ * 2), vectors NB at a time (up to 8: 16 accumulators).
  */
 #define A8_CAT2(a, b) a##b
 #define A8_CAT(a, b)  A8_CAT2(a, b)
 #define A8_FN(name)   A8_CAT(name, A8_SFX)
 
-/* The two 64-byte operands of one unit of a row's codes at p. */
-AI void A8_FN(a8_operands)(const uint8_t *p, unsigned bits, __m512i *w1, __m512i *w2) {
+/* The four 64-byte operands of one unit (8 blocks) of a row's codes at p. */
+AI void A8_FN(a8_operands)(const uint8_t *p, unsigned bits, __m512i w[4]) {
+    __m512i a0, a1, a2, a3;
     if (bits == 8) {
-        __m512i a = _mm512_loadu_si512((const void *)p), b = _mm512_loadu_si512((const void *)(p + 64));
-        *w1 = _mm512_shuffle_i64x2(a, b, 0x88); /* 16-byte lanes a0 a2 b0 b2 */
-        *w2 = _mm512_shuffle_i64x2(a, b, 0xdd); /* a1 a3 b1 b3 */
+        __m512i l0 = _mm512_loadu_si512((const void *)p);
+        __m512i l1 = _mm512_loadu_si512((const void *)(p + 64));
+        __m512i l2 = _mm512_loadu_si512((const void *)(p + 128));
+        __m512i l3 = _mm512_loadu_si512((const void *)(p + 192));
+        a0 = _mm512_shuffle_i64x2(l0, l1, 0x88); /* blocks 0-3, bytes 0-15 */
+        a1 = _mm512_shuffle_i64x2(l0, l1, 0xdd); /* blocks 0-3, bytes 16-31 */
+        a2 = _mm512_shuffle_i64x2(l2, l3, 0x88); /* blocks 4-7 */
+        a3 = _mm512_shuffle_i64x2(l2, l3, 0xdd);
         if (!A8_VNNI) {
             const __m512i sign = _mm512_set1_epi8((char)0x80);
-            *w1 = _mm512_xor_si512(*w1, sign);
-            *w2 = _mm512_xor_si512(*w2, sign);
+            a0 = _mm512_xor_si512(a0, sign);
+            a1 = _mm512_xor_si512(a1, sign);
+            a2 = _mm512_xor_si512(a2, sign);
+            a3 = _mm512_xor_si512(a3, sign);
         }
     } else {
         const __m512i m = _mm512_set1_epi8(15);
-        __m512i v = _mm512_loadu_si512((const void *)p);
-        *w1 = _mm512_and_si512(v, m);
-        *w2 = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
+        __m512i v0 = _mm512_loadu_si512((const void *)p);        /* blocks 0-3 */
+        __m512i v1 = _mm512_loadu_si512((const void *)(p + 64)); /* blocks 4-7 */
+        a0 = _mm512_and_si512(v0, m);                           /* even elements */
+        a1 = _mm512_and_si512(_mm512_srli_epi16(v0, 4), m);     /* odd */
+        a2 = _mm512_and_si512(v1, m);
+        a3 = _mm512_and_si512(_mm512_srli_epi16(v1, 4), m);
     }
+    w[0] = _mm512_unpacklo_epi64(a0, a2);
+    w[1] = _mm512_unpackhi_epi64(a0, a2);
+    w[2] = _mm512_unpacklo_epi64(a1, a3);
+    w[3] = _mm512_unpackhi_epi64(a1, a3);
 }
 
-/* The 16 lanes of a unit's integer sums for one row and one vector (x1,
- * x2 its codes; k the lanes' start; ax1, ax2, m1, m2: |x| and x's sign
- * bits for the signed Q8 form). */
-AI __m512i A8_FN(a8_isum)(unsigned bits, __m512i w1, __m512i w2, __m512i x1, __m512i x2, __m512i k,
-                          __m512i ax1, __m512i ax2, __mmask64 m1, __mmask64 m2) {
+/* The 16 lanes of a unit's integer sums for one row (w) and one vector
+ * (its codes x at xp; k the lanes' start; ax and sign bits m of x for the
+ * signed Q8 form). */
+AI __m512i A8_FN(a8_isum)(unsigned bits, const __m512i w[4], const int8_t *xp, __m512i k,
+                          const __m512i ax[4], const __mmask64 m[4]) {
 #if A8_VNNI
-    (void)bits, (void)ax1, (void)ax2, (void)m1, (void)m2;
-    return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(k, w1, x1), w2, x2);
+    (void)bits, (void)ax, (void)m;
+    UNROLL
+    for (int j = 0; j < 4; j++)
+        k = _mm512_dpbusd_epi32(k, w[j], _mm512_loadu_si512((const void *)(xp + 64 * j)));
+    return k;
 #else
     const __m512i ones = _mm512_set1_epi16(1);
     if (bits == 4) {
-        (void)ax1, (void)ax2, (void)m1, (void)m2;
-        __m512i p = _mm512_add_epi16(_mm512_maddubs_epi16(w1, x1), _mm512_maddubs_epi16(w2, x2));
+        (void)ax, (void)m;
+        __m512i p = _mm512_maddubs_epi16(w[0], _mm512_loadu_si512((const void *)xp));
+        UNROLL
+        for (int j = 1; j < 4; j++)
+            p = _mm512_add_epi16(
+                p, _mm512_maddubs_epi16(w[j], _mm512_loadu_si512((const void *)(xp + 64 * j))));
         return _mm512_add_epi32(k, _mm512_madd_epi16(p, ones));
     }
-    (void)x1, (void)x2, (void)k;
+    (void)xp, (void)k;
     const __m512i z = _mm512_setzero_si512();
-    __m512i p1 = _mm512_maddubs_epi16(ax1, _mm512_mask_sub_epi8(w1, m1, z, w1));
-    __m512i p2 = _mm512_maddubs_epi16(ax2, _mm512_mask_sub_epi8(w2, m2, z, w2));
-    return _mm512_add_epi32(_mm512_madd_epi16(p1, ones), _mm512_madd_epi16(p2, ones));
+    __m512i t = z;
+    UNROLL
+    for (int j = 0; j < 4; j++)
+        t = _mm512_add_epi32(
+            t, _mm512_madd_epi16(_mm512_maddubs_epi16(ax[j], _mm512_mask_sub_epi8(w[j], m[j], z, w[j])),
+                                 ones));
+    return t;
 #endif
 }
 
@@ -96,7 +125,7 @@ AI void A8_FN(a8_block)(const struct kern_gemv *g, const struct kern_cpu_scratch
                         size_t nr, size_t v0, unsigned bits, const size_t R, const size_t NB) {
     const bool sg8 = bits == 8 && !A8_VNNI; /* the signed Q8 form: lanes start at 0 */
     const uint8_t *codes = g->w;
-    size_t nblk = s->nblk, nu = nblk / 4, rowb = g->cols * bits / 8, ub = 4 * 4 * bits;
+    size_t nblk = s->nblk, nu = nblk / 8, rowb = g->cols * bits / 8, ub = 8 * 4 * bits;
     const uint8_t *p[4];
     const uint16_t *ws[4];
     UNROLL
@@ -109,7 +138,8 @@ AI void A8_FN(a8_block)(const struct kern_gemv *g, const struct kern_cpu_scratch
     const float *xd = s->xd + v0 * nblk * 4;
     const int32_t *xk = s->xk + v0 * nblk * 4;
     size_t xqs = s->xqpad, xds = nblk * 4;
-    const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+    /* lane (m, j) of 128-bit lane m belongs to block m + 4 (j >= 2) */
+    const __m512i idx = _mm512_setr_epi32(0, 0, 4, 4, 1, 1, 5, 5, 2, 2, 6, 6, 3, 3, 7, 7);
     __m512 acc[4][8];
     UNROLL
     for (size_t i = 0; i < R; i++)
@@ -117,43 +147,45 @@ AI void A8_FN(a8_block)(const struct kern_gemv *g, const struct kern_cpu_scratch
     for (size_t k = 0; k < NB; k++)
         acc[i][k] = _mm512_setzero_ps();
     for (size_t u = 0; u < nu; u++) {
-        __m512i w1[4], w2[4];
+        __m512i w[4][4];
         __m512 sc[4];
         UNROLL
         for (size_t i = 0; i < R; i++) {
-            A8_FN(a8_operands)(p[i] + u * ub, bits, &w1[i], &w2[i]);
-            __m128 f = _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(ws[i] + 4 * u)));
-            sc[i] = _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(f));
+            A8_FN(a8_operands)(p[i] + u * ub, bits, w[i]);
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(ws[i] + 8 * u)));
+            sc[i] = _mm512_permutexvar_ps(idx, _mm512_castps256_ps512(f));
         }
         UNROLL
         for (size_t k = 0; k < NB; k++) {
-            const int8_t *xp = xq + k * xqs + 128 * u;
-            __m512i x1 = _mm512_loadu_si512((const void *)xp);
-            __m512i x2 = _mm512_loadu_si512((const void *)(xp + 64));
+            const int8_t *xp = xq + k * xqs + 256 * u;
             __m512 d = _mm512_loadu_ps(xd + k * xds + 16 * u);
             __m512i kk = sg8 ? _mm512_setzero_si512()
                              : _mm512_loadu_si512((const void *)(xk + k * xds + 16 * u));
-            __m512i ax1 = x1, ax2 = x2;
-            __mmask64 m1 = 0, m2 = 0;
-            if (sg8) {
-                ax1 = _mm512_abs_epi8(x1);
-                ax2 = _mm512_abs_epi8(x2);
-                m1 = _mm512_movepi8_mask(x1);
-                m2 = _mm512_movepi8_mask(x2);
+            __m512i ax[4];
+            __mmask64 m[4] = {0, 0, 0, 0};
+            UNROLL
+            for (int j = 0; j < 4; j++) {
+                ax[j] = _mm512_setzero_si512();
+                if (sg8) {
+                    __m512i xv = _mm512_loadu_si512((const void *)(xp + 64 * j));
+                    ax[j] = _mm512_abs_epi8(xv);
+                    m[j] = _mm512_movepi8_mask(xv);
+                }
             }
             UNROLL
             for (size_t i = 0; i < R; i++) {
-                __m512i t = A8_FN(a8_isum)(bits, w1[i], w2[i], x1, x2, kk, ax1, ax2, m1, m2);
+                __m512i t = A8_FN(a8_isum)(bits, w[i], xp, kk, ax, m);
                 acc[i][k] =
                     _mm512_fmadd_ps(_mm512_cvtepi32_ps(t), _mm512_mul_ps(sc[i], d), acc[i][k]);
             }
         }
     }
     /* the blocks past the last whole unit, one at a time (x: first half,
-     * then second half of each) */
-    for (size_t b = nu * 4; b < nblk; b++) {
+     * then second half of each; 4 lanes each) */
+    for (size_t b = nu * 8; b < nblk; b++) {
         __m128i w1[4], w2[4];
         float sw[4];
+        size_t lb = nu * 16 + (b - nu * 8) * 4;
         UNROLL
         for (size_t i = 0; i < R; i++) {
             const uint8_t *pb = p[i] + b * 4 * bits;
@@ -172,7 +204,7 @@ AI void A8_FN(a8_block)(const struct kern_gemv *g, const struct kern_cpu_scratch
             const int8_t *xp = xq + k * xqs + 32 * b;
             __m128i x1 = _mm_loadu_si128((const __m128i *)xp);
             __m128i x2 = _mm_loadu_si128((const __m128i *)(xp + 16));
-            __m128i kk = _mm_loadu_si128((const __m128i *)(xk + k * xds + 4 * b));
+            __m128i kk = _mm_loadu_si128((const __m128i *)(xk + k * xds + lb));
             float d = s->xdr[(v0 + k) * nblk + b];
             UNROLL
             for (size_t i = 0; i < R; i++) {

@@ -152,7 +152,7 @@ check "a GPU run has on_this_machine null and its catalog GPU" \
 
 # --- --help and --tests ------------------------------------------------------
 "$VRAMLAB" measure --help >"$t/out" 2>&1
-for test in copy read fma-peak gemv-fp16 gemv-bf16 gemm quantize dequantize w8a16 w4a16 error; do
+for test in copy read fma-peak gemv-fp16 gemv-bf16 gemm quantize dequantize w8a16 w4a16 w8a8 w4a8 error; do
     grep -q "^  $test " "$t/out" || { echo "FAIL - --help lacks $test"; fail=1; }
 done
 echo "ok   - --help lists the test names"
