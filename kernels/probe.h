@@ -158,8 +158,9 @@ struct probe_result {
     /* CPU GEMV: the same kernel on a slice of W in the last-level cache
      * (bytes/s), when it is no faster than from memory; 0: not written */
     double in_cache_bytes_per_s;
-    /* GEMVs: the weights (rows x cols) and their bytes (codes + scales),
-     * written with their rates "weights_per_s" and "weight_bytes_per_s"
+    /* GEMVs: the weights ("weight_count", rows x cols) and their bytes
+     * ("weight_bytes": codes + scales), written with their rates
+     * "weights_per_s" and "weight_bytes_per_s"
      * (a decode step's dequantize-and-dot rate, what a runtime's
      * tokens/s follows), and the bits of x ("activation_bits": 16, or 8
      * for W8A8 / W4A8); 0: not a GEMV */

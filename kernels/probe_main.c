@@ -195,7 +195,7 @@ void probe_emit_result(const struct probe_result *r) {
     if (r->in_cache_bytes_per_s > 0)
         jl_num(&j, "in_cache_bytes_per_s", r->in_cache_bytes_per_s);
     if (r->weights > 0) {
-        jl_num(&j, "weights", r->weights);
+        jl_num(&j, "weight_count", r->weights);
         jl_num(&j, "weight_bytes", r->weight_bytes);
         jl_num(&j, "weights_per_s", med > 0 ? r->weights / med : NAN);
         jl_num(&j, "weight_bytes_per_s", med > 0 ? r->weight_bytes / med : NAN);

@@ -57,14 +57,14 @@ assert {r["threads"] for r in res if r["test"] == "fma-peak"} >= {1}
 # every GEMV carries its weights' rate (a runtime's decode follows it) and x's width
 for r in res:
     if r["test"] in ("gemv-fp16", "gemv-bf16", "w8a16", "w4a16", "w8a8", "w4a8"):
-        assert r["weights"] == r["rows"] * r["cols"], r
-        assert abs(r["weights_per_s"] * r["seconds"] / r["weights"] - 1) < 1e-6, r
+        assert r["weight_count"] == r["rows"] * r["cols"], r
+        assert abs(r["weights_per_s"] * r["seconds"] / r["weight_count"] - 1) < 1e-6, r
         assert abs(r["weight_bytes_per_s"] * r["seconds"] / r["weight_bytes"] - 1) < 1e-6, r
         assert r["weight_bytes"] < r["bytes"], r  # x and y come on top
         assert r["activation_bits"] == (8 if r["test"] in ("w8a8", "w4a8") else 16), r
         wb = {"gemv-fp16": 2, "gemv-bf16": 2, "w8a16": 34 / 32, "w8a8": 34 / 32,
               "w4a16": 18 / 32, "w4a8": 18 / 32}[r["test"]]
-        assert r["weight_bytes"] == r["weights"] * wb, r
+        assert r["weight_bytes"] == r["weight_count"] * wb, r
     else:
         assert "weights_per_s" not in r, r
 a8 = {r["test"]: r for r in res if r["test"] in ("w8a8", "w4a8")}

@@ -31,6 +31,8 @@ static const struct {
     {"fma-peak", N_("FMA peak")},   {"gemv-fp16", N_("FP16 GEMV")},
     {"gemv-bf16", N_("BF16 GEMV")}, {"gemm", N_("GEMM sweep")},
     {"w8a16", N_("W8A16 GEMV")},    {"w4a16", N_("W4A16 GEMV")},
+    /* the same weights with x in 8 bits: what CPU runtimes run */
+    {"w8a8", N_("W8A8 GEMV")},      {"w4a8", N_("W4A8 GEMV")},
     {"error", N_("error lab")},     {"quantize", N_("quantize")},
     {"dequantize", N_("dequantize")},
     {"allreduce", N_("all-reduce")},
