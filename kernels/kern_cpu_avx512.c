@@ -186,38 +186,42 @@ AI void gemv1_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
 
 AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                         size_t r1, bool bf) {
+    /* four rows by four vectors: 16 accumulators; per 16 columns 4 weight
+     * loads (widened once), 4 x loads and 16 multiply-adds (a load per
+     * two FMAs, not one per FMA as two rows would take) */
     const uint16_t *w = g->w;
     const float *xr[4];
     kern_cpu_xrows4(g, s, xr);
     size_t n = g->cols, n16 = n & ~(size_t)15;
-    for (size_t r = r0; r < r1; r += 2) {
-        size_t nr = r1 - r < 2 ? 1 : 2;
-        const uint16_t *w0 = w + r * n, *w1 = w + (r + nr - 1) * n;
-        __m512 a[2][4];
+    for (size_t r = r0; r < r1; r += 4) {
+        size_t nr = r1 - r < 4 ? r1 - r : 4;
+        const uint16_t *wr[4];
         UNROLL
-        for (int i = 0; i < 2; i++)
+        for (size_t i = 0; i < 4; i++)
+            wr[i] = w + (r + (i < nr ? i : nr - 1)) * n;
+        __m512 a[4][4];
+        UNROLL
+        for (int i = 0; i < 4; i++)
             UNROLL
         for (int k = 0; k < 4; k++)
             a[i][k] = _mm512_setzero_ps();
         for (size_t c = 0; c < n16; c += 16) {
-            __m512 v0 = ld_half(w0 + c, bf), v1 = ld_half(w1 + c, bf);
+            __m512 xv[4];
             UNROLL
-            for (int k = 0; k < 4; k++) {
-                __m512 xv = _mm512_loadu_ps(xr[k] + c);
-                a[0][k] = _mm512_fmadd_ps(v0, xv, a[0][k]);
-                a[1][k] = _mm512_fmadd_ps(v1, xv, a[1][k]);
+            for (int k = 0; k < 4; k++)
+                xv[k] = _mm512_loadu_ps(xr[k] + c);
+            UNROLL
+            for (int i = 0; i < 4; i++) {
+                __m512 v = ld_half(wr[i] + c, bf);
+                UNROLL
+                for (int k = 0; k < 4; k++)
+                    a[i][k] = _mm512_fmadd_ps(v, xv[k], a[i][k]);
             }
         }
-        float o[2][4];
-        UNROLL
-        for (int i = 0; i < 2; i++)
-            UNROLL
-        for (int k = 0; k < 4; k++)
-            o[i][k] = hsum(a[i][k]);
         for (size_t i = 0; i < nr; i++)
             for (size_t k = 0; k < g->batch; k++)
                 g->y[k * g->rows + r + i] =
-                    o[i][k] + kern_cpu_half_tail(i ? w1 : w0, xr[k], n16, n, bf);
+                    hsum(a[i][k]) + kern_cpu_half_tail(wr[i], xr[k], n16, n, bf);
     }
 }
 

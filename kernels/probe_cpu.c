@@ -421,6 +421,7 @@ struct mat_ctx {
     unsigned repeat; /* passes over the rows a call (the in-cache slice); 0: 1 */
     struct kern_gemv g;
     void *scratch[CPU_MAX_THREADS];
+    struct probe_steal steal; /* the GEMV's rows: own share first, then the others' */
 };
 
 /* This thread's rows, in units of KERN_CPU_ROW_ALIGN (16) rows: a 4-bit
@@ -478,16 +479,26 @@ static void mat_init_bf16(void *vctx, unsigned tid, unsigned n) {
     }
 }
 
-/* y = W x over this thread's rows, in pieces (x widened once per call). */
+/* y = W x in pieces (x widened once per call): each thread its own
+ * share's pieces first, then what is left of the others' (a thread slowed
+ * by a busy core is helped); the in-cache slice keeps each thread on its
+ * share, in its own cache. */
 static void mat_gemv(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi, piece = mat_piece(c);
-    mat_share(c, tid, n, &lo, &hi);
-    if (lo >= hi)
-        return;
     if (!c->prepared) /* the in-cache slice reuses the x its full run widened */
         kern_cpu_gemv_prepare(cpu_isa, &c->g, c->scratch[tid]);
-    for (unsigned k = 0; k < (c->repeat ? c->repeat : 1); k++)
+    if (!c->repeat) {
+        while (probe_steal_next(&c->steal, tid, &lo, &hi)) {
+            if (probe_cancelled())
+                break; /* the others finish their pieces and stop too */
+            kern_cpu_gemv_rows(cpu_isa, &c->g, c->scratch[tid], lo, hi);
+        }
+        probe_steal_done(&c->steal);
+        return;
+    }
+    mat_share(c, tid, n, &lo, &hi);
+    for (unsigned k = 0; k < c->repeat; k++)
         for (size_t r = lo; r < hi; r += piece) {
             if (probe_cancelled())
                 return;
@@ -746,6 +757,7 @@ static int run_gemv(struct probe_pool *p, const struct probe_opts *o, struct mat
                                  .weight_bytes = wbytes,
                                  .activation_bits = kern_wfmt_a8(fmt) ? 8 : 16};
         poison(c->y, batches[bi] * c->rows * sizeof(float));
+        probe_steal_init(&c->steal, c->rows, KERN_CPU_ROW_ALIGN, mat_piece(c), p->n);
         if (time_it(p, p->n, mat_gemv, c, probe_tests[id].id, &r.st) != 0)
             return -1;
         r.max_error = gemv_check(c);

@@ -151,16 +151,17 @@ static void fma_fn(void *v, unsigned tid, unsigned n) {
 struct gemv {
     struct kern_gemv g;
     void *scratch[256];
+    struct probe_steal steal; /* rows in pieces of about 1 MB of FP16, as the probe */
 };
 
 static void gemv_fn(void *v, unsigned tid, unsigned n) {
     struct gemv *c = v;
     size_t lo, hi;
-    probe_split(c->g.rows, KERN_CPU_ROW_ALIGN, tid, n, &lo, &hi);
-    if (lo >= hi)
-        return;
+    (void)n;
     kern_cpu_gemv_prepare(isa, &c->g, c->scratch[tid]);
-    kern_cpu_gemv_rows(isa, &c->g, c->scratch[tid], lo, hi);
+    while (probe_steal_next(&c->steal, tid, &lo, &hi))
+        kern_cpu_gemv_rows(isa, &c->g, c->scratch[tid], lo, hi);
+    probe_steal_done(&c->steal);
 }
 
 struct fill {
@@ -361,6 +362,9 @@ int main(int argc, char **argv) {
                                                    .x = x,
                                                    .batch = b,
                                                    .y = y};
+                        size_t piece = ((size_t)1 << 20) / cols / KERN_CPU_ROW_ALIGN;
+                        probe_steal_init(&gv->steal, rows, KERN_CPU_ROW_ALIGN,
+                                         (piece ? piece : 1) * KERN_CPU_ROW_ALIGN, nt);
                         tours[k][rd] = median_time(pool, nt, gemv_fn, gv);
                     }
                     tll[rd] = anchor(anchor_type[ty], rows, cols, b, nt);
