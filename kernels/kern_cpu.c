@@ -308,26 +308,64 @@ static size_t a8_pos(const struct kern_cpu_impl *im, size_t k, unsigned i, bool 
 
 /* Quantize x into the scratch in the path's order, with the scale of each
  * lane's block and the lanes' exact offset sums (every lane meets the
- * codes of one block only). */
+ * codes of one block only). In every order a block's codes move in groups
+ * of 4 (4 bytes of one half, one lane's share of one dot product: a lane
+ * meets 2 such groups, or 4 in the interleaved orders), so a block is 8
+ * word copies to the places a table made once per call says. */
 static void prepare_a8(const struct kern_cpu_impl *im, const struct kern_gemv *g,
                        const struct kern_cpu_scratch *s) {
     bool q4 = g->fmt == KERN_W_Q4A8;
     int off = q4 ? 8 : 128;
-    for (size_t b = 0; b < g->batch; b++) {
-        int8_t *xq = s->xq + b * s->xqpad;
-        float *xd = s->xd + b * s->nblk * 4, *xdr = s->xdr + b * s->nblk;
-        int32_t *xk = s->xk + b * s->nblk * 4;
-        if (im->a8_unit) /* at most 4 lanes a block, each set below */
-            memset(xk, 0, s->nblk * 4 * sizeof *xk);
-        for (size_t k = 0; k < s->nblk; k++) {
-            int8_t q[32];
-            kern_quantize_act8(g->x + b * g->cols + k * 32, 32, q, xdr + k);
-            for (unsigned i = 0; i < 32; i++) {
-                size_t lane, pos = a8_pos(im, k, i, q4, s->nblk, &lane);
-                xq[pos] = q[i];
-                if (im->a8_unit) {
-                    xd[lane] = xdr[k];
-                    xk[lane] -= off * q[i];
+    unsigned B = im->a8_unit, V = im->a8_vec ? im->a8_vec : 16 * (B ? B : 1);
+    size_t nblk = s->nblk, full = B ? nblk / B * B : 0, lanes_u = V / 4;
+    /* group t (half t / 4, bytes 4 (t % 4) of it) of block b of a unit
+     * (b < B), or of a block past the whole units (b = B): its place in the
+     * unit (the block) and its lane */
+    uint16_t gpos[9][8];
+    uint8_t glane[9][8];
+    for (unsigned b = 0; b <= B && B; b++)
+        for (unsigned t = 0; t < 8; t++) {
+            unsigned h = t / 4, p = 4 * (t % 4), i = q4 ? 2 * p + h : 16 * h + p;
+            size_t ln, k = b < B ? b : full; /* past the whole units: the first such */
+            size_t at = a8_pos(im, k, i, q4, b < B ? nblk : full + 1, &ln);
+            gpos[b][t] = (uint16_t)(b < B ? at : at - k * 32);
+            glane[b][t] = (uint8_t)(b < B ? ln : ln - full / B * lanes_u);
+        }
+    for (size_t v = 0; v < g->batch; v++) {
+        int8_t *xq = s->xq + v * s->xqpad;
+        float *xd = s->xd + v * nblk * 4, *xdr = s->xdr + v * nblk;
+        int32_t *xk = s->xk + v * nblk * 4;
+        const uint16_t *x = g->x + v * g->cols;
+        if (!B) { /* natural order */
+            kern_cpu_quantize_act8(im->isa, x, g->cols, xq, xdr);
+            continue;
+        }
+        for (size_t k0 = 0; k0 < nblk; k0 += 8) {
+            int8_t q[8 * 32];
+            size_t nk = nblk - k0 < 8 ? nblk - k0 : 8;
+            kern_cpu_quantize_act8(im->isa, x + k0 * 32, nk * 32, q, xdr + k0);
+            for (size_t j = 0; j < nk; j++) {
+                size_t k = k0 + j;
+                unsigned b = k < full ? (unsigned)(k % B) : B;
+                size_t base = k < full ? k / B * 32 * B : k * 32;
+                size_t lb = k < full ? k / B * lanes_u : full / B * lanes_u + (k - full) * 4;
+                int8_t hq[32]; /* the block's halves: first then second */
+                const int8_t *qb = q + 32 * j;
+                if (q4) {
+                    for (unsigned i = 0; i < 16; i++) {
+                        hq[i] = qb[2 * i];
+                        hq[16 + i] = qb[2 * i + 1];
+                    }
+                    qb = hq;
+                }
+                for (unsigned t = 0; t < 8; t++) { /* a lane meets 2 or 4 groups */
+                    xk[lb + glane[b][t]] = 0;
+                    xd[lb + glane[b][t]] = xdr[k];
+                }
+                for (unsigned t = 0; t < 8; t++) {
+                    const int8_t *gq = qb + 4 * t;
+                    memcpy(xq + base + gpos[b][t], gq, 4);
+                    xk[lb + glane[b][t]] -= off * (gq[0] + gq[1] + gq[2] + gq[3]);
                 }
             }
         }
@@ -460,6 +498,14 @@ void kern_cpu_dequantize_f16(enum kern_isa isa, const uint8_t *codes, const uint
                              size_t cols, size_t r0, size_t r1, unsigned bits, size_t group,
                              uint16_t *out) {
     impl_of(isa)->dequantize(codes, scales, cols, r0, r1, bits, group, out);
+}
+
+void kern_cpu_quantize_act8(enum kern_isa isa, const uint16_t *x, size_t n, int8_t *q, float *d) {
+    const struct kern_cpu_impl *im = impl_of(isa);
+    if (im->quant_x8)
+        im->quant_x8(x, n / 32, q, d);
+    else
+        kern_quantize_act8(x, n, q, d);
 }
 
 void kern_cpu_copy(enum kern_isa isa, void *dst, const void *src, size_t n) {

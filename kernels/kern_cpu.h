@@ -130,6 +130,10 @@ void kern_cpu_dequantize_f16(enum kern_isa isa, const uint8_t *codes, const uint
                              size_t cols, size_t r0, size_t r1, unsigned bits, size_t group,
                              uint16_t *out);
 
+/* x's 8-bit codes and scales per block of 32 (n a multiple of 32) on a
+ * path: kern_quantize_act8's bit for bit (what the A8 GEMVs prepare). */
+void kern_cpu_quantize_act8(enum kern_isa isa, const uint16_t *x, size_t n, int8_t *q, float *d);
+
 /* Copy n bytes (dst and src 64-byte aligned, n a multiple of 64) with
  * wide loads and streaming stores (no read-for-ownership of dst). */
 void kern_cpu_copy(enum kern_isa isa, void *dst, const void *src, size_t n);

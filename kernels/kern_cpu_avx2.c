@@ -955,6 +955,41 @@ AI void a8_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s, si
         g->y[(v0 + k) * g->rows + r + i] = hsum(acc[i][k]);
 }
 
+/* x's codes per block of 32: the twin's (kern_quantize_act8) with the same
+ * IEEE operations: |x| maximum (maxps keeps its second operand, the running
+ * maximum, for a NaN), d = amax / 127 and 1 / d as scalar divisions, x / d
+ * as x * (1 / d), clipped to +-127, rounded to nearest even (cvtps2dq in
+ * the default mode, as lrintf), a NaN to 0. */
+static void quant_x8(const uint16_t *x, size_t nblk, int8_t *q, float *d) {
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
+    for (size_t b = 0; b < nblk; b++, x += 32, q += 32) {
+        __m256 v[4], m = _mm256_setzero_ps();
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            v[j] = ld_f16(x + 8 * j);
+            m = _mm256_max_ps(_mm256_and_ps(v[j], absm), m);
+        }
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        float amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+        float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+        d[b] = db;
+        __m256 iv = _mm256_set1_ps(id);
+        __m256i c[4];
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            __m256 t = _mm256_mul_ps(v[j], iv);
+            __m256 nan = _mm256_cmp_ps(t, t, _CMP_UNORD_Q);
+            t = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(t, lo), hi));
+            c[j] = _mm256_cvtps_epi32(t);
+        }
+        __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3]));
+        p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256((__m256i *)q, p);
+    }
+}
+
 /* Every batch: two rows at a time, against the vectors 4, 2 or 1 at a time. */
 AI void a8_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0, size_t r1,
                 unsigned bits) {
@@ -999,6 +1034,7 @@ const struct kern_cpu_impl kern_cpu_impl_avx2 = {
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,
+    .quant_x8 = quant_x8,
     .quantize = quantize,
     .dequantize = dequantize,
     .copy = copy,

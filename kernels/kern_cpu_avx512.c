@@ -523,6 +523,32 @@ KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_
 
 /* ---- W8A8 / W4A8 (kern_cpu_avx512_a8.h) ------------------------------------ */
 
+/* x's codes per block of 32: the twin's (kern_quantize_act8) with the same
+ * IEEE operations, as the AVX2 path's quant_x8 (vpmovsdb packs them). */
+static void quant_x8(const uint16_t *x, size_t nblk, int8_t *q, float *d) {
+    const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+    for (size_t b = 0; b < nblk; b++, x += 32, q += 32) {
+        __m512 v0 = ld_half(x, false), v1 = ld_half(x + 16, false);
+        __m512 m = _mm512_max_ps(_mm512_abs_ps(v0), _mm512_setzero_ps());
+        m = _mm512_max_ps(_mm512_abs_ps(v1), m);
+        __m256 h8 = _mm256_max_ps(_mm512_castps512_ps256(m),
+                                  _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m), 1)));
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        float amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+        float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+        d[b] = db;
+        __m512 iv = _mm512_set1_ps(id);
+        __m512 t0 = _mm512_mul_ps(v0, iv), t1 = _mm512_mul_ps(v1, iv);
+        __mmask16 n0 = _mm512_cmp_ps_mask(t0, t0, _CMP_UNORD_Q);
+        __mmask16 n1 = _mm512_cmp_ps_mask(t1, t1, _CMP_UNORD_Q);
+        t0 = _mm512_maskz_mov_ps((__mmask16)~n0, _mm512_min_ps(_mm512_max_ps(t0, lo), hi));
+        t1 = _mm512_maskz_mov_ps((__mmask16)~n1, _mm512_min_ps(_mm512_max_ps(t1, lo), hi));
+        _mm_storeu_si128((__m128i *)q, _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(t0)));
+        _mm_storeu_si128((__m128i *)(q + 16), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(t1)));
+    }
+}
+
 /* vpmaddubsw + vpmaddwd, for AVX-512 CPUs without VNNI */
 #define A8_VNNI 0
 #define A8_SFX  _bw
@@ -583,6 +609,7 @@ const struct kern_cpu_impl kern_cpu_impl_avx512 = {
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,
+    .quant_x8 = quant_x8,
     .quantize = quantize,
     .dequantize = dequantize,
     .copy = copy,

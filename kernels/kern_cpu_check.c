@@ -150,6 +150,32 @@ out:
     return rc;
 }
 
+/* x's 8-bit codes on the path equal the twin's, bit for bit, on every
+ * kind of FP16 value (NaN, infinities, subnormals, an all-zero block). */
+static int check_act8(enum kern_isa isa, char *err, size_t len) {
+    enum { N = 32 * 40 };
+    uint16_t x[N];
+    int8_t q1[N], q2[N];
+    float d1[N / 32], d2[N / 32];
+    struct kern_rng r;
+    kern_rng_seed(&r, 77);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t v = kern_rng_next(&r);
+        x[i] = v % 5 == 0 ? (uint16_t)(v >> 16)
+                          : kern_f32_to_f16((float)((kern_rng_uniform(&r) * 2 - 1) * 3.0));
+    }
+    for (size_t i = 64; i < 96; i++)
+        x[i] = 0;
+    kern_quantize_act8(x, N, q1, d1);
+    memset(q2, 0x5a, sizeof q2);
+    kern_cpu_quantize_act8(isa, x, N, q2, d2);
+    if (memcmp(q1, q2, sizeof q1) || memcmp(d1, d2, sizeof d1)) {
+        snprintf(err, len, "x's 8-bit codes differ from the twin's");
+        return -1;
+    }
+    return 0;
+}
+
 /* Copy, sum and the FMA loop, exact. */
 static int check_stream(enum kern_isa isa, char *err, size_t len) {
     size_t n = 4096 + 8;
@@ -198,7 +224,8 @@ int kern_cpu_selfcheck(enum kern_isa isa, char *err, size_t len) {
             if (check_gemv(isa, (enum kern_wfmt)f, shapes[k][0], cols, shapes[k][2], err, len))
                 return -1;
         }
-    if (check_quant(isa, 4, err, len) || check_quant(isa, 8, err, len))
+    if (check_quant(isa, 4, err, len) || check_quant(isa, 8, err, len) ||
+        check_act8(isa, err, len))
         return -1;
     return check_stream(isa, err, len);
 }

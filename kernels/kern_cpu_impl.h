@@ -107,6 +107,9 @@ struct kern_cpu_impl {
     kern_cpu_gemv1_fn gemvs[KERN_W_COUNT];
     kern_cpu_tile_fn tile[KERN_W_COUNT];
     kern_cpu_micro_fn micro;
+    /* kern_quantize_act8 of nblk blocks of 32 (natural order), the twin's
+     * codes and scales bit for bit; NULL: the twin itself */
+    void (*quant_x8)(const uint16_t *x, size_t nblk, int8_t *q, float *d);
     void (*quantize)(const uint16_t *w, size_t cols, size_t r0, size_t r1, unsigned bits,
                      size_t group, uint8_t *codes, uint16_t *scales);
     void (*dequantize)(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,

@@ -586,6 +586,38 @@ static bool have_dotprod(void) {
     return cached;
 }
 
+/* x's codes per block of 32: the twin's (kern_quantize_act8) with the same
+ * IEEE operations: the |x| maximum with fmaxnm (a NaN skipped), d = amax /
+ * 127 and 1 / d as scalar divisions, x * (1 / d) clipped to +-127 with
+ * fmax / fmin (a NaN stays NaN), fcvtns (nearest, ties to even; NaN -> 0). */
+static void quant_x8(const uint16_t *x, size_t nblk, int8_t *q, float *d) {
+    for (size_t b = 0; b < nblk; b++, x += 32, q += 32) {
+        float32x4_t v[8], m = vdupq_n_f32(0.0f);
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(x + 8 * j));
+            v[2 * j] = vcvt_f32_f16(vget_low_f16(h));
+            v[2 * j + 1] = vcvt_high_f32_f16(h);
+            m = vmaxnmq_f32(m, vabsq_f32(v[2 * j]));
+            m = vmaxnmq_f32(m, vabsq_f32(v[2 * j + 1]));
+        }
+        float amax = vmaxnmvq_f32(m);
+        float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+        d[b] = db;
+        int16x8_t s16[4];
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            int32x4_t c0 = vcvtnq_s32_f32(vminq_f32(
+                vmaxq_f32(vmulq_n_f32(v[2 * j], id), vdupq_n_f32(-127.0f)), vdupq_n_f32(127.0f)));
+            int32x4_t c1 = vcvtnq_s32_f32(vminq_f32(
+                vmaxq_f32(vmulq_n_f32(v[2 * j + 1], id), vdupq_n_f32(-127.0f)), vdupq_n_f32(127.0f)));
+            s16[j] = vcombine_s16(vqmovn_s32(c0), vqmovn_s32(c1));
+        }
+        vst1q_s8(q, vcombine_s8(vqmovn_s16(s16[0]), vqmovn_s16(s16[1])));
+        vst1q_s8(q + 16, vcombine_s8(vqmovn_s16(s16[2]), vqmovn_s16(s16[3])));
+    }
+}
+
 /* without SDOT (ARMv8.0) */
 #define A8_DOT 0
 #define A8_SFX _v80
@@ -628,6 +660,7 @@ const struct kern_cpu_impl kern_cpu_impl_neon = {
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,
+    .quant_x8 = quant_x8,
     .quantize = quantize,
     .dequantize = dequantize,
     .copy = copy,

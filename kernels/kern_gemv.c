@@ -171,9 +171,11 @@ void kern_quantize_act8(const uint16_t *x, size_t n, int8_t *xq, float *d) {
         float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
         d[b] = db;
         for (unsigned i = 0; i < KERN_ACT_BLOCK; i++) {
-            float v = nearbyintf(t[xb[i]] * id); /* the default rounding: ties to even */
-            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v;
-            xq[b * KERN_ACT_BLOCK + i] = (int8_t)(v == v ? v : 0.0f);
+            float v = t[xb[i]] * id;
+            /* the default rounding, ties to even (lrintf is one instruction,
+             * nearbyintf a call); NaN and beyond +-127 clipped */
+            long q = v == v ? lrintf(v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v) : 0;
+            xq[b * KERN_ACT_BLOCK + i] = (int8_t)q;
         }
     }
 }

@@ -225,7 +225,10 @@ int main(int argc, char **argv) {
             rounds = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
             i++;
-            only_shape = !strcmp(argv[i], "probe") ? 0 : !strcmp(argv[i], "llama") ? 1 : -2;
+            only_shape = !strcmp(argv[i], "probe")   ? 0
+                         : !strcmp(argv[i], "llama") ? 1
+                         : !strcmp(argv[i], "core")  ? 2
+                                                     : -2;
         } else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
             only_batch = (size_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gemv"))
@@ -234,7 +237,7 @@ int main(int argc, char **argv) {
             only_shape = -2;
         if (only_shape == -2 || rounds < 1 || rounds > ROUNDS_MAX) {
             fprintf(stderr, "usage: bench_kernels [--threads N] [--quick] [--isa NAME] [--gemv]\n"
-                            "                     [--shape probe|llama] [--batch N] [--rounds 1..%d]\n",
+                            "                     [--shape probe|llama|core] [--batch N] [--rounds 1..%d]\n",
                     ROUNDS_MAX);
             return 2;
         }
@@ -406,6 +409,89 @@ int main(int argc, char **argv) {
         free(x);
         free(y);
     }
+    /* One core, CPU seconds, W in the last-level cache (512 x 16384: 4.5 to
+     * 16 MB; x's quantization, which every thread does for itself, counts
+     * 32 times more than at the probe's 16384 rows): what each core
+     * computes, the figure a loaded machine bends least (time the other
+     * processes take is not counted); llama.cpp's the same way when
+     * LLAMA_ANCHOR_MUL_MAT names scripts/llama-anchor --mul-mat's program
+     * (its MUL_MAT on one thread, least process CPU time of 30). */
+    {
+        size_t rows = 512, cols = 16384, n = rows * cols;
+        uint16_t *w = big(n * 2), *x = big(KERN_CPU_BATCH_MAX * cols * 2);
+        uint8_t *c8 = big(n), *c4 = big(n / 2);
+        uint16_t *s8 = big(n / 16 + 64), *s4 = big(n / 16 + 64);
+        float *y = big(KERN_CPU_BATCH_MAX * rows * sizeof(float));
+        struct fill fl = {w, rows, cols};
+        fill_fn(&fl, 0, 1);
+        for (size_t i = 0; i < KERN_CPU_BATCH_MAX * cols; i++)
+            x[i] = (uint16_t)(0x3800 | (i * 2654435761u >> 22 & 0x3ff) | ((i & 1) << 15));
+        kern_cpu_quantize_f16(isa, w, cols, 0, rows, 8, 32, c8, s8);
+        kern_cpu_quantize_f16(isa, w, cols, 0, rows, 4, 32, c4, s4);
+        static const enum kern_wfmt cf[] = {KERN_W_F16, KERN_W_Q8A8, KERN_W_Q4A8, KERN_W_Q8,
+                                            KERN_W_Q4};
+        static const char *const ty[] = {"f16", "q8_0", "q4_0", "q8_0", "q4_0"};
+        static const size_t bs[] = {1, 4, 16};
+        const char *mm = getenv("LLAMA_ANCHOR_MUL_MAT");
+        printf("\none core, CPU time, W %zux%zu in the last-level cache (GMAC/s; ratio = "
+               "llama.cpp's CPU time / ours)\n%-6s %3s %9s %10s %7s\n",
+               rows, cols, "W", "b", "ours", "llama.cpp", "ratio");
+        for (size_t fi = 0; fi < sizeof cf / sizeof cf[0] && !quick && only_shape != 0 && only_shape != 1; fi++)
+            for (size_t bi = 0; bi < 3; bi++) {
+                unsigned bits = kern_wfmt_bits(cf[fi]);
+                struct kern_gemv g = {.fmt = cf[fi],
+                                      .w = bits == 16 ? (void *)w : bits == 8 ? (void *)c8 : c4,
+                                      .scales = bits == 8 ? s8 : s4,
+                                      .group = 32,
+                                      .rows = rows,
+                                      .cols = cols,
+                                      .x = x,
+                                      .batch = bs[bi],
+                                      .y = y};
+                void *scr = big(kern_cpu_gemv_scratch(&g) + 64);
+                double best = 1e30;
+                for (int k = 0; k <= 30; k++) {
+                    struct timespec a, b;
+                    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+                    kern_cpu_gemv_prepare(isa, &g, scr);
+                    kern_cpu_gemv_rows(isa, &g, scr, 0, rows);
+                    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+                    double t = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+                    if (k && t < best)
+                        best = t;
+                }
+                free(scr);
+                double tl = NAN;
+                if (mm && *mm) {
+                    char cmd[1024], line[256];
+                    snprintf(cmd, sizeof cmd, "'%s' %s %zu %zu %zu 1 30 2>/dev/null", mm, ty[fi],
+                             bs[bi], rows, cols);
+                    FILE *f = popen(cmd, "r");
+                    while (f && fgets(line, sizeof line, f))
+                        if (!strncmp(line, "cpu_seconds ", 12))
+                            tl = strtod(line + 12, NULL);
+                    if (f)
+                        pclose(f);
+                }
+                double mac = (double)n * (double)bs[bi];
+                char ls[16] = "-", rs[16] = "-";
+                if (tl > 0) {
+                    snprintf(ls, sizeof ls, "%.1f", mac / tl / 1e9);
+                    snprintf(rs, sizeof rs, "%.2f", tl / best);
+                }
+                printf("%-6s %3zu %9.1f %10s %7s  (%s)\n", kern_wfmt_name(cf[fi]), bs[bi],
+                       mac / best / 1e9, ls, rs, ty[fi]);
+                fflush(stdout);
+            }
+        free(w);
+        free(x);
+        free(c8);
+        free(c4);
+        free(s8);
+        free(s4);
+        free(y);
+    }
+
     /* quantize / dequantize: the fast kernels (all threads) and the twin's
      * goal from issue 7 (>= 1 GB/s of FP16 input on one core) */
     if (!gemv_only) {

@@ -246,6 +246,34 @@ Test(kern_cpu, activation_codes_are_round_to_nearest_per_block_of_32) {
               "%d %d %d %d %d", q[0], q[1], q[2], q[3], q[4]);
 }
 
+/* Every path's x codes equal the twin's bit for bit, on every FP16 value
+ * in every place of a block (so NaN, infinities, subnormals, +-65504 and
+ * the ties of x / d all go through each path's rounding and clipping). */
+Test(kern_cpu, every_path_quantizes_x_as_the_twin) {
+    size_t n = 65536 * 2;
+    uint16_t *x = zalloc(n * 2);
+    int8_t *q1 = zalloc(n), *q2 = zalloc(n);
+    float *d1 = zalloc(n / 32 * 4), *d2 = zalloc(n / 32 * 4);
+    for (size_t i = 0; i < n; i++) /* each value once with 31 others, then shifted */
+        x[i] = (uint16_t)(i < 65536 ? i : (i * 40503u) >> 3);
+    kern_quantize_act8(x, n, q1, d1);
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        memset(q2, 0x5a, n);
+        kern_cpu_quantize_act8((enum kern_isa)isa, x, n, q2, d2);
+        for (size_t b = 0; b < n / 32; b++)
+            cr_assert(memcmp(d1 + b, d2 + b, 4) == 0 && memcmp(q1 + 32 * b, q2 + 32 * b, 32) == 0,
+                      "%s block %zu (x from 0x%04x)", kern_isa_name((enum kern_isa)isa), b,
+                      x[32 * b]);
+    }
+    free(x);
+    free(q1);
+    free(q2);
+    free(d1);
+    free(d2);
+}
+
 Test(kern_cpu, large_gemvs_stay_within_the_probes_tolerance) {
     for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
         if (!kern_isa_supported((enum kern_isa)isa))
