@@ -10,21 +10,35 @@
  * 0.95 of a STREAM-style loop on the same arrays, every GEMV at least as
  * fast as llama.cpp's at the same bytes per weight (f16 / q8_0 / q4_0:
  * 16 / 8.5 / 4.5 bits, ours 16 / 8.5 / 4.5 with an FP16 scale per 32).
+ * Issue 28: W8A8 / W4A8 (x quantized to 8 bits per block of 32, integer
+ * dot products: what llama.cpp's q8_0 / q4_0 products do) at least as fast
+ * as llama.cpp's q8_0 / q4_0 at batch 1 and 16; the goal column of those
+ * rows says so.
  *
- * Shapes: the probe's W (16384 x 16384) and llama.cpp's perf case
- * m = 4096 rows, k = 14336 columns (Llama's FFN), batch n = 1, 4, 16
- * (and 8 on llama.cpp's shape, the largest of its perf cases under 16).
+ * Shapes: the probe's W (16384 x 16384) at batch 1, 4, 16, and llama.cpp's
+ * perf case m = 4096 rows, k = 14336 columns (Llama's FFN) at 1, 4, 8, 16.
+ * Rows go to the threads in pieces (each its own share first, then what
+ * is left of the others', as the probe).
  *
- * The anchor: set LLAMA_TEST_BACKEND_OPS to a built test-backend-ops
- * (from the llama-cpp-python source package: see docs/benchmarks.md) and
- * it runs `perf -b CPU -o MUL_MAT` for the same shapes between our runs,
- * with LLAMA_THREADS (default: all CPUs; that tool uses half the cores
- * unless its source is told otherwise, see docs/benchmarks.md). Its figure
- * is its mean time per run; ours is the median of 10 samples; both are
- * shown as GB/s of weights.
+ * The anchor: LLAMA_TEST_BACKEND_OPS names a built test-backend-ops
+ * (scripts/llama-anchor builds it from the llama-cpp-python source
+ * package, with the probe's shape and batch 16 added to its perf cases and
+ * ANCHOR_THREADS read); it runs `perf -b CPU -o MUL_MAT` for each shape,
+ * type and batch with our thread count. Ours and llama.cpp's are
+ * alternated for ROUNDS rounds (ours: the median of 10 samples, each >= 2
+ * ms; llama.cpp's: its mean time per run over at least 1 s) and the
+ * medians of the rounds compared: on a shared machine whose speed drifts
+ * between minutes, only figures of the same minutes compare.
  *
- * Options: --threads N (default: all CPUs), --quick (one shape, batch 1),
- * --isa NAME (as VRAMLAB_CPU_ISA).
+ * Then one core in CPU seconds (the least of 30 calls, W of 512 x 16384 in
+ * the last-level cache, x's quantization included): what a core computes,
+ * the figure that other processes on the machine bend least; llama.cpp's
+ * the same way when LLAMA_ANCHOR_MUL_MAT names scripts/llama-anchor
+ * --mul-mat's program (tests/anchor_mul_mat.c).
+ *
+ * Options: --threads N (default: all CPUs), --quick (one shape, batch 1,
+ * one round), --isa NAME (as VRAMLAB_CPU_ISA), --gemv (no quantize table),
+ * --shape probe|llama|core (only that part), --batch N, --rounds N.
  */
 #include "config.h"
 
