@@ -109,7 +109,26 @@ static void diag_quote_line(struct catalog_diag *d, const char *text, size_t len
         chars++;
     }
     pad[n] = '\0';
-    catalog_diag_append(d, "    %.*s\n    %s^\n", (int)(eol - p), p, pad);
+    /* The line as a terminal may show it: its tabs kept for the caret, any
+     * other control byte or bad UTF-8 made '?' (one for one: the caret
+     * still points at the same column). */
+    char shown[256];
+    size_t k = 0;
+    for (const char *q = p; q < eol && k + 1 < sizeof shown;) {
+        const char *tab = memchr(q, '\t', (size_t)(eol - q));
+        size_t run = (size_t)((tab ? tab : eol) - q);
+        if (run > sizeof shown - 1 - k)
+            run = sizeof shown - 1 - k;
+        memcpy(shown + k, q, run);
+        k += catalog_text_clean(shown + k, run);
+        q += run;
+        if (tab && q == tab && k + 1 < sizeof shown) {
+            shown[k++] = '\t';
+            q++;
+        }
+    }
+    shown[k] = '\0';
+    catalog_diag_append(d, "    %s\n    %s^\n", shown, pad);
 }
 
 /* Add one error: "name:line:col: key: message", then the source line. */
@@ -123,6 +142,7 @@ void catalog_diag_error(struct catalog_diag *d, const char *name, const char *te
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    catalog_text_clean_str(msg); /* it may quote the file */
     d->errors++;
     if (key != NULL && key[0] != '\0')
         catalog_diag_append(d, "%s:%zu:%zu: %s: %s\n", name, line, col, key, msg);
@@ -183,6 +203,7 @@ const char *catalog_strdup(struct catalog *c, const char *s) {
     if (p == NULL)
         return NULL;
     memcpy(p, s, n);
+    catalog_text_clean_str(p); /* "\e" in a quoted YAML string is an ESC */
     c->strings[c->n_strings++] = p;
     return p;
 }
@@ -226,6 +247,7 @@ int catalog_add_device_name(struct catalog *c, const char *gpu_id, const char *n
     if (grow((void **)&c->device_names, &c->cap_device_names, c->n_device_names, sizeof *dn) < 0)
         return -1;
     dn = &c->device_names[c->n_device_names++];
+    memset(dn, 0, sizeof *dn); /* every byte defined: the tables copy them */
     snprintf(dn->gpu_id, sizeof dn->gpu_id, "%s", gpu_id);
     dn->name = name;
     return 0;
@@ -254,6 +276,7 @@ int catalog_add_cpu_name(struct catalog *c, const char *cpu_id, const char *name
     if (grow((void **)&c->cpu_names, &c->cap_cpu_names, c->n_cpu_names, sizeof *dn) < 0)
         return -1;
     dn = &c->cpu_names[c->n_cpu_names++];
+    memset(dn, 0, sizeof *dn); /* every byte defined: the tables copy them */
     snprintf(dn->gpu_id, sizeof dn->gpu_id, "%s", cpu_id);
     dn->name = name;
     return 0;

@@ -145,6 +145,12 @@ char *catalog_read_regular(const char *path, size_t max, size_t *len, char *why,
  * *size. Returns the descriptor, or -1 with "PATH: why" in err. */
 int catalog_open_regular(const char *path, uint64_t *size, char *err, size_t errlen);
 
+/* Untrusted text from a model file, a config or a catalog made safe to
+ * print (catalog/text.c): control characters (C0, DEL, C1) and invalid
+ * UTF-8 become '?', in place; returns the new length. */
+size_t catalog_text_clean(char *s, size_t n);
+void catalog_text_clean_str(char *s);
+
 /* Most entries of one kind (gpus, models, ...) in one catalog file. */
 #define CATALOG_MAX_ENTRIES 1000
 /* Deepest nesting of lists and mappings read from a YAML or JSON file (a

@@ -1,7 +1,8 @@
 /*
- * files.c: where catalog text comes from: the embedded default files, one
- * file on disk, and the user's directory ($XDG_CONFIG_HOME/vramlab, else
- * ~/.config/vramlab), read in name order so overrides are predictable.
+ * files.c: where catalog text comes from: one file on disk, and the user's
+ * directory ($XDG_CONFIG_HOME/vramlab, else
+ * ~/.config/vramlab), read in name order so overrides are predictable (the
+ * embedded default catalog loads from its C tables: tables.c).
  * Files are only ever read. A file that cannot be read or does not parse
  * is reported and skipped; the others still load.
  */
@@ -26,19 +27,6 @@ static void file_error(struct catalog_diag *d, const char *path, const char *wha
     catalog_diag_append(d, "%s: %s: %s\n", path, what, strerror(err));
     if (d != NULL)
         d->errors++;
-}
-
-/* Load the embedded default catalog into c (adding to what is there). */
-int catalog_load_default(struct catalog *c, struct catalog_diag *d) {
-    size_t i;
-    int rc = 0;
-
-    for (i = 0; i < catalog_embedded_count; i++) {
-        const struct catalog_embedded_file *f = &catalog_embedded_files[i];
-        if (catalog_load_buffer(c, f->name, f->text, f->len, d) < 0)
-            rc = -1;
-    }
-    return rc;
 }
 
 /* What a file that is not a regular file is, for messages. */

@@ -10,6 +10,7 @@
  * bytes (4.5 bits per weight); Q6_K: 256 in 128 + 64 + 16 + 2 = 210 (6.5625).
  */
 #include "catalog/gguf.h"
+#include "catalog/catalog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -215,6 +216,7 @@ static int rd_string(struct rd *r, uint64_t len, char **out, const char *what) {
         free(s);
         return fail_at(r, at, "%s: contains a NUL byte", what);
     }
+    catalog_text_clean(s, (size_t)len); /* a name may reach a terminal */
     *out = s;
     return 0;
 }

@@ -59,7 +59,7 @@ enum hf_slot {
     H_N_SLOTS
 };
 
-enum hf_kind { HK_INT, HK_BOOL, HK_TYPE, HK_ACT, HK_NAME, HK_ARCH, HK_LAYER_TYPES, HK_TEXT };
+enum hf_kind { HK_INT, HK_BOOL, HK_TYPE, HK_ACT, HK_NAME, HK_ARCH, HK_LAYER_TYPES, HK_TEXT, HK_ROPE };
 
 /* One config key and where its value goes. */
 struct hf_key {
@@ -116,6 +116,7 @@ static const struct hf_key hf_keys[] = {
     {"architectures", HK_ARCH, 0},
     {"layer_types", HK_LAYER_TYPES, 0},
     {"text_config", HK_TEXT, 0},
+    {"rope_scaling", HK_ROPE, 0},
 };
 
 /* What the config said: -1 in a slot means absent (or null). */
@@ -126,6 +127,10 @@ struct hf_config {
     char name[128];
     char arch[64];
     long long sliding_layer_types; /* layers marked sliding_attention; -1 absent */
+    /* rope_scaling: original_max_position_embeddings (-1 absent), factor, type. */
+    long long rope_original;
+    double rope_factor;
+    char rope_type[16];
     const yaml_node_t *node[H_N_SLOTS]; /* the value that filled each slot */
     const char *key[H_N_SLOTS];         /* and its key, for messages */
 };
@@ -247,7 +252,44 @@ static bool take_string(struct hf_ctx *x, const yaml_node_t *v, const char *key,
         return false;
     }
     snprintf(buf, len, "%s", (const char *)v->data.scalar.value);
+    catalog_text_clean_str(buf); /* a name may reach a terminal */
     return true;
+}
+
+/* rope_scaling {"rope_type"|"type": "yarn", "factor": 4.0,
+ * "original_max_position_embeddings": 32768}: the context the model had
+ * before its extension (a bad value is an error at its place). */
+static void read_rope(struct hf_ctx *x, yaml_node_t *map, struct hf_config *c) {
+    yaml_node_pair_t *pair;
+    for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
+        yaml_node_t *k = yaml_document_get_node(x->doc, pair->key);
+        yaml_node_t *v = yaml_document_get_node(x->doc, pair->value);
+        if (k->type != YAML_SCALAR_NODE || is_null(v))
+            continue;
+        const char *key = (const char *)k->data.scalar.value;
+        const char *s = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
+        bool plain = v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        if (strcmp(key, "rope_type") == 0 || strcmp(key, "type") == 0) {
+            take_string(x, v, key, c->rope_type, sizeof c->rope_type);
+        } else if (strcmp(key, "factor") == 0) {
+            char *end;
+            double f = plain ? strtod(s, &end) : 0;
+            if (!plain || end == s || *end || !(f > 0 && f < 1e6))
+                hf_error(x, v, "rope_scaling.factor", "expected a positive number");
+            else
+                c->rope_factor = f;
+        } else if (strcmp(key, "original_max_position_embeddings") == 0) {
+            uint64_t n;
+            char err[160];
+            if (!plain)
+                hf_error(x, v, "rope_scaling.original_max_position_embeddings",
+                         "expected a whole number");
+            else if (catalog_parse_uint(s, UINT32_MAX, &n, err, sizeof err) < 0)
+                hf_error(x, v, "rope_scaling.original_max_position_embeddings", err);
+            else
+                c->rope_original = (long long)n;
+        }
+    }
 }
 
 /* Read the keys we know from one mapping (the top level or text_config). */
@@ -353,6 +395,10 @@ static void read_mapping(struct hf_ctx *x, yaml_node_t *map, struct hf_config *c
         case HK_TEXT:
             if (top && v->type == YAML_MAPPING_NODE)
                 text_config = v;
+            break;
+        case HK_ROPE:
+            if (v->type == YAML_MAPPING_NODE)
+                read_rope(x, v, c);
             break;
         }
     }
@@ -463,6 +509,20 @@ static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_con
     /* MLP width: GPT-2's n_inner (null = 4h); Falcon's is 4h, unstated. */
     m->ffn = val(c, H_FFN, val(c, H_N_INNER, 4LL * m->hidden));
     m->max_context = val(c, H_MAX_POS, 0);
+    /* Rope scaling: the native context is the original one; the extended
+     * one max_position_embeddings, or original x factor when that is more
+     * (a YaRN block added to a 32k config, as Qwen's model cards say). */
+    if (c->rope_original > 0 && c->rope_factor > 1) {
+        double ext = c->rope_original * c->rope_factor;
+        m->native_context = (uint32_t)c->rope_original;
+        m->rope_factor = c->rope_factor;
+        snprintf(m->rope_scaling, sizeof m->rope_scaling, "%s", c->rope_type);
+        if (ext > m->max_context && ext <= UINT32_MAX &&
+            strcmp(c->rope_type, "llama3") != 0)
+            m->max_context = (uint32_t)ext;
+        if (m->native_context >= m->max_context)
+            m->native_context = 0;
+    }
 
     if (fam != NULL) {
         m->gated = fam->gated;
@@ -659,6 +719,9 @@ int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t le
         m->norms_per_layer ? m->norms_per_layer : 2);
     out(buf, len, &n, "    qk_norm: %s\n    pos_embeddings: %u\n    max_context: %u\n",
         m->qk_norm ? "true" : "false", m->pos_embeddings, m->max_context);
+    if (m->native_context)
+        out(buf, len, &n, "    rope_scaling: {type: %s, factor: %g, native_context: %u}\n",
+            m->rope_scaling[0] ? m->rope_scaling : "unknown", m->rope_factor, m->native_context);
     if (m->sliding_window > 0)
         out(buf, len, &n, "    sliding_window: %u\n    sliding_layers: %u\n", m->sliding_window,
             m->sliding_layers);

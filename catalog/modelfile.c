@@ -175,6 +175,21 @@ static int from_gguf(const struct gguf_file *g, const char *name, struct engine_
     m->head_dim = opt(g, arch, "attention.key_length");
     m->ffn = opt(g, arch, "feed_forward_length");
     m->max_context = opt(g, arch, "context_length");
+    /* Rope scaling (llama.cpp's convert: <arch>.rope.scaling.type, .factor,
+     * .original_context_length): the context before the extension. */
+    m->native_context = opt(g, arch, "rope.scaling.original_context_length");
+    if (m->native_context) {
+        char key[160];
+        snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
+        const char *type = gguf_get_str(g, key);
+        snprintf(m->rope_scaling, sizeof m->rope_scaling, "%s", type ? type : "");
+        snprintf(key, sizeof key, "%s.rope.scaling.factor", arch);
+        double f;
+        if (gguf_get_float(g, key, &f) && f > 0 && f < 1e6)
+            m->rope_factor = f;
+        if (m->native_context >= m->max_context)
+            m->native_context = 0; /* not an extension */
+    }
     m->sliding_window = opt(g, arch, "attention.sliding_window");
     if (m->sliding_window) {
         /* Which layers use the window: Gemma 2 alternates (even layers

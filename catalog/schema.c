@@ -70,6 +70,7 @@ static void p_text(struct load_ctx *x, const struct field *f, const char *key, y
         return;
     }
     memcpy(at(base, f), s, n + 1);
+    catalog_text_clean_str(at(base, f));
 }
 
 /* Parse a source citation into a string owned by the scratch catalog. */
@@ -260,6 +261,11 @@ static const struct enum_def e_bias = {
 static const struct enum_def e_norm = {{"rms", "layer"}, {ENGINE_NORM_RMS, ENGINE_NORM_LAYER}, 2};
 static const struct enum_def e_kind = {
     {"float", "int", "block"}, {ENGINE_FMT_FLOAT, ENGINE_FMT_INT, ENGINE_FMT_BLOCK}, 3};
+static const struct enum_def e_mix = {
+    {"q2_k", "q3_k_s", "q3_k_m", "q3_k_l", "q4_k_s", "q4_k_m", "q5_k_s", "q5_k_m"},
+    {ENGINE_MIX_Q2_K, ENGINE_MIX_Q3_K_S, ENGINE_MIX_Q3_K_M, ENGINE_MIX_Q3_K_L, ENGINE_MIX_Q4_K_S,
+     ENGINE_MIX_Q4_K_M, ENGINE_MIX_Q5_K_S, ENGINE_MIX_Q5_K_M},
+    8};
 static const struct enum_def e_compute = {{"fp32", "fp16", "bf16", "fp8", "int8", "fp4"},
                                           {ENGINE_COMPUTE_FP32, ENGINE_COMPUTE_FP16,
                                            ENGINE_COMPUTE_BF16, ENGINE_COMPUTE_FP8,
@@ -300,6 +306,7 @@ static const struct field gpu_fields[] = {
     {"vendor", S, p_word, G(vendor), sizeof(((struct engine_gpu *)0)->vendor), F_REQUIRED,
      &e_vendor},
     {"memory", S, p_quantity, G(memory_bytes), 0, F_REQUIRED | F_POSITIVE, &q_bytes},
+    {"memory_reported", S, p_quantity, G(memory_reported_bytes), 0, F_POSITIVE, &q_bytes},
     {"bandwidth", S, p_quantity, G(bandwidth_bytes_per_s), 0, F_REQUIRED | F_POSITIVE,
      &q_bandwidth},
     {"flops", M, p_map, 0, 0, F_REQUIRED, &flops_table},
@@ -396,6 +403,16 @@ static const struct field mla_fields[] = {
 };
 static const struct table mla_table = TABLE("mla mapping", mla_fields, NULL);
 
+/* rope_scaling: {type: yarn, factor: 4, native_context: 32768}: the context
+ * the model was trained at before its rope scaling extended it. */
+static const struct field rope_fields[] = {
+    {"type", S, p_text, MO(rope_scaling), sizeof(((struct engine_model *)0)->rope_scaling), 0,
+     NULL},
+    {"factor", S, p_quantity, MO(rope_factor), 0, F_POSITIVE, &q_number},
+    U32("native_context", native_context, F_REQUIRED | F_POSITIVE),
+};
+static const struct table rope_table = TABLE("rope_scaling mapping", rope_fields, NULL);
+
 static void check_model(struct load_ctx *x, const struct table *t, yaml_node_t *map,
                         const struct seen *s, void *base, const char *prefix);
 
@@ -424,6 +441,7 @@ static const struct field model_fields[] = {
     {"global_batch_tokens", S, p_quantity, MO(global_batch_tokens), 0, F_POSITIVE, &q_count},
     {"moe", M, p_map, 0, 0, 0, &moe_table},
     {"mla", M, p_map, 0, 0, 0, &mla_table},
+    {"rope_scaling", M, p_map, 0, 0, 0, &rope_table},
     {"source", S, p_source, MO(source), 0, F_REQUIRED, NULL},
 };
 static const struct table model_table = TABLE("models entry", model_fields, check_model);
@@ -446,6 +464,7 @@ static const struct field format_fields[] = {
     {"super_block", S, p_u32, FO(super_block), 0, 0, NULL},
     {"super_scale_bits", S, p_quantity, FO(super_scale_bits), 0, 0, &q_number},
     {"compute", S, p_enum, FO(compute), 0, 0, &e_compute},
+    {"mix", S, p_enum, FO(mix), 0, 0, &e_mix},
     {"sign", S, p_u32, FO(sign_bits), 1, 0, NULL},
     {"exponent", S, p_u32, FO(exponent_bits), 64, 0, NULL},
     {"mantissa", S, p_u32, FO(mantissa_bits), 256, 0, NULL},
@@ -529,6 +548,14 @@ static void check_gpu(struct load_ctx *x, const struct table *t, yaml_node_t *ma
                            "expected fp16 or bf16 (the dense 16-bit rate), found neither");
     if (e->g.gpus_per_node == 0)
         e->g.gpus_per_node = 1;
+    /* What CUDA reports is the data sheet's less what ECC and the driver
+     * keep: at most the memory, and not below half of it (a unit slip). */
+    if (e->g.memory_reported_bytes > 0 && (e->g.memory_reported_bytes > e->g.memory_bytes ||
+                                           e->g.memory_reported_bytes < e->g.memory_bytes / 2))
+        catalog_load_error(x, catalog_seen_value(t, s, "memory_reported")->start_mark,
+                           "memory_reported",
+                           "expected at most the memory and at least half of it (what CUDA "
+                           "reports of the data sheet's memory)");
 }
 
 /* Memory transfer rates a real part runs at: DDR4-1600 to beyond
@@ -630,6 +657,11 @@ static void check_model(struct load_ctx *x, const struct table *t, yaml_node_t *
         catalog_load_error(x, v->start_mark, "sliding_layers",
                            "expected with a sliding_window, found "
                            "none");
+    if ((v = catalog_seen_value(t, s, "rope_scaling")) != NULL &&
+        m->native_context >= m->max_context)
+        catalog_load_error(x, v->start_mark, "rope_scaling.native_context",
+                           "expected below max_context (%u): the context before the extension",
+                           m->max_context);
     if (m->dense_layers > m->layers)
         catalog_load_error(x, catalog_seen_value(t, s, "moe")->start_mark, "moe.dense_layers",
                            "expected at most layers (%u), found %u", m->layers, m->dense_layers);

@@ -69,6 +69,12 @@ struct engine_model {
     bool qk_norm;             /* per-head norms on q and k (Qwen3, Gemma 3) */
     uint32_t pos_embeddings;  /* learned absolute positions (GPT-3, OPT); 0 = rotary */
     uint32_t max_context;
+    /* Rope scaling (config.json rope_scaling: yarn, llama3, dynamic,
+     * linear...): the context the model was trained at before it was
+     * extended (original_max_position_embeddings); 0 = not extended. */
+    uint32_t native_context;
+    double rope_factor;       /* the scaling factor; 0 = none */
+    char rope_scaling[16];    /* its type ("yarn"); "" = none */
     uint32_t sliding_window; /* 0 = none */
     uint32_t sliding_layers; /* layers using the window (0 with a window = all) */
 
@@ -99,6 +105,22 @@ struct engine_model {
 /* A number format for weights or for the KV cache (ggml's type traits). */
 enum engine_format_kind { ENGINE_FMT_FLOAT = 0, ENGINE_FMT_INT, ENGINE_FMT_BLOCK };
 
+/* llama.cpp's mixed quantization types (llama-quantize's ftypes): a base
+ * type with some tensors of some layers upgraded and the output in Q6_K
+ * (engine/gguf_mix.c, after llama.cpp src/llama-quant.cpp). */
+enum engine_gguf_mix {
+    ENGINE_MIX_NONE = 0,
+    ENGINE_MIX_Q2_K,
+    ENGINE_MIX_Q3_K_S,
+    ENGINE_MIX_Q3_K_M,
+    ENGINE_MIX_Q3_K_L,
+    ENGINE_MIX_Q4_K_S,
+    ENGINE_MIX_Q4_K_M,
+    ENGINE_MIX_Q5_K_S,
+    ENGINE_MIX_Q5_K_M,
+    ENGINE_MIX_COUNT
+};
+
 struct engine_format {
     char id[ENGINE_ID_MAX];
     char name[ENGINE_NAME_MAX];
@@ -111,6 +133,9 @@ struct engine_format {
     uint32_t super_block;    /* second-level block (double quant); 0 = none */
     double super_scale_bits; /* bits per super block */
     enum engine_compute compute;
+    /* A llama.cpp mix (Q4_K_M...): the weights take its per-tensor types
+     * instead of `bits` everywhere; ENGINE_MIX_NONE for a plain format. */
+    enum engine_gguf_mix mix;
     /* IEEE-like formats (0 where not applicable). */
     uint32_t sign_bits, exponent_bits, mantissa_bits;
     double decimal_digits, max_value;
@@ -131,6 +156,10 @@ struct engine_gpu {
     double price_per_hour, spot_price_per_hour; /* USD; 0 = unknown */
     char price_date[16];
     bool unified_memory;
+    /* The total CUDA reports (torch.cuda.mem_get_info), below the data
+     * sheet's: what ECC and the driver keep (H100 80GB: 79.18 GiB); the
+     * runtimes take their fractions of this. 0 = not known: memory_bytes. */
+    double memory_reported_bytes;
 };
 
 /* ---- the scenario ------------------------------------------------------ */
@@ -138,8 +167,27 @@ struct engine_gpu {
 enum engine_mode { ENGINE_MODE_INFER = 0, ENGINE_MODE_TRAIN, ENGINE_MODE_LORA, ENGINE_MODE_QLORA };
 enum engine_recompute {
     ENGINE_RECOMPUTE_NONE = 0,
-    ENGINE_RECOMPUTE_SELECTIVE, /* Megatron's selective: the core attention (attention-only) */
-    ENGINE_RECOMPUTE_FULL
+    ENGINE_RECOMPUTE_SELECTIVE, /* Megatron's selective: --recompute-modules (core_attn) */
+    ENGINE_RECOMPUTE_FULL,
+    /* torchtitan's op-level selective checkpointing (selective_ac_option
+     * "op"): each layer keeps its input, the outputs of every other matrix
+     * product (the 1st, 3rd, ...) and the attention's output; the rest is
+     * recomputed (torchtitan parallelize_llama.py, _save_list). */
+    ENGINE_RECOMPUTE_OP,
+    ENGINE_RECOMPUTE_COUNT
+};
+/* The submodules Megatron-LM's selective recompute re-runs
+ * (--recompute-modules, transformer_config.py recompute_modules; default
+ * core_attn): bits of engine_scenario.recompute_modules. */
+enum engine_recompute_module {
+    ENGINE_RECOMPUTE_CORE_ATTN = 1u << 0,      /* the attention scores (s^2 terms) */
+    ENGINE_RECOMPUTE_LAYERNORM = 1u << 1,      /* both norms' outputs (output-discarding) */
+    ENGINE_RECOMPUTE_MLP = 1u << 2,            /* the dense MLP: only its input kept */
+    ENGINE_RECOMPUTE_MOE = 1u << 3,            /* the MoE layer: only its input kept */
+    ENGINE_RECOMPUTE_MOE_ACT = 1u << 4,        /* the experts' activation output */
+    ENGINE_RECOMPUTE_SHARED_EXPERTS = 1u << 5, /* the shared experts' interior */
+    ENGINE_RECOMPUTE_MLA_UP_PROJ = 1u << 6,    /* MLA's up-projected q, k, v */
+    ENGINE_RECOMPUTE_MODULE_COUNT = 7
 };
 /* How full recompute picks its layers (Megatron-LM --recompute-method, with
  * --recompute-num-layers N): uniform checkpoints the input of every group
@@ -167,31 +215,55 @@ enum engine_recipe {
 
 /*
  * Inference runtimes whose start-up accounting a scenario follows (each
- * from its own source, the version named in engine/runtime.c):
+ * from its own source, the release named in engine/runtime.c; a runtime
+ * may have several profiles, one per release whose rules differ:
+ * `--runtime vllm@0.21`):
  *  - plain: vramlab's own (weights + KV + one step's logits + --reserve);
- *  - vllm: vLLM 0.10.1.1, gpu_memory_utilization of the total memory, minus
- *    weights, the profiled activation peak and non-torch memory, the rest
- *    as KV blocks of block_size tokens;
+ *  - vllm: vLLM 0.11 (0.11 to 0.20, the default) or 0.21 (and later):
+ *    gpu_memory_utilization of the memory CUDA reports, minus weights, the
+ *    profile run's activation peak, non-torch memory (and from 0.21 the
+ *    CUDA graphs), the rest as KV blocks of block_size tokens;
  *  - llama.cpp: model, KV and compute buffers per device, -ngl partial
  *    offload, --fit's 1 GiB margin per device;
  *  - ollama: llama.cpp under Ollama's scheduler (457 MiB per-GPU minimum,
- *    one layer of buffer, its graph estimate and defaults).
+ *    one layer of buffer, its graph estimate and defaults);
+ *  - sglang: mem_fraction_static of the free memory at start holds the
+ *    weights and the KV pool (its default from the GPU's memory);
+ *  - trtllm: TensorRT-LLM's PyTorch flow: free_gpu_memory_fraction of
+ *    what is free after the weights and a profiled forward pass.
  */
 enum engine_runtime {
     ENGINE_RUNTIME_PLAIN = 0,
     ENGINE_RUNTIME_VLLM,
     ENGINE_RUNTIME_LLAMACPP,
     ENGINE_RUNTIME_OLLAMA,
+    ENGINE_RUNTIME_SGLANG,
+    ENGINE_RUNTIME_TRTLLM,
     ENGINE_RUNTIME_COUNT
 };
 
 /* Serving settings (inference); 0 means the runtime's default where said. */
 struct engine_serving {
     enum engine_runtime runtime;
-    double gpu_memory_utilization;   /* vLLM, (0, 1]; default 0.9 */
+    /* The release whose rules the runtime's profile follows, as major *
+     * 100 + minor (vLLM 11 = 0.11, 21 = 0.21); 0 = the runtime's default
+     * profile (engine_runtime_version). */
+    uint32_t runtime_version;
+    /* The runtime's memory fraction: vLLM's gpu_memory_utilization,
+     * SGLang's mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction;
+     * (0, 1], 0 = the runtime's default (engine_runtime_memory_fraction). */
+    double gpu_memory_utilization;
     uint32_t block_size;             /* vLLM KV block in tokens; default 16 */
-    uint32_t max_num_batched_tokens; /* vLLM chunk budget; 0 = its default for the GPU */
-    uint32_t max_num_seqs;           /* vLLM; 0 = its default for the GPU */
+    uint32_t max_num_batched_tokens; /* vLLM chunk budget (SGLang chunked_prefill_size,
+                                        TensorRT-LLM max_num_tokens); 0 = the default */
+    uint32_t max_num_seqs;           /* vLLM (TensorRT-LLM max_batch_size); 0 = the default */
+    /* vLLM 0.21 and later: the CUDA-graph memory its profiler estimates
+     * ("Estimated CUDA graph memory"); 0 = vramlab's estimate. */
+    double cuda_graph_bytes;
+    /* Steady state of a workload: requests arriving per second (Poisson or
+     * not, only the mean matters to the mean concurrency); 0 = saturated,
+     * as trtllm-bench and `vllm bench throughput` run. */
+    double request_rate;
     uint32_t max_model_len;          /* vLLM; 0 = the context */
     uint32_t ubatch;                 /* llama.cpp/Ollama n_ubatch; 0 = 512 */
     int flash_attention;             /* llama.cpp/Ollama: 1 on, 0 off, -1 the runtime's default */
@@ -236,8 +308,35 @@ enum engine_memory_convention {
     ENGINE_MEMCONV_PAPER = 0,
     ENGINE_MEMCONV_DEEPSPEED,
     ENGINE_MEMCONV_MEGATRON,
+    /* peak: what torch.cuda.max_memory_reserved() reports and torchtitan
+     * and Megatron-LM print: the states as the framework of the ZeRO stage
+     * holds them (ZeRO-3: FSDP2 as torchtitan runs it; ZeRO-0/1:
+     * Megatron-LM's DDP and distributed optimizer; ZeRO-2: DeepSpeed),
+     * plus the activations held and the transient buffers of the phase of
+     * the step that peaks, plus the caching allocator's waste
+     * (engine/peak.c). */
+    ENGINE_MEMCONV_PEAK,
     ENGINE_MEMCONV_COUNT
 };
+
+/* The phase of a training step where the memory peaks (--memory-convention
+ * peak; engine/peak.c). */
+enum engine_peak_phase {
+    ENGINE_PEAK_NONE = 0,     /* not computed (another convention) */
+    ENGINE_PEAK_LOSS_FORWARD, /* the last stage's logits and loss, forward */
+    ENGINE_PEAK_LOSS_BACKWARD, /* the loss's backward (its gradient of the logits) */
+    ENGINE_PEAK_LAYER_BACKWARD, /* a layer's backward: its recomputed forward and gradients */
+    ENGINE_PEAK_OPTIMIZER,    /* the optimizer step */
+    ENGINE_PEAK_PHASE_COUNT
+};
+
+/* The default MoE load imbalance (--moe-imbalance): the busiest expert
+ * rank's tokens over the mean. Switch Transformer trains with an expert
+ * capacity factor of 1.25 (Fedus et al. 2022, §2.2 and Table 1): room for
+ * a quarter more than the even share, the imbalance its routing is sized
+ * for; dropless training has no cap, and Megatron-Bridge's benchmarks
+ * force a balanced routing (1.0). */
+#define ENGINE_DEFAULT_MOE_IMBALANCE 1.25
 
 /* Where ZeRO keeps the training states: all on the GPUs; the optimizer
  * states, master weights and FP32 gradients in host RAM (ZeRO-Offload,
@@ -271,7 +370,7 @@ struct engine_scenario {
     struct engine_format kv_format;
     struct engine_gpu gpu;
 
-    uint32_t gpus;                 /* G; must equal tp*pp*dp */
+    uint32_t gpus;                 /* G; must equal tp*cp*pp*dp */
     uint32_t gpus_per_node;        /* 0 = the GPU's own */
     double intra_node_bytes_per_s; /* 0 = the GPU's link bandwidth */
     double inter_node_bytes_per_s; /* per GPU, across nodes */
@@ -294,6 +393,18 @@ struct engine_scenario {
      * dp and the experts); their states shard over the d/ep expert
      * data-parallel ranks. 0 or 1 = none. */
     uint32_t ep;
+    /* Context parallelism (Megatron-LM --context-parallel-size, torchtitan
+     * context_parallel_degree): each sequence split over cp GPUs (G = tp x
+     * cp x pp x dp), their activations divided by cp, the keys and values
+     * passed around a ring each layer; the states shard over dp x cp as
+     * data parallelism's. 0 or 1 = none. */
+    uint32_t cp;
+    /* MoE training: the busiest expert rank's tokens over the mean (>= 1);
+     * 0 = ENGINE_DEFAULT_MOE_IMBALANCE. */
+    double moe_imbalance;
+    /* Megatron-LM --recompute-modules under selective recompute (enum
+     * engine_recompute_module bits); 0 = its default, core_attn. */
+    uint32_t recompute_modules;
     /* Full recompute's method and its --recompute-num-layers N (0 = 1 for
      * uniform, every layer of the stage for block). */
     enum engine_recompute_method recompute_method;
@@ -316,6 +427,9 @@ struct engine_scenario {
     enum engine_flops_model flops_model;
     double training_tokens;  /* 0 = the default (20 per parameter; 100M for LoRA) */
     bool training_tokens_given; /* training_tokens is the user's, even 0 */
+    /* --mode train as full fine-tuning (--fine-tune): the default tokens
+     * are a fine-tuning set's, as LoRA's, not a pre-training run's. */
+    bool fine_tune;
     /* Seed 002's method: a known training throughput in tokens/s of the
      * whole deployment; given (> 0), the run takes tokens / throughput and
      * the MFU is what that rate implies. 0 = from the step time. */
@@ -327,6 +441,11 @@ struct engine_scenario {
     double flops_efficiency; /* fraction of data-sheet FLOP/s reached */
     bool flops_efficiency_given; /* else training kernels run at
                                     ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY */
+    /* Training: the fraction of peak the attention kernels (the score and
+     * value products) reach, when it differs from the GEMMs' (FlashAttention-2
+     * reaches about 35% of an H100's, Shah et al. 2024); 0 = the kernel
+     * efficiency. */
+    double attention_efficiency;
     /* Calibration from the measure pane (0 = use the data sheet). */
     double measured_bytes_per_s;
     double measured_flop_per_s;
@@ -360,6 +479,8 @@ enum engine_invalid {
     ENGINE_INVALID_OFFLOAD = 1u << 16,   /* offload outside full training, with ZeRO 0, nvme
                                             below ZeRO-3, or under the megatron convention */
     ENGINE_INVALID_CONVENTION = 1u << 17, /* megatron with ZeRO-2/3; unknown convention */
+    ENGINE_INVALID_CP = 1u << 20,         /* cp in inference, or not dividing the context by 2 cp */
+    ENGINE_INVALID_MOE = 1u << 21,        /* --moe-imbalance below 1, recompute modules unknown */
 };
 
 enum engine_warning {
@@ -379,8 +500,10 @@ enum engine_warning {
     ENGINE_WARN_KV_POOL_SHORT = 1u << 13, /* vLLM: the load needs more KV blocks than exist */
     ENGINE_WARN_HOST_BW_ASSUMED = 1u << 14, /* layers in host RAM, host bandwidth assumed */
     ENGINE_WARN_OFFLOADED = 1u << 15,     /* layers or experts in host RAM */
+    ENGINE_WARN_RUNTIME_REFUSES = 1u << 16, /* vLLM/SGLang/TensorRT-LLM would not start */
+    ENGINE_WARN_CONTEXT_OVER_NATIVE = 1u << 17, /* past the native context, in rope scaling */
 };
-#define ENGINE_WARNING_COUNT 16
+#define ENGINE_WARNING_COUNT 18
 
 /* Per GPU; total = every field but host and nvme. overhead: the runtime's
  * buffers (vLLM's activation peak and non-torch memory, llama.cpp's compute
@@ -393,6 +516,14 @@ struct engine_memory {
     double weights, kv_cache, activations, gradients, master_weights, optimizer, reserve, total;
     double overhead, host;
     double zero3_working, nvme;
+    /* --memory-convention peak (engine/peak.c): the peak phase's transient
+     * buffers (gathered parameters, gradient reduce buffers, the loss's
+     * FP32 logits) and the caching allocator's waste; 0 otherwise. */
+    double transient, allocator;
+    /* FP8 training: the FP8 copies of the GEMM weights beside the 16-bit
+     * ones (Transformer Engine's cached weight and its transpose, or the
+     * row- and column-wise MXFP8 copies); 0 otherwise. */
+    double fp8_weights;
 };
 
 /* Serving figures (inference; NaN where they do not apply). */
@@ -420,6 +551,30 @@ struct engine_serving_estimate {
     double decode_host_bytes;    /* bytes one decode step reads from host RAM */
     double decode_gpu_s, decode_host_s; /* the two parts of a memory-bound step */
     double embed_16bit_bytes;    /* extra of --keep-embeddings-16bit (whole model) */
+    /* Start-up memory of vLLM, SGLang and TensorRT-LLM, per GPU
+     * (engine/runtime.c has the rules and their sources). */
+    double memory_reported_bytes;  /* the total the runtime sees (CUDA's) */
+    double memory_fraction;        /* utilisation / mem_fraction_static / free fraction used */
+    double requested_bytes;        /* vLLM: fraction x total; SGLang: fraction x free at start */
+    double rotary_cache_bytes;     /* vLLM's cos/sin cache, loaded with the weights */
+    double forward_peak_bytes;     /* profile run: one forward of the token budget */
+    double sampler_peak_bytes;     /* profile run: the sampler on max_num_seqs requests */
+    double cublas_workspace_bytes; /* PyTorch's cuBLAS + cuBLASLt workspaces */
+    double cuda_graph_bytes;       /* counted before the KV cache (vLLM >= 0.21) */
+    double cuda_context_bytes;     /* taken before the runtime measures free memory */
+    double runtime_refuses;        /* 1: the runtime would refuse to start; 0: it starts */
+    /* Steady state of the workload: prompt P, output O = context - P, each
+     * sequence holding on average P + (O + 1) / 2 tokens of KV. */
+    double steady_context;         /* that average */
+    double steady_concurrency;     /* sequences decoding at once */
+    double steady_step_s;          /* one step of them (and their prompts' share) */
+    double steady_tokens_per_s;    /* output tokens/s of the whole deployment */
+    double steady_request_rate;    /* requests completed per second */
+    /* Decode at batch 1 as a runtime runs it: the bytes at the data sheet's
+     * bandwidth plus a fixed cost per token (kernels, sampling). */
+    double batch1_tokens_per_s;
+    double token_fixed_s, token_launch_s, token_sample_s;
+    double prefill_allreduce_s;    /* TP all-reduces of one prompt's prefill */
 };
 
 struct engine_estimate {
@@ -492,6 +647,16 @@ struct engine_estimate {
     double train_system_energy_joules;     /* systems x power x wall time */
     double decode_system_joules_per_token; /* systems x power / decode tokens/s */
 
+    /* Where the step peaks (--memory-convention peak; NONE otherwise). */
+    enum engine_peak_phase peak_phase;
+    /* Training speed mechanisms (NaN in inference). */
+    double train_tokens_per_s_per_gpu; /* tokens per step / step / G */
+    double train_stage_imbalance;  /* the slowest stage's work over the mean (>= 1) */
+    double train_cp_comm_seconds;  /* per step: the ring's K/V exchange not hidden */
+    double train_fp8_cast_seconds; /* per step: FP8 scaling casts (memory-bound) */
+    double train_moe_seconds;      /* per step: routing and permutation, expert GEMMs'
+                                      weight reads beyond their FLOPs, imbalance */
+
     /* ZeRO and offload (training; NaN in inference). */
     double largest_layer_params;    /* the fullest stage's largest module, whole (before t) */
     double train_offload_bytes_per_step; /* GPU <-> host traffic of one GPU per step */
@@ -500,10 +665,14 @@ struct engine_estimate {
     double host_bytes_per_node;     /* memory.host x the GPUs of a node */
 };
 
-/* Keys of every output that can be explained (also the JSON names). */
+/* Keys of every figure the engine computes, in output order (the JSON's,
+ * and by group the text report's): the figure registry (engine/figures.h:
+ * JSON path, unit kind, label, explanation) is indexed by them. */
 enum engine_key {
     ENGINE_KEY_PARAMS_TOTAL = 0,
     ENGINE_KEY_PARAMS_ACTIVE,
+    ENGINE_KEY_PARAMS_TRAINABLE,
+    ENGINE_KEY_BITS_PER_WEIGHT,
     ENGINE_KEY_MEM_WEIGHTS,
     ENGINE_KEY_MEM_KV_CACHE,
     ENGINE_KEY_MEM_ACTIVATIONS,
@@ -511,7 +680,17 @@ enum engine_key {
     ENGINE_KEY_MEM_MASTER,
     ENGINE_KEY_MEM_OPTIMIZER,
     ENGINE_KEY_MEM_RESERVE,
+    ENGINE_KEY_MEM_ZERO3_WORKING,
+    ENGINE_KEY_MEM_OVERHEAD,
+    ENGINE_KEY_MEM_TRANSIENT,
+    ENGINE_KEY_MEM_ALLOCATOR,
+    ENGINE_KEY_MEM_FP8_WEIGHTS,
     ENGINE_KEY_MEM_TOTAL,
+    ENGINE_KEY_MEM_HOST,
+    ENGINE_KEY_MEM_NVME,
+    ENGINE_KEY_MEM_HOST_PER_NODE,
+    ENGINE_KEY_MEM_SPARE,
+    ENGINE_KEY_MEM_RATIO,
     ENGINE_KEY_CAPACITY,
     ENGINE_KEY_FITS,
     ENGINE_KEY_DECODE_TOKENS,
@@ -519,26 +698,18 @@ enum engine_key {
     ENGINE_KEY_DECODE_COMPUTE_BOUND,
     ENGINE_KEY_DECODE_PER_SEQUENCE,
     ENGINE_KEY_DECODE_BYTES_PER_STEP,
-    ENGINE_KEY_RIDGE,
-    ENGINE_KEY_COMPUTE_BOUND_BATCH,
-    ENGINE_KEY_KV_PER_TOKEN,
-    ENGINE_KEY_ACT_PER_LAYER,
-    ENGINE_KEY_ACT_LAYERS_HELD,
-    ENGINE_KEY_ACT_LOGITS,
-    ENGINE_KEY_PREFILL,
-    ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN,
-    ENGINE_KEY_TRAIN_STEP,
-    ENGINE_KEY_TRAIN_BUBBLE,
-    ENGINE_KEY_TRAIN_TP_COMM,
-    ENGINE_KEY_TRAIN_DP_COMM,
-    ENGINE_KEY_TRAIN_DAYS,
-    ENGINE_KEY_TRAIN_GPU_HOURS,
-    ENGINE_KEY_TRAIN_COST,
     ENGINE_KEY_DECODE_FLOPS_PER_TOKEN,
+    ENGINE_KEY_RIDGE,
     ENGINE_KEY_ARITHMETIC_INTENSITY,
-    ENGINE_KEY_TRAIN_TOKENS_PER_STEP,
-    ENGINE_KEY_MEM_OVERHEAD,
-    ENGINE_KEY_MEM_HOST,
+    ENGINE_KEY_COMPUTE_BOUND_BATCH,
+    ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
+    ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
+    ENGINE_KEY_BANDWIDTH,
+    ENGINE_KEY_PEAK_FLOPS,
+    ENGINE_KEY_DECODE_BATCH1,
+    ENGINE_KEY_KV_PER_TOKEN,
+    ENGINE_KEY_PREFILL,
+    ENGINE_KEY_PREFILL_ALLREDUCE,
     ENGINE_KEY_SERVING_TTFT,
     ENGINE_KEY_SERVING_TPOT,
     ENGINE_KEY_SERVING_AVAILABLE_KV,
@@ -550,32 +721,63 @@ enum engine_key {
     ENGINE_KEY_SERVING_OVERHEAD,
     ENGINE_KEY_SERVING_GPU_LAYERS,
     ENGINE_KEY_SERVING_HOST_BW,
-    ENGINE_KEY_TRAIN_MFU,
-    ENGINE_KEY_TRAIN_HFU,
-    ENGINE_KEY_TRAIN_PP_COMM,
+    ENGINE_KEY_SERVING_MEMORY_REPORTED,
+    ENGINE_KEY_SERVING_REQUESTED,
+    ENGINE_KEY_SERVING_ROTARY_CACHE,
+    ENGINE_KEY_SERVING_ACTIVATION_PEAK,
+    ENGINE_KEY_SERVING_NON_TORCH,
+    ENGINE_KEY_SERVING_CUDA_GRAPHS,
+    ENGINE_KEY_SERVING_MEMORY_FRACTION,
+    ENGINE_KEY_SERVING_REFUSES,
+    ENGINE_KEY_SERVING_STEADY_CONCURRENCY,
+    ENGINE_KEY_SERVING_STEADY_TOKENS,
+    ENGINE_KEY_SERVING_STEADY_RATE,
+    ENGINE_KEY_ACT_PER_LAYER,
+    ENGINE_KEY_ACT_LAYERS_HELD,
+    ENGINE_KEY_ACT_LOGITS,
+    ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN,
     ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
+    ENGINE_KEY_TRAIN_TOKENS_PER_STEP,
     ENGINE_KEY_TRAIN_GLOBAL_BATCH,
     ENGINE_KEY_TRAIN_MICRO_BATCHES,
-    ENGINE_KEY_TRAIN_COST_SPOT,
-    ENGINE_KEY_TRAIN_ENERGY,
-    ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
-    ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
-    ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
+    ENGINE_KEY_TRAIN_TOKENS,
+    ENGINE_KEY_TRAIN_COMPUTE,
+    ENGINE_KEY_TRAIN_STEP,
+    ENGINE_KEY_TRAIN_TOKENS_PER_GPU,
+    ENGINE_KEY_TRAIN_STAGE_IMBALANCE,
+    ENGINE_KEY_TRAIN_FP8_CAST,
+    ENGINE_KEY_TRAIN_MOE,
+    ENGINE_KEY_TRAIN_CP_COMM,
+    ENGINE_KEY_TRAIN_BUBBLE,
+    ENGINE_KEY_TRAIN_TP_COMM,
+    ENGINE_KEY_TRAIN_PP_COMM,
+    ENGINE_KEY_TRAIN_DP_COMM,
     ENGINE_KEY_TRAIN_ALL_TO_ALL,
-    ENGINE_KEY_MEM_ZERO3_WORKING,
-    ENGINE_KEY_MEM_NVME,
     ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
     ENGINE_KEY_TRAIN_OFFLOAD_SECONDS,
+    ENGINE_KEY_TRAIN_HOST_LINK,
+    ENGINE_KEY_TRAIN_LARGEST_LAYER,
+    ENGINE_KEY_TRAIN_MFU,
+    ENGINE_KEY_TRAIN_HFU,
+    ENGINE_KEY_TRAIN_DAYS,
+    ENGINE_KEY_TRAIN_GPU_HOURS,
+    ENGINE_KEY_TRAIN_COST,
+    ENGINE_KEY_TRAIN_COST_SPOT,
+    ENGINE_KEY_TRAIN_ENERGY,
+    ENGINE_KEY_TRAIN_ENERGY_PER_TOKEN,
+    ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
     ENGINE_KEY_COUNT
 };
 
-/* One explanation: formula as text, the same with values, and the source. */
+/* One explanation: formula as text, the same with values, and the source
+ * (engine_explain: English; engine_explain_for: a reader's language and
+ * units, engine/figures.h). */
 struct engine_explanation {
     const char *key;     /* JSON path, e.g. "memory.weights" */
     const char *label;   /* short human label, e.g. "weights" */
-    const char *formula; /* symbolic formula */
-    char values[512];    /* the formula with this scenario's numbers */
-    const char *source;  /* paper section or seed file */
+    const char *formula; /* symbolic formula with named inputs */
+    char values[768];    /* the formula with this scenario's numbers */
+    const char *source;  /* paper and section, data sheet, runtime file and version, or course text */
 };
 
 /* ---- API ---------------------------------------------------------------- */
@@ -608,24 +810,47 @@ void engine_model_from_size(struct engine_model *m, double params);
 
 /* Effective bits per weight of a format, scales included. */
 double engine_format_bits(const struct engine_format *f);
+/* A llama.cpp mix's name ("q4_k_m"), and a copy of a model with the bytes
+ * llama-quantize gives it under that mix, as a model file would have them
+ * (file_bytes and the per-layer sizes); false without an architecture. */
+const char *engine_gguf_mix_name(enum engine_gguf_mix x);
+bool engine_gguf_mix_model(const struct engine_model *m, enum engine_gguf_mix x,
+                           struct engine_model *out);
 
 /* Recipe table lookups. */
 const struct engine_recipe_info *engine_recipe_info(enum engine_recipe r);
 int engine_recipe_parse(const char *id, enum engine_recipe *out);
 
-/* Names of modes, recompute policies, compute columns (and parsers). */
+/* Names of modes, recompute policies, compute columns (a mode's parser
+ * takes "inference" and "training" too; engine/param_table.c reads the
+ * others by these names). */
 const char *engine_mode_name(enum engine_mode m);
 int engine_mode_parse(const char *s, enum engine_mode *out);
 const char *engine_recompute_name(enum engine_recompute r);
-int engine_recompute_parse(const char *s, enum engine_recompute *out);
 /* "uniform" and "block" (Megatron-LM --recompute-method). */
 const char *engine_recompute_method_name(enum engine_recompute_method m);
-int engine_recompute_method_parse(const char *s, enum engine_recompute_method *out);
 /* The expert-parallel degree of a scenario: ep, 1 when 0. */
 uint32_t engine_ep(const struct engine_scenario *sc);
+/* The context-parallel degree: cp, 1 when 0. */
+uint32_t engine_cp(const struct engine_scenario *sc);
+/* The MoE load imbalance a scenario uses: moe_imbalance, else the default. */
+double engine_moe_imbalance(const struct engine_scenario *sc);
+/* Megatron-LM's recompute module names ("core_attn", "layernorm", "mlp",
+ * "moe", "moe_act", "shared_experts", "mla_up_proj"): the name of bit i,
+ * and a comma-separated list into bits (0 on success; *bad points at the
+ * first unknown name). */
+const char *engine_recompute_module_name(unsigned i);
+int engine_recompute_modules_parse(const char *list, uint32_t *bits, const char **bad);
+/* The recompute modules a scenario uses (core_attn when none given). */
+uint32_t engine_recompute_modules(const struct engine_scenario *sc);
+/* The peak phase's name ("loss forward", ...), "" for NONE. */
+const char *engine_peak_phase_name(enum engine_peak_phase p);
+/* Whether full training runs its GEMMs in FP8 (--format with an FP8
+ * compute column), and in MXFP8 (32-element blocks with a shared scale). */
+bool engine_train_fp8(const struct engine_scenario *sc);
+bool engine_train_mxfp8(const struct engine_scenario *sc);
 /* "6n-attention" (the default) and "6n". */
 const char *engine_flops_model_name(enum engine_flops_model f);
-int engine_flops_model_parse(const char *s, enum engine_flops_model *out);
 /* The kernel efficiency of a training scenario: --flops-efficiency when
  * given, else ENGINE_DEFAULT_TRAIN_KERNEL_EFFICIENCY. */
 double engine_train_kernel_efficiency(const struct engine_scenario *sc);
@@ -636,9 +861,7 @@ uint32_t engine_micro_batches(const struct engine_scenario *sc);
 const char *engine_compute_name(enum engine_compute c);
 /* "paper" (the default), "deepspeed", "megatron"; "none", "cpu", "nvme". */
 const char *engine_memory_convention_name(enum engine_memory_convention c);
-int engine_memory_convention_parse(const char *s, enum engine_memory_convention *out);
 const char *engine_offload_name(enum engine_offload o);
-int engine_offload_parse(const char *s, enum engine_offload *out);
 /* The host link a scenario uses: --host-link-bw, else ENGINE_DEFAULT_HOST_LINK_BW. */
 double engine_host_link_bandwidth(const struct engine_scenario *sc);
 /* Parameters of the largest single module (DeepSpeed's model_to_params:
@@ -659,14 +882,44 @@ void engine_zero_states(const struct engine_scenario *sc, double params, double 
 enum engine_compute engine_compute_column(const struct engine_scenario *sc);
 /* The training tokens and the price per GPU-hour a scenario uses: the
  * user's when given (0 included), else the defaults (tokens: 20 per
- * parameter of params_total in full training, 100M for LoRA; price: the
- * GPU's on-demand price, 0 when unknown). */
+ * parameter of params_total in pre-training, ENGINE_FINE_TUNE_TOKENS for
+ * LoRA, QLoRA and --fine-tune; price: the GPU's on-demand price, 0 when
+ * unknown). */
 double engine_training_tokens(const struct engine_scenario *sc, double params_total);
+/* Where a scenario's training tokens come from. */
+enum engine_tokens_source {
+    ENGINE_TOKENS_GIVEN = 0,  /* --tokens, --dataset, --throughput's run */
+    ENGINE_TOKENS_CHINCHILLA, /* pre-training: 20 per parameter (Hoffmann et al. 2022) */
+    ENGINE_TOKENS_FINE_TUNE   /* a fine-tuning set: ENGINE_FINE_TUNE_TOKENS */
+};
+enum engine_tokens_source engine_training_tokens_source(const struct engine_scenario *sc);
+/* Pre-training's compute-optimal tokens per parameter: Hoffmann et al.
+ * 2022 (Chinchilla) Table 3, about 20. */
+#define ENGINE_CHINCHILLA_TOKENS_PER_PARAM 20.0
+/* The default fine-tuning set (LoRA, QLoRA, --fine-tune): 1e8 tokens, the
+ * order of the instruction sets the LoRA-era recipes train on (Alpaca's
+ * 52K examples, FLAN subsets, Dettmers et al. 2023's OASST1 and FLAN v2
+ * mixtures: 10^7 to 10^8 tokens); a bound from above, stated as such. */
+#define ENGINE_FINE_TUNE_TOKENS 1e8
 double engine_price_per_hour(const struct engine_scenario *sc);
-int engine_compute_parse(const char *s, enum engine_compute *out);
-/* Runtime names ("plain", "vllm", "llama.cpp", "ollama") and parser. */
+/* Runtime names ("plain", "vllm", "llama.cpp", "ollama", "sglang",
+ * "trtllm") and parser. */
 const char *engine_runtime_name(enum engine_runtime r);
 int engine_runtime_parse(const char *s, enum engine_runtime *out);
+/* NAME[@VERSION] ("vllm@0.11", "vllm@0.21.1", "sglang"): the runtime and
+ * the profile of that release into *version (0 without @). Returns 0, -1
+ * for an unknown name, -2 for a version the runtime has no profile for
+ * (vLLM before 0.11; a version given to a runtime with one profile). */
+int engine_runtime_spec_parse(const char *s, enum engine_runtime *out, uint32_t *version);
+/* The profile a scenario's runtime follows (vLLM: 11 or 21; others: their
+ * one profile's release), and its name for people ("vLLM 0.11",
+ * "SGLang 0.5", "TensorRT-LLM 1.0"). */
+uint32_t engine_runtime_version(const struct engine_serving *v);
+void engine_runtime_profile_name(const struct engine_serving *v, char *buf, size_t len);
+/* The runtime's memory fraction when not given: vLLM 0.9 (0.92 from
+ * 0.21), SGLang's mem_fraction_static heuristic for the GPU and layout,
+ * TensorRT-LLM 0.9; NaN for the runtimes without one. */
+double engine_runtime_memory_fraction(const struct engine_scenario *sc);
 /* The runtime defaults a scenario leaves at 0 (engine/runtime.c): vLLM's
  * max_num_batched_tokens and max_num_seqs for `vllm serve` on this GPU,
  * llama.cpp's n_ubatch, the prefill chunk each runtime schedules. */
@@ -679,7 +932,9 @@ bool engine_runtime_flash_attention(const struct engine_scenario *sc);
 #define ENGINE_DEFAULT_HOST_BW 80e9
 double engine_host_bandwidth(const struct engine_scenario *sc);
 
-/* Explain one output key for this scenario and estimate. */
+/* Explain one figure for this scenario and estimate, in English with the
+ * C locale's marks and decimal GB: the JSON's explain object, stable for
+ * machines (engine_explain_for in engine/figures.h: a reader's). */
 void engine_explain(const struct engine_scenario *sc, const struct engine_estimate *est,
                     enum engine_key key, struct engine_explanation *out);
 /* The JSON path of a key ("memory.weights"), and lookup by path. */
@@ -710,15 +965,28 @@ uint32_t engine_max_context_capped(const struct engine_scenario *sc, bool *cappe
 /* Most transformer layers on the GPUs that fit (partial offload), 0..L;
  * -1 when not even 0 fits (the output head and buffers alone). */
 int32_t engine_max_gpu_layers(const struct engine_scenario *sc);
-/* Fewest GPUs of the scenario's kind (with the best layout found) that fit;
- * 0 when none up to max_gpus. The winning layout is written to *best. */
-uint32_t engine_min_gpus(const struct engine_scenario *sc, uint32_t max_gpus,
-                         struct engine_scenario *best);
 /* Index of the largest model of models[] that fits (by params_total); -1: none. */
 int engine_largest_fitting(const struct engine_scenario *sc, const struct engine_model *models,
                            size_t n_models);
 
-/* Layout search: one candidate (t,p,d) with its verdict. */
+/* ---- the layout space (engine/search.c enumerates it, in one place) -------
+ * A point of the space is a layout of G GPUs: the degrees (t, cp, p, d)
+ * with t x cp x p x d = G and, in the training modes, the knobs a search
+ * may choose: sequence parallelism, the ZeRO stage and the recompute
+ * level; the context-parallel degree cp is the scenario's unless the
+ * search may choose it too (ENGINE_KNOB_CP, training: 2 cp divides the
+ * context). A knob the caller does not leave free stays as the scenario
+ * has it; the micro-batches follow a given global batch (global / (b d)). */
+enum engine_knob {
+    ENGINE_KNOB_SEQUENCE_PARALLEL = 1u << 0,
+    ENGINE_KNOB_ZERO = 1u << 1,      /* ZeRO stage 0..3 */
+    ENGINE_KNOB_RECOMPUTE = 1u << 2, /* none, selective, full */
+    ENGINE_KNOB_CP = 1u << 3,        /* the context-parallel degree */
+};
+#define ENGINE_KNOBS_TRAINING                                                                      \
+    (ENGINE_KNOB_SEQUENCE_PARALLEL | ENGINE_KNOB_ZERO | ENGINE_KNOB_RECOMPUTE | ENGINE_KNOB_CP)
+
+/* Layout search: one candidate with its verdict. */
 enum engine_reject {
     ENGINE_REJECT_NONE = 0,
     ENGINE_REJECT_TP_HEADS,  /* t does not divide attention heads */
@@ -730,7 +998,13 @@ enum engine_reject {
 };
 
 struct engine_layout {
-    uint32_t tp, pp, dp;
+    uint32_t tp, cp, pp, dp; /* cp: 1 without context parallelism */
+    /* The knobs of this layout (the scenario's where not free) and the
+     * micro-batches per replica they run with. */
+    uint32_t zero;
+    bool sequence_parallel;
+    enum engine_recompute recompute;
+    uint32_t micro_batches;
     enum engine_reject reject;
     bool fits;
     double memory_total;    /* per GPU */
@@ -747,19 +1021,94 @@ enum engine_rank { ENGINE_RANK_THROUGHPUT = 0, ENGINE_RANK_LATENCY, ENGINE_RANK_
 const char *engine_rank_name(enum engine_rank r);
 int engine_rank_parse(const char *s, enum engine_rank *out);
 
-/* Enumerate (t,p,d) for G GPUs, fill up to cap layouts ranked (fitting first,
- * then by throughput); returns how many candidates exist (may exceed cap). */
+/* How a search ranks and which knobs it may choose (engine_knob bits; they
+ * apply in the training modes only). */
+struct engine_space {
+    enum engine_rank rank;
+    unsigned knobs;
+};
+
+/* Enumerate the layouts of G GPUs: each (t,cp,p,d) once, with the best knobs
+ * of the free ones; fill up to cap of them ranked (valid and fitting
+ * first, then by the ranking, throughput breaking ties, then smaller t, p);
+ * returns how many candidates exist (may exceed cap). space NULL: by
+ * throughput, no knob free. */
+size_t engine_search_space(const struct engine_scenario *sc, uint32_t gpus,
+                           const struct engine_space *space, struct engine_layout *out, size_t cap);
+/* The same with no knob free: by throughput, or ranked by `rank`. */
 size_t engine_search_layouts(const struct engine_scenario *sc, uint32_t gpus,
                              struct engine_layout *out, size_t cap);
-/* The same ranked by `rank` among the fitting ones. */
 size_t engine_search_layouts_ranked(const struct engine_scenario *sc, uint32_t gpus,
                                     enum engine_rank rank, struct engine_layout *out,
                                     size_t cap);
-/* The best layout of G GPUs as the explorer picks it: the search's first
- * when one fits, else the valid one needing the least memory per GPU.
- * False when no layout of G GPUs is valid. */
+/* THE best layout of G GPUs, which `search` ranks first, `plan --gpus N`
+ * takes, the explorer's GPU count takes and its advice names: the first
+ * that fits, else the valid one needing the least memory per GPU. False
+ * when no layout of G GPUs is valid. engine_best_layout: no knob free, by
+ * throughput. */
+bool engine_best_layout_in(const struct engine_scenario *sc, uint32_t gpus,
+                           const struct engine_space *space, struct engine_layout *out);
 bool engine_best_layout(const struct engine_scenario *sc, uint32_t gpus,
                         struct engine_layout *out);
+/* Give a scenario the layout: G, t, cp, p, d, the knobs (training modes) and
+ * the micro-batches a global batch gives at this d. */
+void engine_layout_apply(struct engine_scenario *sc, const struct engine_layout *l);
 const char *engine_reject_text(enum engine_reject r);
+
+/* ---- fewest GPUs ------------------------------------------------------------
+ * The fewest GPUs of the scenario's kind for which some layout of the space
+ * fits (the same space as the search), then the best layout of that count.
+ * Memory never rises with d at fixed t, cp, p and knobs (states shard over d,
+ * fewer micro-batches are in flight), so each (t, cp, p) needs one check at the
+ * largest d that could still beat the best count found, and a binary
+ * search over d only where that check fits; the knob choices that can
+ * never hold less memory than another are not tried (sequence parallelism
+ * off, recompute none, ZeRO-1 where ZeRO-2 is valid, ZeRO-0). Inference
+ * memory does not depend on d (a replica is whole): d only makes up a
+ * count above `above`. */
+enum engine_fewest_status {
+    ENGINE_FEWEST_FOUND = 0,
+    ENGINE_FEWEST_NONE_UP_TO_MAX, /* none up to max_gpus; some larger count fits */
+    ENGINE_FEWEST_NONE_AT_ALL,    /* no count fits: the widest layout does not */
+    ENGINE_FEWEST_CANCELLED,      /* cancel() said stop */
+};
+struct engine_fewest_query {
+    struct engine_space space;
+    uint32_t above;    /* answers above this count only (0: from 1) */
+    uint32_t max_gpus; /* largest count searched (0: ENGINE_FEWEST_MAX_GPUS) */
+    /* Asked now and then; true stops the search (NULL: never). The engine
+     * only calls it: a caller's flag read from another thread is the
+     * caller's business. */
+    bool (*cancel)(void *arg);
+    void *cancel_arg;
+};
+#define ENGINE_FEWEST_MAX_GPUS 65536u
+struct engine_fewest {
+    enum engine_fewest_status status;
+    uint32_t gpus;               /* 0 unless found */
+    struct engine_layout layout; /* the best layout of that count */
+    uint64_t estimates;          /* estimates the search made (for tests, benchmarks) */
+};
+/* A few recent answers, keyed by the scenario (its layout aside) and the
+ * query: owned by the caller (the engine keeps nothing), zeroed to start. */
+#define ENGINE_SEARCH_CACHE_SLOTS 4
+struct engine_search_cache {
+    struct {
+        bool used;
+        uint64_t age;
+        struct engine_scenario key;
+        struct engine_space space;
+        uint32_t above, max_gpus;
+        struct engine_fewest answer;
+    } slot[ENGINE_SEARCH_CACHE_SLOTS];
+    uint64_t clock, hits, misses;
+};
+/* The fewest GPUs (0 when none; see out->status). cache may be NULL. */
+uint32_t engine_fewest_gpus(const struct engine_scenario *sc, const struct engine_fewest_query *q,
+                            struct engine_search_cache *cache, struct engine_fewest *out);
+/* The same with no knob free, by throughput, up to max_gpus; the scenario
+ * with the winning layout into *best (may be NULL). */
+uint32_t engine_min_gpus(const struct engine_scenario *sc, uint32_t max_gpus,
+                         struct engine_scenario *best);
 
 #endif

@@ -67,7 +67,7 @@
 #include "engine/internal.h"
 
 static const char *const convention_names[ENGINE_MEMCONV_COUNT] = {"paper", "deepspeed",
-                                                                   "megatron"};
+                                                                   "megatron", "peak"};
 static const char *const offload_names[ENGINE_OFFLOAD_COUNT] = {"none", "cpu", "nvme"};
 
 /* Name of a memory convention. */
@@ -75,29 +75,9 @@ const char *engine_memory_convention_name(enum engine_memory_convention c) {
     return (unsigned)c < ENGINE_MEMCONV_COUNT ? convention_names[c] : "?";
 }
 
-/* Parse a memory convention; 0 on success. */
-int engine_memory_convention_parse(const char *s, enum engine_memory_convention *out) {
-    for (int i = 0; s && i < ENGINE_MEMCONV_COUNT; i++)
-        if (strcmp(convention_names[i], s) == 0) {
-            *out = (enum engine_memory_convention)i;
-            return 0;
-        }
-    return -1;
-}
-
 /* Name of an offload target. */
 const char *engine_offload_name(enum engine_offload o) {
     return (unsigned)o < ENGINE_OFFLOAD_COUNT ? offload_names[o] : "?";
-}
-
-/* Parse an offload target; 0 on success. */
-int engine_offload_parse(const char *s, enum engine_offload *out) {
-    for (int i = 0; s && i < ENGINE_OFFLOAD_COUNT; i++)
-        if (strcmp(offload_names[i], s) == 0) {
-            *out = (enum engine_offload)i;
-            return 0;
-        }
-    return -1;
 }
 
 /* The host link of a scenario (see engine.h). */
@@ -172,6 +152,28 @@ void engine_zero_states_of(const struct engine_scenario *sc, const struct engine
     double dw = z >= 3 ? d : 1, dg = z >= 2 ? d : 1, dm = z >= 1 ? d : 1;
     bool mixed = r->master > 0;
     enum engine_memory_convention conv = sc->memory_convention;
+    if (conv == ENGINE_MEMCONV_PEAK) {
+        /* The framework of the ZeRO stage (engine/peak.c): DeepSpeed for
+         * ZeRO-2 and offload, Megatron-LM for ZeRO-0 and 1, FSDP2 for
+         * ZeRO-3: each parameter's shard kept at the master precision
+         * (FP32 with a master copy: the sharded parameter is the master),
+         * its gradient reduced and kept in FP32 (torchtitan's
+         * mixed_precision_reduce float32), the optimizer states; the
+         * 16-bit weights exist only gathered, a layer at a time
+         * (memory.transient). */
+        if (sc->offload != ENGINE_OFFLOAD_NONE || z == 2) {
+            conv = ENGINE_MEMCONV_DEEPSPEED;
+        } else if (z <= 1) {
+            conv = ENGINE_MEMCONV_MEGATRON;
+        } else {
+            mem->weights = mixed ? 0 : params * r->weights / d;
+            mem->master_weights = params * r->master / d;
+            mem->gradients = params * (mixed ? 4.0 : r->grads) / d;
+            mem->optimizer = params * r->optimizer / d;
+            mem->zero3_working = mem->host = mem->nvme = 0;
+            return;
+        }
+    }
     double w = r->weights, g16 = r->grads, g32 = 0, working = 0;
     if (conv == ENGINE_MEMCONV_DEEPSPEED && mixed) {
         g16 = z >= 3 ? 0 : w; /* stage 3 counts them in the working memory */

@@ -19,6 +19,7 @@
 
 #include "kernels/probe.h"
 #include "kernels/probe_allreduce.h"
+#include "kernels/probe_options.h"
 
 const struct probe_test probe_tests[PROBE_TEST_COUNT] = {
     [PROBE_COPY] = {"copy", "copy (defines C)", "read + write", false, false},
@@ -380,7 +381,13 @@ static int parse_tests(const char *list, struct probe_opts *o, char *msg, size_t
             if (strcmp(t, probe_tests[i].id) == 0)
                 k = i;
         if (k < 0) {
-            snprintf(msg, len, "unknown test '%s' (see --help)", t);
+            static const struct argv_spec spec = {probe_options, PROBE_OPT_COUNT, false, false,
+                                                  NULL};
+            char ids[256] = "a comma-separated list of ";
+            for (int i = 0; i < PROBE_TEST_COUNT; i++)
+                snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? "," : "",
+                         probe_tests[i].id);
+            argv_error_value(&spec, msg, len, "tests", ids, t);
             return -1;
         }
         o->want[k] = true;
@@ -388,97 +395,126 @@ static int parse_tests(const char *list, struct probe_opts *o, char *msg, size_t
     return 0;
 }
 
+/* What the command line asked for. */
+struct probe_args {
+    struct probe_opts *o;
+    struct probe_ar_opts *ao;
+    const char *device, *sizes;
+    bool tests_given, help, build_info;
+    char *msg;
+    size_t len;
+};
+
+/* A whole number in [lo, hi]; -1 with the one wording in msg. */
+static int probe_whole(struct probe_args *a, const struct argv_spec *spec, const char *name,
+                       const char *v, double lo, double hi, const char *what, double *out) {
+    char *end;
+    double x = strtod(v, &end);
+    if (*v && !*end && x == floor(x) && x >= lo && x <= hi) {
+        *out = x;
+        return 0;
+    }
+    argv_error_value(spec, a->msg, a->len, name, what, v);
+    return -1;
+}
+
+/* One option of the command line (kernels/argv.h's visit). */
+static int probe_visit(void *ctx, int i, const char *v) {
+    static const struct argv_spec spec = {probe_options, PROBE_OPT_COUNT, false, false, NULL};
+    struct probe_args *a = ctx;
+    char what[96];
+    double x;
+
+    switch ((enum probe_opt)i) {
+    case PROBE_OPT_HELP:
+        a->help = true;
+        return 1;
+    case PROBE_OPT_BUILD_INFO:
+        a->build_info = true;
+        return 1;
+    case PROBE_OPT_QUICK:
+        a->o->quick = true;
+        return 0;
+    case PROBE_OPT_DEVICE:
+        a->device = v;
+        return 0;
+    case PROBE_OPT_TESTS:
+        if (parse_tests(v, a->o, a->msg, a->len) != 0)
+            return -1;
+        a->tests_given = true;
+        a->ao->explicit_test = a->o->want[PROBE_ALLREDUCE];
+        return 0;
+    case PROBE_OPT_ALLREDUCE:
+        if (!a->tests_given)
+            memset(a->o->want, 0, sizeof a->o->want);
+        a->tests_given = true;
+        a->o->want[PROBE_ALLREDUCE] = a->ao->explicit_test = true;
+        return 0;
+    case PROBE_OPT_SIZES:
+        a->sizes = v;
+        return 0;
+    case PROBE_OPT_DTYPES:
+        return probe_ar_parse_dtypes(v, a->ao->dtype, a->msg, a->len) != 0 ? -1 : 0;
+    case PROBE_OPT_ITERS:
+        snprintf(what, sizeof what, "%d..%d timed samples", PROBE_AR_MIN_ITERS,
+                 PROBE_AR_MAX_ITERS);
+        if (probe_whole(a, &spec, "iters", v, PROBE_AR_MIN_ITERS, PROBE_AR_MAX_ITERS, what, &x))
+            return -1;
+        a->ao->iters = (unsigned)x;
+        return 0;
+    case PROBE_OPT_DEADLINE: {
+        char *end;
+        x = strtod(v, &end);
+        if (!*v || *end || !(x >= 1 && x <= 86400)) {
+            argv_error_value(&spec, a->msg, a->len, "deadline", "1..86400 seconds per collective",
+                             v);
+            return -1;
+        }
+        a->ao->deadline_s = x;
+        return 0;
+    }
+    case PROBE_OPT_THREADS:
+        if (probe_whole(a, &spec, "threads", v, 1, 1024, "a whole number from 1 to 1024", &x))
+            return -1;
+        a->o->threads = (unsigned)x;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 /* Entry point. */
 int main(int argc, char **argv) {
+    static const struct argv_spec spec = {probe_options, PROBE_OPT_COUNT, false, false, NULL};
     struct probe_opts o;
     memset(&o, 0, sizeof o);
     for (int i = 0; i < PROBE_TEST_COUNT; i++)
         o.want[i] = true;
-    const char *device = "cpu";
     char msg[512];
     struct probe_ar_opts ao;
     memset(&ao, 0, sizeof ao);
     ao.dtype[PROBE_AR_FP32] = ao.dtype[PROBE_AR_BF16] = true;
     ao.iters = PROBE_AR_MIN_ITERS;
     ao.deadline_s = PROBE_AR_DEADLINE_S;
-    const char *sizes = NULL;
-    bool tests_given = false;
+    struct probe_args args = {&o, &ao, "cpu", NULL, false, false, false, msg, sizeof msg};
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--build-info") == 0) {
-            build_info();
-            return 0;
-        } else if (strcmp(a, "--quick") == 0) {
-            o.quick = true;
-        } else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
-            device = argv[++i];
-        } else if (strncmp(a, "--device=", 9) == 0) {
-            device = a + 9;
-        } else if ((strcmp(a, "--tests") == 0 && i + 1 < argc) || strncmp(a, "--tests=", 8) == 0) {
-            const char *list = a[7] == '=' ? a + 8 : argv[++i];
-            if (parse_tests(list, &o, msg, sizeof msg) != 0) {
-                emit_error(PROBE_ERR_USAGE, msg);
-                return 2;
-            }
-            tests_given = true;
-            ao.explicit_test = o.want[PROBE_ALLREDUCE];
-        } else if (strcmp(a, "--allreduce") == 0) {
-            if (!tests_given)
-                memset(o.want, 0, sizeof o.want);
-            tests_given = true;
-            o.want[PROBE_ALLREDUCE] = ao.explicit_test = true;
-        } else if ((strcmp(a, "--sizes") == 0 || strcmp(a, "--dtypes") == 0 ||
-                    strcmp(a, "--iters") == 0 || strcmp(a, "--deadline") == 0) &&
-                   i + 1 >= argc) {
-            snprintf(msg, sizeof msg, "%s needs a value (see --help)", a);
-            emit_error(PROBE_ERR_USAGE, msg);
-            return 2;
-        } else if (strcmp(a, "--sizes") == 0) {
-            sizes = argv[++i];
-        } else if (strcmp(a, "--dtypes") == 0) {
-            if (probe_ar_parse_dtypes(argv[++i], ao.dtype, msg, sizeof msg) != 0) {
-                emit_error(PROBE_ERR_USAGE, msg);
-                return 2;
-            }
-        } else if (strcmp(a, "--iters") == 0 || strcmp(a, "--deadline") == 0) {
-            char *end;
-            double v = strtod(argv[++i], &end);
-            bool iters = a[2] == 'i';
-            if (*end || argv[i] == end || (iters && (v < PROBE_AR_MIN_ITERS ||
-                                                     v > PROBE_AR_MAX_ITERS || v != floor(v))) ||
-                (!iters && !(v >= 1 && v <= 86400))) {
-                if (iters)
-                    snprintf(msg, sizeof msg, "--iters expects %d..%d timed samples, found '%s'",
-                             PROBE_AR_MIN_ITERS, PROBE_AR_MAX_ITERS, argv[i]);
-                else
-                    snprintf(msg, sizeof msg,
-                             "--deadline expects 1..86400 seconds per collective, found '%s'",
-                             argv[i]);
-                emit_error(PROBE_ERR_USAGE, msg);
-                return 2;
-            }
-            if (iters)
-                ao.iters = (unsigned)v;
-            else
-                ao.deadline_s = v;
-        } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
-            char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 1024) {
-                emit_error(PROBE_ERR_USAGE, "--threads expects 1..1024");
-                return 2;
-            }
-            o.threads = (unsigned)n;
-        } else {
-            snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", a);
-            emit_error(PROBE_ERR_USAGE, msg);
-            return 2;
-        }
+    /* One scanner and one wording for every command of vramlab and the
+     * probe (kernels/argv.h); a usage error is an error event. */
+    int scan = argv_scan(&spec, argc, argv, probe_visit, &args, msg, sizeof msg);
+    if (args.help) {
+        usage(stdout);
+        return 0;
     }
+    if (args.build_info) {
+        build_info();
+        return 0;
+    }
+    if (scan != 0) {
+        emit_error(PROBE_ERR_USAGE, msg);
+        return 2;
+    }
+    const char *device = args.device, *sizes = args.sizes;
+    bool tests_given = args.tests_given;
 
     const struct probe_backend *be = NULL;
     if (strcmp(device, "cpu") == 0) {
@@ -488,7 +524,9 @@ int main(int argc, char **argv) {
             char *end;
             long n = strtol(device + 5, &end, 10);
             if (*end || n < 0 || n > 255) {
-                emit_error(PROBE_ERR_USAGE, "--device cuda:N expects a device number");
+                argv_error_value(&spec, msg, sizeof msg, "device",
+                                 "cpu, cuda or cuda:N with N from 0 to 255", device);
+                emit_error(PROBE_ERR_USAGE, msg);
                 return 2;
             }
             o.device = (int)n;
@@ -501,7 +539,7 @@ int main(int argc, char **argv) {
         return 4;
 #endif
     } else {
-        snprintf(msg, sizeof msg, "unknown device '%s' (cpu, cuda or cuda:N)", device);
+        argv_error_value(&spec, msg, sizeof msg, "device", "cpu, cuda or cuda:N", device);
         emit_error(PROBE_ERR_USAGE, msg);
         return 2;
     }

@@ -18,7 +18,7 @@ TYPES = {"F32": (0, 1, 4), "F16": (1, 1, 2), "Q8_0": (8, 32, 34), "Q4_K": (12, 2
 
 
 def s(x):
-    b = x.encode()
+    b = x if isinstance(x, bytes) else x.encode()
     return struct.pack("<Q", len(b)) + b
 
 
@@ -102,6 +102,14 @@ def main():
         img, _, _ = build(kvs, ts, offsets=offs)
     elif kind == "outside":
         img, _, _ = build(kvs, ts, data_bytes=100)
+    elif kind == "hostile":
+        # general.name as a file from a hub might carry it: an OSC that
+        # retitles the window, BEL, backspaces, a screen clear, a C1 CSI,
+        # and a byte that is not UTF-8 (issue 27 item 5)
+        name = b"\x1b]0;pwned\x07Tiny\x08\x08\x1b[2J\xc2\x9b31m \xff end"
+        kvs2 = [kv for kv in kvs if b"general.name" not in kv]
+        kvs2.append(kv_str("general.name", name))
+        img, _, _ = build(kvs2, ts)
     elif kind != "q4km":
         sys.exit("unknown kind " + kind)
     with open(path, "wb") as f:

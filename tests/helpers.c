@@ -16,6 +16,7 @@ struct engine_gpu th_h100_sxm(void) {
     set(g.id, sizeof g.id, "h100-sxm");
     set(g.name, sizeof g.name, "H100 SXM");
     g.memory_bytes = 80 * GIB;
+    g.memory_reported_bytes = 79.18 * GIB; /* torch.cuda.mem_get_info (llm-d's vLLM logs) */
     g.bandwidth_bytes_per_s = 3.35e12;
     g.flops[ENGINE_COMPUTE_FP16] = 989e12;
     g.flops[ENGINE_COMPUTE_BF16] = 989e12;

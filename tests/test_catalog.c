@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,60 @@ Test(embedded, default_catalog_loads_cleanly_with_real_names) {
     catalog_free(&c);
 }
 
+/* Entries a and b of size bytes are equal, the pointer at ptr compared by
+ * the string it points to. */
+static void same_entry(const void *a, const void *b, size_t size, size_t ptr, const char *what,
+                       size_t i) {
+    unsigned char x[4096], y[4096];
+    const char *sa, *sb;
+    cr_assert_leq(size, sizeof x);
+    memcpy(x, a, size);
+    memcpy(y, b, size);
+    memcpy(&sa, x + ptr, sizeof sa);
+    memcpy(&sb, y + ptr, sizeof sb);
+    cr_assert_eq(sa == NULL, sb == NULL, "%s %zu", what, i);
+    if (sa)
+        cr_assert_str_eq(sa, sb, "%s %zu", what, i);
+    memset(x + ptr, 0, sizeof sa);
+    memset(y + ptr, 0, sizeof sb);
+    cr_assert(memcmp(x, y, size) == 0, "%s %zu differs from the YAML", what, i);
+}
+
+/* The default catalog from its generated C tables (catalog/tables.h) is the
+ * shipped YAML as the loader reads it, every byte of every entry (a field
+ * the tables lost would show here). */
+Test(embedded, tables_are_the_yaml_loaded) {
+    struct catalog t, y;
+    struct catalog_diag d = {0};
+
+    catalog_init(&t);
+    catalog_init(&y);
+    cr_assert_eq(catalog_load_default(&t, &d), 0, "%s", d.text);
+    for (size_t i = 0; i < catalog_embedded_count; i++)
+        cr_assert_eq(catalog_load_buffer(&y, catalog_embedded_files[i].name,
+                                         catalog_embedded_files[i].text,
+                                         catalog_embedded_files[i].len, &d),
+                     0, "%s", d.text);
+#define SAME(arr, n, type, field)                                                                  \
+    do {                                                                                           \
+        cr_assert_eq(t.n, y.n, #arr);                                                              \
+        for (size_t i = 0; i < t.n; i++)                                                           \
+            same_entry(&t.arr[i], &y.arr[i], sizeof(type), offsetof(type, field), #arr, i);       \
+    } while (0)
+    SAME(gpus, n_gpus, struct engine_gpu, source);
+    SAME(models, n_models, struct engine_model, source);
+    SAME(formats, n_formats, struct engine_format, source);
+    SAME(evidence, n_evidence, struct catalog_evidence, source);
+    SAME(device_names, n_device_names, struct catalog_device_name, name);
+    SAME(cpus, n_cpus, struct catalog_cpu, source);
+    SAME(cpu_names, n_cpu_names, struct catalog_device_name, name);
+    SAME(systems, n_systems, struct catalog_system, source);
+#undef SAME
+    cr_assert_gt(t.n_models, 10);
+    catalog_free(&t);
+    catalog_free(&y);
+}
+
 Test(lookup, normalised_ids_never_substrings) {
     struct catalog c;
     struct catalog_diag d = {0};
@@ -688,4 +743,41 @@ Test(import, printed_entry_loads_back_unchanged) {
         cr_expect_eq(back->bias, m.bias);
         catalog_free(&c);
     }
+}
+
+/* Untrusted text (issue 27 item 5, catalog/text.c): controls and bad UTF-8
+ * become '?', one per character or stray byte; valid UTF-8 stays as it is;
+ * the text never grows. */
+Test(text_clean, controls_become_question_marks) {
+    char s[] = "\x1b]0;t\x07N\x08\x7f\t\n";
+    size_t n = catalog_text_clean(s, strlen(s));
+    cr_expect_str_eq(s, "?]0;t?N????");
+    cr_expect_eq(n, strlen("?]0;t?N????"));
+}
+
+Test(text_clean, utf8_kept_c1_and_invalid_replaced) {
+    /* é (c3 a9), 中 (e4 b8 ad), 😀 (f0 9f 98 80) kept; C1 CSI (c2 9b) one
+     * '?'; a stray continuation byte, an overlong '/' (c0 af), a surrogate
+     * (ed a0 80) and a cut sequence each a '?' per byte. */
+    char s[] = "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80|\xc2\x9b|\x80|\xc0\xaf|\xed\xa0\x80|\xe4\xb8";
+    catalog_text_clean_str(s);
+    cr_expect_str_eq(s, "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80|?|?|??|???|??");
+}
+
+Test(text_clean, property_never_longer_and_always_clean) {
+    /* Every 2-byte string and a sweep of 3-byte ones: the result is no
+     * longer, has no C0/DEL byte, and a second pass changes nothing. */
+    for (unsigned a = 0; a < 256; a++)
+        for (unsigned b = 0; b < 256; b += (a < 0x80 ? 17 : 1)) {
+            char s[4] = {(char)a, (char)b, (char)0xa9, 0}, t[4];
+            size_t n = catalog_text_clean(s, 3);
+            cr_assert_leq(n, 3);
+            for (size_t i = 0; i < n; i++)
+                cr_assert((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] != 0x7f,
+                          "byte %02x left at %zu (from %02x %02x a9)", (unsigned char)s[i], i, a,
+                          b);
+            memcpy(t, s, 4);
+            cr_assert_eq(catalog_text_clean(t, n), n);
+            cr_assert(memcmp(s, t, n) == 0, "not idempotent for %02x %02x", a, b);
+        }
 }

@@ -39,7 +39,7 @@ expect 2 "--layers" plan --hidden 4096 --heads 32 --vocab 32000
 expect 2 "--gpu-bandwidth" plan --gpu-memory 80GiB
 expect 2 "--heads 3 does not divide --hidden 64" plan --layers 2 --hidden 64 --heads 3 --vocab 100
 # ZeRO conventions and offload (issue 12): the combinations that do not exist.
-expect 2 "--memory-convention: expected paper, deepspeed or megatron" plan --mode train \
+expect 2 "--memory-convention: expected paper, deepspeed, megatron or peak" plan --mode train \
     --memory-convention zero
 expect 2 "--offload: expected none, cpu or nvme" plan --mode train --zero 2 --offload gpu
 expect 2 "--offload cpu needs --zero 1, 2 or 3 (found --zero 0)" plan --mode train --offload cpu
@@ -57,7 +57,15 @@ expect 2 "-ngl 33 is --gpu-layers 32" plan --runtime llama.cpp --gpu-layers 33
 expect 2 "--gpu-memory-utilization" plan --runtime vllm --gpu-memory-utilization 1.5
 expect 2 "--gpu-memory-utilization" plan --runtime vllm --gpu-memory-utilization 0
 expect 2 "--block-size" plan --runtime vllm --block-size 0
-expect 2 "--runtime: expected plain, vllm, llama.cpp or ollama" plan --runtime tgi
+expect 2 "--runtime: expected plain, vllm[@VERSION], llama.cpp, ollama" plan --runtime tgi
+expect 2 "--runtime: no profile for 'vllm@0.10.1.1'" plan --runtime vllm@0.10.1.1
+expect 2 "--runtime: no profile for 'llama.cpp@1.0'" plan --runtime llama.cpp@1.0
+expect 2 "--mem-fraction-static" plan --runtime sglang --mem-fraction-static 1.2
+expect 2 "--free-gpu-memory-fraction" plan --runtime trtllm --free-gpu-memory-fraction abc
+expect 2 "are the same setting of three runtimes" plan --runtime vllm \
+    --gpu-memory-utilization 0.9 --mem-fraction-static 0.8
+expect 2 "--cuda-graph-memory" plan --runtime vllm@0.21 --cuda-graph-memory 0
+expect 2 "--request-rate: expected a number from 0 to 1e+09, found '-1'" plan --request-rate -1
 expect 2 "--flash-attention" plan --runtime llama.cpp --flash-attention maybe
 expect 2 "--fit" plan --runtime llama.cpp --fit=sometimes
 expect 2 "--n-cpu-moe needs a mixture-of-experts" plan --n-cpu-moe 4
@@ -65,7 +73,8 @@ expect 2 "--host-bandwidth" plan --host-bandwidth 0
 expect 2 "--host-cpu: unknown CPU" plan --host-cpu epyc-9655
 expect 2 "--concurrency 4 and --batch 2" plan --concurrency 4 --batch 2
 expect 2 "--max-concurrency finds the batch itself" plan --max-concurrency --batch 2
-expect 2 "vLLM does not offload layers" plan --runtime vllm --gpu-layers 10
+expect 2 "vllm does not offload layers" plan --runtime vllm --gpu-layers 10
+expect 2 "sglang does not offload layers" plan --runtime sglang --gpu-layers 10
 expect 2 "--rank: expected throughput, latency or memory" search --gpus 8 --rank fastest
 expect 2 "--gpu-layers 1 is fewer than the --pp 2" plan --pp 2 --gpu-layers 1
 expect 2 "--kv-heads 3 does not divide --heads 4" plan --layers 2 --hidden 64 --heads 4 \
@@ -96,7 +105,7 @@ expect 2 "--ep 8 does not divide --dp 4" plan --model mixtral-8x7b --mode train 
 expect 2 "--ep 2 needs a mixture-of-experts model: llama-3.1-8b" \
     plan --model llama-3.1-8b --mode train --dp 2 --ep 2
 expect 2 "--ep 8 applies to training" plan --model mixtral-8x7b --dp 8 --ep 8
-expect 2 "--ep: expected a positive integer" plan --model mixtral-8x7b --mode train --ep 0
+expect 2 "--ep: expected a whole number from 1 to 65536, found '0'" plan --model mixtral-8x7b --mode train --ep 0
 # Full recompute's method and layers (Megatron-LM's flags).
 expect 2 "--recompute-num-layers applies to full recompute" \
     plan --mode train --recompute selective --recompute-num-layers 4
@@ -138,6 +147,58 @@ if [ -w /dev/full ]; then
         "$VRAMLAB" $args > /dev/full 2> "$TMP/err"
         check_eq "vramlab $args > /dev/full exit" "$?" 1
     done
+fi
+
+# One scanner, one wording (issue 23): every command, the explorer and the
+# probe word an unknown option, a missing value and a bad value alike.
+same() {
+    name=$1 want=$2
+    shift 2
+    run "$@"
+    check_eq "$name exit" "$rc" 2
+    check_eq "$name message" "$(cat "$TMP/err")" "$want"
+}
+for cmd in plan search measure quantize catalog import; do
+    same "$cmd --bogus" "vramlab: unknown option '--bogus' (see --help)" "$cmd" --bogus
+done
+same "explorer --bogus" "vramlab: unknown option '--bogus' (see --help)" --bogus
+same "plan --modle" "vramlab: unknown option '--modle'; did you mean --mode, --model?" plan --modle
+same "catalog --jsno" "vramlab: unknown option '--jsno'; did you mean --json?" catalog gpus --jsno
+same "quantize --bist" "vramlab: unknown option '--bist'; did you mean --bits?" quantize --bist 4
+same "plan --model" "vramlab: --model needs a value (ID)" plan --model
+same "measure --tests" "vramlab: --tests needs a value (LIST)" measure --tests
+same "quantize --bits" "vramlab: --bits needs a value (2..8)" quantize --bits
+same "catalog --units" "vramlab: --units needs a value (U)" catalog gpus --units
+same "plan --json=yes" "vramlab: --json takes no value" plan --json=yes
+same "measure --json=1" "vramlab: --json takes no value" measure --json=1
+same "plan --gpus 0" "vramlab: --gpus: expected a whole number from 1 to 16777216, found '0'" \
+    plan --gpus 0
+same "plan --zero 4" "vramlab: --zero: expected a whole number from 0 to 3, found '4'" plan --zero 4
+same "quantize --bits 9" "vramlab: --bits: expected a whole number from 2 to 8, found '9'" \
+    quantize --bits 9 x.safetensors
+same "catalog --units tb" "vramlab: --units: expected gb or gib, found 'tb'" catalog gpus --units tb
+same "plan --units tb" "vramlab: --units: expected gb or gib, found 'tb'" plan --units tb
+same "catalog word" "vramlab: unexpected argument 'models' (see --help)" catalog gpus models
+same "import word" "vramlab: unexpected argument 'b' (see --help)" import a b
+same "plan word" "vramlab: unexpected argument 'llama' (see --help)" plan llama
+PROBE=$top_builddir/vramlab-probe
+probe_same() {
+    name=$1 want=$2
+    shift 2
+    "$PROBE" "$@" > "$TMP/out" 2> "$TMP/err"
+    check_eq "probe $name exit" "$?" 2
+    check_eq "probe $name event" "$(cat "$TMP/out")" \
+        "{\"event\":\"error\",\"message\":\"$want\",\"code\":\"usage\"}"
+}
+if [ -x "$PROBE" ]; then
+    probe_same "--bogus" "unknown option '--bogus' (see --help)" --bogus
+    probe_same "--qiuck" "unknown option '--qiuck'; did you mean --quick?" --qiuck
+    probe_same "--threads" "--threads needs a value (N)" --threads
+    probe_same "--quick=1" "--quick takes no value" --quick=1
+    probe_same "--threads 0" "--threads: expected a whole number from 1 to 1024, found '0'" --threads 0
+    probe_same "word" "unexpected argument 'x' (see --help)" x
+else
+    fail "$PROBE not built"
 fi
 
 # Help and version succeed on stdout.

@@ -74,13 +74,17 @@ warns "--lora-rank has no effect outside --mode lora or qlora" --lora-rank 8
 warns "--lora-rank has no effect outside --mode lora or qlora" --mode train --lora-rank 8
 warns "--sequence-parallel has no effect with TP 1" --sequence-parallel
 warns "--interleave has no effect without a training pipeline" --interleave 2
-warns "--format has no effect in full training" --mode train --format fp8
+warns "--format has no effect in full training" --mode train --format int8
+warns "--moe-imbalance has no effect without expert parallelism" --mode train --moe-imbalance 1.5
 # ... and not when they do have one.
 run plan --mode lora --lora-rank 8 --json
 check_eq "LoRA with a rank: exit" "$rc" 0
 if grep -q "has no effect" "$TMP/out"; then fail "LoRA with a rank warned: $(grep 'no effect' "$TMP/out")"; else pass; fi
 run plan --model llama-3.1-70b --gpus 2 --tp 2 --sequence-parallel --json
 if grep -q "sequence-parallel has no effect" "$TMP/out"; then fail "TP 2 --sequence-parallel warned"; else pass; fi
+# FP8 training (issue 25): --format fp8 in --mode train runs the GEMMs in FP8.
+run plan --mode train --format fp8 --json
+if grep -q "format has no effect" "$TMP/out"; then fail "train --format fp8 warned"; else pass; fi
 # The search command warns too.
 run search --gpus 8 --lora-rank 8
 check_eq "search --lora-rank exit" "$rc" 0

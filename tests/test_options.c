@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "kernels/argv.h"
 #include "tui/commands.h"
 
 static struct catalog cat;
@@ -169,10 +170,10 @@ Test(options, custom_gpu_needs_three_figures) {
 Test(options, closest_names_rank_by_distance) {
     static const char *const names[] = {"plan", "search", "measure", "catalog"};
     const char *out[3];
-    size_t n = options_closest("plna", names, 4, out, 3);
+    size_t n = argv_closest("plna", names, 4, out, 3);
     cr_assert_geq(n, 1);
     cr_expect_str_eq(out[0], "plan");
-    n = options_closest("zzzzzzzz", names, 4, out, 3);
+    n = argv_closest("zzzzzzzz", names, 4, out, 3);
     cr_expect_eq(n, 0);
 }
 

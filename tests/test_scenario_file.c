@@ -224,6 +224,9 @@ static void expect_same_options(const struct options *a, const struct options *b
     EQ_U(x->recipe, y->recipe, "recipe");
     EQ_U(x->lora_rank, y->lora_rank, "lora_rank");
     EQ_U(x->serving.runtime, y->serving.runtime, "runtime");
+    EQ_U(x->serving.runtime_version, y->serving.runtime_version, "runtime_version");
+    EQ_D(x->serving.cuda_graph_bytes, y->serving.cuda_graph_bytes, "cuda_graph_bytes");
+    EQ_D(x->serving.request_rate, y->serving.request_rate, "request_rate");
     EQ_D(x->serving.gpu_memory_utilization, y->serving.gpu_memory_utilization, "utilization");
     EQ_U(x->serving.block_size, y->serving.block_size, "block_size");
     EQ_U(x->serving.max_num_batched_tokens, y->serving.max_num_batched_tokens, "batched");
@@ -428,6 +431,36 @@ Test(scenario_file, round_trip_serving) {
     round_trip("llamacpp", llama);
 }
 
+/* A runtime's release and its own memory fraction survive a save (issue
+ * 25): the fraction is written under the key of the scenario's runtime,
+ * which is also the only one read back without a note. */
+Test(scenario_file, round_trip_runtime_profiles_and_fractions) {
+    static const char *const vllm21[] = {"--runtime", "vllm@0.21", "--cuda-graph-memory",
+                                         "1.5GiB", "--request-rate", "2.5", NULL};
+    static const char *const sglang[] = {"--runtime", "sglang", "--mem-fraction-static", "0.8",
+                                         NULL};
+    static const char *const trtllm[] = {"--runtime", "trtllm@1.0",
+                                         "--free-gpu-memory-fraction", "0.85", NULL};
+    char path[512], text[4096];
+    round_trip("vllm21", vllm21);
+    round_trip("sglang", sglang);
+    round_trip("trtllm", trtllm);
+    snprintf(path, sizeof(path), "%s/vllm21.yaml", dir);
+    cr_assert_gt(slurp(path, text, sizeof(text)), 0);
+    cr_expect_not_null(strstr(text, "\nruntime: vllm@0.21\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "\ncuda-graph-memory: 1.5 GiB\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "\nrequest-rate: 2.5\n"), "%s", text);
+    cr_expect_null(strstr(text, "gpu-memory-utilization"), "%s", text);
+    snprintf(path, sizeof(path), "%s/sglang.yaml", dir);
+    cr_assert_gt(slurp(path, text, sizeof(text)), 0);
+    cr_expect_not_null(strstr(text, "\nmem-fraction-static: 0.8\n"), "%s", text);
+    cr_expect_null(strstr(text, "gpu-memory-utilization"), "%s", text);
+    snprintf(path, sizeof(path), "%s/trtllm.yaml", dir);
+    cr_assert_gt(slurp(path, text, sizeof(text)), 0);
+    cr_expect_not_null(strstr(text, "\nruntime: trtllm@1.0\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "\nfree-gpu-memory-fraction: 0.85\n"), "%s", text);
+}
+
 Test(scenario_file, round_trip_custom_architecture_and_gpu) {
     round_trip("custom", args_custom);
 }
@@ -617,7 +650,7 @@ Test(scenario_file, broken_files_have_exact_messages) {
                                              "mode, model?\n"
                                              "    modle: llama-3.1-8b\n"
                                              "    ^\n");
-    expect_fixture_error("bad_count.yaml", ":3:7: gpus: expected a positive integer up to "
+    expect_fixture_error("bad_count.yaml", ":3:7: gpus: expected a whole number from 1 to "
                                            "16777216, found 'two'\n"
                                            "    gpus: two\n"
                                            "          ^\n");

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/theories.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/helpers.h"
@@ -89,6 +90,13 @@ Test(prefill, tp_allreduce_as_llm_analysis) {
               e.serving.prefill_comm_s, want);
     /* The prefill is compute plus that communication (one step, p = 1). */
     cr_assert(close_rel(e.prefill_seconds, e.serving.prefill_compute_s + want, 1e-6));
+    /* prefill.allreduce_seconds is that TP part (no PP here: all of it);
+     * at TP 1 there is none. */
+    cr_assert(close_rel(e.serving.prefill_allreduce_s, want, 1e-6));
+    sc.gpus = sc.tp = 1;
+    sc.gpu.memory_bytes = 400 * GIB;
+    e = est(&sc);
+    cr_assert_eq(e.serving.prefill_allreduce_s, 0);
 }
 
 /* PP hands each step's activations to the next stage: one prompt on p
@@ -152,18 +160,21 @@ Test(serving, ttft_and_tpot) {
 
 /* ---- vLLM -------------------------------------------------------------- */
 
-/* vLLM 0.10.1.1's start-up arithmetic on Llama 3.1 8B BF16, one H100
- * (80 GiB, so the `vllm serve` defaults are 8192 tokens and 1024 sequences
- * per step), max_model_len 32768, by hand:
- *  requested = 0.9 x 85,899,345,920 = 77,309,411,328 B;
- *  weights 2 x 8,030,261,248 = 16,060,522,496 B;
- *  profiling run: forward 8192 x 2 x (2 x 4096 + 3 x 14336) = 838,860,800 B,
- *    sampler 1024 x 128,256 x 4 x 2 = 1,050,673,152 B: peak 1,050,673,152 B;
- *  non-torch memory (--reserve) 1e9 B;
- *  available = 59,198,215,680 B;
+/* vLLM 0.11's start-up arithmetic on Llama 3.1 8B BF16, one H100 (79.18
+ * GiB as CUDA reports it, so the `vllm serve` defaults are 8192 tokens
+ * and 1024 sequences per step), max_model_len 32768, by hand:
+ *  requested = 0.9 x 79.18 GiB = 76,516,989,861.9 B;
+ *  weights 2 x 8,030,261,248 + the cos/sin cache 131,072 x 128 x 2 =
+ *    16,094,076,928 B;
+ *  profile run: forward 8192 x 2 x (2 x 4096 + 3 x 14336) = 838,860,800 B;
+ *    sampler 2 x 8192 x 4096 + 4 x 1024 x 4096 + 38 x 1024 x 128,256 =
+ *    5,074,583,552 B; peak that + cuBLAS 32 MiB + cuBLASLt 1 MiB =
+ *    5,109,186,560 B;
+ *  non-torch memory 0.13 GiB = 139,586,437.12 B;
+ *  available = 55,174,139,936.8 B (51.38 GiB);
  *  page = 2 x 16 x 8 x 128 x 2 = 65,536 B per layer, x 32 layers = 2 MiB;
- *  blocks = floor(59,198,215,680 / 2,097,152) = 28,227; tokens 451,632;
- *  concurrency at 32768 = 28,227 / 2048 = 13.78x. */
+ *  blocks = floor(55,174,139,936.8 / 2,097,152) = 26,309; tokens 420,944;
+ *  concurrency at 32768 = 26,309 / 2048 = 12.85x. */
 Test(vllm, blocks_and_concurrency_by_hand) {
     struct engine_scenario sc = th_scenario(th_llama31_8b());
     sc.serving.runtime = ENGINE_RUNTIME_VLLM;
@@ -171,16 +182,152 @@ Test(vllm, blocks_and_concurrency_by_hand) {
     struct engine_estimate e = est(&sc);
     cr_assert_eq(engine_vllm_max_num_batched_tokens(&sc), 8192);
     cr_assert_eq(engine_vllm_max_num_seqs(&sc), 1024);
-    cr_assert(close_rel(e.serving.activation_peak_bytes, 1050673152.0, 1e-12), "%.0f",
+    cr_assert(close_rel(e.memory.weights, 16094076928.0, 1e-12), "%.0f", e.memory.weights);
+    cr_assert(close_rel(e.serving.sampler_peak_bytes, 5074583552.0, 1e-12));
+    cr_assert(close_rel(e.serving.forward_peak_bytes, 838860800.0, 1e-12));
+    cr_assert(close_rel(e.serving.activation_peak_bytes, 5109186560.0, 1e-12), "%.0f",
               e.serving.activation_peak_bytes);
-    cr_assert(close_rel(e.serving.available_kv_bytes, 59198215680.0, 1e-9), "%.0f",
+    cr_assert(close_rel(e.serving.non_torch_bytes, 0.13 * GIB, 1e-12));
+    cr_assert(close_rel(e.serving.available_kv_bytes, 55174139936.768, 1e-9), "%.0f",
               e.serving.available_kv_bytes);
-    cr_assert_eq(e.serving.kv_blocks, 28227);
-    cr_assert_eq(e.serving.kv_tokens, 451632);
-    cr_assert(close_rel(e.serving.max_concurrency, 28227.0 / 2048, 1e-12));
+    cr_assert_eq(e.serving.kv_blocks, 26309);
+    cr_assert_eq(e.serving.kv_tokens, 420944);
+    cr_assert(close_rel(e.serving.max_concurrency, 26309.0 / 2048, 1e-12));
     cr_assert_eq(e.serving.max_model_len_that_fits, 32768);
-    /* The reserve is what utilisation leaves: 0.1 x 80 GiB. */
-    cr_assert(close_rel(e.memory.reserve, 0.1 * 80 * GIB, 1e-12));
+    cr_assert_eq(e.serving.runtime_refuses, 0);
+    /* The reserve is what the request leaves of the data sheet's 80 GiB. */
+    cr_assert(close_rel(e.memory.reserve, 80 * GIB - 0.9 * 79.18 * GIB, 1e-12));
+    /* 0.11 captures its CUDA graphs after the KV cache: not counted. */
+    cr_assert(isnan(e.serving.cuda_graph_bytes));
+}
+
+/* vLLM 0.21 raises the default utilisation to 0.92 and counts its CUDA
+ * graphs before the KV cache (PR #38284): with the log's estimate given,
+ * available = 0.92 x total - the same weights, peak, non-torch - graphs. */
+Test(vllm, release_0_21_counts_cuda_graphs) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.context = 32768;
+    struct engine_estimate old = est(&sc);
+    sc.serving.runtime_version = 21;
+    sc.serving.cuda_graph_bytes = 1.58 * GIB;
+    struct engine_estimate e = est(&sc);
+    cr_assert(close_rel(e.serving.requested_bytes, 0.92 * 79.18 * GIB, 1e-12));
+    double want = old.serving.available_kv_bytes + 0.02 * 79.18 * GIB - 1.58 * GIB;
+    cr_assert(close_rel(e.serving.available_kv_bytes, want, 1e-9), "%.0f vs %.0f",
+              e.serving.available_kv_bytes, want);
+    /* vramlab's own estimate: 0.25 GiB + 15 MiB a graph; 51 piecewise and
+     * 51 full graphs at max_num_seqs 1024 (sizes to 512). */
+    sc.serving.cuda_graph_bytes = 0;
+    e = est(&sc);
+    cr_assert(close_rel(e.serving.cuda_graph_bytes, 0.25 * GIB + 102 * 15 * MIB, 1e-12), "%.0f",
+              e.serving.cuda_graph_bytes);
+    char buf[64];
+    engine_runtime_profile_name(&sc.serving, buf, sizeof buf);
+    cr_assert_str_eq(buf, "vLLM 0.21");
+}
+
+/* NAME@VERSION picks a profile: the rules changed at vLLM 0.11 and 0.21;
+ * versions without a profile are refused, not rounded. */
+Test(vllm, runtime_versions_parse) {
+    enum engine_runtime r;
+    uint32_t v;
+    cr_assert_eq(engine_runtime_spec_parse("vllm", &r, &v), 0);
+    cr_assert_eq(r, ENGINE_RUNTIME_VLLM);
+    cr_assert_eq(v, 0);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.11", &r, &v), 0);
+    cr_assert_eq(v, 11);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.15.1", &r, &v), 0);
+    cr_assert_eq(v, 11);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.21.0", &r, &v), 0);
+    cr_assert_eq(v, 21);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@1.2", &r, &v), 0);
+    cr_assert_eq(v, 21);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@0.10.1.1", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("vllm@x", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("llama.cpp@1.0", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("tensorrt-llm@1.0.0", &r, &v), 0);
+    cr_assert_eq(r, ENGINE_RUNTIME_TRTLLM);
+    cr_assert_eq(engine_runtime_spec_parse("trtllm@0.20", &r, &v), -2);
+    cr_assert_eq(engine_runtime_spec_parse("sglang@0.5.4", &r, &v), 0);
+    cr_assert_eq(engine_runtime_spec_parse("nope", &r, &v), -1);
+    cr_assert_eq(engine_runtime_spec_parse("@0.11", &r, &v), -1);
+}
+
+/* SGLang's default mem_fraction_static (server_args.py after PR #10975):
+ * an H100 as CUDA reports it, 81,080 MiB: chunked_prefill_size 8192,
+ * cuda_graph_max_bs 256 at TP 1: reserved = 512 + 12,288 + 512 + 128 =
+ * 13,440 MiB (above the 10 GiB floor), fraction round(67,640 / 81,080,
+ * 3) = 0.834; the pool is 0.834 x (79.18 - 0.61 context) GiB - weights. */
+Test(sglang, mem_fraction_static_by_hand) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_SGLANG;
+    sc.context = 16384;
+    double mib = 79.18 * 1024, reserved = 512 + 8192 * 1.5 + 256 * 2 + 1024.0 / 8;
+    double frac = round((mib - reserved) / mib * 1000) / 1000;
+    cr_assert(close_rel(engine_runtime_memory_fraction(&sc), frac, 1e-12));
+    cr_assert(close_rel(frac, 0.834, 1e-12));
+    struct engine_estimate e = est(&sc);
+    double want = frac * (79.18 - 0.61) * GIB - 8030261248.0 * 2;
+    cr_assert(close_rel(e.serving.available_kv_bytes, want, 1e-9), "%.0f vs %.0f",
+              e.serving.available_kv_bytes, want);
+    /* One token a slot: the pool holds available / (32 x 4,096 B) tokens. */
+    cr_assert_eq(e.serving.kv_tokens, floor(want / 131072.0));
+    /* TP 4 raises the reserve by 1024 x 4 / 8 MiB and the graph batch to 512. */
+    sc.gpus = sc.tp = 4;
+    double r4 = 512 + 8192 * 1.5 + 512 * 2 + 1024 * 4 / 8.0;
+    cr_assert(close_rel(engine_runtime_memory_fraction(&sc),
+                        round((mib - r4) / mib * 1000) / 1000, 1e-12));
+}
+
+/* TensorRT-LLM's PyTorch flow (_util.py _cal_max_memory): KV = 0.9 x (total
+ * - weights - the profiled forward - what is held outside torch). */
+Test(trtllm, free_fraction_of_what_is_left) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_TRTLLM;
+    sc.context = 16384;
+    struct engine_estimate e = est(&sc);
+    double peak = e.serving.forward_peak_bytes + e.serving.cublas_workspace_bytes;
+    cr_assert(close_rel(e.serving.forward_peak_bytes, 838860800.0, 1e-12));
+    double want = 0.9 * (79.18 * GIB - 8030261248.0 * 2 - peak - 0.61 * GIB);
+    cr_assert(close_rel(e.serving.available_kv_bytes, want, 1e-9), "%.0f vs %.0f",
+              e.serving.available_kv_bytes, want);
+    cr_assert_eq(fmod(e.serving.kv_tokens, 32), 0); /* blocks of 32 tokens */
+    cr_assert(isnan(e.serving.sampler_peak_bytes) || e.serving.sampler_peak_bytes == 0);
+}
+
+/* Each runtime refuses as it would: vLLM without room for one request of
+ * max_model_len names the longest that fits and its own advice; with no
+ * room at all, the other message. */
+Test(vllm, refusal_is_said_with_the_advice) {
+    struct engine_scenario sc = th_scenario(th_llama31_70b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.weight_format = th_format("fp8", 8, 0, 0);
+    sc.weight_format.compute = ENGINE_COMPUTE_FP8;
+    sc.serving.keep_embeddings_16bit = true; /* as RedHatAI's FP8-dynamic checkpoint */
+    sc.context = 16000;
+    sc.serving.block_size = 128;
+    struct engine_estimate e;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.serving.runtime_refuses, 1);
+    cr_assert(e.warnings & ENGINE_WARN_RUNTIME_REFUSES);
+    char buf[512];
+    engine_warning_text(&sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
+    cr_assert(strstr(buf, "No available memory for the cache blocks"), "%s", buf);
+    /* 8B at 131,072 tokens on a 24 GiB GPU: weights fit, one request not. */
+    sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.context = 131072;
+    sc.gpu.memory_bytes = 24 * GIB;
+    sc.gpu.memory_reported_bytes = 0;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.serving.runtime_refuses, 1);
+    engine_warning_text(&sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
+    char longest[32];
+    snprintf(longest, sizeof longest, "is %.0f;", e.serving.max_model_len_that_fits);
+    cr_assert(strstr(buf, "decreasing `max_model_len`") && strstr(buf, longest), "%s", buf);
+    cr_assert_lt(e.serving.max_model_len_that_fits, 131072);
+    cr_assert_gt(e.serving.max_model_len_that_fits, 0);
 }
 
 /* When one request of max_model_len does not fit, vLLM refuses to start
@@ -207,8 +354,8 @@ Test(vllm, seed_003_more_concurrency_ooms) {
     sc.context = 32768;
     struct engine_estimate e = est(&sc);
     cr_assert(e.fits);
-    unsigned most = (unsigned)floor(e.serving.max_concurrency); /* 13 */
-    cr_assert_eq(most, 13);
+    unsigned most = (unsigned)floor(e.serving.max_concurrency); /* 12 */
+    cr_assert_eq(most, 12);
     sc.batch = most;
     struct engine_estimate at = est(&sc);
     cr_assert(at.fits);
@@ -246,9 +393,20 @@ Test(vllm, bad_settings_are_invalid) {
     sc.serving.gpu_memory_utilization = 1.2;
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_SERVING);
-    sc.serving.gpu_memory_utilization = 0;
+    sc.serving.gpu_memory_utilization = -0.1;
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.gpu_memory_utilization = 0; /* the runtime's default */
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    sc.serving.cuda_graph_bytes = -1;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.cuda_graph_bytes = 0;
+    sc.serving.request_rate = NAN;
+    engine_estimate(&sc, &e);
+    cr_assert(e.invalid & ENGINE_INVALID_SERVING);
+    sc.serving.request_rate = 0;
     sc.serving.gpu_memory_utilization = 0.9;
     sc.serving.block_size = 0;
     engine_estimate(&sc, &e);
@@ -594,4 +752,205 @@ Test(serving_props, serving_keys_explained) {
                          x.key, engine_runtime_name((enum engine_runtime)rt));
         }
     }
+}
+
+/* ---- llama.cpp's mixed GGUF types (engine/gguf_mix.c) ------------------ */
+
+#define Q4K (144.0 / 256) /* bytes per weight, ggml-common.h block_q4_K */
+#define Q5K (176.0 / 256)
+#define Q6K (210.0 / 256)
+#define Q50 (22.0 / 32)
+
+/* Bytes of a mixed model: its layers, embedding and head. */
+static double mix_bytes(const struct engine_model *m) {
+    double b = m->file_embed_bytes + m->file_head_bytes;
+    for (uint32_t i = 0; i < m->layers; i++)
+        b += m->file_layer_bytes[i];
+    return b;
+}
+
+/* Llama 3.1 8B Q4_K_M by hand from llama-quant.cpp's rules: Q4_K
+ * everywhere, but the output Q6_K and attn_v and ffn_down Q6_K in the 16
+ * layers use_more_bits(i, 32) picks (0-3, 28-31 and 6, 9, ..., 27); norms
+ * F32. */
+Test(gguf_mix, llama31_8b_q4_k_m_by_hand) {
+    struct engine_model m = th_llama31_8b(), q;
+    cr_assert(engine_gguf_mix_model(&m, ENGINE_MIX_Q4_K_M, &q));
+    double h = 4096, kv = 1024, f = 14336, V = 128256;
+    double rest = (2 * h * h + kv * h + 2 * f * h) * Q4K + 2 * h * 4; /* q o k gate up, norms */
+    double vd = kv * h + h * f;                                       /* attn_v + ffn_down */
+    double want = 32 * rest + 16 * vd * Q6K + 16 * vd * Q4K + V * h * Q4K + V * h * Q6K + h * 4;
+    cr_assert(close_rel(mix_bytes(&q), want, 1e-12), "%.10g vs %.10g", mix_bytes(&q), want);
+    cr_assert(close_rel(q.file_layer_bytes[6] - q.file_layer_bytes[5], vd * (Q6K - Q4K), 1e-12));
+    cr_assert(close_rel(q.file_layer_bytes[4], q.file_layer_bytes[5], 1e-12));
+    /* llama-bench prints the tensors' size of the real file: "| llama 8B
+     * Q4_K - Medium |   4.58 GiB |     8.03 B |" (rounded to 0.01 GiB). */
+    cr_assert(fabs(want / GIB - 4.58) <= 0.005, "%.10g", want / GIB);
+}
+
+/* A tied embedding is the output: Q6_K, and the head holds the norm. */
+Test(gguf_mix, tied_embedding_is_the_output) {
+    struct engine_model m = th_llama31_8b(), q;
+    m.tied = true;
+    cr_assert(engine_gguf_mix_model(&m, ENGINE_MIX_Q4_K_M, &q));
+    cr_assert(close_rel(q.file_embed_bytes, 128256.0 * 4096 * Q6K, 1e-12));
+    cr_assert(close_rel(q.file_head_bytes, 4096 * 4.0, 1e-12));
+}
+
+/* A k-quant needs rows of a multiple of 256: an FFN of 1000 keeps its
+ * gate and up (rows of h) in Q4_K, its down falls back to Q5_0. */
+Test(gguf_mix, short_rows_fall_back) {
+    struct engine_model m = th_llama31_8b(), q;
+    m.ffn = 1000;
+    cr_assert(engine_gguf_mix_model(&m, ENGINE_MIX_Q4_K_S, &q));
+    double h = 4096, kv = 1024;
+    /* Q4_K_S: attn_v Q5_K in the first 4 layers, ffn_down Q5_K (-> Q5_1)
+     * in the first n/8; layer 10 is plain. */
+    double want = (2 * h * h + 2 * kv * h + 2 * 1000 * h) * Q4K + h * 1000 * Q50 + 2 * h * 4;
+    cr_assert(close_rel(q.file_layer_bytes[10], want, 1e-12), "%.10g", q.file_layer_bytes[10]);
+}
+
+/* The 70B rule: 80 layers raise attn_v's Q4_K to Q5_K; a 79-layer model
+ * does not (layer 10 is not picked by use_more_bits in either). */
+Test(gguf_mix, seventy_b_attn_v) {
+    struct engine_model m = th_llama31_70b(), q80, q79;
+    cr_assert(engine_gguf_mix_model(&m, ENGINE_MIX_Q4_K_M, &q80));
+    m.layers = 79;
+    cr_assert(engine_gguf_mix_model(&m, ENGINE_MIX_Q4_K_M, &q79));
+    double v = 1024.0 * 8192;
+    cr_assert(close_rel(q80.file_layer_bytes[10] - q79.file_layer_bytes[10], v * (Q5K - Q4K),
+                        1e-9));
+}
+
+TheoryDataPoints(gguf_mix, mixes_grow_in_order) = {DataPoints(int, 0, 1, 2, 3, 4)};
+
+/* Every mix is larger than the one before it, and between its base type's
+ * bits and 0.6 bits more (k-quants: Q2_K 2.625 ... Q5_K 5.5). */
+Theory((int mi), gguf_mix, mixes_grow_in_order) {
+    struct engine_model m = mi == 0   ? th_llama31_8b()
+                            : mi == 1 ? th_mixtral_8x7b()
+                            : mi == 2 ? th_llama31_70b()
+                            : mi == 3 ? th_qwen25_7b()
+                                      : th_deepseek_v3();
+    static const double base[] = {0, 2.625, 3.4375, 3.4375, 3.4375, 4.5, 4.5, 5.5, 5.5};
+    double prev = 0;
+    for (int x = ENGINE_MIX_Q2_K; x < ENGINE_MIX_COUNT; x++) {
+        struct engine_model q;
+        cr_assert(engine_gguf_mix_model(&m, (enum engine_gguf_mix)x, &q));
+        double b = mix_bytes(&q), bpw = 8 * b / q.file_params;
+        cr_assert_gt(b, prev, "%s", engine_gguf_mix_name((enum engine_gguf_mix)x));
+        cr_assert(bpw >= base[x] && bpw <= base[x] + 1.3, "%s %s: %.3g bits",
+                  m.id, engine_gguf_mix_name((enum engine_gguf_mix)x), bpw);
+        prev = b;
+    }
+}
+
+/* ---- steady state and batch 1 (issue 25 item 6) ------------------------ */
+
+/* The steady state holds on average P + (O + 1) / 2 tokens a sequence: it
+ * fits more sequences than the full-context peak, never more than
+ * max_num_seqs; under a request rate below saturation the requests done
+ * per second equal the rate (Little's law) and the throughput is lower. */
+Test(steady, workload_concurrency_and_little) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    sc.context = 2048 + 128;
+    sc.prompt = 128;
+    struct engine_estimate sat = est(&sc);
+    double avg = 128 + (2048 + 1) / 2.0;
+    cr_assert(close_rel(sat.serving.steady_context, avg, 1e-12));
+    cr_assert_geq(sat.serving.steady_concurrency, 1);
+    cr_assert_leq(sat.serving.steady_concurrency, engine_vllm_max_num_seqs(&sc));
+    cr_assert_geq(sat.serving.steady_concurrency, sat.serving.max_concurrency);
+    cr_assert(close_rel(sat.serving.steady_request_rate, sat.serving.steady_tokens_per_s / 2048,
+                        1e-12));
+    double prev_tok = 0;
+    for (double r = 0.5; r < sat.serving.steady_request_rate; r *= 2) {
+        sc.serving.request_rate = r;
+        struct engine_estimate e = est(&sc);
+        cr_assert(close_rel(e.serving.steady_request_rate, r, 1e-6), "rate %g: %g", r,
+                  e.serving.steady_request_rate);
+        cr_assert_lt(e.serving.steady_concurrency, sat.serving.steady_concurrency);
+        cr_assert_gt(e.serving.steady_tokens_per_s, prev_tok);
+        prev_tok = e.serving.steady_tokens_per_s;
+    }
+    /* Past saturation the rate changes nothing. */
+    sc.serving.request_rate = 1e6;
+    struct engine_estimate over = est(&sc);
+    cr_assert(close_rel(over.serving.steady_tokens_per_s, sat.serving.steady_tokens_per_s, 1e-12));
+}
+
+TheoryDataPoints(steady, longer_prompts_fewer_sequences) = {DataPoints(int, 0, 1, 4, 5)};
+
+/* At a fixed context a longer prompt means more KV a sequence: never more
+ * sequences at once (vLLM, SGLang, TRT-LLM, plain). */
+Theory((int rt), steady, longer_prompts_fewer_sequences) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.serving.runtime = (enum engine_runtime)rt;
+    sc.context = 8192;
+    double prev = INFINITY;
+    for (unsigned p = 128; p < 8192; p *= 2) {
+        sc.prompt = p;
+        struct engine_estimate e = est(&sc);
+        cr_assert_leq(e.serving.steady_concurrency, prev, "%s prompt %u",
+                      engine_runtime_name(sc.serving.runtime), p);
+        prev = e.serving.steady_concurrency;
+    }
+}
+
+/* Batch 1 as run: the bandwidth ceiling's time plus a fixed cost a token,
+ * so never faster than the ceiling; llama.cpp samples on the CPU (13.6 ns
+ * a vocabulary entry), vLLM on the GPU; the kernels' cost grows with the
+ * layers. */
+Test(batch1, fixed_cost_below_the_ceiling) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.context = 512;
+    sc.prompt = 128;
+    for (int rt = 0; rt < ENGINE_RUNTIME_COUNT; rt++) {
+        sc.serving.runtime = (enum engine_runtime)rt;
+        struct engine_estimate e = est(&sc);
+        double ceiling = 1.0 / (1.0 / e.serving.batch1_tokens_per_s - e.serving.token_fixed_s);
+        cr_assert_lt(e.serving.batch1_tokens_per_s, ceiling);
+        cr_assert_gt(e.serving.token_launch_s, 0);
+        bool cpu = rt == ENGINE_RUNTIME_LLAMACPP || rt == ENGINE_RUNTIME_OLLAMA;
+        cr_assert(close_rel(e.serving.token_sample_s, cpu ? 128256 * 13.6e-9 : 0, 1e-9) ||
+                      (!cpu && e.serving.token_sample_s == 0),
+                  "%s", engine_runtime_name(sc.serving.runtime));
+    }
+    sc.serving.runtime = ENGINE_RUNTIME_VLLM;
+    struct engine_estimate a = est(&sc);
+    struct engine_scenario s70 = th_scenario(th_llama31_70b());
+    s70.serving.runtime = ENGINE_RUNTIME_VLLM;
+    s70.context = 512;
+    s70.prompt = 128;
+    s70.gpu.memory_bytes = 400 * GIB;
+    struct engine_estimate b = est(&s70);
+    cr_assert_gt(b.serving.token_launch_s, a.serving.token_launch_s);
+    /* 17 kernels a layer + 3: 32 layers x 17 + 3 = 547 of 1.724 us. */
+    cr_assert(close_rel(a.serving.token_launch_s, 547 * 1.724e-6, 1e-9), "%g",
+              a.serving.token_launch_s);
+}
+
+/* ---- native context against the extended one (item 8) ---------------- */
+
+/* Llama 3.1: llama3 rope scaling x8 of a native 8192. */
+Test(rope, past_the_native_context_is_said) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.model.native_context = 8192;
+    sc.model.rope_factor = 8;
+    strcpy(sc.model.rope_scaling, "llama3");
+    sc.context = 8192;
+    struct engine_estimate e = est(&sc);
+    cr_assert_eq(e.warnings & ENGINE_WARN_CONTEXT_OVER_NATIVE, 0);
+    sc.context = 16384;
+    e = est(&sc);
+    cr_assert(e.warnings & ENGINE_WARN_CONTEXT_OVER_NATIVE);
+    char buf[512];
+    engine_warning_text(&sc, &e, ENGINE_WARN_CONTEXT_OVER_NATIVE, buf, sizeof buf);
+    cr_assert(strstr(buf, "16384") && strstr(buf, "8192") && strstr(buf, "llama3") &&
+                  strstr(buf, "131072"),
+              "%s", buf);
+    sc.model.native_context = 0; /* no rope scaling: nothing to say */
+    e = est(&sc);
+    cr_assert_eq(e.warnings & ENGINE_WARN_CONTEXT_OVER_NATIVE, 0);
 }

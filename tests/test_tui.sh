@@ -7,8 +7,9 @@
 # weights figure after picking a format equals `vramlab plan --json`; no
 # non-ASCII byte with LANG=C; no colour with NO_COLOR=1; q exits 0, C-c and
 # SIGTERM exit by signal, and the terminal is left sane (stty echo icanon);
-# C-\ (SIGQUIT), SIGSEGV, SIGBUS, SIGFPE and SIGABRT leave the alternate
-# screen, show the cursor, stop mouse tracking and keep their exit status;
+# C-\ (SIGQUIT), SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGUSR1, SIGUSR2, SIGPIPE
+# and SIGALRM leave the alternate screen, show the cursor, stop mouse
+# tracking and keep their exit status;
 # mouse clicks focus and pick; under --offload the Memory pane's host RAM /
 # NVMe line and the gathered layer read what `vramlab plan --json` says.
 # Skips (77) when tmux is missing.
@@ -299,6 +300,12 @@ signal_case segv SEGV 139
 signal_case bus BUS 135
 signal_case fpe FPE 136
 signal_case abrt ABRT 134
+# Signals whose default action ends a process but that nobody means for
+# us (a stray kill -USR1, a timer, a broken pipe): the same path.
+signal_case usr1 USR1 138
+signal_case usr2 USR2 140
+signal_case pipe PIPE 141
+signal_case alrm ALRM 142
 
 # --- ZeRO-Infinity in the Memory pane (issue 12): the host RAM / NVMe line
 # reads plan --json's memory.host and memory.nvme, the buffers segment

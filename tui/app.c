@@ -48,6 +48,10 @@ static int key_from_curses(int ch) {
         return TUI_KEY_F1;
     case KEY_RESIZE:
         return TUI_KEY_RESIZE;
+    case KEY_SRIGHT:
+        return TUI_KEY_SRIGHT;
+    case KEY_SLEFT:
+        return TUI_KEY_SLEFT;
     case KEY_ENTER:
     case '\r':
     case '\n':
@@ -111,14 +115,15 @@ static void usage(FILE *f) {
             "               [--scenario FILE] [--lesson FILE|NAME] [--present] [--fresh]\n"
             "The interactive explorer; the scenario options are those of `vramlab plan`.\n"
             "Inside: ? lists every key, q quits.\n"
-            "Lessons: n, Space or PgDn next step; p, Backspace or PgUp back; r returns\n"
-            "to the step. F presentation mode, c compare, s save, o open a scenario.\n"
+            "Lessons: n, Space or PgDn next step; p, Backspace or PgUp back; : or g and a\n"
+            "number go to a step; r returns to the step; q asks before leaving. A lesson\n"
+            "resumes where it was left (--fresh starts over); --notes shows its presenter\n"
+            "notes in a second terminal. F presentation mode, c compare, s save, o open.\n"
             "The last scenario is restored from $XDG_STATE_HOME/vramlab/last.yaml unless\n"
             "--fresh, --scenario, --lesson or a scenario option is given; it is saved\n"
             "there on quit (q), except with --fresh.\n\n"),
           f);
-    options_print_explorer_help(f);
-    options_print_help(f);
+    options_print_help(f, OPTIONS_HELP_EXPLORER);
 }
 
 /* The explorer's session: the terminal's choices and the lecture kit. */
@@ -154,6 +159,8 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         /* curses may have resized the screen inside doupdate() (a SIGWINCH
          * seen there) before its KEY_RESIZE is read: never draw the old
          * windows into the new screen. */
+        /* A lesson caption follows the reader's units (u). */
+        dirty |= tui_lecture_sync(&ss->lecture, st);
         if (dirty && (LINES != ui.screen_rows || COLS != ui.screen_cols))
             dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         if (dirty & TUI_DIRTY_REFLOW) {
@@ -180,10 +187,12 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         }
         dirty = 0;
 
-        /* Poll the keyboard briefly while the probe runs. */
-        timeout(probe.running ? 30 : 250);
+        /* Poll the keyboard briefly while the probe runs, and while the
+         * advice worker searches (its spinner turns, its answer shows). */
+        timeout(probe.running ? 30 : tui_state_advice_pending(st) ? 100 : 250);
         int ch = getch();
         dirty |= tui_mpane_poll(&probe, st);
+        dirty |= tui_state_advice_poll(st);
         if (ch == ERR)
             continue;
         /* A question revealed by a change (not by n) shows its answer: the
@@ -234,13 +243,13 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
 /* Restore the last scenario into o unless the command line chose one
  * (see usage). A broken file leaves the defaults and a message, and is
  * not overwritten on quit (*keep_state), so it can be looked at. */
-static void restore_last(struct options *o, int argc, char **argv, const struct catalog *cat,
-                         char *msg, size_t msglen, bool *keep_state) {
+static void restore_last(struct options *o, const struct catalog *cat, char *msg, size_t msglen,
+                         bool *keep_state) {
     char path[1024], err[SCENARIO_FILE_ERR_MAX];
     struct options loaded;
     msg[0] = '\0';
     *keep_state = false;
-    if (o->fresh || o->scenario_file || o->lesson || options_has_scenario_flags(argc, argv))
+    if (o->fresh || o->scenario_file || o->lesson || options_has_scenario_flags(o))
         return;
     if (scenario_file_state_path(path, sizeof(path), false, err, sizeof(err)) != 0)
         return;
@@ -249,9 +258,8 @@ static void restore_last(struct options *o, int argc, char **argv, const struct 
         enum units units = o->units;
         scenario_file_apply(o, &loaded);
         /* --units is the session's choice: it wins over the file's. */
-        for (int i = 1; i < argc; i++)
-            if (!strncmp(argv[i], "--units", 7))
-                o->units = units;
+        if (o->given.set[PARAM_UNITS])
+            o->units = units;
     } else if (rc == SCENARIO_FILE_ERROR) {
         size_t n = strcspn(err, "\n");
         snprintf(msg, msglen, _("last scenario not restored (kept, not overwritten): %.*s"),
@@ -289,6 +297,7 @@ static void diag_message(const struct catalog_diag *d, char *msg, size_t len) {
 
 /* Leave before the screen starts: the catalog's messages go to stderr. */
 static int early_exit(struct catalog *cat, struct catalog_diag *diag, int rc) {
+    tui_state_advice_stop();
     options_print_diag(diag);
     catalog_diag_free(diag);
     catalog_free(cat);
@@ -309,12 +318,15 @@ int tui_main(int argc, char **argv) {
     int rc;
 
     struct catalog_diag diag = {0};
-    rc = options_load_catalog_diag(argc, argv, &cat, &diag);
+    rc = options_scan(argc, argv, false, &o);
+    if (rc != 0)
+        return rc;
+    rc = options_load_catalog_diag(o.catalog_file, &cat, &diag);
     if (rc != 0)
         return early_exit(&cat, &diag, rc);
-    rc = options_parse(argc, argv, &cat, &o, false);
+    rc = options_build(&cat, &o);
     if (rc == 0 && !o.help)
-        rc = options_apply_scenario_file(&o, argc, argv, &cat);
+        rc = options_apply_scenario_file(&o, &cat);
     if (rc != 0 || o.help) {
         if (o.help)
             usage(stdout);
@@ -325,19 +337,25 @@ int tui_main(int argc, char **argv) {
     to.no_mouse = o.no_mouse;
     to.ascii = o.ascii;
     to.scheme = TUI_SCHEME_DARK;
-    if (o.theme && tui_scheme_parse(o.theme, &to.scheme) != 0) {
-        fprintf(stderr, _("vramlab: --theme: expected dark, light, high-contrast or mono, found '%s'\n"),
-                o.theme);
+    int scheme; /* the table's order is enum tui_scheme's */
+    if (o.theme && options_enum(PARAM_THEME, o.theme, &scheme) != 0)
         return early_exit(&cat, &diag, VRAMLAB_EXIT_USAGE);
-    }
+    if (o.theme)
+        to.scheme = (enum tui_scheme)scheme;
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
 
-    restore_last(&o, argc, argv, &cat, msg, sizeof(msg), &keep_state);
+    restore_last(&o, &cat, msg, sizeof(msg), &keep_state);
+    /* A scenario's model file gone (--scenario, last.yaml): said at once. */
+    if (!msg[0] && o.note[0])
+        snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(msg) - 1, o.note);
     /* Options given that have no effect here: said on the status line. */
     const char *notes[1];
-    if (!msg[0] && options_ignored_notes(argc, argv, &o, notes, 1) == 1)
+    if (!msg[0] && options_ignored_notes(&o, notes, 1) == 1)
         snprintf(msg, sizeof(msg), "%s", notes[0]);
+    /* The verdict's searches run off the input thread (if no thread starts,
+     * they run at once). */
+    tui_state_advice_start();
     tui_state_init(&st, &o, &cat);
     tui_lecture_init(&ss.lecture);
     /* Before the first step: --present shows its headline, not the step's
@@ -360,6 +378,9 @@ int tui_main(int argc, char **argv) {
         snprintf(st.message, sizeof(st.message), "%s", msg);
     else if (diag.text && *diag.text)
         diag_message(&diag, st.message, sizeof(st.message));
+    /* A lesson resumes where the last session left it (unless --fresh). */
+    if (o.lesson)
+        tui_lecture_keep(&ss.lecture, &st, o.fresh);
     if (tui_term_start(&to, &ti, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: %s\n", err);
         tui_lecture_free(&ss.lecture);
@@ -369,6 +390,7 @@ int tui_main(int argc, char **argv) {
     ss.scheme = to.scheme;
     ss.theme_given = o.theme != NULL;
     rc = run_loop(&st, &ss);
+    tui_state_advice_stop();
     tui_term_stop();
     options_print_diag(&diag);
     catalog_diag_free(&diag);

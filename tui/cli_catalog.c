@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kernels/argv.h"
 #include "tui/cli.h"
 #include "tui/i18n.h"
 #include "tui/json.h"
@@ -88,7 +89,8 @@ static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
             snprintf(price, sizeof(price), "-");
         catalog_cell(f, g->id, wid);
         catalog_cell(f, g->name, wname);
-        fprintf(f, "%11s %11s %14s %9s\n", mem, bw, fl, price);
+        fprintf(f, "%*s %*s %*s %*s\n", report_pad(mem, 11), mem, report_pad(bw, 11), bw,
+                report_pad(fl, 14), fl, report_pad(price, 9), price);
     }
 }
 
@@ -114,11 +116,12 @@ static void catalog_systems_text(FILE *f, const struct catalog *c) {
             report_bandwidth(y->network_bytes_per_s, net, sizeof(net));
         else
             snprintf(net, sizeof(net), "-");
-        snprintf(power, sizeof(power), "%.4g kW", y->power_w / 1e3);
+        report_value(y->power_w, ENGINE_UNIT_WATTS, UNITS_GB, power, sizeof(power));
         catalog_cell(f, y->id, wid);
         catalog_cell(f, y->name, wname);
         catalog_cell(f, y->gpu, wgpu);
-        fprintf(f, "%5u %7u %11s %11s %9s\n", y->gpus, y->nvlink_domain, link, net, power);
+        fprintf(f, "%5u %7u %*s %*s %*s\n", y->gpus, y->nvlink_domain, report_pad(link, 11), link,
+                report_pad(net, 11), net, report_pad(power, 9), power);
     }
 }
 
@@ -142,8 +145,8 @@ static void catalog_models_text(FILE *f, const struct catalog *c) {
         snprintf(heads, sizeof(heads), "%u/%u", m->heads, m->kv_heads);
         catalog_cell(f, m->id, wid);
         catalog_cell(f, m->name, wname);
-        fprintf(f, "%8s %8s %6u %7u %9s %8u\n", total, active, m->layers, m->hidden, heads,
-                m->max_context);
+        fprintf(f, "%*s %*s %6u %7u %9s %8u\n", report_pad(total, 8), total, report_pad(active, 8),
+                active, m->layers, m->hidden, heads, m->max_context);
     }
 }
 
@@ -282,6 +285,71 @@ static void catalog_systems_json(struct json_writer *w, const struct catalog *c)
     json_end_array(w);
 }
 
+/* The arguments of catalog and import: some of the parameter table's
+ * rows (--json, --units, --catalog, --help) and one word. */
+struct catalog_args {
+    const enum param_id *ids; /* the rows taken, by the scanner's index */
+    const char *what;         /* the word: gpus ..., or import's path */
+    const char *extra;        /* a second word (refused) */
+    const char *catalog;      /* --catalog FILE */
+    bool json;
+    enum units units;
+    bool help;
+};
+
+/* Record one argument. */
+static int catalog_visit(void *ctx, int i, const char *value) {
+    struct catalog_args *a = ctx;
+    int k;
+    if (i == ARGV_POSITIONAL) {
+        if (a->what) {
+            a->extra = value;
+            return 1;
+        }
+        a->what = value;
+        return 0;
+    }
+    switch (a->ids[i]) {
+    case PARAM_JSON:
+        a->json = true;
+        return 0;
+    case PARAM_UNITS:
+        if (options_enum(PARAM_UNITS, value, &k) != 0)
+            return 2;
+        a->units = k ? UNITS_GIB : UNITS_GB;
+        return 0;
+    case PARAM_HELP:
+        a->help = true;
+        return 0;
+    default:
+        a->catalog = value;
+        return 0;
+    }
+}
+
+/* Scan the arguments over the rows ids; prints the one wording and
+ * returns -1 on a usage error. */
+static int catalog_scan(int argc, char **argv, const enum param_id *ids, size_t n,
+                        struct catalog_args *a) {
+    struct argv_option rows[4];
+    struct argv_spec spec = {rows, n, true, false, options_tr};
+    char err[512];
+    int rc;
+
+    a->ids = ids;
+    options_argv_rows(ids, n, rows);
+    rc = argv_scan(&spec, argc, argv, catalog_visit, a, err, sizeof(err));
+    if (rc == 1)
+        argv_error_unexpected(&spec, err, sizeof(err), a->extra);
+    if (rc == 2)
+        return -1; /* options_enum said why */
+    if (rc != 0) {
+        fprintf(stderr, "vramlab: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 /* `vramlab catalog gpus|models|formats|systems`. */
 int cmd_catalog(int argc, char **argv) {
     static const char *const kinds[] = {"gpus", "models", "formats", "systems"};
@@ -291,37 +359,21 @@ int cmd_catalog(int argc, char **argv) {
     struct cli_run run;
     int rc;
 
-    if (cli_wants_help(argc, argv)) {
+    static const enum param_id ids[] = {PARAM_JSON, PARAM_UNITS, PARAM_CATALOG, PARAM_HELP};
+    struct catalog_args args = {.units = UNITS_GB};
+    if (catalog_scan(argc, argv, ids, 4, &args) != 0)
+        return VRAMLAB_EXIT_USAGE;
+    if (args.help) {
         catalog_usage(stdout);
         return 0;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--catalog") && i + 1 < argc) {
-            i++;
-        } else if (!strncmp(a, "--catalog=", 10)) {
-            continue;
-        } else if (!strcmp(a, "--units") || !strncmp(a, "--units=", 8)) {
-            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : "");
-            if (!strcasecmp(v, "gib"))
-                u = UNITS_GIB;
-            else if (strcasecmp(v, "gb") != 0) {
-                fprintf(stderr, _("vramlab: --units: expected gb or gib, found '%s'\n"), v);
-                return VRAMLAB_EXIT_USAGE;
-            }
-        } else if (a[0] != '-' && !what) {
-            what = a;
-        } else {
-            fprintf(stderr, _("vramlab: catalog: unexpected argument '%s' (see --help)\n"), a);
-            return VRAMLAB_EXIT_USAGE;
-        }
-    }
+    what = args.what;
+    json = args.json;
+    u = args.units;
     if (!what || (strcmp(what, "gpus") && strcmp(what, "models") && strcmp(what, "formats") &&
                   strcmp(what, "systems"))) {
         const char *close[3];
-        size_t n = what ? options_closest(what, kinds, 4, close, 3) : 0;
+        size_t n = what ? argv_closest(what, kinds, 4, close, 3) : 0;
         fputs(_("vramlab: catalog: expected gpus, models, formats or systems"), stderr);
         if (what)
             fprintf(stderr, _(", found '%s'"), what);
@@ -330,7 +382,7 @@ int cmd_catalog(int argc, char **argv) {
         fputc('\n', stderr);
         return VRAMLAB_EXIT_USAGE;
     }
-    rc = cli_begin_catalog(&run, argc, argv);
+    rc = cli_begin_catalog(&run, args.catalog);
     if (rc != 0)
         return rc;
     if (json) {
@@ -419,20 +471,16 @@ int cmd_import(int argc, char **argv) {
     size_t cap = 8192;
     int rc = 0;
 
-    if (cli_wants_help(argc, argv)) {
+    /* (--catalog is accepted for symmetry; the import does not need it.) */
+    static const enum param_id ids[] = {PARAM_CATALOG, PARAM_HELP};
+    struct catalog_args args = {.units = UNITS_GB};
+    if (catalog_scan(argc, argv, ids, 2, &args) != 0)
+        return VRAMLAB_EXIT_USAGE;
+    if (args.help) {
         import_usage(stdout);
         return 0;
     }
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--catalog") && i + 1 < argc) {
-            i++; /* accepted for symmetry; the import does not need it */
-        } else if (argv[i][0] != '-' && !path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, _("vramlab: import: unexpected argument '%s' (see --help)\n"), argv[i]);
-            return VRAMLAB_EXIT_USAGE;
-        }
-    }
+    path = args.what;
     if (!path) {
         fputs(_("vramlab: import needs a config.json path (see vramlab import --help)\n"), stderr);
         return VRAMLAB_EXIT_USAGE;

@@ -9,6 +9,7 @@
 
 #include "tui/cli.h"
 #include "tui/i18n.h"
+#include "tui/report.h"
 
 /* Whether --help or -h appears before "--". */
 bool cli_wants_help(int argc, char **argv) {
@@ -22,11 +23,11 @@ bool cli_wants_help(int argc, char **argv) {
 }
 
 /* Load the catalog and open the output buffer. */
-int cli_begin_catalog(struct cli_run *run, int argc, char **argv) {
+int cli_begin_catalog(struct cli_run *run, const char *file) {
     int rc;
 
     memset(run, 0, sizeof(*run));
-    rc = options_load_catalog(argc, argv, &run->cat);
+    rc = options_load_catalog(file, &run->cat);
     if (rc != 0) {
         catalog_free(&run->cat);
         return rc;
@@ -40,25 +41,30 @@ int cli_begin_catalog(struct cli_run *run, int argc, char **argv) {
     return 0;
 }
 
-/* Notes about options given but without effect in this scenario. */
-static void cli_notes_add_options(struct cli_run *run, int argc, char **argv) {
-    run->notes.n = options_ignored_notes(argc, argv, &run->o, run->notes.text, CLI_MAX_NOTES);
-}
-
-/* Load the catalog, parse the scenario, open the output buffer. */
+/* Scan the command line once, load the catalog, build the scenario, open
+ * the output buffer. */
 int cli_begin(struct cli_run *run, int argc, char **argv) {
-    int rc = cli_begin_catalog(run, argc, argv);
+    struct options o;
+    int rc = options_scan(argc, argv, false, &o);
 
     if (rc != 0)
         return rc;
-    rc = options_parse(argc, argv, &run->cat, &run->o, false);
+    rc = cli_begin_catalog(run, o.catalog_file);
+    if (rc != 0)
+        return rc;
+    run->o = o;
+    rc = options_build(&run->cat, &run->o);
     if (rc == 0 && !run->o.help)
-        rc = options_apply_scenario_file(&run->o, argc, argv, &run->cat);
+        rc = options_apply_scenario_file(&run->o, &run->cat);
     if (rc != 0) {
         cli_end(run);
         return rc;
     }
-    cli_notes_add_options(run, argc, argv);
+    /* Notes about options given but without effect in this scenario. */
+    run->notes.n = options_ignored_notes(&run->o, run->notes.text, CLI_MAX_NOTES);
+    /* A scenario file's model file gone: the saved shape, said so. */
+    if (run->o.note[0] && run->notes.n < CLI_MAX_NOTES)
+        run->notes.text[run->notes.n++] = run->o.note;
     return 0;
 }
 
@@ -105,11 +111,12 @@ void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
 
 /* One aligned line of the text table. */
 void plan_line(FILE *f, const char *label, const char *value, const char *note) {
-    /* Pad by display cells, not bytes: a translated label may hold "ñ"
-     * (printf's width counts bytes). */
+    /* Pad by display cells, not bytes: a translated label may hold "ñ",
+     * a value a no-break space (printf's width counts bytes). */
     int pad = 26 + (int)strlen(label) - i18n_width(label);
+    int vpad = report_pad(value, 16); /* a no-break space is 2 bytes, 1 cell */
     if (note && *note)
-        fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
+        fprintf(f, "  %-*s %*s   %s\n", pad, label, vpad, value, note);
     else
-        fprintf(f, "  %-*s %16s\n", pad, label, value);
+        fprintf(f, "  %-*s %*s\n", pad, label, vpad, value);
 }

@@ -1,7 +1,9 @@
 /*
  * cli_search.c: `vramlab search --gpus N`, every (t,p,d) layout of N GPUs
- * for the scenario, ranked by engine_search_layouts (fitting first, then by
- * throughput), each rejected one with the reason it fails.
+ * for the scenario, ranked by engine_search_space (fitting first, then by
+ * --rank), each rejected one with the reason it fails; in training each
+ * with the ZeRO stage, sequence parallelism and recompute the engine chose
+ * for it among those no option set.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,13 +29,12 @@ static void search_usage(FILE *f) {
           "\n"
           "Scenario options:\n"),
           f);
-    options_print_help(f);
-    fputs(_("  --json                     print one JSON object\n"), f);
+    options_print_help(f, OPTIONS_HELP_JSON);
 }
 
 /* Run the search, growing the array until every candidate is in it. */
 static struct engine_layout *search_run(const struct engine_scenario *sc, uint32_t gpus,
-                                        enum engine_rank rank, size_t *n_out) {
+                                        const struct engine_space *space, size_t *n_out) {
     size_t cap = 256, n;
     struct engine_layout *v = NULL;
 
@@ -44,7 +45,7 @@ static struct engine_layout *search_run(const struct engine_scenario *sc, uint32
             return NULL;
         }
         v = nv;
-        n = engine_search_layouts_ranked(sc, gpus, rank, v, cap);
+        n = engine_search_space(sc, gpus, space, v, cap);
         if (n <= cap)
             break;
         cap = n;
@@ -60,11 +61,11 @@ struct search_only {
 };
 
 /* Read which of --tp, --pp, --dp were given (their values are o's). */
-static void search_only_read(int argc, char **argv, const struct options *o,
+static void search_only_read(const struct options *o,
                              struct search_only *only) {
-    only->tp = options_flag_given(argc, argv, "tp") ? o->sc.tp : 0;
-    only->pp = options_flag_given(argc, argv, "pp") ? o->sc.pp : 0;
-    only->dp = options_flag_given(argc, argv, "dp") ? o->sc.dp : 0;
+    only->tp = o->given.set[PARAM_TP] ? o->sc.tp : 0;
+    only->pp = o->given.set[PARAM_PP] ? o->sc.pp : 0;
+    only->dp = o->given.set[PARAM_DP] ? o->sc.dp : 0;
 }
 
 /* Keep the layouts that have the given degrees; returns how many. */
@@ -119,6 +120,19 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
     search_only_json(&w, "pp", only->pp);
     search_only_json(&w, "dp", only->dp);
     json_end_object(&w);
+    if (o->sc.mode != ENGINE_MODE_INFER) {
+        json_key(&w, "varies");
+        json_begin_array(&w);
+        if (o->knobs_free & ENGINE_KNOB_ZERO)
+            json_string(&w, "zero");
+        if (o->knobs_free & ENGINE_KNOB_SEQUENCE_PARALLEL)
+            json_string(&w, "sequence_parallel");
+        if (o->knobs_free & ENGINE_KNOB_RECOMPUTE)
+            json_string(&w, "recompute");
+        if (o->knobs_free & ENGINE_KNOB_CP)
+            json_string(&w, "cp");
+        json_end_array(&w);
+    }
     json_key(&w, "warnings");
     json_begin_array(&w);
     for (size_t i = 0; i < notes->n; i++)
@@ -136,6 +150,18 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
         json_number(&w, v[i].pp);
         json_key(&w, "dp");
         json_number(&w, v[i].dp);
+        if (o->sc.mode != ENGINE_MODE_INFER) {
+            json_key(&w, "cp");
+            json_number(&w, v[i].cp);
+            json_key(&w, "zero");
+            json_number(&w, v[i].zero);
+            json_key(&w, "sequence_parallel");
+            json_bool(&w, v[i].sequence_parallel);
+            json_key(&w, "recompute");
+            json_string(&w, engine_recompute_name(v[i].recompute));
+            json_key(&w, "micro_batches");
+            json_number(&w, v[i].micro_batches);
+        }
         json_key(&w, "fits");
         json_bool(&w, v[i].fits);
         json_key(&w, "rejected");
@@ -185,6 +211,10 @@ static void search_counts(FILE *f, const struct options *o, const struct search_
     else
         fprintf(f, _("\n%s of %s, %s (ranked: fitting first, then throughput)\n"), layouts,
                 gpus, fit);
+    if (o->sc.mode != ENGINE_MODE_INFER && o->knobs_free)
+        fputs(_("ZeRO, SP and recompute: the best of each layout, and CP a degree of the search, "
+                "where no option set them\n"),
+              f);
     if (only->tp || only->pp || only->dp) {
         char what[64] = "";
         size_t k = 0;
@@ -213,8 +243,9 @@ static void search_text(FILE *f, const struct options *o, const struct search_on
         fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", _("rank"), "TP", "PP", "DP",
                 _("memory/GPU"), _("tokens/s"), _("per seq."), _("verdict"));
     else
-        fprintf(f, "  %4s %5s %5s %6s %14s %16s %12s  %s\n", _("rank"), "TP", "PP", "DP",
-                _("memory/GPU"), _("tokens/s"), _("step"), _("verdict"));
+        fprintf(f, "  %4s %5s %4s %5s %6s %4s %3s %-9s %14s %16s %12s  %s\n", _("rank"), "TP",
+                "CP", "PP", "DP", "ZeRO", "SP", _("recompute"), _("memory/GPU"), _("tokens/s"),
+                _("step"), _("verdict"));
     for (size_t i = 0; i < n; i++) {
         char mem[32], toks[48], step[32];
         const char *verdict = v[i].reject == ENGINE_REJECT_NONE
@@ -234,8 +265,15 @@ static void search_text(FILE *f, const struct options *o, const struct search_on
             report_seconds(v[i].step_seconds, step, sizeof(step));
         else
             snprintf(step, sizeof(step), "-");
-        fprintf(f, "  %4zu %5u %5u %6u %14s %16s %12s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp, mem,
-                toks, step, verdict);
+        if (infer)
+            fprintf(f, "  %4zu %5u %5u %6u %*s %*s %*s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp,
+                    report_pad(mem, 14), mem, report_pad(toks, 16), toks, report_pad(step, 12),
+                    step, verdict);
+        else
+            fprintf(f, "  %4zu %5u %4u %5u %6u %4u %3s %-9s %*s %*s %*s  %s\n", i + 1, v[i].tp,
+                    v[i].cp, v[i].pp, v[i].dp, v[i].zero, v[i].sequence_parallel ? _("on") : "-",
+                    _(engine_recompute_name(v[i].recompute)), report_pad(mem, 14), mem,
+                    report_pad(toks, 16), toks, report_pad(step, 12), step, verdict);
     }
     if (notes->n > 0)
         fputs(_("\nWarnings\n"), f);
@@ -255,20 +293,22 @@ int cmd_search(int argc, char **argv) {
         search_usage(stdout);
         return 0;
     }
-    if (!options_flag_given(argc, argv, "gpus")) {
-        fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
-        return VRAMLAB_EXIT_USAGE;
-    }
     rc = cli_begin(&run, argc, argv);
     if (rc != 0)
         return rc;
-    v = search_run(&run.o.sc, run.o.sc.gpus, run.o.rank, &n);
+    if (!run.o.given.set[PARAM_GPUS]) {
+        fputs(_("vramlab: search needs --gpus N (see vramlab search --help)\n"), stderr);
+        cli_end(&run);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    struct engine_space space = {run.o.rank, run.o.knobs_free};
+    v = search_run(&run.o.sc, run.o.sc.gpus, &space, &n);
     if (!v) {
         fputs(_("vramlab: out of memory\n"), stderr);
         cli_end(&run);
         return 1;
     }
-    search_only_read(argc, argv, &run.o, &only);
+    search_only_read(&run.o, &only);
     only.all = n;
     n = search_only_filter(&only, v, n);
     if (run.o.json)

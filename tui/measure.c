@@ -50,6 +50,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/probe_options.h"
 #include "tui/commands.h"
 #include "tui/measure_run.h"
 #include "tui/probe_client.h"
@@ -448,12 +449,14 @@ static void print_allreduce(const struct measure_run *m) {
         char ratio[16] = "-";
         if (pb > 0 && busbw > 0)
             snprintf(ratio, sizeof ratio, busbw / pb >= 0.1 ? "%.2f" : "%.2g", busbw / pb);
-        printf("%-5s %9s %10s %11s %11s %5.1f%%%s%4s %10s %11s %6s\n",
-               measure_str_or(probe_json_str(r, "dtype"), "?"), a, b, c, d,
+        const char *te = pt > 0 ? e : "-", *tf = pb > 0 ? f : "-";
+        printf("%-5s %*s %*s %*s %*s %5.1f%%%s%4s %*s %*s %6s\n",
+               measure_str_or(probe_json_str(r, "dtype"), "?"), report_pad(a, 9), a,
+               report_pad(b, 10), b, report_pad(c, 11), c, report_pad(d, 11), d,
                100 * probe_json_num(r, "spread", NAN),
                probe_json_bool(r, "flagged", false) ? "!" : " ",
-               probe_json_bool(r, "verified", false) ? "yes" : "NO", pt > 0 ? e : "-",
-               pb > 0 ? f : "-", ratio);
+               probe_json_bool(r, "verified", false) ? "yes" : "NO", report_pad(te, 10), te,
+               report_pad(tf, 11), tf, ratio);
     }
     for (size_t i = 0; i < m->n_ar; i++) {
         const char *note = probe_json_str(&m->ar[i], "note");
@@ -655,76 +658,104 @@ static bool tests_list_ok(const char *list) {
 }
 
 /* `vramlab measure`. */
-int cmd_measure(int argc, char **argv) {
-    const char *args[32], *mpirun = NULL;
-    size_t na = 0;
-    bool json = false, allreduce = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            measure_usage(stdout);
-            return VRAMLAB_EXIT_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--quick")) {
-            args[na++] = "--quick";
-        } else if (!strcmp(a, "--allreduce")) {
-            if (!allreduce)
-                args[na++] = "--allreduce";
-            allreduce = true;
-        } else if (!strcmp(a, "--sizes") || !strcmp(a, "--dtypes") || !strcmp(a, "--iters") ||
-                   !strcmp(a, "--deadline") || !strcmp(a, "--mpirun")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "vramlab measure: %s needs a value (see --help)\n", a);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            if (!strcmp(a, "--mpirun")) {
-                mpirun = argv[++i];
-                continue;
-            }
-            args[na++] = a;
-            args[na++] = argv[++i];
-        } else if (!strcmp(a, "--device") || !strcmp(a, "--tests") || !strcmp(a, "--threads")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "vramlab measure: %s needs a value (see --help)\n", a);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            if (!strcmp(a, "--tests") && !tests_list_ok(argv[i + 1])) {
-                fprintf(stderr,
-                        "vramlab measure: --tests: expected a comma-separated list of tests "
-                        "(see --help), found '%s'\n",
-                        argv[i + 1]);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            args[na++] = a;
-            args[na++] = argv[++i];
-        } else if (!strncmp(a, "--device=", 9) || !strncmp(a, "--tests=", 8)) {
-            if (!strncmp(a, "--tests=", 8) && !tests_list_ok(a + 8)) {
-                fprintf(stderr,
-                        "vramlab measure: --tests: expected a comma-separated list of tests "
-                        "(see --help), found '%s'\n",
-                        a + 8);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            args[na++] = a;
-        } else if (!strcmp(a, "--catalog") && i + 1 < argc) {
-            i++; /* read by options_load_catalog */
-        } else if (!strncmp(a, "--catalog=", 10)) {
-            continue;
-        } else {
-            fprintf(stderr, "vramlab measure: unknown option '%s'\n", a);
-            measure_usage(stderr);
-            return VRAMLAB_EXIT_USAGE;
-        }
-        if (na > sizeof args / sizeof args[0] - 3) {
-            fprintf(stderr, "vramlab measure: too many options\n");
-            return VRAMLAB_EXIT_USAGE;
-        }
+/* What `vramlab measure` takes: the probe's options (passed on to it),
+ * then its own. */
+enum { MEASURE_OPT_JSON = PROBE_OPT_BUILD_INFO, MEASURE_OPT_MPIRUN, MEASURE_OPT_CATALOG,
+       MEASURE_OPT_COUNT };
+
+/* The arguments as the scanner visits them. */
+struct measure_args {
+    const struct argv_option *rows;
+    const char *args[32]; /* the probe's */
+    size_t na;
+    const char *mpirun, *catalog;
+    bool json, allreduce, help, bad_tests, full;
+    const char *tests;
+};
+
+/* One argument (kernels/argv.h's visit). */
+static int measure_visit(void *ctx, int i, const char *v) {
+    struct measure_args *a = ctx;
+    if (a->na + 3 > sizeof a->args / sizeof a->args[0]) {
+        a->full = true;
+        return 1;
     }
+    switch (i) {
+    case PROBE_OPT_HELP:
+        a->help = true;
+        return 1;
+    case MEASURE_OPT_JSON:
+        a->json = true;
+        return 0;
+    case MEASURE_OPT_MPIRUN:
+        a->mpirun = v;
+        return 0;
+    case MEASURE_OPT_CATALOG:
+        a->catalog = v;
+        return 0;
+    case PROBE_OPT_ALLREDUCE:
+        if (!a->allreduce)
+            a->args[a->na++] = "--allreduce";
+        a->allreduce = true;
+        return 0;
+    case PROBE_OPT_QUICK:
+        a->args[a->na++] = "--quick";
+        return 0;
+    case PROBE_OPT_TESTS:
+        if (!tests_list_ok(v)) {
+            a->tests = v;
+            a->bad_tests = true;
+            return 1;
+        }
+        __attribute__((fallthrough)); /* passed on with its value */
+    default: {
+        /* "--name" then its value, for the probe */
+        static char names[PROBE_OPT_COUNT][24];
+        snprintf(names[i], sizeof names[i], "--%s", a->rows[i].name);
+        a->args[a->na++] = names[i];
+        a->args[a->na++] = v;
+        return 0;
+    }
+    }
+}
+
+/* `vramlab measure`. */
+int cmd_measure(int argc, char **argv) {
+    static const enum param_id json_catalog[] = {PARAM_JSON, PARAM_CATALOG};
+    struct argv_option rows[MEASURE_OPT_COUNT], own[2];
+    struct argv_spec spec = {rows, MEASURE_OPT_COUNT, false, false, options_tr};
+    struct measure_args ma = {.rows = rows};
+    char uerr[512];
+
+    memcpy(rows, probe_options, sizeof(rows[0]) * PROBE_OPT_BUILD_INFO);
+    options_argv_rows(json_catalog, 2, own);
+    rows[MEASURE_OPT_JSON] = own[0];
+    rows[MEASURE_OPT_MPIRUN] = (struct argv_option){"mpirun", ARGV_REQUIRED, "CMD"};
+    rows[MEASURE_OPT_CATALOG] = own[1];
+    int scan = argv_scan(&spec, argc, argv, measure_visit, &ma, uerr, sizeof uerr);
+    if (ma.help) {
+        measure_usage(stdout);
+        return VRAMLAB_EXIT_OK;
+    }
+    if (ma.bad_tests) {
+        argv_error_value(&spec, uerr, sizeof uerr, "tests",
+                         "a comma-separated list of tests (see --help)", ma.tests);
+        scan = -1;
+    } else if (ma.full) {
+        snprintf(uerr, sizeof uerr, "too many options");
+        scan = -1;
+    }
+    if (scan != 0) {
+        fprintf(stderr, "vramlab: %s\n", uerr);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    const char **args = ma.args, *mpirun = ma.mpirun;
+    size_t na = ma.na;
+    bool json = ma.json, allreduce = ma.allreduce;
     args[na] = NULL;
     if (mpirun && !allreduce) {
         /* under a launcher the probe runs only the all-reduce */
-        if (na + 2 > sizeof args / sizeof args[0]) {
+        if (na + 2 > sizeof ma.args / sizeof ma.args[0]) {
             fprintf(stderr, "vramlab measure: too many options\n");
             return VRAMLAB_EXIT_USAGE;
         }
@@ -733,7 +764,7 @@ int cmd_measure(int argc, char **argv) {
     }
 
     struct catalog cat;
-    int rc = options_load_catalog(argc, argv, &cat);
+    int rc = options_load_catalog(ma.catalog, &cat);
     if (rc != 0) {
         catalog_free(&cat);
         return rc;

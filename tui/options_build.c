@@ -1,6 +1,6 @@
 /*
  * options_build.c: the second pass of option parsing. From the last value of
- * each option (struct opt_seen, filled by tui/options.c) it builds the
+ * each option (struct options_given, filled by tui/options.c) it builds the
  * scenario in a fixed order: model, overrides, formats, GPU, layout,
  * workload. Every value parser names its flag on error. Defaults are those
  * documented at the top of tui/options.c and in the man page.
@@ -12,102 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "tui/i18n.h"
 #include "tui/measure_ar.h"
 #include "tui/options_internal.h"
 
-/* ---- value parsers: each names the flag on error ------------------------ */
-
-/* A positive (or, with allow_zero, non-negative) integer up to max. */
-int opt_uint(const char *flag, const char *s, bool allow_zero, unsigned long max,
-                    uint32_t *out) {
-    char *end;
-    unsigned long v;
-
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-        goto bad;
-    v = strtoul(s, &end, 10);
-    if (*end || v > max || (!allow_zero && v == 0))
-        goto bad;
-    *out = (uint32_t)v;
-    return 0;
-bad:
-    if (allow_zero)
-        opt_error("--%s: expected a non-negative integer up to %lu, found '%s'", flag, max,
-                  s ? s : "");
-    else
-        opt_error("--%s: expected a positive integer up to %lu, found '%s'", flag, max,
-                  s ? s : "");
-    return -1;
-}
-
-/* A fraction in (0, 1], written 0.4 or 40%. */
-int opt_fraction(const char *flag, const char *s, double *out) {
-    char *end;
-    double v = strtod(s, &end);
-
-    if (end != s && *end == '%' && end[1] == '\0') {
-        v /= 100;
-        end++;
-    }
-    if (end == s || *end || !(v > 0 && v <= 1)) {
-        opt_error("--%s: expected a fraction in (0, 1] like 0.4 or 40%%, found '%s'", flag, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-/* A yes/no value of an optional-argument flag ("" = yes). */
-static int opt_bool(const char *flag, const char *s, bool *out) {
-    if (!*s || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcmp(s, "1")) {
-        *out = true;
+/* A rate that must be above zero (a calibration or a link): zero would
+ * silently mean "the data sheet" or "no link". */
+static int opt_above_zero(const struct options_given *s, enum param_id id, double v) {
+    if (!s->set[id] || v > 0)
         return 0;
-    }
-    if (!strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcmp(s, "0")) {
-        *out = false;
-        return 0;
-    }
-    opt_error("--%s: expected yes or no, found '%s'", flag, s);
+    opt_error("--%s: expected a rate above zero, found '%s'", opt_name(id), s->val[id]);
     return -1;
-}
-
-/* Apply one of catalog.h's strict unit parsers, naming the flag on error. */
-int opt_unit(const char *flag, const char *s,
-             int (*parse)(const char *, double *, char *, size_t), double *out) {
-    char err[160];
-
-    if (parse(s, out, err, sizeof(err)) != 0) {
-        opt_error("--%s: %s", flag, err);
-        return -1;
-    }
-    return 0;
-}
-
-/* A strictly positive rate in units (a calibration flag). */
-int opt_rate(const char *flag, const char *s,
-             int (*parse)(const char *, double *, char *, size_t), double *out) {
-    if (opt_unit(flag, s, parse, out) != 0)
-        return -1;
-    if (!(*out > 0)) {
-        opt_error(_("--%s: expected a rate above zero, found '%s'"), flag, s);
-        return -1;
-    }
-    return 0;
-}
-
-/* A price: "$2.49/h" or a plain number of dollars per GPU-hour, finite
- * and not negative; 0 is one's own GPUs (no cost), not "the catalog's". */
-static int opt_price(const char *s, double *out) {
-    char err[160];
-
-    if (catalog_parse_price(s, out, err, sizeof(err)) != 0) {
-        opt_error("--price: %s", err);
-        return -1;
-    }
-    return 0;
 }
 
 /* Print an unknown-id error for a catalog kind with the ids closest to
@@ -133,8 +51,8 @@ static void opt_unknown_id(const struct catalog *cat, enum catalog_kind kind, co
 /* ---- second pass: build the scenario ------------------------------------- */
 
 /* Whether any custom-architecture flag was given. */
-static bool opt_any_arch(const struct opt_seen *s) {
-    for (int i = OPT_LAYERS; i <= OPT_SHARED_EXPERTS; i++) {
+static bool opt_any_arch(const struct options_given *s) {
+    for (int i = PARAM_LAYERS; i <= PARAM_SHARED_EXPERTS; i++) {
         if (s->set[i])
             return true;
     }
@@ -142,62 +60,36 @@ static bool opt_any_arch(const struct opt_seen *s) {
 }
 
 /* Apply the architecture flags to m (a catalog model or a blank one). */
-static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
-    static const struct {
-        enum opt_id id;
-        size_t offset;
-        bool allow_zero;
-    } ints[] = {
-        {OPT_LAYERS, offsetof(struct engine_model, layers), false},
-        {OPT_HIDDEN, offsetof(struct engine_model, hidden), false},
-        {OPT_HEADS, offsetof(struct engine_model, heads), false},
-        {OPT_KV_HEADS, offsetof(struct engine_model, kv_heads), false},
-        {OPT_HEAD_DIM, offsetof(struct engine_model, head_dim), false},
-        {OPT_FFN, offsetof(struct engine_model, ffn), false},
-        {OPT_VOCAB, offsetof(struct engine_model, vocab), false},
-        {OPT_POS_EMBEDDINGS, offsetof(struct engine_model, pos_embeddings), true},
-        {OPT_EXPERTS, offsetof(struct engine_model, experts), true},
-        {OPT_ACTIVE_EXPERTS, offsetof(struct engine_model, active_experts), false},
-        {OPT_SHARED_EXPERTS, offsetof(struct engine_model, shared_experts), true},
-    };
+static int opt_apply_arch(const struct options_given *s, struct engine_model *m) {
+    int k;
 
-    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-        if (!s->set[ints[i].id])
+    for (int i = PARAM_LAYERS; i <= PARAM_SHARED_EXPERTS; i++) {
+        const struct param_info *p = param_info((enum param_id)i);
+        uint32_t v;
+        if (!s->set[i])
             continue;
-        if (opt_uint(opt_name(ints[i].id), s->val[ints[i].id], ints[i].allow_zero, 1u << 30,
-                     (uint32_t *)((char *)m + ints[i].offset)) != 0)
-            return -1;
-    }
-    if (s->set[OPT_TIED] && opt_bool("tied", s->val[OPT_TIED], &m->tied) != 0)
-        return -1;
-    if (s->set[OPT_GATED] && opt_bool("gated", s->val[OPT_GATED], &m->gated) != 0)
-        return -1;
-    if (s->set[OPT_BIAS]) {
-        const char *v = s->val[OPT_BIAS];
-        if (!*v || !strcmp(v, "all"))
-            m->bias = ENGINE_BIAS_ALL;
-        else if (!strcmp(v, "qkv"))
-            m->bias = ENGINE_BIAS_QKV;
-        else if (!strcmp(v, "none"))
-            m->bias = ENGINE_BIAS_NONE;
-        else {
-            opt_error("--bias: expected none, qkv or all, found '%s'", v);
-            return -1;
-        }
-    }
-    if (s->set[OPT_NORM]) {
-        const char *v = s->val[OPT_NORM];
-        if (!strcmp(v, "rms"))
-            m->norm = ENGINE_NORM_RMS;
-        else if (!strcmp(v, "layer"))
-            m->norm = ENGINE_NORM_LAYER;
-        else {
-            opt_error("--norm: expected rms or layer, found '%s'", v);
-            return -1;
+        if (p->type == PARAM_T_INT) {
+            if (opt_uint(p->id, s->val[i], &v) != 0)
+                return -1;
+            *(uint32_t *)(void *)((char *)m + p->offset - offsetof(struct engine_scenario, model)) =
+                v;
+        } else if (p->id == PARAM_BIAS && !*s->val[i]) {
+            m->bias = ENGINE_BIAS_ALL; /* --bias alone */
+        } else {
+            if (opt_enum(p->id, s->val[i], &k) != 0)
+                return -1;
+            if (p->id == PARAM_TIED)
+                m->tied = k == 0;
+            else if (p->id == PARAM_GATED)
+                m->gated = k == 0;
+            else if (p->id == PARAM_BIAS)
+                m->bias = (enum engine_bias)k;
+            else
+                m->norm = (enum engine_norm)k;
         }
     }
     /* A changed head count changes the default head size. */
-    if ((s->set[OPT_HIDDEN] || s->set[OPT_HEADS]) && !s->set[OPT_HEAD_DIM] && m->heads > 0) {
+    if ((s->set[PARAM_HIDDEN] || s->set[PARAM_HEADS]) && !s->set[PARAM_HEAD_DIM] && m->heads > 0) {
         if (m->hidden % m->heads != 0) {
             opt_error("--heads %u does not divide --hidden %u: give --head-dim", m->heads,
                       m->hidden);
@@ -205,12 +97,12 @@ static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
         }
         m->head_dim = m->hidden / m->heads;
     }
-    if (s->set[OPT_HEADS] && !s->set[OPT_KV_HEADS] && m->kv_heads > m->heads)
+    if (s->set[PARAM_HEADS] && !s->set[PARAM_KV_HEADS] && m->kv_heads > m->heads)
         m->kv_heads = m->heads;
     /* Experts per token of a dense model would be silently ignored. */
-    if (m->experts == 0 && (s->set[OPT_ACTIVE_EXPERTS] || s->set[OPT_SHARED_EXPERTS])) {
+    if (m->experts == 0 && (s->set[PARAM_ACTIVE_EXPERTS] || s->set[PARAM_SHARED_EXPERTS])) {
         opt_error("--%s needs a mixture of experts: the model has none (give --experts N)",
-                  s->set[OPT_ACTIVE_EXPERTS] ? "active-experts" : "shared-experts");
+                  s->set[PARAM_ACTIVE_EXPERTS] ? "active-experts" : "shared-experts");
         return -1;
     }
     if (m->experts > 0 && m->active_experts == 0)
@@ -228,8 +120,8 @@ static int opt_apply_arch(const struct opt_seen *s, struct engine_model *m) {
 }
 
 /* A custom model from the architecture flags alone. */
-static int opt_custom_model(const struct opt_seen *s, struct engine_model *m) {
-    static const enum opt_id required[] = {OPT_LAYERS, OPT_HIDDEN, OPT_HEADS, OPT_VOCAB};
+static int opt_custom_model(const struct options_given *s, struct engine_model *m) {
+    static const enum param_id required[] = {PARAM_LAYERS, PARAM_HIDDEN, PARAM_HEADS, PARAM_VOCAB};
 
     for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
         if (!s->set[required[i]]) {
@@ -245,11 +137,11 @@ static int opt_custom_model(const struct opt_seen *s, struct engine_model *m) {
     m->bias = ENGINE_BIAS_NONE;
     if (opt_apply_arch(s, m) != 0)
         return -1;
-    if (!s->set[OPT_KV_HEADS])
+    if (!s->set[PARAM_KV_HEADS])
         m->kv_heads = m->heads;
-    if (!s->set[OPT_HEAD_DIM])
+    if (!s->set[PARAM_HEAD_DIM])
         m->head_dim = m->hidden / m->heads;
-    if (!s->set[OPT_FFN])
+    if (!s->set[PARAM_FFN])
         m->ffn = 4 * m->hidden;
     m->max_context = 0;
     snprintf(m->id, sizeof(m->id), "custom");
@@ -269,33 +161,40 @@ void options_config_path(const char *arg, char *buf, size_t len) {
         snprintf(buf, len, "%s", arg);
 }
 
+/* Remember the file a model came from, absolute (see commands.h). */
+static void opt_model_path(const char *given, struct options *o) {
+    char real[PATH_MAX];
+    snprintf(o->model_path, sizeof(o->model_path), "%s", realpath(given, real) ? real : given);
+}
+
 /* Choose the model: --model-config, --model, --params, an architecture, or
  * the default; then apply single-field overrides. Returns 0, 2 or 3. */
-int opt_model(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+int opt_model(const struct options_given *s, const struct catalog *cat, struct options *o) {
     struct engine_model *m = &o->sc.model;
-    int sources = s->set[OPT_MODEL] + s->set[OPT_PARAMS] + s->set[OPT_MODEL_CONFIG] +
-                  s->set[OPT_MODEL_FILE];
+    int sources = s->set[PARAM_MODEL] + s->set[PARAM_PARAMS] + s->set[PARAM_MODEL_CONFIG] +
+                  s->set[PARAM_MODEL_FILE];
 
     if (sources > 1) {
         opt_error("--model, --params, --model-config and --model-file are exclusive: give one");
         return VRAMLAB_EXIT_USAGE;
     }
-    if (s->set[OPT_MODEL_FILE]) {
+    if (s->set[PARAM_MODEL_FILE]) {
         /* One file per process: the summary outlives the options. */
         static struct catalog_model_file mf;
         char err[1536];
-        if (catalog_model_file_load(s->val[OPT_MODEL_FILE], m, &mf, err, sizeof err) != 0) {
+        if (catalog_model_file_load(s->val[PARAM_MODEL_FILE], m, &mf, err, sizeof err) != 0) {
             fprintf(stderr, "vramlab: --model-file %s\n", err);
             return VRAMLAB_EXIT_CATALOG;
         }
         o->model_file = &mf;
         o->model_custom = true;
+        opt_model_path(s->val[PARAM_MODEL_FILE], o);
         return 0;
     }
-    if (s->set[OPT_MODEL_CONFIG]) {
+    if (s->set[PARAM_MODEL_CONFIG]) {
         struct catalog_diag d = {0};
         char path[4096];
-        options_config_path(s->val[OPT_MODEL_CONFIG], path, sizeof(path));
+        options_config_path(s->val[PARAM_MODEL_CONFIG], path, sizeof(path));
         if (catalog_import_hf_config(path, m, &d) != 0) {
             fprintf(stderr, "%s", d.text ? d.text : _("vramlab: cannot read --model-config\n"));
             if (d.text && d.len > 0 && d.text[d.len - 1] != '\n')
@@ -305,24 +204,25 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
         }
         catalog_diag_free(&d);
         o->model_custom = true;
-    } else if (s->set[OPT_PARAMS]) {
+        opt_model_path(s->val[PARAM_MODEL_CONFIG], o);
+    } else if (s->set[PARAM_PARAMS]) {
         double n;
-        if (opt_unit("params", s->val[OPT_PARAMS], catalog_parse_count, &n) != 0)
+        if (opt_number(PARAM_PARAMS, s->val[PARAM_PARAMS], &n) != 0)
             return VRAMLAB_EXIT_USAGE;
         if (!(n >= 1)) {
             opt_error("--params: expected a positive size like 70B, found '%s'",
-                      s->val[OPT_PARAMS]);
+                      s->val[PARAM_PARAMS]);
             return VRAMLAB_EXIT_USAGE;
         }
         engine_model_from_size(m, n);
-        snprintf(m->id, sizeof(m->id), "params-%s", s->val[OPT_PARAMS]);
-        snprintf(m->name, sizeof(m->name), "%s-parameter model", s->val[OPT_PARAMS]);
+        snprintf(m->id, sizeof(m->id), "params-%s", s->val[PARAM_PARAMS]);
+        snprintf(m->name, sizeof(m->name), "%s-parameter model", s->val[PARAM_PARAMS]);
         m->source = "bare size (--params): shape derived";
         o->model_custom = true;
         /* --kv-heads, --head-dim, ... override the derived shape; the
          * count stays the size given. */
         if (opt_any_arch(s)) {
-            if (s->set[OPT_EXPERTS] || s->set[OPT_ACTIVE_EXPERTS] || s->set[OPT_SHARED_EXPERTS]) {
+            if (s->set[PARAM_EXPERTS] || s->set[PARAM_ACTIVE_EXPERTS] || s->set[PARAM_SHARED_EXPERTS]) {
                 opt_error("--params gives a bare dense size; experts need an architecture "
                           "(--layers, --hidden, --heads, --vocab with --experts)");
                 return VRAMLAB_EXIT_USAGE;
@@ -333,11 +233,11 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
             m->params_size = n;
         }
         return 0;
-    } else if (!s->set[OPT_MODEL] && opt_any_arch(s)) {
+    } else if (!s->set[PARAM_MODEL] && opt_any_arch(s)) {
         o->model_custom = true;
         return opt_custom_model(s, m) == 0 ? 0 : VRAMLAB_EXIT_USAGE;
     } else {
-        const char *id = s->set[OPT_MODEL] ? s->val[OPT_MODEL] : "llama-3.1-8b";
+        const char *id = s->set[PARAM_MODEL] ? s->val[PARAM_MODEL] : "llama-3.1-8b";
         const struct engine_model *cm = catalog_find_model(cat, id);
         char norm[sizeof(m->id)];
         if (!cm) {
@@ -351,7 +251,7 @@ int opt_model(const struct opt_seen *s, const struct catalog *cat, struct option
         }
         if (!cm) {
             opt_unknown_id(cat, CATALOG_MODEL, "model", id, norm[0] ? norm : id);
-            return s->set[OPT_MODEL] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
+            return s->set[PARAM_MODEL] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
         }
         *m = *cm;
     }
@@ -410,20 +310,20 @@ static const char *opt_bw_unit(double v) {
 
 /* Parse --gpu-memory, --gpu-bandwidth, --gpu-flops that were given, each
  * with its sane minimum (1 MiB, 1 MB/s, 1 GFLOP/s). */
-static int opt_gpu_values(const struct opt_seen *s, double *mem, double *bw, double *fl) {
+static int opt_gpu_values(const struct options_given *s, double *mem, double *bw, double *fl) {
     const char *v;
 
-    v = s->val[OPT_GPU_MEMORY];
-    if (s->set[OPT_GPU_MEMORY] && (opt_unit("gpu-memory", v, catalog_parse_bytes, mem) ||
+    v = s->val[PARAM_GPU_MEMORY];
+    if (s->set[PARAM_GPU_MEMORY] && (opt_number(PARAM_GPU_MEMORY, v, mem) ||
                                    opt_at_least("gpu-memory", v, *mem, 1048576.0, "1 MiB", "GiB")))
         return -1;
-    v = s->val[OPT_GPU_BANDWIDTH];
-    if (s->set[OPT_GPU_BANDWIDTH] &&
-        (opt_unit("gpu-bandwidth", v, catalog_parse_bandwidth, bw) ||
+    v = s->val[PARAM_GPU_BANDWIDTH];
+    if (s->set[PARAM_GPU_BANDWIDTH] &&
+        (opt_number(PARAM_GPU_BANDWIDTH, v, bw) ||
          opt_at_least("gpu-bandwidth", v, *bw, 1e6, "1 MB/s", opt_bw_unit(*bw))))
         return -1;
-    v = s->val[OPT_GPU_FLOPS];
-    if (s->set[OPT_GPU_FLOPS] && (opt_unit("gpu-flops", v, catalog_parse_flops, fl) ||
+    v = s->val[PARAM_GPU_FLOPS];
+    if (s->set[PARAM_GPU_FLOPS] && (opt_number(PARAM_GPU_FLOPS, v, fl) ||
                                   opt_at_least("gpu-flops", v, *fl, 1e9, "1 GFLOP/s", "T")))
         return -1;
     return 0;
@@ -432,7 +332,7 @@ static int opt_gpu_values(const struct opt_seen *s, double *mem, double *bw, dou
 /* --system ID: the catalog system into o (its GPU, NVLink domain, links
  * and power; each of --gpus-per-node, --intra-node-bw and --inter-node-bw
  * given too wins over the system's). --gpu with it must be the system's. */
-static int opt_system(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+static int opt_system(const struct options_given *s, const struct catalog *cat, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     const struct catalog_system *y;
 
@@ -440,9 +340,9 @@ static int opt_system(const struct opt_seen *s, const struct catalog *cat, struc
     sc->system_id[0] = '\0';
     sc->system_gpus = 0;
     sc->system_power_w = 0;
-    if (!s->set[OPT_SYSTEM])
+    if (!s->set[PARAM_SYSTEM])
         return 0;
-    y = catalog_find_system(cat, s->val[OPT_SYSTEM]);
+    y = catalog_find_system(cat, s->val[PARAM_SYSTEM]);
     if (!y) {
         char list[400] = "";
         size_t used = 0;
@@ -453,18 +353,18 @@ static int opt_system(const struct opt_seen *s, const struct catalog *cat, struc
                 break;
             used += (size_t)w;
         }
-        opt_error("--system: unknown system '%s' (the catalog has: %s)", s->val[OPT_SYSTEM],
+        opt_error("--system: unknown system '%s' (the catalog has: %s)", s->val[PARAM_SYSTEM],
                   cat->n_systems ? list : "none");
         return VRAMLAB_EXIT_USAGE;
     }
-    if (s->set[OPT_GPU] && !catalog_find_gpu(cat, s->val[OPT_GPU])) {
-        opt_unknown_id(cat, CATALOG_GPU, "gpu", s->val[OPT_GPU], s->val[OPT_GPU]);
+    if (s->set[PARAM_GPU] && !catalog_find_gpu(cat, s->val[PARAM_GPU])) {
+        opt_unknown_id(cat, CATALOG_GPU, "gpu", s->val[PARAM_GPU], s->val[PARAM_GPU]);
         return VRAMLAB_EXIT_USAGE;
     }
-    if (s->set[OPT_GPU] && catalog_find_gpu(cat, s->val[OPT_GPU]) != catalog_find_gpu(cat, y->gpu)) {
+    if (s->set[PARAM_GPU] && catalog_find_gpu(cat, s->val[PARAM_GPU]) != catalog_find_gpu(cat, y->gpu)) {
         opt_error("--system %s comes with --gpu %s, not '%s' (leave --gpu out, or override "
                   "single fields with --gpu-memory, --gpu-bandwidth, --gpu-flops)",
-                  y->id, y->gpu, s->val[OPT_GPU]);
+                  y->id, y->gpu, s->val[PARAM_GPU]);
         return VRAMLAB_EXIT_USAGE;
     }
     o->has_system = true;
@@ -478,9 +378,9 @@ static int opt_system(const struct opt_seen *s, const struct catalog *cat, struc
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. The
  * values are checked first, so a bad unit is reported before a missing
  * companion flag. */
-int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+int opt_gpu(const struct options_given *s, const struct catalog *cat, struct options *o) {
     struct engine_gpu *g = &o->sc.gpu;
-    bool custom = s->set[OPT_GPU_MEMORY] || s->set[OPT_GPU_BANDWIDTH] || s->set[OPT_GPU_FLOPS];
+    bool custom = s->set[PARAM_GPU_MEMORY] || s->set[PARAM_GPU_BANDWIDTH] || s->set[PARAM_GPU_FLOPS];
     double mem = 0, bw = 0, fl = 0;
 
     if (opt_gpu_values(s, &mem, &bw, &fl) != 0)
@@ -496,8 +396,8 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
             return VRAMLAB_EXIT_CATALOG;
         }
         *g = *cg;
-    } else if (!s->set[OPT_GPU] && custom) {
-        if (!s->set[OPT_GPU_MEMORY] || !s->set[OPT_GPU_BANDWIDTH] || !s->set[OPT_GPU_FLOPS]) {
+    } else if (!s->set[PARAM_GPU] && custom) {
+        if (!s->set[PARAM_GPU_MEMORY] || !s->set[PARAM_GPU_BANDWIDTH] || !s->set[PARAM_GPU_FLOPS]) {
             opt_error("a custom GPU needs --gpu-memory, --gpu-bandwidth and --gpu-flops "
                       "(or --gpu ID to override single fields)");
             return VRAMLAB_EXIT_USAGE;
@@ -508,19 +408,19 @@ int opt_gpu(const struct opt_seen *s, const struct catalog *cat, struct options 
         g->source = "command line";
         g->gpus_per_node = 1;
     } else {
-        const char *id = s->set[OPT_GPU] ? s->val[OPT_GPU] : "h100-sxm";
+        const char *id = s->set[PARAM_GPU] ? s->val[PARAM_GPU] : "h100-sxm";
         const struct engine_gpu *cg = catalog_find_gpu(cat, id);
         if (!cg) {
             opt_unknown_id(cat, CATALOG_GPU, "gpu", id, id);
-            return s->set[OPT_GPU] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
+            return s->set[PARAM_GPU] ? VRAMLAB_EXIT_USAGE : VRAMLAB_EXIT_CATALOG;
         }
         *g = *cg;
     }
-    if (s->set[OPT_GPU_MEMORY])
+    if (s->set[PARAM_GPU_MEMORY])
         g->memory_bytes = mem;
-    if (s->set[OPT_GPU_BANDWIDTH])
+    if (s->set[PARAM_GPU_BANDWIDTH])
         g->bandwidth_bytes_per_s = bw;
-    if (s->set[OPT_GPU_FLOPS]) {
+    if (s->set[PARAM_GPU_FLOPS]) {
         /* The 16-bit figure, and the column the weight format computes in. */
         g->flops[ENGINE_COMPUTE_FP16] = fl;
         g->flops[ENGINE_COMPUTE_BF16] = fl;
@@ -541,42 +441,58 @@ static uint32_t opt_default_tp(uint32_t gpus, uint32_t per_node, uint32_t heads)
 }
 
 /* Work out G, t, p, d from what was given; check the combination. */
-int opt_layout(const struct opt_seen *s, struct options *o) {
+int opt_layout(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    uint32_t g = 1, t = 1, p = 1, d = 1;
+    uint32_t g = 1, t = 1, p = 1, d = 1, cp = 1;
     uint32_t per_node = sc->gpus_per_node ? sc->gpus_per_node : sc->gpu.gpus_per_node;
 
     if (per_node == 0)
         per_node = 1;
-    if (s->set[OPT_GPUS] && opt_uint("gpus", s->val[OPT_GPUS], false, 1u << 24, &g))
+    if (s->set[PARAM_GPUS] && opt_uint(PARAM_GPUS, s->val[PARAM_GPUS], &g))
         return -1;
-    if (s->set[OPT_TP] && opt_uint("tp", s->val[OPT_TP], false, 1u << 20, &t))
+    /* Context parallelism multiplies the layout: G = t x cp x p x d; the
+     * rest of the layout is worked out on G / cp. */
+    if (s->set[PARAM_CP] && opt_uint(PARAM_CP, s->val[PARAM_CP], &cp))
         return -1;
-    if (s->set[OPT_PP] && opt_uint("pp", s->val[OPT_PP], false, 1u << 20, &p))
+    if (cp > 1 && sc->mode == ENGINE_MODE_INFER) {
+        opt_error("--cp %u applies to training (--mode train, lora, qlora): it splits each "
+                  "training sequence over GPUs",
+                  cp);
         return -1;
-    if (s->set[OPT_DP] && opt_uint("dp", s->val[OPT_DP], false, 1u << 24, &d))
+    }
+    if (cp > 1 && s->set[PARAM_GPUS] && g % cp != 0) {
+        opt_error("--gpus %u is not a multiple of --cp %u", g, cp);
+        return -1;
+    }
+    if (cp > 1 && s->set[PARAM_GPUS])
+        g /= cp;
+    if (s->set[PARAM_TP] && opt_uint(PARAM_TP, s->val[PARAM_TP], &t))
+        return -1;
+    if (s->set[PARAM_PP] && opt_uint(PARAM_PP, s->val[PARAM_PP], &p))
+        return -1;
+    if (s->set[PARAM_DP] && opt_uint(PARAM_DP, s->val[PARAM_DP], &d))
         return -1;
 
-    if (!s->set[OPT_GPUS] && o->has_system && !s->set[OPT_TP] && !s->set[OPT_PP] &&
-        !s->set[OPT_DP]) {
+    if (!s->set[PARAM_GPUS] && o->has_system && !s->set[PARAM_TP] && !s->set[PARAM_PP] &&
+        !s->set[PARAM_DP]) {
         /* --system alone: one whole system, tensor-parallel inside a node. */
         g = o->system.gpus;
         t = opt_default_tp(g, per_node, sc->model.heads);
         d = g / t;
-    } else if (!s->set[OPT_GPUS]) {
+    } else if (!s->set[PARAM_GPUS]) {
         g = t * p * d;
-    } else if (!s->set[OPT_TP] && !s->set[OPT_PP] && !s->set[OPT_DP]) {
+    } else if (!s->set[PARAM_TP] && !s->set[PARAM_PP] && !s->set[PARAM_DP]) {
         t = opt_default_tp(g, per_node, sc->model.heads);
         d = g / t;
-    } else if (!s->set[OPT_DP]) {
+    } else if (!s->set[PARAM_DP]) {
         if (g % (t * p) != 0) {
             opt_error("--gpus %u is not a multiple of --tp %u x --pp %u", g, t, p);
             return -1;
         }
         d = g / (t * p);
-    } else if (!s->set[OPT_TP] && g % (p * d) == 0) {
+    } else if (!s->set[PARAM_TP] && g % (p * d) == 0) {
         t = g / (p * d);
-    } else if (!s->set[OPT_PP] && g % (t * d) == 0) {
+    } else if (!s->set[PARAM_PP] && g % (t * d) == 0) {
         p = g / (t * d);
     }
     if ((uint64_t)t * p * d != g) {
@@ -584,6 +500,11 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
                   (unsigned long long)t * p * d, g);
         return -1;
     }
+    if ((uint64_t)g * cp > (1u << 24)) {
+        opt_error("--cp %u x %u GPUs exceeds %u GPUs", cp, g, 1u << 24);
+        return -1;
+    }
+    g *= cp;
     if (sc->model.heads > 0 && sc->model.heads % t != 0) {
         opt_error("--tp %u does not divide the model's %u attention heads", t, sc->model.heads);
         return -1;
@@ -598,6 +519,7 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
     sc->tp = t;
     sc->pp = p;
     sc->dp = d;
+    sc->cp = cp;
     return 0;
 }
 
@@ -606,7 +528,7 @@ int opt_layout(const struct opt_seen *s, struct options *o) {
 static int opt_global_batch(const char *v, uint32_t context, uint32_t *out) {
     const char *suffix = strstr(v, "-tokens");
     if (!suffix) {
-        if (opt_uint("global-batch", v, false, 1u << 30, out))
+        if (opt_uint(PARAM_GLOBAL_BATCH, v, out))
             return -1;
         return 0;
     }
@@ -624,7 +546,7 @@ static int opt_global_batch(const char *v, uint32_t context, uint32_t *out) {
     memcpy(num, v, n);
     num[n] = '\0';
     uint32_t tokens;
-    if (opt_tokens("global-batch", num, false, &tokens))
+    if (opt_token_count("global-batch", num, &tokens))
         return -1;
     if (tokens % context) {
         opt_error("--global-batch %s = %u tokens is not a whole number of sequences of --context "
@@ -650,10 +572,10 @@ static int opt_positive(const char *flag, const char *v, double *out) {
 /* Seed 002's method: --throughput (tokens/s of the deployment, or "/gpu"
  * per GPU), the training set as --dataset NxT or --dataset-tokens N, and
  * --epochs over it; the run's tokens are the set's times the epochs. */
-static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
-    if (s->set[OPT_THROUGHPUT]) {
+static int opt_dataset(const struct options_given *s, struct engine_scenario *sc) {
+    if (s->set[PARAM_THROUGHPUT]) {
         char num[48];
-        const char *v = s->val[OPT_THROUGHPUT];
+        const char *v = s->val[PARAM_THROUGHPUT];
         const char *per = strstr(v, "/gpu");
         size_t n = per ? (size_t)(per - v) : strlen(v);
         if ((per && per[4] != '\0') || n == 0 || n >= sizeof(num)) {
@@ -666,18 +588,18 @@ static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
         if (opt_positive("throughput", num, &t))
             return -1;
         sc->throughput_tokens_per_s = per ? t * sc->gpus : t;
-        if (s->set[OPT_MFU]) {
+        if (s->set[PARAM_MFU]) {
             opt_error("--throughput and --mfu both set the training speed: give one");
             return -1;
         }
     }
     double set_tokens = 0;
-    if (s->set[OPT_DATASET] && s->set[OPT_DATASET_TOKENS]) {
+    if (s->set[PARAM_DATASET] && s->set[PARAM_DATASET_TOKENS]) {
         opt_error("--dataset and --dataset-tokens both give the training set: give one");
         return -1;
     }
-    if (s->set[OPT_DATASET]) {
-        const char *v = s->val[OPT_DATASET];
+    if (s->set[PARAM_DATASET]) {
+        const char *v = s->val[PARAM_DATASET];
         const char *x = strpbrk(v, "xX");
         char a[48];
         size_t n = x ? (size_t)(x - v) : 0;
@@ -692,12 +614,12 @@ static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
             return -1;
         set_tokens = ex * tok;
     }
-    if (s->set[OPT_DATASET_TOKENS] &&
-        opt_positive("dataset-tokens", s->val[OPT_DATASET_TOKENS], &set_tokens))
+    if (s->set[PARAM_DATASET_TOKENS] &&
+        opt_positive("dataset-tokens", s->val[PARAM_DATASET_TOKENS], &set_tokens))
         return -1;
     double epochs = 1;
-    if (s->set[OPT_EPOCHS]) {
-        if (opt_positive("epochs", s->val[OPT_EPOCHS], &epochs))
+    if (s->set[PARAM_EPOCHS]) {
+        if (opt_positive("epochs", s->val[PARAM_EPOCHS], &epochs))
             return -1;
         if (!(set_tokens > 0)) {
             opt_error("--epochs counts passes over --dataset or --dataset-tokens: give one");
@@ -705,9 +627,9 @@ static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
         }
     }
     if (set_tokens > 0) {
-        if (s->set[OPT_TOKENS]) {
+        if (s->set[PARAM_TOKENS]) {
             opt_error("--tokens and --%s both give the training tokens: give one",
-                      s->set[OPT_DATASET] ? "dataset" : "dataset-tokens");
+                      s->set[PARAM_DATASET] ? "dataset" : "dataset-tokens");
             return -1;
         }
         sc->training_tokens = set_tokens * epochs;
@@ -720,19 +642,19 @@ static int opt_dataset(const struct opt_seen *s, struct engine_scenario *sc) {
  * (sequences per step over all replicas), --micro-batch-size (sequences per
  * micro-batch; --batch means the same in training), and the micro-batches
  * (gradient accumulation) = global / (micro x dp), checked to divide. */
-static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
+static int opt_batches(const struct options_given *s, struct engine_scenario *sc) {
     bool train = sc->mode != ENGINE_MODE_INFER;
-    if ((s->set[OPT_GLOBAL_BATCH] || s->set[OPT_MICRO_BATCH_SIZE]) && !train) {
+    if ((s->set[PARAM_GLOBAL_BATCH] || s->set[PARAM_MICRO_BATCH_SIZE]) && !train) {
         opt_error("--%s applies to training (--mode train, lora, qlora); in inference --batch is "
                   "the sequences at once",
-                  s->set[OPT_GLOBAL_BATCH] ? "global-batch" : "micro-batch-size");
+                  s->set[PARAM_GLOBAL_BATCH] ? "global-batch" : "micro-batch-size");
         return -1;
     }
-    if (s->set[OPT_MICRO_BATCH_SIZE]) {
+    if (s->set[PARAM_MICRO_BATCH_SIZE]) {
         uint32_t mbs;
-        if (opt_uint("micro-batch-size", s->val[OPT_MICRO_BATCH_SIZE], false, 1u << 24, &mbs))
+        if (opt_uint(PARAM_MICRO_BATCH_SIZE, s->val[PARAM_MICRO_BATCH_SIZE], &mbs))
             return -1;
-        if (s->set[OPT_BATCH] && mbs != sc->batch) {
+        if (s->set[PARAM_BATCH] && mbs != sc->batch) {
             opt_error("--batch %u and --micro-batch-size %u: in training both are the sequences "
                       "of one micro-batch; give one",
                       sc->batch, mbs);
@@ -740,10 +662,10 @@ static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
         }
         sc->batch = mbs;
     }
-    if (!s->set[OPT_GLOBAL_BATCH])
+    if (!s->set[PARAM_GLOBAL_BATCH])
         return 0;
     uint32_t g;
-    if (opt_global_batch(s->val[OPT_GLOBAL_BATCH], sc->context, &g))
+    if (opt_global_batch(s->val[PARAM_GLOBAL_BATCH], sc->context, &g))
         return -1;
     uint64_t per = (uint64_t)sc->batch * sc->dp;
     if (g % per) {
@@ -752,7 +674,7 @@ static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
                   g, sc->batch, sc->dp, (unsigned long long)per, (double)g / (double)per);
         return -1;
     }
-    if (s->set[OPT_MICRO_BATCHES] && (uint64_t)sc->micro_batches * per != g) {
+    if (s->set[PARAM_MICRO_BATCHES] && (uint64_t)sc->micro_batches * per != g) {
         opt_error("--global-batch %u = --micro-batch-size %u x --micro-batches m x --dp %u needs "
                   "m = %llu, but --micro-batches is %u; give one of the two",
                   g, sc->batch, sc->dp, (unsigned long long)(g / per), sc->micro_batches);
@@ -767,12 +689,12 @@ static int opt_batches(const struct opt_seen *s, struct engine_scenario *sc) {
  * options_internal.h): its global batch in tokens over the context, in
  * micro-batches of --batch sequences on each of the dp replicas (at least
  * one). */
-void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
+void opt_train_batch_defaults(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     double tokens = sc->model.global_batch_tokens;
     o->recipe_batch_sequences = 0;
-    if (sc->mode != ENGINE_MODE_TRAIN || s->set[OPT_GLOBAL_BATCH] ||
-        s->set[OPT_MICRO_BATCHES] || !(tokens > 0) || sc->context == 0 || sc->batch == 0 ||
+    if (sc->mode != ENGINE_MODE_TRAIN || s->set[PARAM_GLOBAL_BATCH] ||
+        s->set[PARAM_MICRO_BATCHES] || !(tokens > 0) || sc->context == 0 || sc->batch == 0 ||
         sc->dp == 0)
         return;
     double seqs = fmax(1, round(tokens / sc->context));
@@ -788,12 +710,10 @@ void opt_train_batch_defaults(const struct opt_seen *s, struct options *o) {
  * divides the experts of each layer and the data-parallel degree. Where
  * --gpus alone leaves the layout to the search, the search keeps only the
  * d that ep divides. */
-static int opt_expert_parallel(const struct opt_seen *s, struct options *o) {
+static int opt_expert_parallel(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    if (!s->set[OPT_EP])
+    if (!s->set[PARAM_EP])
         return 0;
-    if (opt_uint("ep", s->val[OPT_EP], false, 1u << 16, &sc->ep))
-        return -1;
     if (sc->ep == 1)
         return 0;
     if (sc->mode == ENGINE_MODE_INFER) {
@@ -812,7 +732,7 @@ static int opt_expert_parallel(const struct opt_seen *s, struct options *o) {
                   sc->model.experts, sc->model.id);
         return -1;
     }
-    bool layout = s->set[OPT_TP] || s->set[OPT_PP] || s->set[OPT_DP] || !s->set[OPT_GPUS];
+    bool layout = s->set[PARAM_TP] || s->set[PARAM_PP] || s->set[PARAM_DP] || !s->set[PARAM_GPUS];
     if (layout && sc->dp % sc->ep) {
         opt_error("--ep %u does not divide --dp %u: expert parallelism runs inside data "
                   "parallelism (Megatron-LM), each expert's d / ep replicas sharing its states",
@@ -824,19 +744,10 @@ static int opt_expert_parallel(const struct opt_seen *s, struct options *o) {
 
 /* Full recompute's method and layers (Megatron-LM's --recompute-method
  * and --recompute-num-layers, which apply with full granularity). */
-static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario *sc) {
-    bool method = s->set[OPT_RECOMPUTE_METHOD], layers = s->set[OPT_RECOMPUTE_NUM_LAYERS];
+static int opt_recompute_layers(const struct options_given *s, struct engine_scenario *sc) {
+    bool method = s->set[PARAM_RECOMPUTE_METHOD], layers = s->set[PARAM_RECOMPUTE_NUM_LAYERS];
     if (!method && !layers)
         return 0;
-    if (method && engine_recompute_method_parse(s->val[OPT_RECOMPUTE_METHOD],
-                                                &sc->recompute_method)) {
-        opt_error("--recompute-method: expected uniform or block, found '%s'",
-                  s->val[OPT_RECOMPUTE_METHOD]);
-        return -1;
-    }
-    if (layers && opt_uint("recompute-num-layers", s->val[OPT_RECOMPUTE_NUM_LAYERS], false,
-                           1u << 20, &sc->recompute_num_layers))
-        return -1;
     if (sc->mode == ENGINE_MODE_INFER || sc->recompute != ENGINE_RECOMPUTE_FULL) {
         opt_error("--%s applies to full recompute in training (--recompute full; now %s)",
                   layers ? "recompute-num-layers" : "recompute-method",
@@ -851,31 +762,52 @@ static int opt_recompute_layers(const struct opt_seen *s, struct engine_scenario
     return 0;
 }
 
+static int opt_zero_offload(const struct options_given *s, struct options *o);
+
+/* --recompute-modules (Megatron-LM's, selective recompute only),
+ * --moe-imbalance (MoE training, at least 1), --fine-tune (full training);
+ * the values themselves were read with the others (opt_read_stored) but
+ * the modules' list. */
+static int opt_train_extras(const struct options_given *s, struct options *o) {
+    struct engine_scenario *sc = &o->sc;
+    if (s->set[PARAM_RECOMPUTE_MODULES]) {
+        const char *bad = NULL;
+        if (engine_recompute_modules_parse(s->val[PARAM_RECOMPUTE_MODULES], &sc->recompute_modules,
+                                           &bad)) {
+            char what[160] = "a comma-separated list of";
+            for (unsigned i = 0; i < ENGINE_RECOMPUTE_MODULE_COUNT; i++)
+                snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s %s", i ? "," : "",
+                         engine_recompute_module_name(i));
+            opt_expected_of("recompute-modules", what, s->val[PARAM_RECOMPUTE_MODULES]);
+            return -1;
+        }
+        if (s->set[PARAM_RECOMPUTE] && sc->recompute != ENGINE_RECOMPUTE_SELECTIVE) {
+            opt_error("--recompute-modules applies to selective recompute (Megatron-LM "
+                      "--recompute-granularity selective), not --recompute %s",
+                      engine_recompute_name(sc->recompute));
+            return -1;
+        }
+        sc->recompute = ENGINE_RECOMPUTE_SELECTIVE;
+    }
+    if (s->set[PARAM_FINE_TUNE] && sc->mode != ENGINE_MODE_TRAIN) {
+        opt_error("--fine-tune applies to --mode train (full fine-tuning); LoRA and QLoRA "
+                  "fine-tune already");
+        return -1;
+    }
+    return 0;
+}
+
 /* Workload, training and communication options. */
-int opt_workload(const struct opt_seen *s, struct options *o) {
+int opt_workload(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
 
-    if (s->set[OPT_ZERO] && opt_uint("zero", s->val[OPT_ZERO], true, 3, &sc->zero))
-        return -1;
-    if (opt_zero_offload(s, o) != 0)
-        return -1;
-    if (s->set[OPT_BATCH] && opt_uint("batch", s->val[OPT_BATCH], false, 1u << 24, &sc->batch))
-        return -1;
-    if (s->set[OPT_CONTEXT] && opt_tokens("context", s->val[OPT_CONTEXT], false, &sc->context))
-        return -1;
-    if (s->set[OPT_PROMPT] && opt_tokens("prompt", s->val[OPT_PROMPT], true, &sc->prompt))
-        return -1;
-    if (s->set[OPT_MICRO_BATCHES] &&
-        opt_uint("micro-batches", s->val[OPT_MICRO_BATCHES], false, 1u << 24, &sc->micro_batches))
-        return -1;
-    if (opt_batches(s, sc) != 0)
-        return -1;
-    if (s->set[OPT_INTERLEAVE] &&
-        opt_uint("interleave", s->val[OPT_INTERLEAVE], false, 1024, &sc->interleave))
+    /* Every plain field given, by its row's type and range; then what
+     * depends on others. */
+    if (opt_read_stored(s, sc) != 0 || opt_zero_offload(s, o) != 0 || opt_batches(s, sc) != 0)
         return -1;
     /* Each virtual stage holds at least one layer (Narayanan et al. 2021:
      * v model chunks per GPU): more than the layers of a stage cannot be. */
-    if (s->set[OPT_INTERLEAVE] && sc->model.layers > 0) {
+    if (s->set[PARAM_INTERLEAVE] && sc->model.layers > 0) {
         uint32_t per_stage = (sc->model.layers + sc->pp - 1) / sc->pp;
         if (sc->interleave > per_stage) {
             opt_error("--interleave %u exceeds the %u layers per pipeline stage (%u layers on "
@@ -884,88 +816,48 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
             return -1;
         }
     }
-    if (s->set[OPT_LORA_RANK] &&
-        opt_uint("lora-rank", s->val[OPT_LORA_RANK], false, 1u << 20, &sc->lora_rank))
-        return -1;
     /* LoRA and QLoRA fine-tune with gradient checkpointing unless told
      * otherwise (the QLoRA paper, Dettmers et al. 2023, and the PEFT/TRL
      * recipes): full recompute by default. */
-    if (!s->set[OPT_RECOMPUTE] &&
+    if (!s->set[PARAM_RECOMPUTE] &&
         (sc->mode == ENGINE_MODE_LORA || sc->mode == ENGINE_MODE_QLORA))
         sc->recompute = ENGINE_RECOMPUTE_FULL;
-    if (s->set[OPT_RECOMPUTE] && engine_recompute_parse(s->val[OPT_RECOMPUTE], &sc->recompute)) {
-        opt_error("--recompute: expected none, selective or full, found '%s'",
-                  s->val[OPT_RECOMPUTE]);
+    if (opt_train_extras(s, o) != 0)
         return -1;
-    }
     if (opt_recompute_layers(s, sc) != 0 || opt_expert_parallel(s, o) != 0)
         return -1;
-    if (s->set[OPT_OPTIMIZER] && engine_recipe_parse(s->val[OPT_OPTIMIZER], &sc->recipe)) {
-        fprintf(stderr, _("vramlab: --optimizer: unknown recipe '%s'; one of:"),
-                s->val[OPT_OPTIMIZER]);
-        for (int r = 0; r < ENGINE_RECIPE_COUNT; r++)
-            fprintf(stderr, "%s %s", r ? "," : "", engine_recipe_info((enum engine_recipe)r)->id);
-        fputc('\n', stderr);
-        return -1;
-    }
     /* --mfu is end to end; "predict" (a scenario file's way to say it is
      * not given) leaves 0: vramlab predicts it. */
-    if (s->set[OPT_MFU] && strcmp(s->val[OPT_MFU], "predict") != 0 &&
-        opt_fraction("mfu", s->val[OPT_MFU], &sc->mfu))
+    if (s->set[PARAM_MFU] && strcmp(s->val[PARAM_MFU], "predict") != 0 &&
+        opt_number(PARAM_MFU, s->val[PARAM_MFU], &sc->mfu))
         return -1;
-    if (s->set[OPT_MFU] && strcmp(s->val[OPT_MFU], "predict") == 0)
+    if (s->set[PARAM_MFU] && strcmp(s->val[PARAM_MFU], "predict") == 0)
         sc->mfu = 0;
-    if (s->set[OPT_FLOPS_MODEL] &&
-        engine_flops_model_parse(s->val[OPT_FLOPS_MODEL], &sc->flops_model)) {
-        opt_error("--flops-model: expected 6n-attention or 6n, found '%s'",
-                  s->val[OPT_FLOPS_MODEL]);
-        return -1;
-    }
-    if (s->set[OPT_BW_EFFICIENCY] &&
-        opt_fraction("bw-efficiency", s->val[OPT_BW_EFFICIENCY], &sc->bw_efficiency))
-        return -1;
-    if (s->set[OPT_FLOPS_EFFICIENCY] &&
-        opt_fraction("flops-efficiency", s->val[OPT_FLOPS_EFFICIENCY], &sc->flops_efficiency))
-        return -1;
-    sc->flops_efficiency_given = sc->flops_efficiency_given || s->set[OPT_FLOPS_EFFICIENCY];
-    if (s->set[OPT_TOKENS] &&
-        opt_unit("tokens", s->val[OPT_TOKENS], catalog_parse_count, &sc->training_tokens))
+    sc->flops_efficiency_given = sc->flops_efficiency_given || s->set[PARAM_FLOPS_EFFICIENCY];
+    if (s->set[PARAM_TOKENS] && opt_number(PARAM_TOKENS, s->val[PARAM_TOKENS], &sc->training_tokens))
         return -1;
     /* Given, 0 means no tokens (not the default of 20 per parameter). */
-    sc->training_tokens_given = s->set[OPT_TOKENS];
+    sc->training_tokens_given = s->set[PARAM_TOKENS];
     if (opt_dataset(s, sc) != 0)
         return -1;
-    if (s->set[OPT_RESERVE] &&
-        opt_unit("reserve", s->val[OPT_RESERVE], catalog_parse_bytes, &sc->reserve_bytes))
-        return -1;
-    if (s->set[OPT_INTRA_BW] && opt_unit("intra-node-bw", s->val[OPT_INTRA_BW],
-                                         catalog_parse_bandwidth, &sc->intra_node_bytes_per_s))
-        return -1;
-    if (s->set[OPT_INTER_BW] && opt_unit("inter-node-bw", s->val[OPT_INTER_BW],
-                                         catalog_parse_bandwidth, &sc->inter_node_bytes_per_s))
-        return -1;
-    if (o->has_system && !s->set[OPT_INTRA_BW])
+    if (o->has_system && !s->set[PARAM_INTRA_BW])
         sc->intra_node_bytes_per_s = o->system.link_bytes_per_s;
-    if (o->has_system && !s->set[OPT_INTER_BW] && o->system.network_bytes_per_s > 0)
+    if (o->has_system && !s->set[PARAM_INTER_BW] && o->system.network_bytes_per_s > 0)
         sc->inter_node_bytes_per_s = o->system.network_bytes_per_s;
-    if (s->set[OPT_ALLREDUCE_LATENCY] &&
-        opt_unit("allreduce-latency", s->val[OPT_ALLREDUCE_LATENCY], catalog_parse_seconds,
-                 &sc->allreduce_latency_s))
-        return -1;
     /* A measured all-reduce (vramlab measure --allreduce --json, or the
      * probe's lines): its fit sets the link bandwidth of the hosts it ran
      * on (intra-node on one host, inter-node across hosts) and the
      * latency (tui/measure_ar.h); with the same flag given too, which
      * would win is not obvious: refused. */
-    if (s->set[OPT_MEASURED_ALLREDUCE]) {
+    if (s->set[PARAM_MEASURED_ALLREDUCE]) {
         struct measure_ar_fit f;
         char err[400];
-        if (measure_ar_load(s->val[OPT_MEASURED_ALLREDUCE], &f, err, sizeof(err)) != 0) {
+        if (measure_ar_load(s->val[PARAM_MEASURED_ALLREDUCE], &f, err, sizeof(err)) != 0) {
             opt_error("--measured-allreduce: %s", err);
             return -1;
         }
-        enum opt_id bw = f.hosts > 1 ? OPT_INTER_BW : OPT_INTRA_BW;
-        if (s->set[bw] || s->set[OPT_ALLREDUCE_LATENCY]) {
+        enum param_id bw = f.hosts > 1 ? PARAM_INTER_BW : PARAM_INTRA_BW;
+        if (s->set[bw] || s->set[PARAM_ALLREDUCE_LATENCY]) {
             opt_error("--measured-allreduce sets --%s and --allreduce-latency from its fit (%u "
                       "ranks on %u host(s)): give either the file or those flags",
                       opt_name(bw), f.ranks, f.hosts);
@@ -973,24 +865,19 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
         }
         measure_ar_calibrate(sc, &f);
     }
-    if (s->set[OPT_PRICE] && opt_price(s->val[OPT_PRICE], &sc->price_per_hour))
-        return -1;
-    sc->price_given = s->set[OPT_PRICE];
+    sc->price_given = s->set[PARAM_PRICE];
     /* Calibration (vramlab measure, or the explorer's Measure pane): a rate
      * of zero would silently mean "the data sheet", so it is refused. */
-    if (s->set[OPT_MEASURED_BW] &&
-        (opt_rate("measured-bw", s->val[OPT_MEASURED_BW], catalog_parse_bandwidth,
-                  &sc->measured_bytes_per_s) ||
-         opt_at_least("measured-bw", s->val[OPT_MEASURED_BW], sc->measured_bytes_per_s, 1e6,
+    if (s->set[PARAM_MEASURED_BW] &&
+        (opt_above_zero(s, PARAM_MEASURED_BW, sc->measured_bytes_per_s) ||
+         opt_at_least("measured-bw", s->val[PARAM_MEASURED_BW], sc->measured_bytes_per_s, 1e6,
                       "1 MB/s", opt_bw_unit(sc->measured_bytes_per_s))))
         return -1;
-    if (s->set[OPT_MEASURED_FLOPS] &&
-        (opt_rate("measured-flops", s->val[OPT_MEASURED_FLOPS], catalog_parse_flops,
-                  &sc->measured_flop_per_s) ||
-         opt_at_least("measured-flops", s->val[OPT_MEASURED_FLOPS], sc->measured_flop_per_s, 1e9,
+    if (s->set[PARAM_MEASURED_FLOPS] &&
+        (opt_above_zero(s, PARAM_MEASURED_FLOPS, sc->measured_flop_per_s) ||
+         opt_at_least("measured-flops", s->val[PARAM_MEASURED_FLOPS], sc->measured_flop_per_s, 1e9,
                       "1 GFLOP/s", "T")))
         return -1;
-    sc->sequence_parallel = sc->sequence_parallel || s->set[OPT_SEQUENCE_PARALLEL];
     return 0;
 }
 
@@ -998,21 +885,9 @@ int opt_workload(const struct opt_seen *s, struct options *o) {
 /* The training-state accounting and offload: --memory-convention,
  * --offload, --host-link-bw; the combinations the engine refuses are
  * named here with their flags (engine/zero.c). */
-int opt_zero_offload(const struct opt_seen *s, struct options *o) {
+static int opt_zero_offload(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    if (s->set[OPT_MEMORY_CONVENTION] &&
-        engine_memory_convention_parse(s->val[OPT_MEMORY_CONVENTION], &sc->memory_convention)) {
-        opt_error("--memory-convention: expected paper, deepspeed or megatron, found '%s'",
-                  s->val[OPT_MEMORY_CONVENTION]);
-        return -1;
-    }
-    if (s->set[OPT_OFFLOAD] && engine_offload_parse(s->val[OPT_OFFLOAD], &sc->offload)) {
-        opt_error("--offload: expected none, cpu or nvme, found '%s'", s->val[OPT_OFFLOAD]);
-        return -1;
-    }
-    if (s->set[OPT_HOST_LINK_BW] &&
-        opt_rate("host-link-bw", s->val[OPT_HOST_LINK_BW], catalog_parse_bandwidth,
-                 &sc->host_link_bytes_per_s))
+    if (opt_above_zero(s, PARAM_HOST_LINK_BW, sc->host_link_bytes_per_s) != 0)
         return -1;
     if (sc->offload == ENGINE_OFFLOAD_NONE)
         return 0;

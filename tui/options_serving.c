@@ -6,9 +6,9 @@
  * another is left to options_ignored_notes (a note, not an error).
  *
  * Runtime defaults for what was not given, as each runtime starts:
- *  - vllm: the context is max_model_len, which is the model's maximum
- *    (vLLM derives it from the config) unless --max-model-len or
- *    --context says otherwise;
+ *  - vllm (sglang, trtllm alike): the context is max_model_len, which is
+ *    the model's maximum (derived from the config) unless --max-model-len
+ *    or --context says otherwise;
  *  - llama.cpp: --reserve is --fit's margin, 1 GiB per device;
  *  - ollama: --reserve is its 457 MiB per-GPU minimum; the context its
  *    default by VRAM (docs/context-length.mdx: under 24 GiB 4k, under
@@ -24,18 +24,6 @@
 
 #define GIB 1073741824.0
 #define MIB 1048576.0
-
-/* on/off/auto (yes/no/1/0 too); returns 1, 0, -1 for auto, or -2. */
-static int opt_switch(const char *s, bool allow_auto) {
-    if (!*s || !strcasecmp(s, "on") || !strcasecmp(s, "yes") || !strcmp(s, "1") ||
-        !strcasecmp(s, "true"))
-        return 1;
-    if (!strcasecmp(s, "off") || !strcasecmp(s, "no") || !strcmp(s, "0") || !strcasecmp(s, "false"))
-        return 0;
-    if (allow_auto && !strcasecmp(s, "auto"))
-        return -1;
-    return -2;
-}
 
 /* --host-cpu ID: a catalog CPU and its data-sheet memory bandwidth. */
 static int opt_host_cpu(const struct catalog *cat, const char *id, struct options *o) {
@@ -59,75 +47,72 @@ static int opt_host_cpu(const struct catalog *cat, const char *id, struct option
 }
 
 /* The runtime's settings; each flag checked and named on error. */
-static int opt_runtime_values(const struct opt_seen *s, const struct catalog *cat,
+static int opt_runtime_values(const struct options_given *s, const struct catalog *cat,
                               struct options *o) {
     struct engine_serving *v = &o->sc.serving;
-    const char *val;
-    int sw;
+    int k;
 
-    if (s->set[OPT_RUNTIME] && engine_runtime_parse(s->val[OPT_RUNTIME], &v->runtime) != 0) {
-        opt_error("--runtime: expected plain, vllm, llama.cpp or ollama, found '%s'",
-                  s->val[OPT_RUNTIME]);
-        return -1;
-    }
-    if (s->set[OPT_GPU_MEMORY_UTILIZATION] &&
-        opt_fraction("gpu-memory-utilization", s->val[OPT_GPU_MEMORY_UTILIZATION],
-                     &v->gpu_memory_utilization))
-        return -1;
-    if (s->set[OPT_BLOCK_SIZE] &&
-        opt_uint("block-size", s->val[OPT_BLOCK_SIZE], false, 1u << 16, &v->block_size))
-        return -1;
-    if (s->set[OPT_MAX_NUM_BATCHED_TOKENS] &&
-        opt_tokens("max-num-batched-tokens", s->val[OPT_MAX_NUM_BATCHED_TOKENS], false,
-                   &v->max_num_batched_tokens))
-        return -1;
-    if (s->set[OPT_MAX_NUM_SEQS] &&
-        opt_uint("max-num-seqs", s->val[OPT_MAX_NUM_SEQS], false, 1u << 20, &v->max_num_seqs))
-        return -1;
-    if (s->set[OPT_MAX_MODEL_LEN] &&
-        opt_tokens("max-model-len", s->val[OPT_MAX_MODEL_LEN], false, &v->max_model_len))
-        return -1;
-    if (s->set[OPT_UBATCH] && opt_uint("ubatch", s->val[OPT_UBATCH], false, 1u << 20, &v->ubatch))
-        return -1;
-    if (s->set[OPT_FLASH_ATTENTION]) {
-        val = s->val[OPT_FLASH_ATTENTION];
-        if ((sw = opt_switch(val, true)) == -2) {
-            opt_error("--flash-attention: expected on, off or auto, found '%s'", val);
+    if (s->set[PARAM_RUNTIME]) {
+        const char *val = s->val[PARAM_RUNTIME];
+        int rc = engine_runtime_spec_parse(val, &v->runtime, &v->runtime_version);
+        if (rc == -2) {
+            opt_error("--runtime: no profile for '%s': vllm@0.11 (0.11 to 0.20) and vllm@0.21 "
+                      "(0.21 and later; before 0.11 not modelled), sglang@0.5, trtllm@1.0; "
+                      "plain, llama.cpp and ollama take no version",
+                      val);
             return -1;
         }
-        v->flash_attention = sw;
-    }
-    if (s->set[OPT_FIT]) {
-        val = s->val[OPT_FIT];
-        if ((sw = opt_switch(val, false)) == -2) {
-            opt_error("--fit: expected on or off, found '%s'", val);
+        if (rc != 0) {
+            opt_expected_of(opt_name(PARAM_RUNTIME),
+                            _("plain, vllm[@VERSION], llama.cpp, ollama, sglang[@VERSION] or "
+                              "trtllm[@VERSION]"),
+                            val);
             return -1;
         }
-        v->fit = sw == 1;
     }
-    if (s->set[OPT_HOST_BANDWIDTH] &&
-        opt_rate("host-bandwidth", s->val[OPT_HOST_BANDWIDTH], catalog_parse_bandwidth,
-                 &v->host_bytes_per_s))
+    /* (The plain fields were read with the workload: opt_read_stored.)
+     * SGLang's and TensorRT-LLM's memory fractions take the place of
+     * vLLM's: one of the three. */
+    if ((s->set[PARAM_GPU_MEMORY_UTILIZATION] + s->set[PARAM_MEM_FRACTION_STATIC] +
+         s->set[PARAM_FREE_GPU_MEMORY_FRACTION]) > 1) {
+        opt_error("--gpu-memory-utilization, --mem-fraction-static and --free-gpu-memory-fraction "
+                  "are the same setting of three runtimes: give the one of --runtime");
         return -1;
-    if (s->set[OPT_HOST_CPU] && !s->set[OPT_HOST_BANDWIDTH] &&
-        opt_host_cpu(cat, s->val[OPT_HOST_CPU], o) != 0)
+    }
+    if (s->set[PARAM_CUDA_GRAPH_MEMORY] && !(v->cuda_graph_bytes > 0)) {
+        opt_error("--cuda-graph-memory: expected a size above zero, found '%s'",
+                  s->val[PARAM_CUDA_GRAPH_MEMORY]);
         return -1;
-    v->keep_embeddings_16bit = s->set[OPT_KEEP_EMBEDDINGS_16BIT];
-    if (s->set[OPT_RANK] && engine_rank_parse(s->val[OPT_RANK], &o->rank) != 0) {
-        opt_error("--rank: expected throughput, latency or memory, found '%s'", s->val[OPT_RANK]);
+    }
+    if (s->set[PARAM_FLASH_ATTENTION]) {
+        if (opt_enum(PARAM_FLASH_ATTENTION, s->val[PARAM_FLASH_ATTENTION], &k) != 0)
+            return -1;
+        v->flash_attention = k == 0 ? 1 : k == 1 ? 0 : -1; /* on, off, auto */
+    }
+    if (s->set[PARAM_HOST_BANDWIDTH] && !(v->host_bytes_per_s > 0)) {
+        opt_error("--host-bandwidth: expected a rate above zero, found '%s'",
+                  s->val[PARAM_HOST_BANDWIDTH]);
         return -1;
+    }
+    if (s->set[PARAM_HOST_CPU] && !s->set[PARAM_HOST_BANDWIDTH] &&
+        opt_host_cpu(cat, s->val[PARAM_HOST_CPU], o) != 0)
+        return -1;
+    if (s->set[PARAM_RANK]) {
+        if (opt_enum(PARAM_RANK, s->val[PARAM_RANK], &k) != 0)
+            return -1;
+        o->rank = (enum engine_rank)k;
     }
     return 0;
 }
 
 /* Partial offload: --gpu-layers and --n-cpu-moe against the model. */
-static int opt_offload(const struct opt_seen *s, struct options *o) {
+static int opt_offload(const struct options_given *s, struct options *o) {
     struct engine_serving *v = &o->sc.serving;
     const struct engine_model *m = &o->sc.model;
     uint32_t n;
 
-    if (s->set[OPT_GPU_LAYERS]) {
-        if (opt_uint("gpu-layers", s->val[OPT_GPU_LAYERS], true, 1u << 20, &n))
+    if (s->set[PARAM_GPU_LAYERS]) {
+        if (opt_uint(PARAM_GPU_LAYERS, s->val[PARAM_GPU_LAYERS], &n))
             return -1;
         if (m->layers && n > m->layers) {
             opt_error("--gpu-layers %u exceeds the model's %u layers (llama.cpp's -ngl counts the "
@@ -135,9 +120,11 @@ static int opt_offload(const struct opt_seen *s, struct options *o) {
                       n, m->layers, m->layers + 1, m->layers);
             return -1;
         }
-        if (v->runtime == ENGINE_RUNTIME_VLLM) {
-            opt_error("--gpu-layers: vLLM does not offload layers (it has --cpu-offload-gb); "
-                      "use --runtime llama.cpp, ollama or plain");
+        if (v->runtime == ENGINE_RUNTIME_VLLM || v->runtime == ENGINE_RUNTIME_SGLANG ||
+            v->runtime == ENGINE_RUNTIME_TRTLLM) {
+            opt_error("--gpu-layers: %s does not offload layers; use --runtime llama.cpp, ollama "
+                      "or plain",
+                      engine_runtime_name(v->runtime));
             return -1;
         }
         if (o->sc.pp > 1 && n < o->sc.pp) {
@@ -148,9 +135,8 @@ static int opt_offload(const struct opt_seen *s, struct options *o) {
         v->gpu_layers = (int32_t)n;
         v->gpu_layers_given = true;
     }
-    if (s->set[OPT_N_CPU_MOE]) {
-        if (opt_uint("n-cpu-moe", s->val[OPT_N_CPU_MOE], true, 1u << 20, &n))
-            return -1;
+    if (s->set[PARAM_N_CPU_MOE]) {
+        n = v->cpu_moe_layers;
         if (!m->has_arch || m->experts == 0) {
             opt_error("--n-cpu-moe needs a mixture-of-experts model: %s has no experts",
                       m->name[0] ? m->name : m->id);
@@ -160,36 +146,35 @@ static int opt_offload(const struct opt_seen *s, struct options *o) {
             opt_error("--n-cpu-moe %u exceeds the model's %u layers", n, m->layers);
             return -1;
         }
-        v->cpu_moe_layers = n;
     }
     return 0;
 }
 
 /* Concurrency: --concurrency N is the inference batch; --max-concurrency
  * asks for the most that fit (plan sets it once the scenario is built). */
-static int opt_concurrency(const struct opt_seen *s, struct options *o) {
+static int opt_concurrency(const struct options_given *s, struct options *o) {
     uint32_t n;
-    if (s->set[OPT_CONCURRENCY]) {
-        if (opt_uint("concurrency", s->val[OPT_CONCURRENCY], false, 1u << 24, &n))
+    if (s->set[PARAM_CONCURRENCY]) {
+        if (opt_uint(PARAM_CONCURRENCY, s->val[PARAM_CONCURRENCY], &n))
             return -1;
-        if (s->set[OPT_BATCH] && n != o->sc.batch) {
+        if (s->set[PARAM_BATCH] && n != o->sc.batch) {
             opt_error("--concurrency %u and --batch %u both set the sequences at once: give one",
                       n, o->sc.batch);
             return -1;
         }
         o->sc.batch = n;
     }
-    if (s->set[OPT_MAX_CONCURRENCY] && (s->set[OPT_CONCURRENCY] || s->set[OPT_BATCH])) {
+    if (s->set[PARAM_MAX_CONCURRENCY] && (s->set[PARAM_CONCURRENCY] || s->set[PARAM_BATCH])) {
         opt_error("--max-concurrency finds the batch itself: drop --%s",
-                  s->set[OPT_CONCURRENCY] ? "concurrency" : "batch");
+                  s->set[PARAM_CONCURRENCY] ? "concurrency" : "batch");
         return -1;
     }
-    o->max_concurrency = s->set[OPT_MAX_CONCURRENCY];
+    o->max_concurrency = s->set[PARAM_MAX_CONCURRENCY];
     return 0;
 }
 
 /* The runtime's defaults for what was not given (see the top). */
-static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
+static void opt_runtime_defaults(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
     struct engine_serving *v = &sc->serving;
     uint32_t max = sc->model.max_context;
@@ -197,7 +182,9 @@ static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
         return;
     switch (v->runtime) {
     case ENGINE_RUNTIME_VLLM:
-        if (!s->set[OPT_CONTEXT]) {
+    case ENGINE_RUNTIME_SGLANG:
+    case ENGINE_RUNTIME_TRTLLM:
+        if (!s->set[PARAM_CONTEXT]) {
             if (v->max_model_len)
                 sc->context = v->max_model_len;
             else if (max)
@@ -205,13 +192,13 @@ static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
         }
         break;
     case ENGINE_RUNTIME_LLAMACPP:
-        if (!s->set[OPT_RESERVE])
+        if (!s->set[PARAM_RESERVE])
             sc->reserve_bytes = GIB; /* --fit-target 1024 MiB */
         break;
     case ENGINE_RUNTIME_OLLAMA:
-        if (!s->set[OPT_RESERVE])
+        if (!s->set[PARAM_RESERVE])
             sc->reserve_bytes = 457 * MIB;
-        if (!s->set[OPT_CONTEXT]) {
+        if (!s->set[PARAM_CONTEXT]) {
             double vram = sc->gpu.memory_bytes;
             sc->context = vram < 24 * GIB ? 4096 : vram < 48 * GIB ? 32768 : 262144;
             if (max && sc->context > max)
@@ -223,43 +210,43 @@ static void opt_runtime_defaults(const struct opt_seen *s, struct options *o) {
     }
 }
 
-/* --gpus N without --tp/--pp/--dp: the engine's best layout of N GPUs, as
- * the explorer's GPU count takes it (fitting first, by --rank; else the
- * valid one needing the least memory per GPU). */
-static void opt_pick_layout(const struct opt_seen *s, struct options *o) {
+/* --gpus N without --tp/--pp/--dp: the engine's one best layout of N GPUs
+ * (engine_best_layout_in: fitting first, by --rank; else the valid one
+ * needing the least memory per GPU), with the training knobs no option
+ * set chosen with it. */
+static void opt_pick_layout(const struct options_given *s, struct options *o) {
     struct engine_scenario *sc = &o->sc;
-    struct engine_layout v[256];
-    if (!s->set[OPT_GPUS] || o->layout_given || sc->gpus <= 1)
+    struct engine_space space = {o->rank, o->knobs_free};
+    struct engine_layout l;
+    if (!s->set[PARAM_GPUS] || o->layout_given || sc->gpus <= 1 ||
+        !engine_best_layout_in(sc, sc->gpus, &space, &l))
         return;
-    size_t n = engine_search_layouts_ranked(sc, sc->gpus, o->rank, v, 256);
-    const struct engine_layout *pick = NULL;
-    for (size_t i = 0; i < n && i < 256; i++) {
-        if (v[i].reject == ENGINE_REJECT_NONE) {
-            pick = &v[i];
-            break;
-        }
-        if (v[i].reject == ENGINE_REJECT_MEMORY && (!pick || v[i].memory_total < pick->memory_total))
-            pick = &v[i];
-    }
-    if (!pick)
-        return;
-    sc->tp = pick->tp;
-    sc->pp = pick->pp;
-    sc->dp = pick->dp;
-    /* A --global-batch was divided by the first guess's DP: again by the
-     * picked one (the search kept only layouts it divides). */
-    sc->micro_batches = engine_micro_batches(sc);
+    struct engine_scenario before = *sc;
+    /* A --global-batch was divided by the first guess's DP: the layout
+     * divides it again by the picked one (the search kept only the DP
+     * degrees that divide it). */
+    engine_layout_apply(sc, &l);
+    o->knobs_picked = (sc->zero != before.zero ? ENGINE_KNOB_ZERO : 0) |
+                      (sc->sequence_parallel != before.sequence_parallel
+                           ? ENGINE_KNOB_SEQUENCE_PARALLEL
+                           : 0) |
+                      (sc->recompute != before.recompute ? ENGINE_KNOB_RECOMPUTE : 0) |
+                      (sc->cp != before.cp ? ENGINE_KNOB_CP : 0);
     o->layout_picked = true;
-    o->layout_fits = pick->reject == ENGINE_REJECT_NONE;
+    o->layout_fits = l.reject == ENGINE_REJECT_NONE;
 }
 
 /* Runtime, concurrency and offload options (see options_internal.h). */
-int opt_serving(const struct opt_seen *s, const struct catalog *cat, struct options *o) {
+int opt_serving(const struct options_given *s, const struct catalog *cat, struct options *o) {
     if (opt_runtime_values(s, cat, o) != 0 || opt_offload(s, o) != 0 ||
         opt_concurrency(s, o) != 0)
         return -1;
-    o->context_given = s->set[OPT_CONTEXT];
-    o->layout_given = s->set[OPT_TP] || s->set[OPT_PP] || s->set[OPT_DP];
+    o->context_given = s->set[PARAM_CONTEXT];
+    o->layout_given = s->set[PARAM_TP] || s->set[PARAM_PP] || s->set[PARAM_DP];
+    o->knobs_free = (s->set[PARAM_ZERO] ? 0 : ENGINE_KNOB_ZERO) |
+                    (s->set[PARAM_SEQUENCE_PARALLEL] ? 0 : ENGINE_KNOB_SEQUENCE_PARALLEL) |
+                    (s->set[PARAM_RECOMPUTE] ? 0 : ENGINE_KNOB_RECOMPUTE) |
+                    (s->set[PARAM_CP] ? 0 : ENGINE_KNOB_CP);
     opt_runtime_defaults(s, o);
     opt_pick_layout(s, o);
     /* The prompt is part of the context (prompt + generated tokens). */

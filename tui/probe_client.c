@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -361,6 +364,7 @@ int probe_client_start_ex(struct probe_client *c, const char *path, const char *
     for (size_t i = 0; args && args[i] && n + 1 < sizeof argv / sizeof argv[0]; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -369,7 +373,22 @@ int probe_client_start_ex(struct probe_client *c, const char *path, const char *
         return -1;
     }
     if (pid == 0) {
-        /* child: stdout to the pipe, stdin and stderr to /dev/null */
+        /* child: its own process group (the probe and, under --mpirun, the
+         * launcher and its local ranks: one kill reaches them all, and a
+         * Ctrl-C at the terminal goes to vramlab, which stops them), and
+         * told to go when vramlab goes, even by SIGKILL (Linux's
+         * PR_SET_PDEATHSIG: SIGTERM, which mpirun passes to its ranks). A
+         * parent already gone before the prctl shows as a new ppid. */
+        setpgid(0, 0);
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+        if (getppid() != parent)
+            _exit(127);
+        /* a background process group may still write to the terminal
+         * (stderr kept) even where `stty tostop` is set */
+        signal(SIGTTOU, SIG_IGN);
+        /* stdout to the pipe, stdin and stderr to /dev/null */
         int devnull = open("/dev/null", O_RDWR);
         dup2(fds[1], STDOUT_FILENO);
         if (devnull >= 0) {
@@ -391,6 +410,7 @@ int probe_client_start_ex(struct probe_client *c, const char *path, const char *
             (void)!write(STDOUT_FILENO, msg, (size_t)k);
         _exit(127);
     }
+    setpgid(pid, pid); /* also here: whichever runs first, the group exists */
     close(fds[1]);
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
@@ -464,10 +484,18 @@ static int exit_code(int status) {
     return -1;
 }
 
+/* Send a signal to the probe's process group (it and, under a launcher,
+ * the launcher's local ranks), or to the probe alone where the group is
+ * not there. */
+static void probe_kill(const struct probe_client *c, int sig) {
+    if (kill(-c->pid, sig) != 0)
+        kill(c->pid, sig);
+}
+
 /* Stop the probe and reap it. */
 void probe_client_cancel(struct probe_client *c, int grace_ms) {
     if (c->pid > 0 && !c->reaped) {
-        kill(c->pid, SIGTERM);
+        probe_kill(c, SIGTERM);
         for (int waited = 0;; waited += 10) {
             pid_t r = waitpid(c->pid, &c->status, WNOHANG);
             if (r == c->pid || (r < 0 && errno != EINTR)) {
@@ -475,7 +503,7 @@ void probe_client_cancel(struct probe_client *c, int grace_ms) {
                 break;
             }
             if (waited >= grace_ms) {
-                kill(c->pid, SIGKILL);
+                probe_kill(c, SIGKILL);
                 while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
                     ;
                 c->reaped = true;

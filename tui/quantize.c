@@ -266,6 +266,70 @@ static void print_json(const char *file, const struct qtensor *q, size_t n, unsi
     fputc('\n', stdout);
 }
 
+/* quantize's own options (the one scanner, kernels/argv.h). */
+enum { QOPT_HELP = 0, QOPT_JSON, QOPT_BITS, QOPT_GROUP, QOPT_DEVICE, QOPT_COUNT };
+static const struct argv_option quantize_options[QOPT_COUNT] = {
+    [QOPT_HELP] = {"help", ARGV_NONE, NULL},       [QOPT_JSON] = {"json", ARGV_NONE, NULL},
+    [QOPT_BITS] = {"bits", ARGV_REQUIRED, "2..8"}, [QOPT_GROUP] = {"group", ARGV_REQUIRED, "N|matrix"},
+    [QOPT_DEVICE] = {"device", ARGV_REQUIRED, "cpu"},
+};
+static const struct argv_spec quantize_spec = {quantize_options, QOPT_COUNT, true, false,
+                                               options_tr};
+
+/* What the command line asked for. */
+struct quantize_args {
+    const char *file;
+    unsigned bits;
+    size_t group;
+    bool json, help, cuda;
+    const char *group_text; /* checked once the bits are known */
+    char msg[256];          /* a visit's error */
+};
+
+/* A second file, or a bad value: -1 with the one wording in err. */
+static int quantize_visit(void *ctx, int i, const char *v) {
+    struct quantize_args *a = ctx;
+    switch (i) {
+    case ARGV_POSITIONAL:
+        if (a->file) {
+            snprintf(a->msg, sizeof a->msg, "quantize: one file at a time ('%s' and '%s')",
+                     a->file, v);
+            return 2;
+        }
+        a->file = v;
+        return 0;
+    case QOPT_HELP:
+        a->help = true;
+        return 1;
+    case QOPT_JSON:
+        a->json = true;
+        return 0;
+    case QOPT_BITS: {
+        char *end;
+        long b = strtol(v, &end, 10);
+        if (!*v || *end || b < KERN_QBITS_MIN || b > KERN_QBITS_MAX) {
+            argv_error_value(&quantize_spec, a->msg, sizeof a->msg, "bits",
+                             "a whole number from 2 to 8", v);
+            return 2;
+        }
+        a->bits = (unsigned)b;
+        return 0;
+    }
+    case QOPT_GROUP:
+        a->group_text = v;
+        return 0;
+    default:
+        if (!strcmp(v, "cpu"))
+            return 0;
+        if (strncmp(v, "cuda", 4) != 0) {
+            argv_error_value(&quantize_spec, a->msg, sizeof a->msg, "device", "cpu or cuda", v);
+            return 2;
+        }
+        a->cuda = true;
+        return 0;
+    }
+}
+
 /* `vramlab quantize`. */
 int cmd_quantize(int argc, char **argv) {
     const char *file = NULL;
@@ -273,68 +337,36 @@ int cmd_quantize(int argc, char **argv) {
     size_t group = KERN_GROUP_DEFAULT;
     bool json = false;
     char err[512];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            quantize_usage(stdout);
-            return VRAMLAB_EXIT_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--bits") || !strcmp(a, "--group") || !strcmp(a, "--device")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "vramlab quantize: %s needs a value\n", a);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            val = argv[++i];
-        } else if (!strncmp(a, "--bits=", 7) || !strncmp(a, "--group=", 8) ||
-                   !strncmp(a, "--device=", 9)) {
-            val = strchr(a, '=') + 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "vramlab quantize: unknown option '%s'\n", a);
-            quantize_usage(stderr);
-            return VRAMLAB_EXIT_USAGE;
-        } else if (file) {
-            fprintf(stderr, "vramlab quantize: one file at a time ('%s' and '%s')\n", file, a);
-            return VRAMLAB_EXIT_USAGE;
-        } else {
-            file = a;
-        }
-        if (!val)
-            continue;
-        if (!strncmp(a, "--bits", 6)) {
-            char *end;
-            long b = strtol(val, &end, 10);
-            if (*end || b < KERN_QBITS_MIN || b > KERN_QBITS_MAX) {
-                fprintf(stderr, "vramlab quantize: --bits expects 2..8, found '%s'\n", val);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            bits = (unsigned)b;
-        } else if (!strncmp(a, "--group", 7)) {
-            if (!strcmp(val, "matrix")) {
-                group = KERN_GROUP_MATRIX;
-            } else {
-                char *end;
-                long g = strtol(val, &end, 10);
-                if (*end || g <= 0 || kern_quant_validate(bits, (size_t)g, err, sizeof err)) {
-                    fprintf(stderr,
-                            "vramlab quantize: --group expects a power of two 8..256 or "
-                            "'matrix', found '%s'\n",
-                            val);
-                    return VRAMLAB_EXIT_USAGE;
-                }
-                group = (size_t)g;
-            }
-        } else if (strcmp(val, "cpu") != 0) {
-            if (strncmp(val, "cuda", 4) != 0) {
-                fprintf(stderr, "vramlab quantize: --device expects cpu or cuda, found '%s'\n",
-                        val);
-                return VRAMLAB_EXIT_USAGE;
-            }
-            fprintf(stderr, "vramlab quantize: CUDA runs only inside vramlab-probe; "
-                            "quantizing on the CPU (the kernels' bit-exact twin)\n");
-        }
+    struct quantize_args qa = {.bits = 4, .group = KERN_GROUP_DEFAULT};
+    int scan = argv_scan(&quantize_spec, argc, argv, quantize_visit, &qa, err, sizeof err);
+    if (qa.help) {
+        quantize_usage(stdout);
+        return VRAMLAB_EXIT_OK;
     }
+    if (scan == 0 && qa.group_text && strcmp(qa.group_text, "matrix") != 0) {
+        char *end;
+        long g = strtol(qa.group_text, &end, 10);
+        if (!*qa.group_text || *end || g <= 0 ||
+            kern_quant_validate(qa.bits, (size_t)g, err, sizeof err)) {
+            argv_error_value(&quantize_spec, qa.msg, sizeof qa.msg, "group",
+                             "a power of two from 8 to 256 or 'matrix'", qa.group_text);
+            scan = 2;
+        }
+        qa.group = (size_t)g;
+    } else if (scan == 0 && qa.group_text) {
+        qa.group = KERN_GROUP_MATRIX;
+    }
+    if (scan != 0) {
+        fprintf(stderr, "vramlab: %s\n", qa.msg[0] ? qa.msg : err);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (qa.cuda)
+        fprintf(stderr, "vramlab quantize: CUDA runs only inside vramlab-probe; "
+                        "quantizing on the CPU (the kernels' bit-exact twin)\n");
+    file = qa.file;
+    bits = qa.bits;
+    group = qa.group;
+    json = qa.json;
     if (!file) {
         quantize_usage(stderr);
         return VRAMLAB_EXIT_USAGE;

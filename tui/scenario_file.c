@@ -13,6 +13,7 @@
  */
 #include "tui/scenario_file.h"
 
+#include "engine/param_table.h"
 #include "tui/i18n.h"
 
 #include <errno.h>
@@ -32,13 +33,10 @@
 /* Most keys one scenario mapping may have. */
 #define SF_MAX_KEYS 96
 
-/* Options that belong to a session, not to a scenario. */
-static const char *const sf_front_end_keys[] = {
-    "json", "help", "no-color", "no-mouse", "ascii", "theme", "catalog",
-    "scenario", "lesson", "fresh", "present", "explain",
-};
-/* Options that take no value on the command line (true/false in a file). */
-static const char *const sf_flag_keys[] = {"sequence-parallel", "keep-embeddings-16bit"};
+/* The row of a key of the parameter table, or NULL. */
+static const struct param_info *sf_row(const char *key) {
+    return key ? param_find(key, strlen(key)) : NULL;
+}
 
 /* ---- messages --------------------------------------------------------------- */
 
@@ -164,14 +162,6 @@ static bool sf_is_null(const yaml_node_t *n) {
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-/* Whether s is one of the n names. */
-static bool sf_in(const char *s, const char *const *names, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(s, names[i]))
-            return true;
-    }
-    return false;
-}
 
 /* ---- options_parse with its messages captured --------------------------------- */
 
@@ -289,21 +279,27 @@ static const struct sf_entry *sf_blame(char *msg, size_t len, const struct sf_en
     return found;
 }
 
+/* Whether a key names a file a model is read from. */
+static bool sf_model_path_key(const char *key) {
+    return !strcmp(key, "model-config") || !strcmp(key, "model-file");
+}
+
 /* Make the argument "--key=value" (or "--key" for a true flag) in a new
- * string; a relative model-config path is taken from the file's directory. */
+ * string; a relative model path is taken from the file's directory. */
 static char *sf_argument(const struct scenario_source *src, const char *key, const char *value) {
     const char *slash = strrchr(src->name, '/');
+    const struct param_info *p = sf_row(key);
     size_t dir = 0;
     char *arg;
     size_t len;
 
-    if (!strcmp(key, "model-config") && value[0] != '/' && slash)
+    if (sf_model_path_key(key) && value[0] != '/' && slash)
         dir = (size_t)(slash - src->name) + 1;
     len = 2 + strlen(key) + 1 + dir + strlen(value) + 1;
     arg = malloc(len);
     if (!arg)
         return NULL;
-    if (!value[0] && sf_in(key, sf_flag_keys, sizeof(sf_flag_keys) / sizeof(sf_flag_keys[0])))
+    if (!value[0] && p && p->type == PARAM_T_FLAG)
         snprintf(arg, len, "--%s", key);
     else
         snprintf(arg, len, "--%s=%.*s%s", key, (int)dir, src->name, value);
@@ -327,8 +323,8 @@ static int sf_check_entry(const struct scenario_source *src, const struct sf_ent
         sf_error_at(err, errlen, src, e->key_node, NULL, msg);
         return -1;
     }
-    if (sf_in(e->key, sf_front_end_keys,
-              sizeof(sf_front_end_keys) / sizeof(sf_front_end_keys[0]))) {
+    const struct param_info *p = sf_row(e->key);
+    if (p && !param_in_file(p)) {
         sf_error_at(err, errlen, src, e->key_node, e->key,
                     _("not a scenario field (a command-line option of the session)"));
         return -1;
@@ -346,7 +342,7 @@ static int sf_check_entry(const struct scenario_source *src, const struct sf_ent
                     _("expected text, found a NUL character"));
         return -1;
     }
-    if (sf_in(e->key, sf_flag_keys, sizeof(sf_flag_keys) / sizeof(sf_flag_keys[0]))) {
+    if (p && p->type == PARAM_T_FLAG) {
         if (!strcmp(v, "true") || !strcmp(v, "yes")) {
             *value = "";
         } else if (!strcmp(v, "false") || !strcmp(v, "no")) {
@@ -431,12 +427,40 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
     }
     if (sf_entries(doc, map, src, entries, &n, err, errlen) != 0)
         return -1;
+    /* A model read from a file (model-file, model-config) is saved with
+     * its architecture: the file when it is there, else the saved shape. */
+    bool keep_arch = true, drop_path = false;
+    char note[sizeof(parsed.note)] = "";
+    for (size_t i = 0; i < n; i++) {
+        const char *v = sf_scalar(entries[i].value_node);
+        char *arg, why[160];
+        struct stat st;
+        if (!v || !sf_model_path_key(entries[i].key) || !(arg = sf_argument(src, entries[i].key, v)))
+            continue;
+        const char *path = strchr(arg, '=') + 1;
+        bool arch = false;
+        for (size_t j = 0; j < n; j++) {
+            const struct param_info *p = sf_row(entries[j].key);
+            arch = arch || (p && (p->flags & PARAM_F_ARCH));
+        }
+        if (stat(path, &st) == 0) {
+            keep_arch = false;
+        } else if (arch) {
+            snprintf(why, sizeof(why), "%s", strerror(errno));
+            drop_path = true;
+            snprintf(note, sizeof(note), _("%s: %s: %s; the saved architecture is used instead"),
+                     entries[i].key, path, why);
+        }
+        free(arg);
+    }
     argv[0] = "vramlab";
     for (size_t i = 0; i < n; i++) {
         const char *value = NULL;
+        const struct param_info *p = sf_row(entries[i].key);
         if (sf_check_entry(src, &entries[i], &value, err, errlen) != 0)
             goto out;
-        if (!value)
+        if (!value || (!keep_arch && p && (p->flags & PARAM_F_ARCH)) ||
+            (drop_path && sf_model_path_key(entries[i].key)))
             continue;
         argv[argc] = sf_argument(src, entries[i].key, value);
         if (!argv[argc]) {
@@ -459,6 +483,9 @@ int scenario_file_from_node(struct yaml_document_s *doc, struct yaml_node_s *map
         }
         goto out;
     }
+    memcpy(parsed.note, note, sizeof(note));
+    /* What was given: the file's keys, whose texts are freed below. */
+    memset(parsed.given.val, 0, sizeof(parsed.given.val));
     *o = parsed;
     rc = 0;
 out:

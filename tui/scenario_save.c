@@ -12,6 +12,7 @@
  */
 #include "tui/scenario_file.h"
 
+#include "engine/param_table.h"
 #include "tui/i18n.h"
 
 #include <errno.h>
@@ -142,233 +143,322 @@ static void sf_lost_features(const struct engine_model *m, char *buf, size_t len
         sf_list_add(buf, len, "expert sizes");
 }
 
-/* Write the architecture keys of a model. */
-static void sf_write_arch(FILE *f, const struct engine_model *m) {
-    static const char *const bias[] = {"none", "qkv", "all"};
+/* A value of a plain row as the command line writes it, into buf: by the
+ * row's type (numbers in the most readable unit that reads back exactly). */
+static void sf_value(const struct param_info *p, double v, char *buf, size_t len) {
+    const struct sf_unit *units = NULL;
+    size_t n = 0;
+    sf_parser parse = NULL;
 
-    fprintf(f, "layers: %u\nhidden: %u\nheads: %u\nkv-heads: %u\nhead-dim: %u\nffn: %u\n",
-            m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->ffn);
-    fprintf(f, "vocab: %u\ntied: %s\ngated: %s\nbias: %s\nnorm: %s\npos-embeddings: %u\n", m->vocab,
-            m->tied ? "true" : "false", m->gated ? "true" : "false",
-            bias[m->bias <= ENGINE_BIAS_ALL ? m->bias : 0],
-            m->norm == ENGINE_NORM_LAYER ? "layer" : "rms", m->pos_embeddings);
-    fprintf(f, "experts: %u\n", m->experts);
-    if (m->experts > 0)
-        fprintf(f, "active-experts: %u\nshared-experts: %u\n", m->active_experts,
-                m->shared_experts);
+    switch (p->type) {
+    case PARAM_T_FLAG:
+        snprintf(buf, len, "%s", v != 0 ? "true" : "false");
+        return;
+    case PARAM_T_SWITCH:
+        snprintf(buf, len, "%s", param_value_name(p, v != 0 ? 0 : 1));
+        return;
+    case PARAM_T_ENUM: {
+        const char *name = param_value_name(p, (unsigned)v);
+        snprintf(buf, len, "%s", name ? name : "?");
+        return;
+    }
+    case PARAM_T_INT:
+    case PARAM_T_TOKENS:
+        snprintf(buf, len, "%.0f", v);
+        return;
+    case PARAM_T_BYTES:
+        units = sf_bytes_units, n = 8, parse = catalog_parse_bytes;
+        break;
+    case PARAM_T_BANDWIDTH:
+        units = sf_bandwidth_units, n = 5, parse = catalog_parse_bandwidth;
+        break;
+    case PARAM_T_FLOPS:
+        units = sf_flops_units, n = 3, parse = catalog_parse_flops;
+        break;
+    case PARAM_T_SECONDS:
+        units = sf_seconds_units, n = 4, parse = catalog_parse_seconds;
+        break;
+    case PARAM_T_AMOUNT:
+        units = sf_count_units, n = 5, parse = catalog_parse_count;
+        break;
+    default: /* RATIO, PRICE: a plain decimal */
+        sf_number(buf, len, v);
+        return;
+    }
+    sf_quantity(buf, len, v, units, n, parse);
 }
 
-/* Write the model keys: an id, a bare size, or an architecture. */
-static void sf_write_model(FILE *f, const struct options *o, const struct catalog *cat) {
+/* What a scenario file says of a model (see sf_model_kind). */
+enum sf_model {
+    SF_MODEL_CATALOG,  /* model: ID */
+    SF_MODEL_MODIFIED, /* model: ID and the architecture */
+    SF_MODEL_SIZE,     /* params: N */
+    SF_MODEL_ARCH,     /* the architecture alone */
+    SF_MODEL_FILE,     /* model-file: PATH, the architecture as its fallback */
+    SF_MODEL_CONFIG,   /* model-config: PATH, likewise */
+};
+
+/* How the model of o is written. */
+static enum sf_model sf_model_kind(const struct options *o, const struct catalog *cat) {
     const struct engine_model *m = &o->sc.model;
     const struct engine_model *cm = cat ? catalog_find_model(cat, m->id) : NULL;
-    char buf[64];
+    if (o->model_path[0])
+        return o->model_file ? SF_MODEL_FILE : SF_MODEL_CONFIG;
+    if (!o->model_custom && cm)
+        return SF_MODEL_CATALOG;
+    if (!m->has_arch && m->params_size > 0)
+        return SF_MODEL_SIZE;
+    return cm ? SF_MODEL_MODIFIED : SF_MODEL_ARCH;
+}
 
-    if (!o->model_custom && cm) {
-        fprintf(f, "model: %s\n", cm->id);
+/* The bare size as text: the text given ("params-70B") when it still
+ * means this size, else the shortest that reads back. */
+static void sf_size(const struct engine_model *m, char *buf, size_t len) {
+    double given;
+    char e[160];
+    if (!strncmp(m->id, "params-", 7) &&
+        strspn(m->id + 7, "0123456789.eE+KMBT") == strlen(m->id + 7) &&
+        catalog_parse_count(m->id + 7, &given, e, sizeof(e)) == 0 && given == m->params_size)
+        snprintf(buf, len, "%s", m->id + 7);
+    else
+        sf_quantity(buf, len, m->params_size, sf_count_units, 5, catalog_parse_count);
+}
+
+/* The 16-bit FLOP/s of the GPU (the figure --gpu-flops sets). */
+static double sf_gpu_flops(const struct options *o) {
+    const struct engine_gpu *g = &o->sc.gpu;
+    double flops = g->flops[ENGINE_COMPUTE_FP16];
+    if (flops <= 0)
+        flops = g->flops[ENGINE_COMPUTE_BF16];
+    if (flops <= 0)
+        flops = g->flops[o->sc.weight_format.compute];
+    return flops;
+}
+
+/* Write one row of the parameter table, or a comment, or nothing; the
+ * rows whose writing depends on others are decided here, the rest is
+ * written by its type from the scenario's field. */
+static void sf_write_row(FILE *f, const struct param_info *p, const struct options *o,
+                         const struct catalog *cat, enum sf_model mk) {
+    const struct engine_scenario *sc = &o->sc;
+    const struct engine_model *m = &sc->model;
+    const struct engine_gpu *g = &sc->gpu;
+    const struct engine_gpu *cg = cat ? catalog_find_gpu(cat, g->id) : NULL;
+    bool train = sc->mode != ENGINE_MODE_INFER;
+    char buf[128];
+    double v = 0;
+
+    if (!param_in_file(p) || (p->flags & PARAM_F_ALIAS))
         return;
-    }
-    if (!m->has_arch && m->params_size > 0) {
-        /* options_parse names the model after the text given ("params-70B"):
-         * write that text back when it still means this size. */
-        double given;
-        char e[160];
-        if (!strncmp(m->id, "params-", 7) &&
-            strspn(m->id + 7, "0123456789.eE+KMBT") == strlen(m->id + 7) &&
-            catalog_parse_count(m->id + 7, &given, e, sizeof(e)) == 0 && given == m->params_size)
-            snprintf(buf, sizeof(buf), "%s", m->id + 7);
+    switch (p->id) {
+    case PARAM_MODEL:
+        if (mk == SF_MODEL_CATALOG || mk == SF_MODEL_MODIFIED)
+            fprintf(f, "model: %s\n", m->id);
+        return;
+    case PARAM_PARAMS:
+        if (mk == SF_MODEL_SIZE) {
+            sf_size(m, buf, sizeof(buf));
+            fprintf(f, "params: %s\n", buf);
+        }
+        return;
+    case PARAM_MODEL_FILE:
+    case PARAM_MODEL_CONFIG:
+        if ((mk == SF_MODEL_FILE) == (p->id == PARAM_MODEL_FILE) &&
+            (mk == SF_MODEL_FILE || mk == SF_MODEL_CONFIG))
+            fprintf(f, "%s: %s\n# the architecture below is used when the file is gone\n",
+                    p->name, o->model_path);
+        return;
+    case PARAM_FORMAT:
+        fprintf(f, "format: %s\n", sc->weight_format.id);
+        return;
+    case PARAM_KV_FORMAT:
+        fprintf(f, "kv-format: %s\n", sc->kv_format.id);
+        return;
+    case PARAM_GPU:
+        if (cg)
+            fprintf(f, "gpu: %s\n", cg->id);
+        return;
+    case PARAM_SYSTEM:
+        if (sc->system_gpus > 0 && sc->system_id[0])
+            fprintf(f, "system: %s\n", sc->system_id);
+        return;
+    case PARAM_MICRO_BATCHES:
+        /* A global batch derives the micro-batches (global / (batch x dp)). */
+        if (sc->global_batch)
+            fprintf(f, "# micro-batches: %u, global / (batch x dp)\n", sc->micro_batches);
         else
-            sf_quantity(buf, sizeof(buf), m->params_size, sf_count_units, 5, catalog_parse_count);
-        fprintf(f, "params: %s\n", buf);
+            fprintf(f, "micro-batches: %u\n", sc->micro_batches);
         return;
+    case PARAM_GLOBAL_BATCH:
+        if (sc->global_batch)
+            fprintf(f, "global-batch: %u\n", sc->global_batch);
+        return;
+    case PARAM_RECOMPUTE:
+        /* Only when chosen: otherwise it follows the mode. */
+        if (o->recompute_given)
+            fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
+        else
+            fprintf(f, "# recompute: %s, the mode's (selective; full for LoRA and QLoRA)\n",
+                    engine_recompute_name(sc->recompute));
+        return;
+    case PARAM_RECOMPUTE_METHOD:
+    case PARAM_RECOMPUTE_NUM_LAYERS:
+        /* Full recompute's method and layers, in training only. */
+        if (sc->recompute != ENGINE_RECOMPUTE_FULL || !train ||
+            (sc->recompute_method == ENGINE_RECOMPUTE_UNIFORM && !sc->recompute_num_layers))
+            return;
+        break;
+    case PARAM_EP:
+        if (engine_ep(sc) <= 1)
+            return;
+        break;
+    case PARAM_RECOMPUTE_MODULES:
+        /* Megatron-LM's module names, when chosen, in training */
+        if (sc->recompute_modules && train) {
+            fputs("recompute-modules: ", f);
+            for (unsigned i = 0, n = 0; i < ENGINE_RECOMPUTE_MODULE_COUNT; i++)
+                if (sc->recompute_modules & (1u << i))
+                    fprintf(f, "%s%s", n++ ? "," : "", engine_recompute_module_name(i));
+            fputc('\n', f);
+        }
+        return;
+    case PARAM_MFU:
+        /* Only when given (end to end); else vramlab predicts it. */
+        if (!(sc->mfu > 0)) {
+            fputs("# mfu: predicted from the kernel efficiency, bubble and communication; give "
+                  "one (end to end) to override\n",
+                  f);
+            return;
+        }
+        break;
+    case PARAM_TOKENS:
+        /* Given, 0 means no tokens, not the default. */
+        if (sc->training_tokens_given || sc->training_tokens > 0) {
+            sf_value(p, sc->training_tokens, buf, sizeof(buf));
+            fprintf(f, "tokens: %s\n", buf);
+        } else {
+            fputs("# tokens: 20 per parameter (training), 100M (LoRA); give a count to "
+                  "override\n",
+                  f);
+        }
+        return;
+    case PARAM_THROUGHPUT:
+        if (sc->throughput_tokens_per_s > 0) {
+            sf_number(buf, sizeof(buf), sc->throughput_tokens_per_s);
+            fprintf(f, "throughput: %s\n", buf);
+        }
+        return;
+    case PARAM_UNITS:
+        fprintf(f, "units: %s\n", param_value_name(p, o->units == UNITS_GIB));
+        return;
+    case PARAM_PRICE:
+        /* Given, 0 is one's own GPUs (no cost), not the catalog's price. */
+        if (!sc->price_given && !(sc->price_per_hour > 0)) {
+            fputs("# price: the GPU's own on-demand price; give one to override (0: no cost)\n",
+                  f);
+            return;
+        }
+        sf_number(buf, sizeof(buf), sc->price_per_hour);
+        fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: own GPUs, no cost" : "");
+        return;
+    case PARAM_INTRA_BW:
+        sf_value(p, sc->intra_node_bytes_per_s, buf, sizeof(buf));
+        fprintf(f, "intra-node-bw: %s%s\n", buf,
+                sc->intra_node_bytes_per_s == 0 ? "    # 0: the GPU's link" : "");
+        return;
+    case PARAM_FLOPS_EFFICIENCY:
+        if (!sc->flops_efficiency_given && sc->flops_efficiency == 1) {
+            fputs("# flops-efficiency: 1 (inference ceilings), 0.57 for training kernels; give "
+                  "one to override\n",
+                  f);
+            return;
+        }
+        break;
+    case PARAM_HOST_LINK_BW:
+        /* An offload needs full training and ZeRO: saved only with one. */
+        if (sc->offload == ENGINE_OFFLOAD_NONE)
+            return;
+        break;
+    case PARAM_RUNTIME:
+        /* NAME, or NAME@VERSION when a profile was chosen (vllm@0.21) */
+        fprintf(f, "runtime: %s", engine_runtime_name(sc->serving.runtime));
+        if (sc->serving.runtime_version)
+            fprintf(f, "@%u.%u", sc->serving.runtime_version / 100,
+                    sc->serving.runtime_version % 100);
+        fputc('\n', f);
+        return;
+    case PARAM_GPU_MEMORY_UTILIZATION:
+    case PARAM_MEM_FRACTION_STATIC:
+    case PARAM_FREE_GPU_MEMORY_FRACTION:
+        /* One field, under the key of the scenario's runtime (0: its default). */
+        if (p->id != (sc->serving.runtime == ENGINE_RUNTIME_SGLANG   ? PARAM_MEM_FRACTION_STATIC
+                      : sc->serving.runtime == ENGINE_RUNTIME_TRTLLM ? PARAM_FREE_GPU_MEMORY_FRACTION
+                                                                      : PARAM_GPU_MEMORY_UTILIZATION))
+            return;
+        break;
+    case PARAM_FLASH_ATTENTION:
+        fprintf(f, "flash-attention: %s\n", param_value_name(p, sc->serving.flash_attention > 0    ? 0
+                                                                : sc->serving.flash_attention == 0 ? 1
+                                                                                                   : 2));
+        return;
+    case PARAM_GPU_LAYERS:
+        if (sc->serving.gpu_layers_given)
+            fprintf(f, "gpu-layers: %d\n", sc->serving.gpu_layers);
+        return;
+    case PARAM_HOST_BANDWIDTH:
+        if (sc->serving.host_bytes_per_s > 0) {
+            sf_value(p, sc->serving.host_bytes_per_s, buf, sizeof(buf));
+            fprintf(f, "host-bandwidth: %s%s\n", buf,
+                    sc->serving.host_measured ? "    # measured" : "");
+        }
+        return;
+    case PARAM_MEASURED_BW:
+    case PARAM_MEASURED_FLOPS:
+        if (param_get(sc, p->id, &v) && v > 0) {
+            sf_value(p, v, buf, sizeof(buf));
+            fprintf(f, "%s: %s    # measured on this machine\n", p->name, buf);
+        }
+        return;
+    case PARAM_GPU_FLOPS:
+        v = sf_gpu_flops(o);
+        if (o->gpu_custom && (!cg || v != cg->flops[ENGINE_COMPUTE_FP16])) {
+            sf_value(p, v, buf, sizeof(buf));
+            fprintf(f, "gpu-flops: %s\n", buf);
+        }
+        return;
+    default:
+        break;
     }
-    if (cm) {
-        /* A catalog model with single fields overridden. */
-        fprintf(f, "model: %s\n", cm->id);
-    } else {
+    /* The architecture: of a model that is no plain catalog entry; the
+     * experts' counts of a mixture of experts only. */
+    if ((p->flags & PARAM_F_ARCH) &&
+        (mk == SF_MODEL_CATALOG || mk == SF_MODEL_SIZE ||
+         ((p->id == PARAM_ACTIVE_EXPERTS || p->id == PARAM_SHARED_EXPERTS) && m->experts == 0)))
+        return;
+    /* A custom GPU's figures: those that differ from the catalog GPU's. */
+    if ((p->flags & PARAM_F_CUSTOM_GPU) &&
+        (!o->gpu_custom || (cg && param_get(sc, p->id, &v) &&
+                            v == (p->id == PARAM_GPU_MEMORY ? cg->memory_bytes
+                                                             : cg->bandwidth_bytes_per_s))))
+        return;
+    if (!param_get(sc, p->id, &v))
+        return;
+    /* 0 in a field without a default is "not given": the derived value. */
+    if (v == 0 && !p->def && p->type != PARAM_T_FLAG && p->type != PARAM_T_SWITCH &&
+        p->type != PARAM_T_ENUM)
+        return;
+    if (p->id == PARAM_LAYERS && (mk == SF_MODEL_ARCH || mk == SF_MODEL_FILE || mk == SF_MODEL_CONFIG)) {
         char lost[128];
         sf_lost_features(m, lost, sizeof(lost));
         if (lost[0])
             fprintf(f, "# note: %s of %s not kept (no scenario option)\n", lost, m->name);
     }
-    sf_write_arch(f, m);
+    sf_value(p, v, buf, sizeof(buf));
+    fprintf(f, "%s: %s\n", p->name, buf);
 }
 
-/* Write the GPU keys: an id with overridden figures, or a custom GPU. */
-static void sf_write_gpu(FILE *f, const struct options *o, const struct catalog *cat) {
-    const struct engine_gpu *g = &o->sc.gpu;
-    const struct engine_gpu *cg = cat ? catalog_find_gpu(cat, g->id) : NULL;
-    double flops = g->flops[ENGINE_COMPUTE_FP16];
-    char buf[64];
-
-    if (flops <= 0)
-        flops = g->flops[ENGINE_COMPUTE_BF16];
-    if (flops <= 0)
-        flops = g->flops[o->sc.weight_format.compute];
-    if (o->sc.system_gpus > 0 && o->sc.system_id[0])
-        fprintf(f, "system: %s\n", o->sc.system_id);
-    if (cg)
-        fprintf(f, "gpu: %s\n", cg->id);
-    if (!o->gpu_custom && cg)
-        return;
-    if (!cg || g->memory_bytes != cg->memory_bytes) {
-        sf_quantity(buf, sizeof(buf), g->memory_bytes, sf_bytes_units, 8, catalog_parse_bytes);
-        fprintf(f, "gpu-memory: %s\n", buf);
-    }
-    if (!cg || g->bandwidth_bytes_per_s != cg->bandwidth_bytes_per_s) {
-        sf_quantity(buf, sizeof(buf), g->bandwidth_bytes_per_s, sf_bandwidth_units, 5,
-                    catalog_parse_bandwidth);
-        fprintf(f, "gpu-bandwidth: %s\n", buf);
-    }
-    if (!cg || flops != cg->flops[ENGINE_COMPUTE_FP16]) {
-        sf_quantity(buf, sizeof(buf), flops, sf_flops_units, 3, catalog_parse_flops);
-        fprintf(f, "gpu-flops: %s\n", buf);
-    }
-}
-
-/* The serving settings (issue 13), where they differ from the defaults:
- * files of plain scenarios stay as they were. */
-static void sf_write_serving(FILE *f, const struct engine_scenario *sc) {
-    const struct engine_serving *v = &sc->serving;
-    char buf[64];
-    if (v->runtime != ENGINE_RUNTIME_PLAIN)
-        fprintf(f, "runtime: %s\n", engine_runtime_name(v->runtime));
-    if (v->gpu_memory_utilization != 0.9) {
-        sf_number(buf, sizeof(buf), v->gpu_memory_utilization);
-        fprintf(f, "gpu-memory-utilization: %s\n", buf);
-    }
-    if (v->block_size != 16)
-        fprintf(f, "block-size: %u\n", v->block_size);
-    if (v->max_num_batched_tokens)
-        fprintf(f, "max-num-batched-tokens: %u\n", v->max_num_batched_tokens);
-    if (v->max_num_seqs)
-        fprintf(f, "max-num-seqs: %u\n", v->max_num_seqs);
-    if (v->max_model_len)
-        fprintf(f, "max-model-len: %u\n", v->max_model_len);
-    if (v->ubatch)
-        fprintf(f, "ubatch: %u\n", v->ubatch);
-    if (v->flash_attention >= 0)
-        fprintf(f, "flash-attention: %s\n", v->flash_attention ? "on" : "off");
-    if (!v->fit)
-        fputs("fit: off\n", f);
-    if (v->gpu_layers_given)
-        fprintf(f, "gpu-layers: %d\n", v->gpu_layers);
-    if (v->cpu_moe_layers)
-        fprintf(f, "n-cpu-moe: %u\n", v->cpu_moe_layers);
-    if (v->host_bytes_per_s > 0) {
-        sf_quantity(buf, sizeof(buf), v->host_bytes_per_s, sf_bandwidth_units, 5,
-                    catalog_parse_bandwidth);
-        fprintf(f, "host-bandwidth: %s%s\n", buf, v->host_measured ? "    # measured" : "");
-    }
-    if (v->keep_embeddings_16bit)
-        fputs("keep-embeddings-16bit: true\n", f);
-}
-
-/* The training-state accounting and offload keys, when not the defaults
- * (an offload needs full training and ZeRO, so it is saved only there). */
-static void sf_write_zero_offload(FILE *f, const struct engine_scenario *sc) {
-    char buf[64];
-    if (sc->memory_convention != ENGINE_MEMCONV_PAPER)
-        fprintf(f, "memory-convention: %s\n", engine_memory_convention_name(sc->memory_convention));
-    if (sc->offload != ENGINE_OFFLOAD_NONE)
-        fprintf(f, "offload: %s\n", engine_offload_name(sc->offload));
-    if (sc->host_link_bytes_per_s > 0 && sc->offload != ENGINE_OFFLOAD_NONE) {
-        sf_quantity(buf, sizeof(buf), sc->host_link_bytes_per_s, sf_bandwidth_units, 5,
-                    catalog_parse_bandwidth);
-        fprintf(f, "host-link-bw: %s\n", buf);
-    }
-}
-
-/* Write the layout and workload keys, every one, defaults included. */
-static void sf_write_workload(FILE *f, const struct options *o) {
-    const struct engine_scenario *sc = &o->sc;
-    char buf[64];
-
-    fprintf(f, "gpus: %u\ntp: %u\npp: %u\ndp: %u\n", sc->gpus, sc->tp, sc->pp, sc->dp);
-    if (sc->gpus_per_node)
-        fprintf(f, "gpus-per-node: %u\n", sc->gpus_per_node);
-    fprintf(f, "zero: %u\nmode: %s\nbatch: %u\ncontext: %u\nprompt: %u\n", sc->zero,
-            engine_mode_name(sc->mode), sc->batch, sc->context, sc->prompt);
-    /* A global batch derives the micro-batches (global / (batch x dp)). */
-    if (sc->global_batch)
-        fprintf(f, "global-batch: %u\n# micro-batches: %u, global / (batch x dp)\n",
-                sc->global_batch, sc->micro_batches);
-    else
-        fprintf(f, "micro-batches: %u\n", sc->micro_batches);
-    fprintf(f, "interleave: %u\nsequence-parallel: %s\n", sc->interleave,
-            sc->sequence_parallel ? "true" : "false");
-    if (engine_ep(sc) > 1)
-        fprintf(f, "ep: %u\n", engine_ep(sc));
-    /* Recompute only when chosen: otherwise it follows the mode. */
-    if (o->recompute_given)
-        fprintf(f, "recompute: %s\n", engine_recompute_name(sc->recompute));
-    if (sc->recompute == ENGINE_RECOMPUTE_FULL && sc->mode != ENGINE_MODE_INFER &&
-        (sc->recompute_method != ENGINE_RECOMPUTE_UNIFORM || sc->recompute_num_layers)) {
-        fprintf(f, "recompute-method: %s\n", engine_recompute_method_name(sc->recompute_method));
-        if (sc->recompute_num_layers)
-            fprintf(f, "recompute-num-layers: %u\n", sc->recompute_num_layers);
-    }
-    else
-        fprintf(f, "# recompute: %s, the mode's (selective; full for LoRA and QLoRA)\n",
-                engine_recompute_name(sc->recompute));
-    fprintf(f, "optimizer: %s\nlora-rank: %u\n", engine_recipe_info(sc->recipe)->id,
-            sc->lora_rank);
-    sf_write_zero_offload(f, sc);
-    /* MFU only when given (end to end); else vramlab predicts it. */
-    if (sc->mfu > 0) {
-        sf_number(buf, sizeof(buf), sc->mfu);
-        fprintf(f, "mfu: %s\n", buf);
-    } else {
-        fputs("# mfu: predicted from the kernel efficiency, bubble and communication; give one "
-              "(end to end) to override\n",
-              f);
-    }
-    if (sc->flops_model != ENGINE_FLOPS_6N_ATTENTION)
-        fprintf(f, "flops-model: %s\n", engine_flops_model_name(sc->flops_model));
-    /* Tokens and price only when the user gave them: given, 0 means none
-     * (no tokens; one's own GPUs, no cost), not the default. */
-    if (sc->training_tokens_given || sc->training_tokens > 0) {
-        sf_quantity(buf, sizeof(buf), sc->training_tokens, sf_count_units, 5, catalog_parse_count);
-        fprintf(f, "tokens: %s\n", buf);
-    } else {
-        fputs("# tokens: 20 per parameter (training), 100M (LoRA); give a count to override\n", f);
-    }
-    if (sc->throughput_tokens_per_s > 0) {
-        sf_number(buf, sizeof(buf), sc->throughput_tokens_per_s);
-        fprintf(f, "throughput: %s\n", buf);
-    }
-    if (sc->price_given || sc->price_per_hour > 0) {
-        sf_number(buf, sizeof(buf), sc->price_per_hour);
-        fprintf(f, "price: %s%s\n", buf, sc->price_per_hour == 0 ? "    # 0: own GPUs, no cost" : "");
-    } else {
-        fputs("# price: the GPU's own on-demand price; give one to override (0: no cost)\n", f);
-    }
-    sf_quantity(buf, sizeof(buf), sc->reserve_bytes, sf_bytes_units, 8, catalog_parse_bytes);
-    fprintf(f, "reserve: %s\n", buf);
-    sf_quantity(buf, sizeof(buf), sc->intra_node_bytes_per_s, sf_bandwidth_units, 5,
-                catalog_parse_bandwidth);
-    fprintf(f, "intra-node-bw: %s%s\n", buf,
-            sc->intra_node_bytes_per_s == 0 ? "    # 0: the GPU's link" : "");
-    sf_quantity(buf, sizeof(buf), sc->inter_node_bytes_per_s, sf_bandwidth_units, 5,
-                catalog_parse_bandwidth);
-    fprintf(f, "inter-node-bw: %s\n", buf);
-    sf_quantity(buf, sizeof(buf), sc->allreduce_latency_s, sf_seconds_units, 4,
-                catalog_parse_seconds);
-    fprintf(f, "allreduce-latency: %s\n", buf);
-    sf_number(buf, sizeof(buf), sc->bw_efficiency);
-    fprintf(f, "bw-efficiency: %s\n", buf);
-    if (sc->flops_efficiency_given || sc->flops_efficiency != 1) {
-        sf_number(buf, sizeof(buf), sc->flops_efficiency);
-        fprintf(f, "flops-efficiency: %s\n", buf);
-    } else {
-        fputs("# flops-efficiency: 1 (inference ceilings), 0.57 for training kernels; give one to "
-              "override\n",
-              f);
-    }
-    sf_write_serving(f, sc);
-}
-
-/* Write o as scenario YAML (see header). */
+/* Write o as scenario YAML (see header): every row of the parameter
+ * table, in its order. */
 char *scenario_file_format(const struct options *o, const struct catalog *cat, const char *header) {
     char *text = NULL;
     size_t len = 0;
@@ -387,11 +477,9 @@ char *scenario_file_format(const struct options *o, const struct catalog *cat, c
         old = uselocale(c_num);
     if (header)
         fprintf(f, "# %s\n", header);
-    sf_write_model(f, o, cat);
-    fprintf(f, "format: %s\nkv-format: %s\n", o->sc.weight_format.id, o->sc.kv_format.id);
-    sf_write_gpu(f, o, cat);
-    sf_write_workload(f, o);
-    fprintf(f, "units: %s\n", o->units == UNITS_GIB ? "gib" : "gb");
+    enum sf_model mk = sf_model_kind(o, cat);
+    for (int i = 0; i < PARAM_COUNT; i++)
+        sf_write_row(f, param_info((enum param_id)i), o, cat, mk);
     if (c_num)
         uselocale(old);
     if (fclose(f) != 0) {
@@ -529,26 +617,26 @@ void scenario_file_apply(struct options *session, const struct options *loaded) 
     session->has_system = loaded->has_system;
     session->system = loaded->system;
     session->recompute_given = loaded->recompute_given;
+    session->knobs_free = loaded->knobs_free;
+    session->model_file = loaded->model_file;
+    memcpy(session->model_path, loaded->model_path, sizeof(session->model_path));
+    memcpy(session->note, loaded->note, sizeof(session->note));
 }
 
 /* Apply --scenario FILE on top of the command line's options. */
-int options_apply_scenario_file(struct options *o, int argc, char **argv,
-                                const struct catalog *cat) {
+int options_apply_scenario_file(struct options *o, const struct catalog *cat) {
     char err[SCENARIO_FILE_ERR_MAX];
     struct options loaded;
     enum units units = o->units;
-    bool units_given = false;
+    bool units_given = o->given.set[PARAM_UNITS];
 
     if (!o->scenario_file)
         return 0;
-    if (options_has_scenario_flags(argc, argv)) {
+    if (options_has_scenario_flags(o)) {
         fprintf(stderr, _("vramlab: --scenario FILE holds the whole scenario; drop the other "
                           "scenario options or edit the file\n"));
         return VRAMLAB_EXIT_USAGE;
     }
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "--units", 7))
-            units_given = true;
     if (scenario_file_load(o->scenario_file, cat, &loaded, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: %s", err);
         if (err[0] && err[strlen(err) - 1] != '\n')

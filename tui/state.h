@@ -23,6 +23,7 @@
 #include "catalog/modelfile.h"
 #include "tui/commands.h"
 #include "tui/layout.h"
+#include "tui/lesson_text.h"
 #include "tui/measure_ar.h"
 
 /* Keys, independent of curses. Printable ASCII keys are themselves. */
@@ -43,6 +44,8 @@ enum {
     TUI_KEY_BTAB, /* Shift-Tab */
     TUI_KEY_F1,
     TUI_KEY_RESIZE,
+    TUI_KEY_SRIGHT, /* Shift-Right, Shift-Left: a lesson's next and previous step */
+    TUI_KEY_SLEFT,
 };
 
 /* Dirty flags returned by handlers (NeoMutt's reflow/recalc/repaint). */
@@ -216,7 +219,14 @@ struct tui_measure {
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by
  * the drawing code): the lesson step shown, presentation mode, the pinned
  * scenario of a comparison, and the one-line prompt of s and o. */
-enum tui_prompt { TUI_PROMPT_NONE = 0, TUI_PROMPT_SAVE, TUI_PROMPT_OVERWRITE, TUI_PROMPT_LOAD };
+enum tui_prompt {
+    TUI_PROMPT_NONE = 0,
+    TUI_PROMPT_SAVE,
+    TUI_PROMPT_OVERWRITE,
+    TUI_PROMPT_LOAD,
+    TUI_PROMPT_GOTO, /* a lesson's : or g: the step to go to */
+    TUI_PROMPT_QUIT, /* q in a lesson: leave it? y/n */
+};
 #define TUI_PROMPT_MAX 256
 struct tui_lecture_view {
     bool lesson;          /* a lesson is loaded */
@@ -232,6 +242,9 @@ struct tui_lecture_view {
     const char *question; /* owned by the lesson; NULL on a plain step */
     unsigned hide;
     bool revealed;
+    /* The figures and inputs the step's caption and question cite
+     * (lesson_text.h): the panes highlight them while the step is shown. */
+    struct lesson_cites cites;
     bool present;         /* presentation mode */
     bool pinned;          /* c: the comparison's pinned scenario */
     struct options pin_opt;
@@ -253,10 +266,34 @@ struct tui_file_prompt {
 static inline bool tui_lecture_asking(const struct tui_lecture_view *lx) {
     return lx->lesson && lx->question && !lx->revealed;
 }
+/* Whether the step shown cites figure k and it is highlighted now: on the
+ * step as the file has it (not after a change), once a question is
+ * answered. */
+static inline bool tui_lecture_cites(const struct tui_lecture_view *lx, enum engine_key k) {
+    return lx->lesson && !lx->off_step && !tui_lecture_asking(lx) &&
+           lesson_cites_key(&lx->cites, k);
+}
+/* The same for a scenario input (lesson_input_find's index). */
+static inline bool tui_lecture_cites_input(const struct tui_lecture_view *lx, int i) {
+    return lx->lesson && !lx->off_step && !tui_lecture_asking(lx) && i >= 0 &&
+           (lx->cites.inputs >> i & 1u) != 0;
+}
 /* Whether pane p's figures show as '?' now. */
 static inline bool tui_lecture_hides(const struct tui_lecture_view *lx, enum tui_pane p) {
     return tui_lecture_asking(lx) && (lx->hide & (1u << (unsigned)p)) != 0;
 }
+
+/* The verdict's layout and GPU-count advice (state_advice.c): searched by
+ * the advice worker off the input thread once tui_state_advice_start ran
+ * (the explorer), else at once (tests, benchmarks). */
+struct tui_advice {
+    bool pending;                     /* the worker has not answered the verdict shown */
+    unsigned long request;            /* the worker's id of the request shown */
+    unsigned spin;                    /* the spinner's frame */
+    char head[TUI_VERDICT_MAX];       /* the verdict before the advice searched */
+    char pre[48];                     /* what comes before it: "try ", " or " */
+    struct engine_search_cache cache; /* the searches made at once */
+};
 
 struct tui_state {
     struct options opt;
@@ -295,6 +332,7 @@ struct tui_state {
     bool quit;
     bool compact; /* the app's layout hides Roofline and Measure */
     unsigned recomputes; /* for tests and the benchmark */
+    struct tui_advice advice;
 };
 
 #define TUI_SIZE_MIN 1e8
@@ -304,10 +342,13 @@ struct tui_state {
 struct tui_field_info {
     enum tui_field id;
     enum tui_pane pane;
+    enum param_id param; /* the parameter it edits (engine/param_table.h); PARAM_COUNT: a figure */
     const char *label;
     const char *help;
 };
 const struct tui_field_info *tui_field_info(enum tui_field f);
+/* Whether the explorer sets a parameter, by a field or a key. */
+bool tui_param_reached(enum param_id id);
 
 /* Set up a state from parsed options and a loaded catalog (filling in a
  * default model, format and GPU where the options left them empty), then
@@ -364,6 +405,16 @@ void tui_state_leave_system(struct tui_state *st);
  * layout for it (false: no valid layout); the mode, with QLoRA's NF4 switch;
  * which formats each picker lists; GPUs per node. */
 void tui_state_verdict(struct tui_state *st);
+/* The advice worker (state_advice.c): one thread for the session that
+ * answers the verdict's layout and GPU-count searches while the screen
+ * stays live. start: 0, or -1 when no thread could start (the searches are
+ * then made at once); poll: after a key or a timeout, the dirty flags of
+ * an answer arrived or the spinner's next frame; pending: whether one is
+ * awaited (the loop then wakes more often); stop: before the state goes. */
+int tui_state_advice_start(void);
+unsigned tui_state_advice_poll(struct tui_state *st);
+bool tui_state_advice_pending(const struct tui_state *st);
+void tui_state_advice_stop(void);
 bool tui_state_set_gpus(struct tui_state *st, uint32_t gpus);
 void tui_state_set_mode(struct tui_state *st, enum engine_mode mode);
 bool tui_format_for_weights(const struct engine_format *f);

@@ -1,26 +1,34 @@
 /*
  * state_advice.c: the explorer's choices made for the user and its advice.
  *
- * When the GPU count changes, the layout becomes the best one the engine's
- * search ranks for that count (fitting first, then throughput); TP, PP and
- * DP stay editable afterwards. The verdict line says whether the scenario
- * fits and, when it does not, what to try: the cheap training knobs, a
- * standard narrower format (one the GPU computes natively, such as FP8 on
- * a GPU with FP8 FLOP/s, then INT4 g32), a better layout of the same GPUs,
- * or more GPUs (never as many as are on screen). QLoRA switches the weight
+ * When the GPU count changes, the layout becomes the engine's one best
+ * layout of that count (engine_best_layout_in: fitting first, then by
+ * --rank); TP, PP and DP stay editable afterwards. The verdict line says
+ * whether the scenario fits and, when it does not, what to try: the cheap
+ * training knobs, a standard narrower format (one the GPU computes
+ * natively, such as FP8 on a GPU with FP8 FLOP/s, then INT4 g32), a better
+ * layout of the same GPUs, or the fewest GPUs above those on screen
+ * (engine_fewest_gpus), both over the whole layout space with the training
+ * knobs free, naming the knobs that change. Those two searches run on the
+ * advice worker, a thread of its own, while the screen stays live (a
+ * spinner in the verdict until the answer arrives); the engine is pure and
+ * re-entrant, and the worker keeps its own search cache. Without the
+ * worker (tests, benchmarks) they run at once. QLoRA switches the weight
  * format to NF4 and back. The format pickers list what applies to each.
  */
 #include "config.h"
 
 #include "tui/state.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui/i18n.h"
 #include "tui/report.h"
-
-#define TUI_LAYOUTS_MAX 256 /* (t, p) pairs of any count up to 65536 */
 
 /* GPUs per node of the scenario (the engine's rule). */
 uint32_t tui_gpus_per_node(const struct engine_scenario *sc) {
@@ -29,40 +37,16 @@ uint32_t tui_gpus_per_node(const struct engine_scenario *sc) {
     return sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1;
 }
 
-/* The best valid layout of gpus GPUs: the search's first when one fits,
- * else the one that needs the least memory per GPU. False: none valid. */
-static bool best_layout(const struct engine_scenario *sc, uint32_t gpus, struct engine_layout *out) {
-    struct engine_layout l[TUI_LAYOUTS_MAX];
-    size_t n = engine_search_layouts(sc, gpus, l, TUI_LAYOUTS_MAX);
-    const struct engine_layout *pick = NULL;
-    if (n > TUI_LAYOUTS_MAX)
-        n = TUI_LAYOUTS_MAX;
-    for (size_t i = 0; i < n; i++) {
-        if (l[i].reject == ENGINE_REJECT_NONE) {
-            pick = &l[i];
-            break;
-        }
-        if (l[i].reject == ENGINE_REJECT_MEMORY &&
-            (!pick || l[i].memory_total < pick->memory_total))
-            pick = &l[i];
-    }
-    if (!pick)
-        return false;
-    *out = *pick;
-    return true;
-}
-
-/* Set the GPU count and take the best layout for it; false when no layout
- * of that count is valid (the scenario is left as it was). */
+/* Set the GPU count and take the best layout for it (the explorer's knobs
+ * stay as the user set them); false when no layout of that count is valid
+ * (the scenario is left as it was). */
 bool tui_state_set_gpus(struct tui_state *st, uint32_t gpus) {
     struct engine_scenario *sc = &st->opt.sc;
+    struct engine_space space = {st->opt.rank, 0};
     struct engine_layout l;
-    if (!best_layout(sc, gpus, &l))
+    if (!engine_best_layout_in(sc, gpus, &space, &l))
         return false;
-    sc->tp = l.tp;
-    sc->pp = l.pp;
-    sc->dp = l.dp;
-    sc->gpus = gpus;
+    engine_layout_apply(sc, &l);
     return true;
 }
 
@@ -190,41 +174,270 @@ static const struct engine_format *advise_format(const struct tui_state *st) {
     return NULL;
 }
 
-/* The next GPU count worth suggesting: by one to 16, then eight per octave
- * (the GPU count field's ladder). */
-static uint32_t next_count(uint32_t g) {
-    uint32_t p = 1;
-    while (p * 2 <= g)
-        p *= 2;
-    return g < 16 ? g + 1 : g + p / 8;
+/* ---- the layout and GPU-count advice -------------------------------------- */
+
+/* What the advice search found for a scenario that does not fit. */
+struct advice_answer {
+    enum { ADVICE_NONE, ADVICE_LAYOUT, ADVICE_GPUS } kind;
+    struct engine_layout layout;
+};
+
+/* The most GPUs the advice searches (the GPU count field's end). */
+#define ADVICE_MAX_GPUS 65536u
+
+/* A better layout of the same GPUs, else the fewest GPUs above them, over
+ * the whole layout space with the training knobs free; false when
+ * cancel() stopped it. */
+static bool advice_search(const struct engine_scenario *sc, struct engine_search_cache *cache,
+                          bool (*cancel)(void *), void *arg, struct advice_answer *a) {
+    struct engine_space space = {ENGINE_RANK_THROUGHPUT, ENGINE_KNOBS_TRAINING};
+    struct engine_fewest_query q = {.space = space,
+                                    .above = sc->gpus,
+                                    .max_gpus = ADVICE_MAX_GPUS,
+                                    .cancel = cancel,
+                                    .cancel_arg = arg};
+    struct engine_fewest f;
+    a->kind = ADVICE_NONE;
+    if (engine_best_layout_in(sc, sc->gpus, &space, &a->layout) && a->layout.fits &&
+        a->layout.reject == ENGINE_REJECT_NONE) {
+        a->kind = ADVICE_LAYOUT;
+        return true;
+    }
+    if (sc->gpus >= ADVICE_MAX_GPUS)
+        return true;
+    engine_fewest_gpus(sc, &q, cache, &f);
+    if (f.status == ENGINE_FEWEST_CANCELLED)
+        return false;
+    if (f.status == ENGINE_FEWEST_FOUND) {
+        a->kind = ADVICE_GPUS;
+        a->layout = f.layout;
+    }
+    return true;
 }
 
-/* Write "try N GPUs (TP=t PP=p)" or a better layout of the same count. */
-static void advise_gpus(const struct engine_scenario *sc, const char *pre, char *buf, size_t len) {
-    struct engine_layout l;
-    uint32_t g = sc->gpus;
-    if (best_layout(sc, g, &l) && l.fits && (l.tp != sc->tp || l.pp != sc->pp)) {
-        snprintf(buf, len, _("%slayout TP=%u PP=%u DP=%u"), pre, l.tp, l.pp, l.dp);
+/* The training knobs a layout changes from the scenario's, ", CP=2,
+ * ZeRO-3, SP, full recompute" (empty in inference or when none changes). */
+static void advice_knobs(const struct engine_scenario *sc, const struct engine_layout *l,
+                         char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = '\0';
+    if (sc->mode == ENGINE_MODE_INFER)
         return;
-    }
-    for (g = next_count(sc->gpus); g <= 4096; g = next_count(g)) {
-        if (engine_search_layouts(sc, g, &l, 1) == 0 || !l.fits || l.reject != ENGINE_REJECT_NONE)
-            continue;
-        char n[24];
-        report_int(g, n, sizeof(n));
-        if (l.pp > 1)
-            snprintf(buf, len, _("%s%s GPUs (TP=%u PP=%u)"), pre, n, l.tp, l.pp);
-        else if (l.tp > 1)
-            snprintf(buf, len, _("%s%s GPUs (TP=%u)"), pre, n, l.tp);
-        else
-            snprintf(buf, len, _("%s%s GPUs"), pre, n);
-        return;
-    }
+    if (l->cp != engine_cp(sc) && n < len)
+        n += (size_t)snprintf(buf + n, len - n, _(", CP=%u"), l->cp);
+    if (l->zero != sc->zero && n < len)
+        n += (size_t)snprintf(buf + n, len - n, _(", ZeRO-%u"), l->zero);
+    if (l->sequence_parallel && !sc->sequence_parallel && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%s", _(", SP"));
+    if (l->recompute != sc->recompute && n < len)
+        snprintf(buf + n, len - n, _(", %s recompute"), _(engine_recompute_name(l->recompute)));
 }
 
-/* Advice for a scenario that does not fit: a training knob, a narrower
- * format, then a better layout or more GPUs. */
-static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
+/* Write the answer after pre ("try ", " or "): "layout TP=8 PP=2 DP=4,
+ * ZeRO-1" or "88 GPUs (TP=8 PP=11, SP, full recompute)"; nothing when
+ * none. */
+static void advice_text(const struct engine_scenario *sc, const struct advice_answer *a,
+                        const char *pre, char *buf, size_t len) {
+    const struct engine_layout *l = &a->layout;
+    char knobs[80], n[24];
+    buf[0] = '\0';
+    if (a->kind == ADVICE_NONE)
+        return;
+    advice_knobs(sc, l, knobs, sizeof(knobs));
+    if (a->kind == ADVICE_LAYOUT) {
+        snprintf(buf, len, _("%slayout TP=%u PP=%u DP=%u%s"), pre, l->tp, l->pp, l->dp, knobs);
+        return;
+    }
+    report_int(l->tp * l->pp * l->dp, n, sizeof(n));
+    if (l->pp > 1)
+        snprintf(buf, len, _("%s%s GPUs (TP=%u PP=%u%s)"), pre, n, l->tp, l->pp, knobs);
+    else if (l->tp > 1)
+        snprintf(buf, len, _("%s%s GPUs (TP=%u%s)"), pre, n, l->tp, knobs);
+    else if (knobs[0])
+        snprintf(buf, len, _("%s%s GPUs (%s)"), pre, n, knobs + 2);
+    else
+        snprintf(buf, len, _("%s%s GPUs"), pre, n);
+}
+
+/* ---- the advice worker ----------------------------------------------------- */
+
+/* One thread for the session: the newest request wins; an older search
+ * still running is cancelled (engine_fewest_gpus asks job_cancelled). */
+struct advice_job {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool quit, has_request;
+    unsigned long next_id, done_id;
+    atomic_ulong newest; /* the request the worker should be on (0: quit) */
+    struct engine_scenario request;
+    struct advice_answer answer;
+    struct engine_scenario working;   /* the request being searched */
+    struct engine_search_cache cache; /* the worker's alone */
+};
+
+static struct advice_job *advice_job; /* the session's worker, or NULL */
+
+/* The worker's cancel test: a newer request came, or quit. */
+struct job_run {
+    struct advice_job *j;
+    unsigned long id;
+};
+static bool job_cancelled(void *arg) {
+    const struct job_run *r = arg;
+    return atomic_load(&r->j->newest) != r->id;
+}
+
+/* The worker: wait for a request, search, keep the answer. */
+static void *advice_worker(void *arg) {
+    struct advice_job *j = arg;
+    pthread_mutex_lock(&j->mu);
+    for (;;) {
+        while (!j->quit && !j->has_request)
+            pthread_cond_wait(&j->cv, &j->mu);
+        if (j->quit)
+            break;
+        struct job_run r = {j, j->next_id};
+        j->working = j->request;
+        j->has_request = false;
+        pthread_mutex_unlock(&j->mu);
+        struct advice_answer a;
+        bool done = advice_search(&j->working, &j->cache, job_cancelled, &r, &a);
+        pthread_mutex_lock(&j->mu);
+        if (done) {
+            j->answer = a;
+            j->done_id = r.id;
+        }
+    }
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+/* Start the advice worker (see state.h). */
+int tui_state_advice_start(void) {
+    struct advice_job *j;
+    sigset_t all, old;
+    if (advice_job)
+        return 0;
+    j = calloc(1, sizeof(*j));
+    if (!j)
+        return -1;
+    atomic_init(&j->newest, 0);
+    if (pthread_mutex_init(&j->mu, NULL) != 0) {
+        free(j);
+        return -1;
+    }
+    if (pthread_cond_init(&j->cv, NULL) != 0) {
+        pthread_mutex_destroy(&j->mu);
+        free(j);
+        return -1;
+    }
+    /* Signals stay with the input thread (its handlers restore the
+     * terminal and stop the loop): the worker blocks them all. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&j->thread, NULL, advice_worker, j);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&j->cv);
+        pthread_mutex_destroy(&j->mu);
+        free(j);
+        return -1;
+    }
+    advice_job = j;
+    return 0;
+}
+
+/* Stop the advice worker: cancel its search, wait for it. */
+void tui_state_advice_stop(void) {
+    struct advice_job *j = advice_job;
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->quit = true;
+    atomic_store(&j->newest, 0);
+    pthread_cond_signal(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    pthread_join(j->thread, NULL);
+    pthread_cond_destroy(&j->cv);
+    pthread_mutex_destroy(&j->mu);
+    free(j);
+    advice_job = NULL;
+}
+
+/* Hand the worker a scenario; returns the request's id. */
+static unsigned long advice_submit(const struct engine_scenario *sc) {
+    struct advice_job *j = advice_job;
+    pthread_mutex_lock(&j->mu);
+    j->request = *sc;
+    j->has_request = true;
+    unsigned long id = ++j->next_id;
+    atomic_store(&j->newest, id);
+    pthread_cond_signal(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    return id;
+}
+
+/* The verdict with the searched advice: its head, then what the search
+ * found (or, while it runs, a spinner); a head that only announced advice
+ * (": ") loses that when there is none. */
+static void advice_compose(struct tui_state *st, const char *found) {
+    struct tui_advice *v = &st->advice;
+    static const char spin[] = "|/-\\";
+    char tail[TUI_VERDICT_MAX];
+    size_t n = sizeof(st->verdict), h = strlen(v->head);
+    if (v->pending)
+        snprintf(tail, sizeof(tail), "%s%s %c", v->pre[0] == ' ' ? _("; ") : "",
+                 _("searching layouts"), spin[v->spin % 4]);
+    else
+        snprintf(tail, sizeof(tail), "%s", found ? found : "");
+    if (!tail[0] && h >= 2 && !strcmp(v->head + h - 2, ": "))
+        h -= 2;
+    if (h > n - 1)
+        h = n - 1;
+    size_t t = strlen(tail);
+    if (t > n - 1 - h)
+        t = n - 1 - h;
+    memcpy(st->verdict, v->head, h);
+    memcpy(st->verdict + h, tail, t);
+    st->verdict[h + t] = '\0';
+}
+
+/* An answer arrived, or the spinner's next frame (see state.h). */
+unsigned tui_state_advice_poll(struct tui_state *st) {
+    struct tui_advice *v = &st->advice;
+    struct advice_job *j = advice_job;
+    struct advice_answer a;
+    bool ready = false;
+    if (!v->pending || !j)
+        return 0;
+    pthread_mutex_lock(&j->mu);
+    if (j->done_id == v->request) {
+        a = j->answer;
+        ready = true;
+    }
+    pthread_mutex_unlock(&j->mu);
+    if (!ready) {
+        v->spin++;
+        advice_compose(st, NULL);
+        return TUI_DIRTY_REPAINT;
+    }
+    char text[TUI_VERDICT_MAX];
+    v->pending = false;
+    advice_text(&st->opt.sc, &a, v->pre, text, sizeof(text));
+    advice_compose(st, text);
+    return TUI_DIRTY_REPAINT;
+}
+
+/* Whether an answer is awaited. */
+bool tui_state_advice_pending(const struct tui_state *st) {
+    return st->advice.pending;
+}
+
+/* Advice for a scenario that does not fit: a training knob, or a
+ * narrower format, into buf; pre says what the searched advice (a better
+ * layout or more GPUs) starts with. */
+static void verdict_advice(struct tui_state *st, char *buf, size_t len, const char **pre) {
     const struct engine_scenario *sc = &st->opt.sc;
     struct engine_scenario trial;
     struct engine_estimate e;
@@ -252,17 +465,18 @@ static void verdict_advice(struct tui_state *st, char *buf, size_t len) {
         used || sc->mode == ENGINE_MODE_TRAIN ? NULL : advise_format(st);
     if (f)
         used += (size_t)snprintf(buf, len, _("try %s"), format_short(f));
-    if (used >= len)
-        return;
-    advise_gpus(sc, used ? _(" or ") : _("try "), buf + used, len - used);
+    *pre = used ? _(" or ") : _("try ");
 }
 
 /* One line saying whether and how the scenario fits. */
 void tui_state_verdict(struct tui_state *st) {
     const struct engine_estimate *e = &st->est;
     const struct engine_scenario *sc = &st->opt.sc;
+    struct tui_advice *v = &st->advice;
     char a[32], advice[112];
+    const char *pre;
 
+    v->pending = false;
     if (e->invalid) {
         for (unsigned bit = 1; bit; bit <<= 1) {
             if (e->invalid & bit) {
@@ -281,10 +495,25 @@ void tui_state_verdict(struct tui_state *st) {
                  sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id, a);
         return;
     }
-    verdict_advice(st, advice, sizeof(advice));
+    verdict_advice(st, advice, sizeof(advice), &pre);
     report_bytes(-e->spare_bytes, st->opt.units, a, sizeof(a));
     char ratio[24];
     report_ratio(e->memory_ratio, ratio, sizeof(ratio)); /* plan's "1.02x" */
-    snprintf(st->verdict, sizeof(st->verdict), _("needs %s the memory (%s short)%s%s"), ratio, a,
-             advice[0] ? ": " : "", advice);
+    /* The head: the shortfall, ": ", the knob or format advice; the
+     * searched advice follows it. */
+    snprintf(v->head, sizeof(v->head), _("needs %s the memory (%s short)%s%s"), ratio, a, ": ",
+             advice);
+    snprintf(v->pre, sizeof(v->pre), "%s", pre);
+    if (advice_job) {
+        v->request = advice_submit(sc);
+        v->pending = true;
+        v->spin = 0;
+        advice_compose(st, NULL);
+        return;
+    }
+    struct advice_answer ans;
+    char text[TUI_VERDICT_MAX];
+    advice_search(sc, &v->cache, NULL, NULL, &ans);
+    advice_text(sc, &ans, pre, text, sizeof(text));
+    advice_compose(st, text);
 }

@@ -21,56 +21,73 @@
 #include "tui/i18n.h"
 #include "tui/report.h"
 
-#define F(id, pane, label, help) [id] = {id, pane, label, help}
+#define F(id, pane, param, label, help) [id] = {id, pane, param, label, help}
 static const struct tui_field_info tui_fields[TUI_F_COUNT] = {
-    F(TUI_F_MODEL, TUI_PANE_MODEL, N_("model"), N_("catalog model (Enter: pick, / filter)")),
-    F(TUI_F_SIZE, TUI_PANE_MODEL, N_("size"), N_("bare parameter count, log slider 100M..2T")),
-    F(TUI_F_WFORMAT, TUI_PANE_FORMAT, N_("weights"), N_("number format of the weights")),
-    F(TUI_F_GROUP, TUI_PANE_FORMAT, N_("group"), N_("weights sharing one scale")),
-    F(TUI_F_KVFORMAT, TUI_PANE_FORMAT, N_("KV cache"), N_("number format of the KV cache")),
-    F(TUI_F_GPU, TUI_PANE_GPU, N_("GPU"), N_("catalog GPU (Enter: pick)")),
-    F(TUI_F_GPUS, TUI_PANE_GPU, N_("count"), N_("number of GPUs = TP x PP x DP")),
-    F(TUI_F_MODE, TUI_PANE_LAYOUT, N_("mode"), N_("inference, training, LoRA, QLoRA")),
-    F(TUI_F_BATCH, TUI_PANE_LAYOUT, N_("batch"), N_("sequences per replica")),
-    F(TUI_F_CONTEXT, TUI_PANE_LAYOUT, N_("ctx"), N_("tokens per sequence")),
-    F(TUI_F_TP, TUI_PANE_LAYOUT, N_("TP"), N_("tensor parallel: divides the heads")),
-    F(TUI_F_PP, TUI_PANE_LAYOUT, N_("PP"), N_("pipeline stages: at most the layers")),
-    F(TUI_F_DP, TUI_PANE_LAYOUT, N_("DP"), N_("data parallel replicas")),
-    F(TUI_F_ZERO, TUI_PANE_LAYOUT, N_("ZeRO"), N_("ZeRO stage 0..3 (training)")),
-    F(TUI_F_MICRO, TUI_PANE_LAYOUT, N_("mb"), N_("micro-batches per step (training)")),
-    F(TUI_F_RECOMPUTE, TUI_PANE_LAYOUT, N_("recompute"), N_("activation recomputation (training)")),
-    F(TUI_F_RECIPE, TUI_PANE_LAYOUT, N_("optimizer"), N_("optimizer recipe (training)")),
-    F(TUI_F_EP, TUI_PANE_LAYOUT, N_("EP"), N_("expert parallel inside DP (MoE training)")),
-    F(TUI_F_MEM_WEIGHTS, TUI_PANE_MEMORY, N_("weights"), N_("weights per GPU")),
-    F(TUI_F_MEM_KV, TUI_PANE_MEMORY, N_("KV cache"), N_("KV cache per GPU")),
-    F(TUI_F_MEM_ACT, TUI_PANE_MEMORY, N_("activations"), N_("activations per GPU")),
-    F(TUI_F_MEM_GRADS, TUI_PANE_MEMORY, N_("gradients"), N_("gradients per GPU")),
-    F(TUI_F_MEM_MASTER, TUI_PANE_MEMORY, N_("master"), N_("FP32 master weights per GPU")),
-    F(TUI_F_MEM_OPT, TUI_PANE_MEMORY, N_("optimizer"), N_("optimizer state per GPU")),
-    F(TUI_F_MEM_RESERVE, TUI_PANE_MEMORY, N_("reserve"), N_("CUDA context and fragmentation")),
-    F(TUI_F_MEM_OVERHEAD, TUI_PANE_MEMORY, N_("buffers"), N_("the runtime's buffers per GPU")),
-    F(TUI_F_MEM_TOTAL, TUI_PANE_MEMORY, N_("total"), N_("total per GPU against capacity")),
-    F(TUI_F_MEM_HOST, TUI_PANE_MEMORY, N_("host RAM"), N_("layers kept in host RAM")),
-    F(TUI_F_DECODE, TUI_PANE_SPEED, N_("decode"), N_("decode tokens/s, whole deployment")),
-    F(TUI_F_DECODE_MEM, TUI_PANE_SPEED, N_("memory-bound"), N_("bandwidth ceiling")),
-    F(TUI_F_DECODE_COMPUTE, TUI_PANE_SPEED, N_("compute-bound"), N_("FLOP/s ceiling")),
-    F(TUI_F_PER_SEQ, TUI_PANE_SPEED, N_("per sequence"), N_("tokens/s of one sequence")),
-    F(TUI_F_PREFILL, TUI_PANE_SPEED, N_("prefill"), N_("time to read the prompt")),
-    F(TUI_F_TTFT, TUI_PANE_SPEED, N_("TTFT"), N_("time to first token at this batch")),
-    F(TUI_F_TPOT, TUI_PANE_SPEED, N_("TPOT"), N_("time per output token of one sequence")),
-    F(TUI_F_RIDGE, TUI_PANE_ROOF, N_("ridge"), N_("peak FLOP/s / bandwidth")),
-    F(TUI_F_BSTAR, TUI_PANE_ROOF, N_("B*"), N_("batch where decode turns compute-bound")),
-    F(TUI_F_TRAIN_STEP, TUI_PANE_SPEED, N_("step"), N_("time of one optimizer step")),
-    F(TUI_F_TRAIN_BUBBLE, TUI_PANE_SPEED, N_("bubble"), N_("pipeline idle fraction")),
-    F(TUI_F_TRAIN_DAYS, TUI_PANE_SPEED, N_("days"), N_("days to train on the tokens")),
-    F(TUI_F_TRAIN_HOURS, TUI_PANE_SPEED, N_("GPU-hours"), N_("GPU-hours to train")),
-    F(TUI_F_TRAIN_COST, TUI_PANE_SPEED, N_("cost"), N_("cost at the catalog price")),
-    F(TUI_F_MEASURE, TUI_PANE_MEASURE, N_("measure"), N_("run the bundled kernels")),
+    F(TUI_F_MODEL, TUI_PANE_MODEL, PARAM_MODEL, N_("model"), N_("catalog model (Enter: pick, / filter)")),
+    F(TUI_F_SIZE, TUI_PANE_MODEL, PARAM_PARAMS, N_("size"), N_("bare parameter count, log slider 100M..2T")),
+    F(TUI_F_WFORMAT, TUI_PANE_FORMAT, PARAM_FORMAT, N_("weights"), N_("number format of the weights")),
+    F(TUI_F_GROUP, TUI_PANE_FORMAT, PARAM_FORMAT, N_("group"), N_("weights sharing one scale")),
+    F(TUI_F_KVFORMAT, TUI_PANE_FORMAT, PARAM_KV_FORMAT, N_("KV cache"), N_("number format of the KV cache")),
+    F(TUI_F_GPU, TUI_PANE_GPU, PARAM_GPU, N_("GPU"), N_("catalog GPU (Enter: pick)")),
+    F(TUI_F_GPUS, TUI_PANE_GPU, PARAM_GPUS, N_("count"), N_("number of GPUs = TP x PP x DP")),
+    F(TUI_F_MODE, TUI_PANE_LAYOUT, PARAM_MODE, N_("mode"), N_("inference, training, LoRA, QLoRA")),
+    F(TUI_F_BATCH, TUI_PANE_LAYOUT, PARAM_BATCH, N_("batch"), N_("sequences per replica")),
+    F(TUI_F_CONTEXT, TUI_PANE_LAYOUT, PARAM_CONTEXT, N_("ctx"), N_("tokens per sequence")),
+    F(TUI_F_TP, TUI_PANE_LAYOUT, PARAM_TP, N_("TP"), N_("tensor parallel: divides the heads")),
+    F(TUI_F_PP, TUI_PANE_LAYOUT, PARAM_PP, N_("PP"), N_("pipeline stages: at most the layers")),
+    F(TUI_F_DP, TUI_PANE_LAYOUT, PARAM_DP, N_("DP"), N_("data parallel replicas")),
+    F(TUI_F_ZERO, TUI_PANE_LAYOUT, PARAM_ZERO, N_("ZeRO"), N_("ZeRO stage 0..3 (training)")),
+    F(TUI_F_MICRO, TUI_PANE_LAYOUT, PARAM_MICRO_BATCHES, N_("mb"), N_("micro-batches per step (training)")),
+    F(TUI_F_RECOMPUTE, TUI_PANE_LAYOUT, PARAM_RECOMPUTE, N_("recompute"), N_("activation recomputation (training)")),
+    F(TUI_F_RECIPE, TUI_PANE_LAYOUT, PARAM_OPTIMIZER, N_("optimizer"), N_("optimizer recipe (training)")),
+    F(TUI_F_EP, TUI_PANE_LAYOUT, PARAM_EP, N_("EP"), N_("expert parallel inside DP (MoE training)")),
+    F(TUI_F_MEM_WEIGHTS, TUI_PANE_MEMORY, PARAM_COUNT, N_("weights"), N_("weights per GPU")),
+    F(TUI_F_MEM_KV, TUI_PANE_MEMORY, PARAM_COUNT, N_("KV cache"), N_("KV cache per GPU")),
+    F(TUI_F_MEM_ACT, TUI_PANE_MEMORY, PARAM_COUNT, N_("activations"), N_("activations per GPU")),
+    F(TUI_F_MEM_GRADS, TUI_PANE_MEMORY, PARAM_COUNT, N_("gradients"), N_("gradients per GPU")),
+    F(TUI_F_MEM_MASTER, TUI_PANE_MEMORY, PARAM_COUNT, N_("master"), N_("FP32 master weights per GPU")),
+    F(TUI_F_MEM_OPT, TUI_PANE_MEMORY, PARAM_COUNT, N_("optimizer"), N_("optimizer state per GPU")),
+    F(TUI_F_MEM_RESERVE, TUI_PANE_MEMORY, PARAM_COUNT, N_("reserve"), N_("CUDA context and fragmentation")),
+    F(TUI_F_MEM_OVERHEAD, TUI_PANE_MEMORY, PARAM_COUNT, N_("buffers"), N_("the runtime's buffers per GPU")),
+    F(TUI_F_MEM_TOTAL, TUI_PANE_MEMORY, PARAM_COUNT, N_("total"), N_("total per GPU against capacity")),
+    F(TUI_F_MEM_HOST, TUI_PANE_MEMORY, PARAM_COUNT, N_("host RAM"), N_("layers kept in host RAM")),
+    F(TUI_F_DECODE, TUI_PANE_SPEED, PARAM_COUNT, N_("decode"), N_("decode tokens/s, whole deployment")),
+    F(TUI_F_DECODE_MEM, TUI_PANE_SPEED, PARAM_COUNT, N_("memory-bound"), N_("bandwidth ceiling")),
+    F(TUI_F_DECODE_COMPUTE, TUI_PANE_SPEED, PARAM_COUNT, N_("compute-bound"), N_("FLOP/s ceiling")),
+    F(TUI_F_PER_SEQ, TUI_PANE_SPEED, PARAM_COUNT, N_("per sequence"), N_("tokens/s of one sequence")),
+    F(TUI_F_PREFILL, TUI_PANE_SPEED, PARAM_COUNT, N_("prefill"), N_("time to read the prompt")),
+    F(TUI_F_TTFT, TUI_PANE_SPEED, PARAM_COUNT, N_("TTFT"), N_("time to first token at this batch")),
+    F(TUI_F_TPOT, TUI_PANE_SPEED, PARAM_COUNT, N_("TPOT"), N_("time per output token of one sequence")),
+    F(TUI_F_RIDGE, TUI_PANE_ROOF, PARAM_COUNT, N_("ridge"), N_("peak FLOP/s / bandwidth")),
+    F(TUI_F_BSTAR, TUI_PANE_ROOF, PARAM_COUNT, N_("B*"), N_("batch where decode turns compute-bound")),
+    F(TUI_F_TRAIN_STEP, TUI_PANE_SPEED, PARAM_COUNT, N_("step"), N_("time of one optimizer step")),
+    F(TUI_F_TRAIN_BUBBLE, TUI_PANE_SPEED, PARAM_COUNT, N_("bubble"), N_("pipeline idle fraction")),
+    F(TUI_F_TRAIN_DAYS, TUI_PANE_SPEED, PARAM_COUNT, N_("days"), N_("days to train on the tokens")),
+    F(TUI_F_TRAIN_HOURS, TUI_PANE_SPEED, PARAM_COUNT, N_("GPU-hours"), N_("GPU-hours to train")),
+    F(TUI_F_TRAIN_COST, TUI_PANE_SPEED, PARAM_COUNT, N_("cost"), N_("cost at the catalog price")),
+    F(TUI_F_MEASURE, TUI_PANE_MEASURE, PARAM_MEASURED_BW, N_("measure"), N_("run the bundled kernels")),
 };
 #undef F
 
 static const uint32_t tui_groups[] = {16, 32, 64, 128, 256};
 #define TUI_MAX_GPUS 65536u
+
+/* The parameters the explorer sets by a key rather than a field: O opens
+ * a model file, a applies the Measure pane's rates, u switches GB/GiB. */
+static const enum param_id tui_param_keys[] = {PARAM_MODEL_FILE, PARAM_MEASURED_BW,
+                                               PARAM_MEASURED_FLOPS, PARAM_UNITS};
+
+/* Whether the explorer sets a parameter: a field edits it or a key does
+ * (the parameter table's PARAM_F_TUI says it should). */
+bool tui_param_reached(enum param_id id) {
+    for (int f = 0; f < TUI_F_COUNT; f++)
+        if (tui_fields[f].param == id)
+            return true;
+    for (size_t i = 0; i < sizeof(tui_param_keys) / sizeof(tui_param_keys[0]); i++)
+        if (tui_param_keys[i] == id)
+            return true;
+    return false;
+}
 
 /* The row of the field table. */
 const struct tui_field_info *tui_field_info(enum tui_field f) {
@@ -283,6 +300,7 @@ static void set_size_model(struct tui_state *st) {
     st->model_index = -1;
     st->opt.model_custom = true;
     st->opt.model_file = NULL;
+    st->opt.model_path[0] = '\0';
 }
 
 /* Change the weight format's group size: switch to the catalog's format of
@@ -437,6 +455,7 @@ unsigned tui_field_step(struct tui_state *st, enum tui_field f, int dir, bool bi
         sc->model = cat->models[i];
         st->opt.model_custom = false;
         st->opt.model_file = NULL;
+        st->opt.model_path[0] = '\0';
         st->size_step = tui_step_of_size(engine_params_total(&sc->model));
         tui_state_fix_layout(st);
         break;

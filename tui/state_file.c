@@ -17,6 +17,7 @@
 #include "tui/state.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,10 @@ static unsigned file_load(struct tui_state *st) {
     st->opt.sc.model = m;
     st->opt.model_file = &st->file_mf;
     st->opt.model_custom = true;
+    /* saved with the scenario (s, last.yaml): the file, absolute */
+    char real[PATH_MAX];
+    snprintf(st->opt.model_path, sizeof(st->opt.model_path), "%s",
+             realpath(path, real) ? real : path);
     st->model_index = -1;
     st->size_step = tui_step_of_size(m.file_params);
     tui_state_fix_layout(st);

@@ -206,6 +206,7 @@ unsigned tui_picker_choose(struct tui_state *st, size_t i) {
         sc->model = c->models[raw];
         st->opt.model_custom = false;
         st->opt.model_file = NULL;
+        st->opt.model_path[0] = '\0';
         st->size_step = tui_step_of_size(engine_params_total(&sc->model));
         tui_state_fix_layout(st);
         break;

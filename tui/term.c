@@ -1,14 +1,20 @@
 /*
  * term.c: terminal set-up, restore and signals (see term.h).
  *
- * Signal handlers for SIGINT/SIGTERM/SIGHUP only record the signal; they
- * are installed without SA_RESTART so a blocking read returns, and the loop
- * also polls with a short timeout. Fatal signals (SIGQUIT from Ctrl-\,
- * SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL) turn the mouse off, show the
- * cursor and call endwin() - not async-signal-safe, but the process is
- * dying and a raw terminal in front of a class is worse (htop does the
- * same) - then re-raise with the default action (unblocked, so it is
- * delivered at once): the exit status and any core dump stay true.
+ * One handler path for every signal that ends us. SIGINT, SIGTERM and
+ * SIGHUP first only record the signal (installed without SA_RESTART so a
+ * blocking read returns; the loop also polls with a short timeout), so the
+ * explorer stops cleanly and saves its state; a second one while the first
+ * is pending, and every other signal whose default action ends the process
+ * (SIGQUIT from Ctrl-\, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM,
+ * SIGPROF, SIGXCPU, SIGXFSZ, SIGSYS, SIGTRAP and the crash signals SIGSEGV,
+ * SIGBUS, SIGFPE, SIGABRT, SIGILL) take the fatal path: only async-signal-
+ * safe calls: write(2) of the reset sequences prepared at start-up (mouse
+ * tracking off, attributes off, keypad off, cursor shown, the main screen
+ * back) and tcsetattr(3) of the terminal modes saved before curses started,
+ * then the signal re-raised with its default action (unblocked, so it is
+ * delivered at once): the exit status and any core dump stay true. An
+ * exit() path restores through tui_term_stop() (atexit).
  */
 #include "config.h"
 
@@ -23,28 +29,76 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <termios.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t tui_stop_signal;
 static volatile sig_atomic_t tui_curses_on;
 static SCREEN *tui_screen;
 
-/* Record a polite stop request. */
-static void on_stop(int sig) {
-    tui_stop_signal = sig;
+/* What the fatal path writes and restores, prepared while starting: the
+ * terminal's modes before curses, and the bytes that undo curses' modes. */
+static struct termios tui_saved_tio;
+static bool tui_have_tio;
+static char tui_reset[512];
+static size_t tui_reset_len;
+
+/* Append a terminfo string capability (if the terminal has it). */
+static void reset_add_cap(const char *cap) {
+    const char *s = tigetstr(cap);
+    if (s == NULL || s == (const char *)-1)
+        return;
+    size_t n = strlen(s);
+    if (tui_reset_len + n < sizeof tui_reset) {
+        memcpy(tui_reset + tui_reset_len, s, n);
+        tui_reset_len += n;
+    }
 }
 
-/* Restore the terminal (mouse tracking off, cursor shown, the main
- * screen back), then die of the same signal with its default action, so
- * the exit status (128 + sig) and a core dump stay what they would be. */
-static void on_fatal(int sig) {
-    if (tui_curses_on) {
-        tui_curses_on = 0;
-        mousemask(0, NULL);
-        curs_set(1);
-        endwin();
-        fflush(stdout);
+/* Append literal bytes. */
+static void reset_add(const char *s) {
+    size_t n = strlen(s);
+    if (tui_reset_len + n < sizeof tui_reset) {
+        memcpy(tui_reset + tui_reset_len, s, n);
+        tui_reset_len += n;
     }
+}
+
+/* The bytes that undo what curses set: mouse tracking (the xterm modes
+ * ncurses turns on: 1000 normal, 1002 button-event, 1003 any-event, 1006
+ * SGR coordinates), attributes, keypad transmit mode, the hidden cursor and
+ * the alternate screen. Built once, after newterm(), from terminfo. */
+static void reset_prepare(bool mouse) {
+    tui_reset_len = 0;
+    if (mouse)
+        reset_add("\033[?1000l\033[?1002l\033[?1003l\033[?1006l");
+    reset_add_cap("sgr0");
+    reset_add_cap("rmkx");
+    reset_add_cap("cnorm");
+    reset_add_cap("rmcup");
+}
+
+/* Undo curses with async-signal-safe calls only (the fatal path). */
+static void reset_now(void) {
+    if (!tui_curses_on)
+        return;
+    tui_curses_on = 0;
+    size_t off = 0;
+    while (off < tui_reset_len) {
+        ssize_t k = write(STDOUT_FILENO, tui_reset + off, tui_reset_len - off);
+        if (k <= 0)
+            break;
+        off += (size_t)k;
+    }
+    if (tui_have_tio)
+        tcsetattr(STDIN_FILENO, TCSANOW, &tui_saved_tio);
+}
+
+/* Restore the terminal, then die of the same signal with its default
+ * action, so the exit status (128 + sig) and a core dump stay what they
+ * would be. */
+static void on_fatal(int sig) {
+    reset_now();
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = SIG_DFL;
@@ -57,6 +111,14 @@ static void on_fatal(int sig) {
     sigaddset(&set, sig);
     sigprocmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
+}
+
+/* Record a polite stop request; a second one while the first is still
+ * pending (a loop that does not answer) takes the fatal path. */
+static void on_stop(int sig) {
+    if (tui_stop_signal)
+        on_fatal(sig);
+    tui_stop_signal = sig;
 }
 
 /* Whether stdin and stdout are terminals. */
@@ -104,6 +166,8 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
     /* Esc must close overlays at once, not after a second. */
     if (!getenv("ESCDELAY"))
         setenv("ESCDELAY", "25", 1);
+    /* The modes the shell left, for the fatal path to put back. */
+    tui_have_tio = tcgetattr(STDIN_FILENO, &tui_saved_tio) == 0;
     tui_screen = newterm(NULL, stdout, stdin);
     if (!tui_screen) {
         snprintf(err, errlen,
@@ -147,15 +211,15 @@ int tui_term_start(const struct tui_term_opts *o, struct tui_term_info *info, ch
         mouseinterval(0);
     }
 
+    reset_prepare(info->mouse);
     handle(SIGINT, on_stop);
     handle(SIGTERM, on_stop);
     handle(SIGHUP, on_stop);
-    handle(SIGQUIT, on_fatal); /* Ctrl-\ */
-    handle(SIGSEGV, on_fatal);
-    handle(SIGBUS, on_fatal);
-    handle(SIGFPE, on_fatal);
-    handle(SIGABRT, on_fatal);
-    handle(SIGILL, on_fatal);
+    static const int fatal[] = {SIGQUIT, SIGUSR1,   SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM,
+                                SIGPROF, SIGXCPU,   SIGXFSZ, SIGSYS,  SIGTRAP, SIGSEGV,
+                                SIGBUS,  SIGFPE,    SIGABRT, SIGILL};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        handle(fatal[i], on_fatal);
     return 0;
 }
 

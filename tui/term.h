@@ -5,10 +5,12 @@
  * (setlocale + nl_langinfo(CODESET)) to choose UTF-8 or ASCII, starts
  * curses, picks the colour scheme (monochrome when the terminal has no
  * colours, NO_COLOR is set or --no-color), enables the mouse unless told
- * not to, and installs signal handlers: SIGINT, SIGTERM and SIGHUP only set
- * a flag that the loop polls; SIGQUIT and the fatal signals (SIGSEGV,
- * SIGBUS, SIGFPE, SIGABRT, SIGILL) restore the terminal and re-raise with
- * the default action. tui_term_stop() is idempotent and also runs at exit.
+ * not to, and installs signal handlers: SIGINT, SIGTERM and SIGHUP set a
+ * flag that the loop polls (a second one is fatal); every other signal
+ * whose default action ends the process (SIGQUIT, SIGUSR1/2, SIGPIPE,
+ * SIGALRM, the crash signals...) restores the terminal with async-signal-
+ * safe writes and re-raises with the default action (term.c has the list).
+ * tui_term_stop() is idempotent and also runs at exit.
  */
 #ifndef VRAMLAB_TUI_TERM_H
 #define VRAMLAB_TUI_TERM_H

@@ -51,6 +51,7 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {COLOR_YELLOW, COLOR_BLUE, A_BOLD},
         [TUI_ROLE_OVERLAY] = {COLOR_WHITE, COLOR_BLACK, 0},
         [TUI_ROLE_OVERLAY_SEL] = {COLOR_BLACK, COLOR_CYAN, A_BOLD},
+        [TUI_ROLE_CITED] = {COLOR_BLACK, COLOR_CYAN, A_BOLD | A_UNDERLINE},
     },
     [TUI_SCHEME_LIGHT] = {
         [TUI_ROLE_NORMAL] = {D, D, 0},
@@ -81,6 +82,7 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {COLOR_BLUE, COLOR_CYAN, A_BOLD},
         [TUI_ROLE_OVERLAY] = {COLOR_BLACK, COLOR_WHITE, 0},
         [TUI_ROLE_OVERLAY_SEL] = {COLOR_WHITE, COLOR_BLUE, A_BOLD},
+        [TUI_ROLE_CITED] = {COLOR_BLACK, COLOR_YELLOW, A_BOLD | A_UNDERLINE},
     },
     [TUI_SCHEME_CONTRAST] = {
         [TUI_ROLE_NORMAL] = {COLOR_WHITE, COLOR_BLACK, A_BOLD},
@@ -111,6 +113,7 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {COLOR_BLACK, COLOR_YELLOW, A_BOLD},
         [TUI_ROLE_OVERLAY] = {COLOR_WHITE, COLOR_BLACK, A_BOLD},
         [TUI_ROLE_OVERLAY_SEL] = {COLOR_BLACK, COLOR_YELLOW, A_BOLD},
+        [TUI_ROLE_CITED] = {COLOR_BLACK, COLOR_CYAN, A_BOLD | A_UNDERLINE},
     },
     /* Monochrome: attributes only; fg/bg are ignored. */
     [TUI_SCHEME_MONO] = {
@@ -142,13 +145,11 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {D, D, A_REVERSE | A_BOLD},
         [TUI_ROLE_OVERLAY] = {D, D, A_NORMAL},
         [TUI_ROLE_OVERLAY_SEL] = {D, D, A_REVERSE},
+        [TUI_ROLE_CITED] = {D, D, A_BOLD | A_UNDERLINE},
     },
 };
 #undef D
 
-static const char *const tui_scheme_names[TUI_SCHEME_COUNT] = {
-    "dark", "light", "high-contrast", "mono",
-};
 
 static enum tui_scheme tui_active = TUI_SCHEME_MONO;
 
@@ -180,28 +181,6 @@ static const struct tui_glyphs tui_glyphs_ascii = {
     .bullet = "*", .le = "<=", .approx = "~", .binds = "<",
     .spark = {" ", ".", ".", "_", "_", "o", "o", "#", "#"},
 };
-
-/* Parse a scheme name as given to --theme. */
-int tui_scheme_parse(const char *name, enum tui_scheme *out) {
-    if (name == NULL)
-        return -1;
-    for (int i = 0; i < TUI_SCHEME_COUNT; i++) {
-        if (strcmp(name, tui_scheme_names[i]) == 0) {
-            *out = (enum tui_scheme)i;
-            return 0;
-        }
-    }
-    if (strcmp(name, "contrast") == 0 || strcmp(name, "high") == 0) {
-        *out = TUI_SCHEME_CONTRAST;
-        return 0;
-    }
-    return -1;
-}
-
-/* The name of a scheme. */
-const char *tui_scheme_name(enum tui_scheme s) {
-    return (unsigned)s < TUI_SCHEME_COUNT ? tui_scheme_names[s] : "?";
-}
 
 /* The glyph table for UTF-8 or ASCII output. */
 const struct tui_glyphs *tui_glyphs_get(bool utf8) {

@@ -46,6 +46,7 @@ enum tui_role {
     TUI_ROLE_KEY,         /* a key name in hints */
     TUI_ROLE_OVERLAY,
     TUI_ROLE_OVERLAY_SEL,
+    TUI_ROLE_CITED,       /* a figure the lesson step's caption cites */
     TUI_ROLE_COUNT
 };
 
@@ -75,10 +76,6 @@ struct tui_glyphs {
     const char *spark[9];                  /* spark[k]: k/8 high column, [0] blank */
     const char *ellipsis;                  /* the last cell of cut text */
 };
-
-/* Parse a --theme name; returns 0 or -1. */
-int tui_scheme_parse(const char *name, enum tui_scheme *out);
-const char *tui_scheme_name(enum tui_scheme s);
 
 /* Choose the glyph table (utf8 or ASCII). */
 const struct tui_glyphs *tui_glyphs_get(bool utf8);
