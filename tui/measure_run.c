@@ -400,9 +400,9 @@ static void json_here(struct json_writer *w, const struct measure_run *m,
             continue;
         json_begin_object(w);
         json_key(w, "weights");
-        json_string(w, a8[i].weights);
+        json_text(w, a8[i].weights);
         json_key(w, "test");
-        json_string(w, a8[i].test);
+        json_text(w, a8[i].test);
         json_key(w, "nearest");
         json_bool(w, false);
         json_key(w, "bytes_per_s");
