@@ -23,6 +23,13 @@ tui_setup() {
     trap tui_cleanup EXIT INT TERM
     export LC_ALL=${LC_ALL:-C.UTF-8}
     case "$LC_ALL" in *UTF-8* | *utf8*) ;; *) export LC_ALL=C.UTF-8 ;; esac
+    # One idle session for the whole script: the server never goes away
+    # between cases (killing the last session ends it, and a new-session
+    # that meets the closing server fails: "server exited unexpectedly").
+    if command -v tmux >/dev/null 2>&1; then
+        tmux -L "$SOCK" -f /dev/null new-session -d -s tui-keepalive -x 20 -y 5 \
+            "sleep 86400" >/dev/null 2>&1
+    fi
 }
 
 # tui_need_tmux WHAT: skip (77) visibly when tmux is missing.
