@@ -436,6 +436,31 @@ static void make_id(const char *in, char *out, size_t len) {
         snprintf(out, len, "imported");
 }
 
+/* A note (not an error) in d when the config does not name a family
+ * vramlab knows: what its shape was taken as (issue 27 item 6). */
+static void say_assumed(struct hf_ctx *x, const struct hf_config *c,
+                        const struct hf_family *fam) {
+    bool gated = strcmp(c->act, "silu") == 0 || strcmp(c->act, "swiglu") == 0;
+    if (fam != NULL && c->model_type[0] != '\0')
+        return;
+    if (fam != NULL) {
+        catalog_diag_append(x->d, "%s: note: no model_type; taken as %s, from architectures (%s)\n",
+                            x->name, fam->type, c->arch);
+        return;
+    }
+    if (c->model_type[0] != '\0')
+        catalog_diag_append(x->d, "%s: note: model_type '%s' is not one vramlab knows;", x->name,
+                            c->model_type);
+    else
+        catalog_diag_append(x->d, "%s: note: no model_type%s%s%s;", x->name,
+                            c->arch[0] ? " and architectures (" : "", c->arch,
+                            c->arch[0] ? ") not one vramlab knows" : " nor architectures");
+    catalog_diag_append(x->d, " assumed %s MLP (hidden_act %s), RMSNorm, no biases%s; check "
+                        "them against the model's code\n",
+                        gated ? "a gated (SwiGLU)" : "a plain", c->act[0] ? c->act : "not given",
+                        c->v[H_TIED] < 0 ? ", tied embeddings" : "");
+}
+
 /* Turn what the config said into the model's exact shape. */
 static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_config *c,
                         const char *fallback_name, struct engine_model *m) {
@@ -488,6 +513,7 @@ static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_con
     }
     if (x->errors > 0)
         return;
+    say_assumed(x, c, fam);
 
     memset(m, 0, sizeof *m);
     name = c->name[0] != '\0' ? c->name : fallback_name;

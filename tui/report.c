@@ -266,10 +266,16 @@ static void report_money_c(double usd, char *buf, size_t len) {
     snprintf(buf, len, "$%s", grouped);
 }
 
-/* A fraction as a percentage with one decimal. */
+/* A fraction as a percentage with one decimal; past 999.9% it reads
+ * ">999%" (a fill of 2328341.2% says nothing more; the JSON keeps the
+ * ratio, and the verdict the bytes). */
 static void report_percent_c(double fraction, char *buf, size_t len) {
     if (report_not_finite(fraction, buf, len))
         return;
+    if (fraction * 100 >= 999.95) {
+        snprintf(buf, len, ">999%%");
+        return;
+    }
     if (fabs(fraction * 100) >= REPORT_E_NOTATION)
         snprintf(buf, len, "%.2e%%", fraction * 100);
     else
