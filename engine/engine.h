@@ -665,10 +665,14 @@ struct engine_estimate {
     double host_bytes_per_node;     /* memory.host x the GPUs of a node */
 };
 
-/* Keys of every output that can be explained (also the JSON names). */
+/* Keys of every figure the engine computes, in output order (the JSON's,
+ * and by group the text report's): the figure registry (engine/figures.h:
+ * JSON path, unit kind, label, explanation) is indexed by them. */
 enum engine_key {
     ENGINE_KEY_PARAMS_TOTAL = 0,
     ENGINE_KEY_PARAMS_ACTIVE,
+    ENGINE_KEY_PARAMS_TRAINABLE,
+    ENGINE_KEY_BITS_PER_WEIGHT,
     ENGINE_KEY_MEM_WEIGHTS,
     ENGINE_KEY_MEM_KV_CACHE,
     ENGINE_KEY_MEM_ACTIVATIONS,
@@ -676,7 +680,17 @@ enum engine_key {
     ENGINE_KEY_MEM_MASTER,
     ENGINE_KEY_MEM_OPTIMIZER,
     ENGINE_KEY_MEM_RESERVE,
+    ENGINE_KEY_MEM_ZERO3_WORKING,
+    ENGINE_KEY_MEM_OVERHEAD,
+    ENGINE_KEY_MEM_TRANSIENT,
+    ENGINE_KEY_MEM_ALLOCATOR,
+    ENGINE_KEY_MEM_FP8_WEIGHTS,
     ENGINE_KEY_MEM_TOTAL,
+    ENGINE_KEY_MEM_HOST,
+    ENGINE_KEY_MEM_NVME,
+    ENGINE_KEY_MEM_HOST_PER_NODE,
+    ENGINE_KEY_MEM_SPARE,
+    ENGINE_KEY_MEM_RATIO,
     ENGINE_KEY_CAPACITY,
     ENGINE_KEY_FITS,
     ENGINE_KEY_DECODE_TOKENS,
@@ -684,26 +698,18 @@ enum engine_key {
     ENGINE_KEY_DECODE_COMPUTE_BOUND,
     ENGINE_KEY_DECODE_PER_SEQUENCE,
     ENGINE_KEY_DECODE_BYTES_PER_STEP,
-    ENGINE_KEY_RIDGE,
-    ENGINE_KEY_COMPUTE_BOUND_BATCH,
-    ENGINE_KEY_KV_PER_TOKEN,
-    ENGINE_KEY_ACT_PER_LAYER,
-    ENGINE_KEY_ACT_LAYERS_HELD,
-    ENGINE_KEY_ACT_LOGITS,
-    ENGINE_KEY_PREFILL,
-    ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN,
-    ENGINE_KEY_TRAIN_STEP,
-    ENGINE_KEY_TRAIN_BUBBLE,
-    ENGINE_KEY_TRAIN_TP_COMM,
-    ENGINE_KEY_TRAIN_DP_COMM,
-    ENGINE_KEY_TRAIN_DAYS,
-    ENGINE_KEY_TRAIN_GPU_HOURS,
-    ENGINE_KEY_TRAIN_COST,
     ENGINE_KEY_DECODE_FLOPS_PER_TOKEN,
+    ENGINE_KEY_RIDGE,
     ENGINE_KEY_ARITHMETIC_INTENSITY,
-    ENGINE_KEY_TRAIN_TOKENS_PER_STEP,
-    ENGINE_KEY_MEM_OVERHEAD,
-    ENGINE_KEY_MEM_HOST,
+    ENGINE_KEY_COMPUTE_BOUND_BATCH,
+    ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
+    ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
+    ENGINE_KEY_BANDWIDTH,
+    ENGINE_KEY_PEAK_FLOPS,
+    ENGINE_KEY_DECODE_BATCH1,
+    ENGINE_KEY_KV_PER_TOKEN,
+    ENGINE_KEY_PREFILL,
+    ENGINE_KEY_PREFILL_ALLREDUCE,
     ENGINE_KEY_SERVING_TTFT,
     ENGINE_KEY_SERVING_TPOT,
     ENGINE_KEY_SERVING_AVAILABLE_KV,
@@ -715,51 +721,63 @@ enum engine_key {
     ENGINE_KEY_SERVING_OVERHEAD,
     ENGINE_KEY_SERVING_GPU_LAYERS,
     ENGINE_KEY_SERVING_HOST_BW,
-    /* Runtime start-up, steady state, batch-1 decode (issue 25). */
     ENGINE_KEY_SERVING_MEMORY_REPORTED,
     ENGINE_KEY_SERVING_REQUESTED,
     ENGINE_KEY_SERVING_ROTARY_CACHE,
     ENGINE_KEY_SERVING_ACTIVATION_PEAK,
     ENGINE_KEY_SERVING_NON_TORCH,
     ENGINE_KEY_SERVING_CUDA_GRAPHS,
+    ENGINE_KEY_SERVING_MEMORY_FRACTION,
+    ENGINE_KEY_SERVING_REFUSES,
     ENGINE_KEY_SERVING_STEADY_CONCURRENCY,
     ENGINE_KEY_SERVING_STEADY_TOKENS,
-    ENGINE_KEY_DECODE_BATCH1,
-    ENGINE_KEY_PREFILL_ALLREDUCE,
-    ENGINE_KEY_TRAIN_MFU,
-    ENGINE_KEY_TRAIN_HFU,
-    ENGINE_KEY_TRAIN_PP_COMM,
+    ENGINE_KEY_SERVING_STEADY_RATE,
+    ENGINE_KEY_ACT_PER_LAYER,
+    ENGINE_KEY_ACT_LAYERS_HELD,
+    ENGINE_KEY_ACT_LOGITS,
+    ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN,
     ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
+    ENGINE_KEY_TRAIN_TOKENS_PER_STEP,
     ENGINE_KEY_TRAIN_GLOBAL_BATCH,
     ENGINE_KEY_TRAIN_MICRO_BATCHES,
-    ENGINE_KEY_TRAIN_COST_SPOT,
-    ENGINE_KEY_TRAIN_ENERGY,
-    ENGINE_KEY_DECODE_JOULES_PER_TOKEN,
-    ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
-    ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
-    ENGINE_KEY_TRAIN_ALL_TO_ALL,
-    ENGINE_KEY_MEM_ZERO3_WORKING,
-    ENGINE_KEY_MEM_NVME,
-    ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
-    ENGINE_KEY_TRAIN_OFFLOAD_SECONDS,
-    ENGINE_KEY_MEM_TRANSIENT,
-    ENGINE_KEY_MEM_ALLOCATOR,
-    ENGINE_KEY_MEM_FP8_WEIGHTS,
+    ENGINE_KEY_TRAIN_TOKENS,
+    ENGINE_KEY_TRAIN_COMPUTE,
+    ENGINE_KEY_TRAIN_STEP,
     ENGINE_KEY_TRAIN_TOKENS_PER_GPU,
     ENGINE_KEY_TRAIN_STAGE_IMBALANCE,
-    ENGINE_KEY_TRAIN_CP_COMM,
     ENGINE_KEY_TRAIN_FP8_CAST,
     ENGINE_KEY_TRAIN_MOE,
+    ENGINE_KEY_TRAIN_CP_COMM,
+    ENGINE_KEY_TRAIN_BUBBLE,
+    ENGINE_KEY_TRAIN_TP_COMM,
+    ENGINE_KEY_TRAIN_PP_COMM,
+    ENGINE_KEY_TRAIN_DP_COMM,
+    ENGINE_KEY_TRAIN_ALL_TO_ALL,
+    ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
+    ENGINE_KEY_TRAIN_OFFLOAD_SECONDS,
+    ENGINE_KEY_TRAIN_HOST_LINK,
+    ENGINE_KEY_TRAIN_LARGEST_LAYER,
+    ENGINE_KEY_TRAIN_MFU,
+    ENGINE_KEY_TRAIN_HFU,
+    ENGINE_KEY_TRAIN_DAYS,
+    ENGINE_KEY_TRAIN_GPU_HOURS,
+    ENGINE_KEY_TRAIN_COST,
+    ENGINE_KEY_TRAIN_COST_SPOT,
+    ENGINE_KEY_TRAIN_ENERGY,
+    ENGINE_KEY_TRAIN_ENERGY_PER_TOKEN,
+    ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
     ENGINE_KEY_COUNT
 };
 
-/* One explanation: formula as text, the same with values, and the source. */
+/* One explanation: formula as text, the same with values, and the source
+ * (engine_explain: English; engine_explain_for: a reader's language and
+ * units, engine/figures.h). */
 struct engine_explanation {
     const char *key;     /* JSON path, e.g. "memory.weights" */
     const char *label;   /* short human label, e.g. "weights" */
-    const char *formula; /* symbolic formula */
-    char values[512];    /* the formula with this scenario's numbers */
-    const char *source;  /* paper section or seed file */
+    const char *formula; /* symbolic formula with named inputs */
+    char values[768];    /* the formula with this scenario's numbers */
+    const char *source;  /* paper and section, data sheet, runtime file and version, or course text */
 };
 
 /* ---- API ---------------------------------------------------------------- */
@@ -914,7 +932,9 @@ bool engine_runtime_flash_attention(const struct engine_scenario *sc);
 #define ENGINE_DEFAULT_HOST_BW 80e9
 double engine_host_bandwidth(const struct engine_scenario *sc);
 
-/* Explain one output key for this scenario and estimate. */
+/* Explain one figure for this scenario and estimate, in English with the
+ * C locale's marks and decimal GB: the JSON's explain object, stable for
+ * machines (engine_explain_for in engine/figures.h: a reader's). */
 void engine_explain(const struct engine_scenario *sc, const struct engine_estimate *est,
                     enum engine_key key, struct engine_explanation *out);
 /* The JSON path of a key ("memory.weights"), and lookup by path. */

@@ -518,7 +518,7 @@ static const struct param_info params[PARAM_COUNT] = {
     /* output and front ends */
     FLAG(PARAM_JSON, "json", PARAM_N_("print one JSON object"), PARAM_SCOPE_OUTPUT, PARAM_M_ALL, 0,
          PARAM_S_NONE, 0),
-    FLAG(PARAM_EXPLAIN, "explain", PARAM_N_("plan: each figure's formula, values, source"),
+    FLAG(PARAM_EXPLAIN, "explain", PARAM_N_("plan: each figure's {key}, formula, values, source"),
          PARAM_SCOPE_OUTPUT, PARAM_M_ALL, 0, PARAM_S_NONE, 0),
     FLAG(PARAM_NO_COLOR, "no-color", PARAM_N_("explorer: no colours"), PARAM_SCOPE_EXPLORER,
          PARAM_M_ALL, 0, PARAM_S_NONE, 0),
@@ -539,6 +539,9 @@ static const struct param_info params[PARAM_COUNT] = {
     FLAG(PARAM_FRESH, "fresh", PARAM_N_("explorer: do not restore the last scenario"),
          PARAM_SCOPE_EXPLORER, PARAM_M_ALL, 0, PARAM_S_NONE, 0),
     FLAG(PARAM_PRESENT, "present", PARAM_N_("explorer: start in presentation mode"),
+         PARAM_SCOPE_EXPLORER, PARAM_M_ALL, 0, PARAM_S_NONE, 0),
+    FLAG(PARAM_NOTES, "notes",
+         PARAM_N_("with --lesson: the presenter notes of the step the room sees, not the explorer"),
          PARAM_SCOPE_EXPLORER, PARAM_M_ALL, 0, PARAM_S_NONE, 0),
     FLAG(PARAM_HELP, "help", PARAM_N_("show this help"), PARAM_SCOPE_HELP, PARAM_M_ALL, 0,
          PARAM_S_NONE, 0),

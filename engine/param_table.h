@@ -146,6 +146,7 @@ enum param_id {
     PARAM_LESSON,
     PARAM_FRESH,
     PARAM_PRESENT,
+    PARAM_NOTES,
     PARAM_HELP,
     PARAM_COUNT
 };

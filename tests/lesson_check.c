@@ -97,3 +97,19 @@ void lesson_check_pair(const struct catalog *cat, const char *en_file, const cha
     lesson_free(&en);
     lesson_free(&es);
 }
+
+/* Every text cites its figures and every step has notes (see header). */
+void lesson_check_cited(const char *file, const struct lesson *l) {
+    for (size_t i = 0; i < lesson_count(l); i++) {
+        const struct lesson_step *s = lesson_step(l, i);
+        const char *texts[] = {s->caption, s->question, s->notes};
+        const char *fields[] = {"caption", "question", "notes"};
+        cr_expect_not_null(s->notes, "%s step %zu: no presenter notes", file, i + 1);
+        for (size_t k = 0; k < 3; k++) {
+            size_t n = 0;
+            const char *lit = texts[k] ? lesson_text_literal(texts[k], &n) : NULL;
+            cr_expect_null(lit, "%s step %zu %s: a literal figure '%.*s'", file, i + 1, fields[k],
+                           lit ? (int)n : 0, lit ? lit : "");
+        }
+    }
+}

@@ -37,4 +37,9 @@ size_t lesson_check_steps(const char *file, const struct lesson *l);
 void lesson_check_pair(const struct catalog *cat, const char *en_file, const char *es_file,
                        size_t min_questions);
 
+/* Every caption, question and presenter note of l cites its figures (no
+ * literal figure outside «quotes»: lesson_text_literal), and every step has
+ * presenter notes. */
+void lesson_check_cited(const char *file, const struct lesson *l);
+
 #endif

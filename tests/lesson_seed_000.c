@@ -1,8 +1,14 @@
 /*
  * lesson_seed_000.c: the shipped lesson of seed 000 (GPUs, memory and
- * quantization): both languages walk the same scenarios, and every figure a
- * caption states is the engine's; at least three steps are the course's
- * check questions ("Compruébalo"), asked before the screen answers.
+ * quantization): both languages walk the same scenarios; every figure a
+ * caption shows is cited ({memory.weights}: the engine's by construction,
+ * tests/test_lesson_lint.c), so what is checked here is that the engine,
+ * on each step's scenario, gives the course text's own numbers, the ones
+ * the captions and notes quote («140 GB», «209 tokens per second»); at
+ * least three steps are the course's check questions ("Compruébalo"),
+ * asked before the screen answers; and no step's scenario contradicts its
+ * caption (a warning that the model's context is exceeded, a figure the
+ * scenario does not have).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -22,9 +28,33 @@ Test(seed_000, both_languages_every_step_valid) {
     lesson_free(&l);
 }
 
+/* Every caption cites what it shows, and no step shows a warning its
+ * caption would have to explain away (seed-000 steps 24-25 ran Pythia-1.4B
+ * past its 2,048-token maximum). */
+Test(seed_000, captions_cite_and_steps_are_consistent) {
+    const char *files[] = {LESSONS "seed-000.en.yaml", LESSONS "seed-000.es.yaml"};
+    for (int k = 0; k < 2; k++) {
+        struct lesson l;
+        lesson_check_load(&lesson_check_cat, files[k], &l);
+        for (size_t i = 0; i < lesson_count(&l); i++) {
+            const struct lesson_step *s = lesson_step(&l, i);
+            struct engine_estimate e;
+            size_t n;
+            engine_estimate(&s->options.sc, &e);
+            cr_expect_eq(e.warnings & ENGINE_WARN_CONTEXT_OVER_MAX, 0,
+                         "%s step %zu: the context exceeds the model's", files[k], i + 1);
+            cr_expect_null(lesson_text_literal(s->caption, &n), "%s step %zu", files[k], i + 1);
+            cr_expect_null(strstr(s->caption, "Lesson 26"), "no such lesson in vramlab");
+            cr_expect_null(strstr(s->caption, "lección 26"), "no such lesson in vramlab");
+        }
+        lesson_free(&l);
+    }
+}
+
 /*
- * The figures the captions state, as the engine computes them (seed 000;
- * the tolerance is the rounding of the caption).
+ * The course text's figures (the captions' and notes' quotations), as the
+ * engine computes them for each step's scenario (seed 000; the tolerance
+ * is the course's rounding).
  */
 Test(seed_000, captions_state_what_the_engine_shows) {
     struct lesson l;

@@ -145,7 +145,7 @@ done
 # plan --explain: formula, values and source under the figures.
 run plan --explain
 check_contains "--explain formula" "$TMP/out" "      = 2 * layers * kv_heads"
-check_contains "--explain source" "$TMP/out" "      [seed 000"
+check_contains "--explain source" "$TMP/out" "      [course text, lesson seed-000"
 
 # Catalog listings and import.
 for kind in gpus models formats; do
@@ -279,11 +279,12 @@ check_contains "search singular" "$TMP/out" "1 layout of 1 GPU, 1 fits"
 run plan --mode train
 check_contains "plan singular micro-batch" "$TMP/out" ", 1 micro-batch"
 if grep -q "1 micro-batches" "$TMP/out"; then fail "1 micro-batches"; else pass; fi
-# Tables line up whatever the longest name; counts round up a suffix
+# Tables line up whatever the longest name (in cells: a no-break space
+# before a unit is one); counts round up a suffix
 # ("1.00B", not "1000M") and absurd ones print in e-notation.
 for kind in gpus models formats; do
     run catalog $kind
-    widths=$(awk '{ print length($0) }' "$TMP/out" | sort -u | wc -l)
+    widths=$(sed "s/$NBSP/ /g" "$TMP/out" | awk '{ print length($0) }' | sort -u | wc -l)
     check_eq "catalog $kind columns line up" "$widths" 1
 done
 run plan --model gemma-3-1b

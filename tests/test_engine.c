@@ -592,7 +592,7 @@ Test(explain, every_key_has_formula_values_source) {
     struct engine_explanation x;
     engine_explain(&sc, &e, ENGINE_KEY_RIDGE, &x);
     cr_assert(strstr(x.values, "295"), "%s", x.values);
-    cr_assert(strstr(x.source, "seed 000"));
+    cr_assert(strstr(x.source, "lesson seed-000"), "%s", x.source);
 }
 
 /* Layout search: ranks fitting layouts first, each rejection has its reason. */

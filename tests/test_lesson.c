@@ -55,7 +55,7 @@ static void expect_errors(const char *name, const char *want) {
 Test(lesson, unknown_key_is_refused_with_a_suggestion) {
     expect_errors("unknown_key.yaml",
                   "unknown_key.yaml:5:5: captoin: unknown key; did you mean caption? (expected "
-                  "title, scenario, caption, pane, explain, question or hide)\n"
+                  "title, scenario, caption, pane, explain, question, hide or notes)\n"
                   "        captoin: A typo in a key.\n"
                   "        ^\n"
                   "unknown_key.yaml:4:5: caption: expected a caption in every step, found none\n"
@@ -143,6 +143,46 @@ Test(lesson, yaml_syntax_error) {
                   "parsing a flow mapping\n"
                   "        caption: Unclosed.\n"
                   "               ^\n");
+}
+
+Test(lesson, figure_references_are_checked_against_the_step) {
+    expect_errors("bad_refs.yaml",
+                  "bad_refs.yaml:6:14: caption: unknown figure {memroy.weights}; did you mean "
+                  "{memory.weights}?\n"
+                  "        caption: The weights take {memroy.weights}.\n"
+                  "                 ^\n"
+                  "bad_refs.yaml:8:14: caption: expected a figure that applies in infer mode, "
+                  "found {training.days}\n"
+                  "        caption: Training would take {training.days}.\n"
+                  "                 ^\n"
+                  "bad_refs.yaml:10:14: caption: expected \xc2\xbb to close the quotation, found "
+                  "none\n"
+                  "        caption: The course says \xc2\xab" "140 GB, and stops.\n"
+                  "                 ^\n"
+                  "bad_refs.yaml:11:12: notes: expected } after {, found none (write {{ for a "
+                  "brace)\n"
+                  "        notes: A brace { left open.\n"
+                  "               ^\n");
+}
+
+/* A step's notes, and the figures its caption and question cite. */
+Test(lesson, notes_and_cites) {
+    struct lesson l;
+    char err[4096];
+    const char *text = "title: t\nlanguage: en\nsteps:\n"
+                       "  - scenario: {params: 70B, context: 2048}\n"
+                       "    question: How much for {scenario.context} tokens?\n"
+                       "    caption: '{memory.kv_cache}, {{x}, \xc2\xab" "140 GB\xc2\xbb.'\n"
+                       "    notes: Ask about {memory.weights}.\n";
+    cr_assert_eq(lesson_load_buffer("n.yaml", text, strlen(text), &cat, &l, err, sizeof(err)), 0,
+                 "%s", err);
+    const struct lesson_step *s = lesson_step(&l, 0);
+    cr_expect_str_eq(s->notes, "Ask about {memory.weights}.");
+    cr_expect(lesson_cites_key(&s->cites, ENGINE_KEY_MEM_KV_CACHE));
+    cr_expect_not(lesson_cites_key(&s->cites, ENGINE_KEY_MEM_WEIGHTS), "notes do not highlight");
+    cr_expect_eq(s->cites.inputs,
+                 1u << lesson_input_find("scenario.context", strlen("scenario.context")));
+    lesson_free(&l);
 }
 
 Test(lesson, good_fixture_steps) {

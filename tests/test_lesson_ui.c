@@ -194,7 +194,8 @@ Test(lesson_ui, esc_cancels_the_prompt) {
 
 /* Issue 17: every lesson key works whatever overlay a step opened: F over
  * the step's explanation (which closes for the headline and comes back with
- * the panes), r and n over help, e toggles, q quits from the explanation. */
+ * the panes), r and n over help, e toggles; q over the explanation closes
+ * it (issue 24: it quit the whole lesson), then asks before leaving. */
 Test(lesson_ui, lesson_keys_work_over_any_overlay) {
     char err[4096];
     cr_assert_eq(tui_lecture_open(&lx, &st, GOOD, err, sizeof(err)), 0, "%s", err);
@@ -236,7 +237,130 @@ Test(lesson_ui, lesson_keys_work_over_any_overlay) {
     press('p');
     cr_assert_eq(st.overlay, TUI_OVERLAY_EXPLAIN);
     press('q');
-    cr_expect(st.quit, "q quits from the step's explanation");
+    cr_expect_not(st.quit, "q over the step's explanation does not leave the lesson");
+    cr_expect_eq(st.overlay, TUI_OVERLAY_NONE, "it closes the explanation");
+    press('q');
+    cr_expect_not(st.quit, "q asks first");
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_QUIT);
+    press('n');
+    cr_expect_not(st.quit, "anything but y stays");
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_NONE);
+    cr_expect_eq(st.lx.step, 0, "n answered the question, it did not step");
+    press(TUI_KEY_ESC);
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_QUIT, "Esc without an overlay asks too");
+    press('y');
+    cr_expect(st.quit, "y leaves");
+}
+
+#define SEED0 TOP_SRCDIR "/share/lessons/seed-000.en.yaml"
+
+/* Issue 24 item 3: : or g, a number and Enter go to a step; Shift-arrows
+ * step, arrows too while presenting (on the panes they edit a field). */
+Test(lesson_ui, go_to_a_step_and_arrows) {
+    char err[8192];
+    cr_assert_eq(tui_lecture_open(&lx, &st, SEED0, err, sizeof(err)), 0, "%s", err);
+    size_t n = st.lx.n_steps;
+    press(':');
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_GOTO);
+    press('5');
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(st.lx.step, 4, ":5 Enter shows step 5");
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_NONE);
+    press('g');
+    press('1');
+    press('2');
+    press(TUI_KEY_BACKSPACE);
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(st.lx.step, 0, "g12, Backspace, Enter: step 1");
+    press(':');
+    press('9');
+    press('9');
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(st.lx.step, 0, "no step 99: it stays");
+    cr_expect_neq(strstr(st.message, "1 to"), NULL, "%s", st.message);
+    press(':');
+    press(TUI_KEY_ESC);
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_NONE, "Esc cancels");
+    cr_expect_not(st.quit);
+    press(TUI_KEY_SRIGHT);
+    cr_expect_eq(st.lx.step, 1, "Shift-Right steps on");
+    press(TUI_KEY_SLEFT);
+    cr_expect_eq(st.lx.step, 0, "Shift-Left back");
+    press(TUI_KEY_ESC); /* the step's explanation */
+    press(TUI_KEY_RIGHT);
+    cr_expect_eq(st.lx.step, 0, "Right on the panes changes a field");
+    press('r');
+    press('F');
+    press(TUI_KEY_RIGHT);
+    cr_expect_eq(st.lx.step, 1, "Right while presenting steps");
+    press(TUI_KEY_LEFT);
+    cr_expect_eq(st.lx.step, 0);
+    cr_expect_gt(n, 20);
+}
+
+/* The step is kept under $XDG_STATE_HOME/vramlab/lessons and the next
+ * session resumes there; --fresh starts over; without a place for it, one
+ * message and nothing created. */
+Test(lesson_ui, resume_where_left) {
+    char err[8192], path[4096], cwd[1024];
+    cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(path, sizeof(path), "%s/state", cwd);
+    setenv("XDG_STATE_HOME", path, 1);
+    cr_assert_eq(tui_lecture_open(&lx, &st, SEED0, err, sizeof(err)), 0, "%s", err);
+    tui_lecture_keep(&lx, &st, false);
+    cr_expect_eq(st.lx.step, 0, "nothing kept yet");
+    press(':');
+    press('4');
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(st.lx.step, 3);
+    FILE *f = fopen("state/vramlab/lessons/seed-000.step", "r");
+    cr_assert_not_null(f, "the step is kept");
+    char line[64] = "";
+    cr_expect_not_null(fgets(line, sizeof(line), f));
+    fclose(f);
+    cr_expect_eq(strncmp(line, "4/", 2), 0, "%s", line);
+    /* The next session: the same lesson in Spanish resumes at step 4. */
+    tui_lecture_free(&lx);
+    tui_lecture_init(&lx);
+    cr_assert_eq(tui_lecture_open(&lx, &st, TOP_SRCDIR "/share/lessons/seed-000.es.yaml", err,
+                                  sizeof(err)),
+                 0, "%s", err);
+    tui_lecture_keep(&lx, &st, false);
+    cr_expect_eq(st.lx.step, 3, "resumed at step 4");
+    cr_expect_neq(strstr(st.message, "4/"), NULL, "%s", st.message);
+    /* --fresh: step 1. */
+    tui_lecture_free(&lx);
+    tui_lecture_init(&lx);
+    cr_assert_eq(tui_lecture_open(&lx, &st, SEED0, err, sizeof(err)), 0, "%s", err);
+    tui_lecture_keep(&lx, &st, true);
+    cr_expect_eq(st.lx.step, 0, "--fresh starts over");
+    /* No XDG_STATE_HOME and no HOME: one message, nothing kept. */
+    unsetenv("XDG_STATE_HOME");
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    unsetenv("HOME");
+    tui_lecture_free(&lx);
+    tui_lecture_init(&lx);
+    st.message[0] = '\0';
+    cr_assert_eq(tui_lecture_open(&lx, &st, SEED0, err, sizeof(err)), 0, "%s", err);
+    tui_lecture_keep(&lx, &st, false);
+    cr_expect_eq(st.lx.step, 0);
+    cr_expect_neq(strstr(st.message, "not kept"), NULL, "one warning: %s", st.message);
+    press('n');
+    cr_expect_eq(st.lx.step, 1, "the lesson goes on");
+    /* An unwritable HOME: the same, and nothing created in it. */
+    setenv("HOME", "/proc/vramlab-no-such-home", 1);
+    tui_lecture_free(&lx);
+    tui_lecture_init(&lx);
+    st.message[0] = '\0';
+    cr_assert_eq(tui_lecture_open(&lx, &st, SEED0, err, sizeof(err)), 0, "%s", err);
+    tui_lecture_keep(&lx, &st, false);
+    cr_expect_neq(strstr(st.message, "not kept"), NULL, "%s", st.message);
+    press('n');
+    cr_expect_eq(access("/proc/vramlab-no-such-home", F_OK), -1);
+    if (home) {
+        setenv("HOME", home, 1);
+        free(home);
+    }
 }
 
 Test(lesson_ui, q_closes_help_in_a_lesson) {
@@ -388,4 +512,20 @@ Test(lesson_ui, a_long_question_pages_before_it_reveals) {
     cr_expect_not(tui_lecture_asking(&st.lx), "then reveals");
     cr_expect_eq(st.lx.caption_page, 0, "the answer from its start");
     cr_expect_eq(st.lx.step, 0);
+}
+
+/* Issue 24 item 1: a caption's figures are the step's, in the reader's
+ * units: u re-renders them (GB -> GiB), and a step keeps the session's units. */
+Test(lesson_ui, captions_follow_the_units) {
+    char err[8192];
+    cr_assert_eq(tui_lecture_open(&lx, &st, SEED0, err, sizeof(err)), 0, "%s", err);
+    cr_expect_neq(strstr(st.lx.caption, "140.0 GB"), NULL, "%s", st.lx.caption);
+    cr_expect_eq(strchr(st.lx.caption, '{'), NULL, "every reference rendered");
+    press(TUI_KEY_ESC); /* the step's explanation */
+    press('u');
+    tui_lecture_sync(&lx, &st);
+    cr_expect_neq(strstr(st.lx.caption, "130.4 GiB"), NULL, "%s", st.lx.caption);
+    press('n');
+    cr_expect_eq(st.opt.units, UNITS_GIB, "the next step keeps GiB");
+    cr_expect_neq(strstr(st.lx.caption, "GiB"), NULL, "%s", st.lx.caption);
 }

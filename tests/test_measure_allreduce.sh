@@ -18,8 +18,10 @@ FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
 tui_setup mar
 
 # --- vramlab measure --allreduce ----------------------------------------------------
-VRAMLAB_PROBE="$FIX/fake-allreduce.sh" "$VRAMLAB" measure --allreduce >"$TMP/m.txt" 2>"$TMP/m.err" ||
+VRAMLAB_PROBE="$FIX/fake-allreduce.sh" "$VRAMLAB" measure --allreduce >"$TMP/m.raw" 2>"$TMP/m.err" ||
     fail "measure: $(cat "$TMP/m.err")"
+# (a no-break space joins a number and its unit: engine/format.h)
+sed "s/$TUI_NBSP/ /g" "$TMP/m.raw" >"$TMP/m.txt"
 # the fixture's 1 MiB FP32 row: 807 us... whatever was recorded; the model's
 # column is the engine's: 2 x 3/4 x 2^20 / 450e9 + 5e-6 = 8.50 us on h100-sxm
 for want in "all-reduce over 4 ranks on 1 host (mpi); every sum checked on every rank" \

@@ -20,7 +20,8 @@ tui_setup mpane
 # --- the calibration flag through plan (no terminal needed) ----------------
 SCEN="--model llama-3.1-8b --gpu h100-sxm --fresh"
 PLAN="--model llama-3.1-8b --gpu h100-sxm"
-"$VRAMLAB" plan $PLAN --measured-bw 3.0TB/s >"$TMP/plan.txt" 2>&1 || fail "plan --measured-bw"
+"$VRAMLAB" plan $PLAN --measured-bw 3.0TB/s 2>&1 | sed "s/$TUI_NBSP/ /g" >"$TMP/plan.txt" ||
+    fail "plan --measured-bw"
 grep -q "calibrated: measured 3000 GB/s replaces the data-sheet bandwidth" "$TMP/plan.txt" &&
     grep -q "bandwidth used *3.00 TB/s" "$TMP/plan.txt" && ok "plan text: calibrated, 3.00 TB/s" ||
     fail "plan text: $(cat "$TMP/plan.txt")"
@@ -181,7 +182,7 @@ fi
 # --- a resize keeps the session's results -------------------------------------
 tmux -L "$SOCK" resize-window -t run -x 120 -y 40 2>/dev/null
 sleep 0.3
-wait_for run "W4A16 GEMV" && ok "results kept across a resize" || fail "resize lost the results"
+wait_for run "FP16 GEMV" && ok "results kept across a resize" || fail "resize lost the results"
 # Another GPU: the pane's calibration no longer applies (Model -> Format -> GPU).
 keys run Tab
 keys run Tab

@@ -114,7 +114,7 @@ for size in 120x40 100x30 80x24; do
         for want in "copy (C)" "FMA peak" "FP16 GEMV" "W4A16 GEMV"; do
             echo "$scr" | grep -qF "$want" || fail "$size: '$want' missing: $scr"
         done
-        [ "$w" -ge 100 ] && { echo "$scr" | grep -qF "0.97 of a STREAM-style copy" ||
+        [ "$w" -ge 100 ] && { echo "$scr" | grep -qF "0.97x the plain STREAM copy loop" ||
             fail "$size: copy vs the STREAM-style reference missing"; }
     else
         fail "$size: the Measure pane never had focus"

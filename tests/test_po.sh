@@ -31,4 +31,20 @@ else
     cat "$TMP/fmt.err"
     fails=$((fails + 1))
 fi
+# Coverage (issue 24 item 6: at least 90%): po/es.po merged with the
+# sources' messages, as msgfmt --statistics counts it; fuzzy and
+# untranslated entries do not count.
+if command -v msgmerge >/dev/null 2>&1; then
+    msgmerge -q --no-fuzzy-matching -o "$TMP/merged.po" "$top_srcdir/po/es.po" "$TMP/vramlab.pot" 2>/dev/null
+    stats=$(LC_ALL=C msgfmt --statistics -o /dev/null "$TMP/merged.po" 2>&1)
+    tr=$(echo "$stats" | sed -n 's/^\([0-9]*\) translated.*/\1/p')
+    all=$(grep -c '^msgid ' "$TMP/vramlab.pot")
+    all=$((all - 1)) # the header
+    if [ -n "$tr" ] && [ "$all" -gt 0 ] && [ $((tr * 100)) -ge $((all * 90)) ]; then
+        echo "ok: Spanish covers $tr of $all messages ($((tr * 100 / all))%, at least 90%)"
+    else
+        echo "FAIL: Spanish covers ${tr:-?} of $all messages (less than 90%): $stats"
+        fails=$((fails + 1))
+    fi
+fi
 [ $fails -eq 0 ]

@@ -78,8 +78,10 @@ else
         i=$((i + 1))
     done
     sleep 0.3
-    tmux -L "$SOCK" capture-pane -p -t readme | sed 's/ *$//' >"$TMP/screen"
-    # The README keeps the trailing blanks of the capture out as well.
+    # The README shows the no-break spaces between numbers and their units
+    # (engine/format.h) as spaces, and keeps the trailing blanks out.
+    nbsp=$(printf '\302\240')
+    tmux -L "$SOCK" capture-pane -p -t readme | sed "s/$nbsp/ /g; s/ *\$//" >"$TMP/screen"
     block "--" | tail -n +2 | sed 's/ *$//' >"$TMP/want.screen"
     if [ -n "${UPDATE_README:-}" ]; then
         replace "--" "$TMP/screen"

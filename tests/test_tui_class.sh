@@ -83,7 +83,8 @@ for size in "100 30" "80 24"; do
     else
         fail "$1x$2: --mode qlora: $a, '$ta'; t t t: $b, '$tb'"
     fi
-    plan=$("$VRAMLAB" plan $SC --mode qlora | grep '^  total' | head -1 | awk '{ print $2, $3 }')
+    plan=$("$VRAMLAB" plan $SC --mode qlora | sed "s/$TUI_NBSP/ /g" | grep '^  total per GPU' |
+        head -1 | awk '{ print $4, $5 }')
     [ "$a" = "total $plan" ] && ok "$1x$2: QLoRA total is plan's ($plan)" ||
         fail "$1x$2: QLoRA total $a, plan $plan"
     has "q$1" "full" "$1x$2: the title says the recompute"
@@ -120,7 +121,8 @@ keys fl t
 wait_for fl "training" || fail "fl: no training"
 has fl "989 TFLOP/s bf16" "training: the BF16 rate the engine uses"
 lacks fl "PFLOP/s fp8" "training: no FP8 rate"
-peak=$("$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm --format fp8-e5m2 --mode train | grep "peak used" | awk '{ print $3, $4 }')
+peak=$("$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm --format fp8-e5m2 --mode train |
+    sed "s/$TUI_NBSP/ /g" | grep "peak used" | awk '{ print $3, $4 }')
 [ "$peak" = "989 TFLOP/s" ] && ok "plan's training peak is the pane's (989 TFLOP/s)" || fail "plan's training peak: $peak"
 keys fl t
 wait_for fl "LoRA" || fail "fl: no LoRA"
@@ -205,7 +207,8 @@ CV="--model llama-3.1-70b --format int4-g32 --gpu h100-sxm --gpus 2 --tp 2 --con
 maxb=$("$VRAMLAB" plan $CV --json | awk -F': ' '/"max_batch"/ { gsub(/[ ,]/, "", $2); print $2; exit }')
 b=1 top=
 while [ "$b" -le 4096 ] && [ "$b" -le "$maxb" ]; do
-    top=$("$VRAMLAB" plan $CV --batch "$b" | awk '/decode \(lower ceiling\)/ { print $4 }')
+    top=$("$VRAMLAB" plan $CV --batch "$b" | sed "s/$TUI_NBSP/ /g" |
+        awk '/decode \(lower ceiling\)/ { print $4 }')
     b=$((b * 2))
 done
 for size in "100 30" "120 40"; do
@@ -247,14 +250,14 @@ pl() {
     args=""
     while [ "$1" != "--" ]; do args="$args $1"; shift; done
     shift
-    "$VRAMLAB" plan $args | awk -v l="$*" 'index($0, "  " l " ") == 1 {
+    "$VRAMLAB" plan $args | sed "s/$TUI_NBSP/ /g" | awk -v l="$*" 'index($0, "  " l " ") == 1 {
         v = substr($0, 3 + length(l)); sub(/^ +/, "", v); sub(/   .*$/, "", v); print v; exit }'
 }
 # Llama 3.1 405B training on one H100: 6.78 TB (not "6782.7 GB"), 578,295
 # days (not "578295.4 days").
 T405="--model llama-3.1-405b --gpu h100-sxm --mode train"
 start f405 120 40 C $T405
-v=$(pl $T405 -- total)
+v=$(pl $T405 -- total per GPU)
 has f405 "total $v" "the memory total is plan's ($v)"
 case $v in *TB) ok "past 1000 GB the total is in TB ($v)" ;; *) fail "the total is not in TB: $v" ;; esac
 v=$(pl $T405 -- training time)

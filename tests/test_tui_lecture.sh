@@ -41,8 +41,8 @@ keys() {
     shift
     tmux -L "$SOCK" send-keys -t "$_session" "$@"
 }
-# quit NAME: q (twice if an overlay was open), then wait for the exit
-# status; print it.
+# quit NAME: q (twice if an overlay was open; a lesson then asks: y), then
+# wait for the exit status; print it.
 quit() {
     keys "$1" q
     i=0
@@ -50,6 +50,7 @@ quit() {
         sleep 0.1
         i=$((i + 1))
         [ $i -eq 10 ] && keys "$1" q
+        [ $i -eq 20 ] && keys "$1" y
     done
     cat "$TMP/$1.rc" 2>/dev/null || echo none
 }
@@ -64,7 +65,7 @@ SCEN="--model llama-3.1-70b --gpu h100-sxm --gpus 2 --format int4-g32"
 # Step titles, in order, as the file has them.
 sed -n 's/^  - title: *//p' "$LESSON_EN" | sed 's/^"\(.*\)"$/\1/' >"$TMP/titles"
 n=$(wc -l <"$TMP/titles" | tr -d ' ')
-start lesson 100 30 -- --lesson seed-000
+start lesson 100 30 -- --fresh --lesson seed-000
 if wait_for lesson " 1/$n " && wait_for lesson "$(sed -n 1p "$TMP/titles")"; then
     ok "lesson: step 1/$n with its title"
 else
@@ -149,7 +150,7 @@ rc=$(quit lesson)
 [ "$rc" = 0 ] && ok "lesson: q exits 0" || fail "lesson: exit $rc"
 
 # A lesson at 40x12: one truncated caption line with the step number.
-start small 40 12 -- --lesson "$LESSON_EN"
+start small 40 12 -- --fresh --lesson "$LESSON_EN"
 wait_for small " 1/$n " && ok "lesson at 40x12: the step number on the title row" ||
     { fail "lesson at 40x12"; capture small; }
 quit small >/dev/null
@@ -306,11 +307,11 @@ quit es >/dev/null
 start es2 100 30 LANGUAGE=es -- $SCEN
 wait_for es2 "Velocidad" && ok "LANGUAGE=es: Spanish" || { fail "LANGUAGE=es"; capture es2; }
 quit es2 >/dev/null
-start esl 100 30 LANG=es_ES.UTF-8 -- --lesson seed-000
+start esl 100 30 LANG=es_ES.UTF-8 -- --fresh --lesson seed-000
 wait_for esl "Bytes por parámetro" && ok "a lesson name finds the Spanish lesson" ||
     { fail "--lesson seed-000 under es_ES"; capture esl; }
 quit esl >/dev/null
-out=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan $SCEN)
+out=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan $SCEN | sed "s/$TUI_NBSP/ /g")
 echo "$out" | grep -q "^CABE: .*,.* GB de 85,9 GB por GPU" && echo "$out" | grep -q "Memoria por GPU" &&
     ok "plan text in Spanish" || fail "plan in Spanish: $(echo "$out" | head -5)"
 json=$(env -u LC_ALL LANG=es_ES.UTF-8 "$VRAMLAB" plan --json --mfu 0.4 $SCEN | nonote)

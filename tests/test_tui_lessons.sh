@@ -57,28 +57,12 @@ memory_pane() {
         n > 0 { print; n-- }'
 }
 
-# texts FILE: each step's title, question and caption as the file writes
-# them (folded >- blocks joined by spaces, quotes dropped), one per line:
-# "K<TAB>T|Q|C<TAB>text".
+# texts FILE LOCALE LANG: each step's title, question and caption as the
+# screen shows them (each {figure} written out for the step's scenario, in
+# that locale), one per line: "K<TAB>T|Q|C<TAB>text" (vramlab lesson show
+# --tsv; its N lines, the presenter notes, are not on the screen).
 texts() {
-    awk '
-    function flush() { if (kind != "") print k "\t" kind "\t" val; kind = "" }
-    function unquote(v) {
-        if (v ~ /^".*"$/ || v ~ /^\047.*\047$/) v = substr(v, 2, length(v) - 2)
-        return v
-    }
-    kind != "" && /^      / { t = $0; sub(/^ +/, "", t); val = val (val == "" ? "" : " ") t; next }
-    { flush() }
-    /^  - / { k++ }
-    k > 0 && /^(  - |    )(title|question|caption): / {
-        line = $0
-        sub(/^(  - |    )/, "", line)
-        key = line; sub(/:.*/, "", key)
-        v = line; sub(/^[a-z]+: */, "", v)
-        kind = key == "title" ? "T" : key == "question" ? "Q" : "C"
-        if (v ~ /^[>|]-?$/) { val = "" } else { val = unquote(v); flush() }
-    }
-    END { flush() }' "$1"
+    env -u LC_ALL -u LANGUAGE LANG=$2 "$VRAMLAB" --lang "$3" lesson show --tsv "$1"
 }
 
 # bar_rows NAME K N: the caption bar of step K (its heading " K/N ", or
@@ -129,8 +113,9 @@ caption_words() {
 # same_words TEXT: whether $TMP/words holds exactly the words of TEXT (as
 # an ASCII screen shows them: a '?' for each other character).
 same_words() {
-    printf '%s\n' "$1" | tr -s ' ' '\n' | grep . | ascii >"$TMP/want"
-    cmp -s "$TMP/want" "$TMP/words"
+    printf '%s\n' "$1" | sed 's/\xc2\xa0/ /g' | tr -s ' ' '\n' | grep . | ascii >"$TMP/want"
+    sed 's/\xc2\xa0/ /g' "$TMP/words" | tr -s ' ' '\n' | grep . >"$TMP/words.nb"
+    cmp -s "$TMP/want" "$TMP/words.nb"
 }
 
 # ascii: with ASCII=1, every character that is not ASCII as one '?'.
@@ -164,7 +149,6 @@ walk_file() {
     base=$(basename "$file" .yaml)  # seed-000.es
     lang=${base##*.}
     name=${base%.*}
-    texts "$file" >"$TMP/texts"
     n=$(grep -c '^  - ' "$file")
     for size in 100x30 80x24 80x24-ascii; do
         case $size in
@@ -176,11 +160,12 @@ walk_file() {
         es0) ex="explicación: " qlabel="Pregunta:" reveal="n muestra la respuesta" ;;
         *) ex="explain: " qlabel="Question:" reveal="n reveals the answer" ;;
         esac
+        texts "$file" $loc $lang >"$TMP/texts"
         wh=${size%-ascii}
         w=${wh%x*} h=${wh#*x}
         s=$(echo "l_${name}_${lang}_$size" | tr -c 'a-zA-Z0-9_\n' _)
         tmux -L "$SOCK" -f /dev/null new-session -d -s "$s" -x "$w" -y "$h" \
-            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lang $lang --lesson $name; sleep 60"
+            "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=$loc '$VRAMLAB' --lang $lang --fresh --lesson $name; sleep 60"
         bad=0
         questions=0
         k=1
@@ -217,7 +202,7 @@ walk_file() {
                 fi
                 same_words "$question" || {
                     fail "$base at $size, step $k: the question's words are not all shown"
-                    diff "$TMP/want" "$TMP/words" | head -6
+                    diff "$TMP/want" "$TMP/words.nb" | head -6
                     bad=1
                 }
                 # F: the question large, every word, nothing cut silently.
@@ -248,7 +233,7 @@ walk_file() {
             fi
             same_words "$caption" || {
                 fail "$base at $size, step $k: the caption's words are not all shown (cut?)"
-                diff "$TMP/want" "$TMP/words" | head -6
+                diff "$TMP/want" "$TMP/words.nb" | head -6
                 capture "$s" | tail -6
                 bad=1
             }
@@ -333,8 +318,9 @@ steps:
     question: Does a 70B model in FP16 fit two H100?
     caption: Yes, as the Memory pane now shows with its figures.
 YAML
-plan=$(LANG=C.UTF-8 "$VRAMLAB" plan --params 70B --format fp16 --gpu h100-sxm --gpus 2 --tp 2 --context 1024)
-total=$(echo "$plan" | awk '/^Memory per GPU/ { m = 1 } m && $1 == "total" { print $2 " " $3; exit }')
+plan=$(LANG=C.UTF-8 "$VRAMLAB" plan --params 70B --format fp16 --gpu h100-sxm --gpus 2 --tp 2 --context 1024 |
+    sed "s/$TUI_NBSP/ /g")
+total=$(echo "$plan" | awk '/^Memory per GPU/ { m = 1 } m && $1 == "total" { print $4 " " $5; exit }')
 rate=$(echo "$plan" | awk '$1 == "memory-bound" && $2 == "ceiling" { print $3; exit }')
 cap=$(echo "$plan" | awk '$1 == "capacity" { print $2 " " $3; exit }')
 [ -n "$total" ] && [ -n "$rate" ] && [ -n "$cap" ] || fail "plan gave no figures: $plan"
@@ -352,7 +338,7 @@ box() {
 question_case() {
     qs=$1 w=$2 h=$3 envs=$4 args=$5
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$qs" -x "$w" -y "$h" \
-        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $args --lesson '$TMP/q/q.yaml'; sleep 60"
+        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $args --fresh --lesson '$TMP/q/q.yaml'; sleep 60"
     what="question at ${w}x$h${envs:+ $envs}${args:+ $args}"
     if ! wait_for "$qs" "Question: Does a 70B" || ! wait_for "$qs" "n reveals"; then
         fail "$what: the question is not shown"
@@ -422,7 +408,7 @@ question_case q6 80 24 "" "--present"
 # --present --lesson: the first step's headline, its explanation closed
 # (e opens it), as F on the step shows it.
 tmux -L "$SOCK" -f /dev/null new-session -d -s pres -x 100 -y 30 \
-    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --lesson seed-000; sleep 60"
+    "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' --present --fresh --lesson seed-000; sleep 60"
 if wait_for pres " 1/" && sleep 0.5 && [ "$(capture pres | grep -c '██')" -ge 5 ] &&
     ! capture pres | grep -qF "explain: "; then
     ok "--present --lesson: the headline, no explanation over it"

@@ -94,11 +94,11 @@ keys help q e
 has help "explain:" "40x12 explain opens"
 keys help PgDn PgDn PgDn PgDn PgDn
 has help "source" "40x12 explain: the source can be reached"
-has help "8030261248" "40x12 explain: the result can be reached"
+has help "8,030,261,248" "40x12 explain: the result can be reached"
 
 # --- a long lesson caption pages instead of losing its end ------------------
 nsteps=$(grep -c '^  - ' "$top_srcdir/share/lessons/seed-000.en.yaml")
-start cap 80 24 --lesson seed-000
+start cap 80 24 --fresh --lesson seed-000
 has cap "1/$nsteps (1/2)" "80x24 lesson: the caption says it has two pages"
 keys cap n
 has cap "does not fit." "80x24 lesson: n shows the caption's end"

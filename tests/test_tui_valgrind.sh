@@ -76,7 +76,7 @@ echo "ok: valgrind clean over a scripted session"
 tmux -L "$SOCK" kill-session -t vg
 rm -f "$TMP/rc"
 tmux -L "$SOCK" -f /dev/null new-session -d -s vg -x 100 -y 30 \
-    "valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --log-file='$LOG.2' '$VRAMLAB' --lesson seed-000; echo \$? > '$TMP/rc'; sleep 60"
+    "valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --log-file='$LOG.2' '$VRAMLAB' --fresh --lesson seed-000; echo \$? > '$TMP/rc'; sleep 60"
 wait_for " 1/" || { echo "FAIL: the lesson did not start under valgrind"; exit 1; }
 keys n n NPage p t r Space BSpace F n c Right
 tmux -L "$SOCK" resize-window -t vg -x 40 -y 12

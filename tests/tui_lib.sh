@@ -42,9 +42,12 @@ ok() {
     echo "ok: $*"
 }
 
-# capture NAME [-e]: the screen as text (with escapes given -e).
+# capture NAME [-e]: the screen as text (with escapes given -e); the
+# no-break spaces between numbers and their units (engine/format.h) read
+# as spaces, so the checks can write "85.9 GB".
+TUI_NBSP=$(printf '\302\240')
 capture() {
-    tmux -L "$SOCK" capture-pane -p ${2:-} -t "$1"
+    tmux -L "$SOCK" capture-pane -p ${2:-} -t "$1" | sed "s/$TUI_NBSP/ /g"
 }
 
 # wait_for NAME TEXT [TENTHS]: poll the screen until TEXT shows (5 s).

@@ -48,6 +48,10 @@ static int key_from_curses(int ch) {
         return TUI_KEY_F1;
     case KEY_RESIZE:
         return TUI_KEY_RESIZE;
+    case KEY_SRIGHT:
+        return TUI_KEY_SRIGHT;
+    case KEY_SLEFT:
+        return TUI_KEY_SLEFT;
     case KEY_ENTER:
     case '\r':
     case '\n':
@@ -111,8 +115,10 @@ static void usage(FILE *f) {
             "               [--scenario FILE] [--lesson FILE|NAME] [--present] [--fresh]\n"
             "The interactive explorer; the scenario options are those of `vramlab plan`.\n"
             "Inside: ? lists every key, q quits.\n"
-            "Lessons: n, Space or PgDn next step; p, Backspace or PgUp back; r returns\n"
-            "to the step. F presentation mode, c compare, s save, o open a scenario.\n"
+            "Lessons: n, Space or PgDn next step; p, Backspace or PgUp back; : or g and a\n"
+            "number go to a step; r returns to the step; q asks before leaving. A lesson\n"
+            "resumes where it was left (--fresh starts over); --notes shows its presenter\n"
+            "notes in a second terminal. F presentation mode, c compare, s save, o open.\n"
             "The last scenario is restored from $XDG_STATE_HOME/vramlab/last.yaml unless\n"
             "--fresh, --scenario, --lesson or a scenario option is given; it is saved\n"
             "there on quit (q), except with --fresh.\n\n"),
@@ -153,6 +159,8 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         /* curses may have resized the screen inside doupdate() (a SIGWINCH
          * seen there) before its KEY_RESIZE is read: never draw the old
          * windows into the new screen. */
+        /* A lesson caption follows the reader's units (u). */
+        dirty |= tui_lecture_sync(&ss->lecture, st);
         if (dirty && (LINES != ui.screen_rows || COLS != ui.screen_cols))
             dirty |= TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
         if (dirty & TUI_DIRTY_REFLOW) {
@@ -370,6 +378,9 @@ int tui_main(int argc, char **argv) {
         snprintf(st.message, sizeof(st.message), "%s", msg);
     else if (diag.text && *diag.text)
         diag_message(&diag, st.message, sizeof(st.message));
+    /* A lesson resumes where the last session left it (unless --fresh). */
+    if (o.lesson)
+        tui_lecture_keep(&ss.lecture, &st, o.fresh);
     if (tui_term_start(&to, &ti, err, sizeof(err)) != 0) {
         fprintf(stderr, "vramlab: %s\n", err);
         tui_lecture_free(&ss.lecture);

@@ -92,7 +92,8 @@ static void catalog_gpus_text(FILE *f, const struct catalog *c, enum units u) {
             snprintf(price, sizeof(price), "-");
         catalog_cell(f, g->id, wid);
         catalog_cell(f, g->name, wname);
-        fprintf(f, "%11s %11s %14s %9s\n", mem, bw, fl, price);
+        fprintf(f, "%*s %*s %*s %*s\n", report_pad(mem, 11), mem, report_pad(bw, 11), bw,
+                report_pad(fl, 14), fl, report_pad(price, 9), price);
     }
 }
 
@@ -118,11 +119,12 @@ static void catalog_systems_text(FILE *f, const struct catalog *c) {
             report_bandwidth(y->network_bytes_per_s, net, sizeof(net));
         else
             snprintf(net, sizeof(net), "-");
-        snprintf(power, sizeof(power), "%.4g kW", y->power_w / 1e3);
+        report_value(y->power_w, ENGINE_UNIT_WATTS, UNITS_GB, power, sizeof(power));
         catalog_cell(f, y->id, wid);
         catalog_cell(f, y->name, wname);
         catalog_cell(f, y->gpu, wgpu);
-        fprintf(f, "%5u %7u %11s %11s %9s\n", y->gpus, y->nvlink_domain, link, net, power);
+        fprintf(f, "%5u %7u %*s %*s %*s\n", y->gpus, y->nvlink_domain, report_pad(link, 11), link,
+                report_pad(net, 11), net, report_pad(power, 9), power);
     }
 }
 
@@ -146,8 +148,8 @@ static void catalog_models_text(FILE *f, const struct catalog *c) {
         snprintf(heads, sizeof(heads), "%u/%u", m->heads, m->kv_heads);
         catalog_cell(f, m->id, wid);
         catalog_cell(f, m->name, wname);
-        fprintf(f, "%8s %8s %6u %7u %9s %8u\n", total, active, m->layers, m->hidden, heads,
-                m->max_context);
+        fprintf(f, "%*s %*s %6u %7u %9s %8u\n", report_pad(total, 8), total, report_pad(active, 8),
+                active, m->layers, m->hidden, heads, m->max_context);
     }
 }
 

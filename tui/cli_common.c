@@ -9,6 +9,7 @@
 
 #include "tui/cli.h"
 #include "tui/i18n.h"
+#include "tui/report.h"
 
 /* Whether --help or -h appears before "--". */
 bool cli_wants_help(int argc, char **argv) {
@@ -110,11 +111,12 @@ void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
 
 /* One aligned line of the text table. */
 void plan_line(FILE *f, const char *label, const char *value, const char *note) {
-    /* Pad by display cells, not bytes: a translated label may hold "ñ"
-     * (printf's width counts bytes). */
+    /* Pad by display cells, not bytes: a translated label may hold "ñ",
+     * a value a no-break space (printf's width counts bytes). */
     int pad = 26 + (int)strlen(label) - i18n_width(label);
+    int vpad = report_pad(value, 16); /* a no-break space is 2 bytes, 1 cell */
     if (note && *note)
-        fprintf(f, "  %-*s %16s   %s\n", pad, label, value, note);
+        fprintf(f, "  %-*s %*s   %s\n", pad, label, vpad, value, note);
     else
-        fprintf(f, "  %-*s %16s\n", pad, label, value);
+        fprintf(f, "  %-*s %*s\n", pad, label, vpad, value);
 }

@@ -2,11 +2,13 @@
  * cli_plan.c: `vramlab plan`, one scenario's full breakdown as an aligned
  * text table or one JSON object (product.md "Headless commands").
  *
- * The JSON keys of product.md are a contract: they come from one table
- * (plan_fields) that also drives the text output, so both always show the
- * same figures. JSON numbers are the engine's doubles in base units (bytes,
- * seconds, FLOP, parameters), exact; null where a key does not apply
- * (engine_key_applies, or NaN). The whole output is built in memory and
+ * The JSON keys of product.md are a contract: they come from the figure
+ * registry (engine/figures.h), which also drives the text output and
+ * --explain, so all show the same figures. JSON numbers are the engine's
+ * doubles in base units (bytes, seconds, FLOP, parameters), exact; null
+ * where a figure does not apply (engine_key_applies, or NaN); the explain
+ * object is English with decimal GB (machine-stable). The text uses the
+ * one formatter with --units and the locale. The whole output is built in memory and
  * written only when complete: nothing half-written on error.
  */
 #include <math.h>
@@ -15,333 +17,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/figures.h"
 #include "tui/cli.h"
 #include "tui/json.h"
 #include "tui/i18n.h"
 #include "tui/report.h"
 
-enum plan_kind {
-    K_BYTES,
-    K_COUNT,
-    K_TOKS,
-    K_SECONDS,
-    K_FRACTION,
-    K_FLOP,
-    K_FLOP_PER_BYTE,
-    K_BATCH,
-    K_NUMBER,
-    K_BW,
-    K_FLOPS,
-    K_DAYS,
-    K_HOURS,
-    K_MONEY,
-    K_BITS,
-    K_INT,
-    K_TIMES,
-    K_JOULES
-};
-enum plan_section { S_NONE, S_PARAMS, S_MEMORY, S_DECODE, S_TRAINING, S_SERVING };
-
-/* One output figure: JSON path, engine key (-1: none), estimate field. */
-struct plan_field {
-    const char *group, *name;
-    int key;
-    size_t offset;
-    enum plan_kind kind;
-    enum plan_section section;
-    const char *label; /* text label; NULL = JSON only */
-};
-
-#define F(g, n, k, field, kind, sec, label)                                                        \
-    { g, n, k, offsetof(struct engine_estimate, field), kind, sec, label }
-
-/* Every figure of `plan`, in output order (product.md's keys plus extras). */
-static const struct plan_field plan_fields[] = {
-    F("params", "total", ENGINE_KEY_PARAMS_TOTAL, params_total, K_COUNT, S_PARAMS, N_("total")),
-    F("params", "active", ENGINE_KEY_PARAMS_ACTIVE, params_active, K_COUNT, S_PARAMS,
-      N_("active per token")),
-    F("params", "trainable", -1, params_trainable, K_COUNT, S_PARAMS, N_("trainable")),
-    F("params", "bits_per_weight", -1, bits_per_weight, K_BITS, S_PARAMS, N_("bits per weight")),
-    F("memory", "weights", ENGINE_KEY_MEM_WEIGHTS, memory.weights, K_BYTES, S_MEMORY,
-      N_("weights")),
-    F("memory", "kv_cache", ENGINE_KEY_MEM_KV_CACHE, memory.kv_cache, K_BYTES, S_MEMORY,
-      N_("KV cache")),
-    F("memory", "activations", ENGINE_KEY_MEM_ACTIVATIONS, memory.activations, K_BYTES, S_MEMORY,
-      N_("activations")),
-    F("memory", "gradients", ENGINE_KEY_MEM_GRADIENTS, memory.gradients, K_BYTES, S_MEMORY,
-      N_("gradients")),
-    F("memory", "master_weights", ENGINE_KEY_MEM_MASTER, memory.master_weights, K_BYTES, S_MEMORY,
-      N_("master weights")),
-    F("memory", "optimizer", ENGINE_KEY_MEM_OPTIMIZER, memory.optimizer, K_BYTES, S_MEMORY,
-      N_("optimizer states")),
-    F("memory", "reserve", ENGINE_KEY_MEM_RESERVE, memory.reserve, K_BYTES, S_MEMORY,
-      N_("reserve")),
-    F("memory", "zero3_working", ENGINE_KEY_MEM_ZERO3_WORKING, memory.zero3_working, K_BYTES,
-      S_MEMORY, N_("ZeRO-3 gathered layer")),
-    F("memory", "overhead", ENGINE_KEY_MEM_OVERHEAD, memory.overhead, K_BYTES, S_MEMORY,
-      N_("runtime buffers")),
-    F("memory", "transient", ENGINE_KEY_MEM_TRANSIENT, memory.transient, K_BYTES, S_MEMORY,
-      N_("transient buffers")),
-    F("memory", "allocator", ENGINE_KEY_MEM_ALLOCATOR, memory.allocator, K_BYTES, S_MEMORY,
-      N_("allocator")),
-    F("memory", "fp8_weights", ENGINE_KEY_MEM_FP8_WEIGHTS, memory.fp8_weights, K_BYTES, S_MEMORY,
-      N_("FP8 weight copies")),
-    F("memory", "total", ENGINE_KEY_MEM_TOTAL, memory.total, K_BYTES, S_MEMORY, N_("total")),
-    F("memory", "host", ENGINE_KEY_MEM_HOST, memory.host, K_BYTES, S_MEMORY,
-      N_("host RAM (not in total)")),
-    F("memory", "nvme", ENGINE_KEY_MEM_NVME, memory.nvme, K_BYTES, S_MEMORY,
-      N_("NVMe (not in total)")),
-    F("memory", "host_per_node", -1, host_bytes_per_node, K_BYTES, S_NONE, NULL),
-    F("memory", "spare_bytes", -1, spare_bytes, K_BYTES, S_NONE, NULL),
-    F("memory", "ratio", -1, memory_ratio, K_FRACTION, S_NONE, NULL),
-    F("", "capacity", ENGINE_KEY_CAPACITY, capacity, K_BYTES, S_MEMORY, N_("capacity")),
-    F("decode", "tokens_per_s", ENGINE_KEY_DECODE_TOKENS, decode_tokens_per_s, K_TOKS, S_DECODE,
-      N_("decode (lower ceiling)")),
-    F("decode", "tokens_per_s_memory_bound", ENGINE_KEY_DECODE_MEMORY_BOUND,
-      decode_tokens_per_s_memory_bound, K_TOKS, S_DECODE, N_("memory-bound ceiling")),
-    F("decode", "tokens_per_s_compute_bound", ENGINE_KEY_DECODE_COMPUTE_BOUND,
-      decode_tokens_per_s_compute_bound, K_TOKS, S_DECODE, N_("compute-bound ceiling")),
-    F("decode", "tokens_per_s_per_sequence", ENGINE_KEY_DECODE_PER_SEQUENCE,
-      decode_tokens_per_s_per_sequence, K_TOKS, S_DECODE, N_("per sequence")),
-    F("decode", "bytes_per_step", ENGINE_KEY_DECODE_BYTES_PER_STEP, decode_bytes_per_step, K_BYTES,
-      S_DECODE, N_("bytes read per step")),
-    F("decode", "flops_per_token", ENGINE_KEY_DECODE_FLOPS_PER_TOKEN, decode_flops_per_token,
-      K_FLOP, S_DECODE, N_("FLOP per token")),
-    F("decode", "ridge_flop_per_byte", ENGINE_KEY_RIDGE, ridge_flop_per_byte, K_FLOP_PER_BYTE,
-      S_DECODE, N_("ridge point")),
-    F("decode", "arithmetic_intensity", ENGINE_KEY_ARITHMETIC_INTENSITY, arithmetic_intensity,
-      K_FLOP_PER_BYTE, S_DECODE, N_("arithmetic intensity")),
-    F("decode", "compute_bound_batch", ENGINE_KEY_COMPUTE_BOUND_BATCH, compute_bound_batch, K_BATCH,
-      S_DECODE, N_("compute bound from batch")),
-    F("decode", "joules_per_token", ENGINE_KEY_DECODE_JOULES_PER_TOKEN, decode_joules_per_token,
-      K_JOULES, S_DECODE, N_("energy per token (board power)")),
-    F("decode", "system_joules_per_token", ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN,
-      decode_system_joules_per_token, K_JOULES, S_DECODE,
-      N_("energy per token (system power)")),
-    F("decode", "bandwidth_bytes_per_s", -1, bandwidth_bytes_per_s, K_BW, S_DECODE,
-      N_("bandwidth used")),
-    F("decode", "peak_flop_per_s", -1, peak_flop_per_s, K_FLOPS, S_DECODE, N_("peak used")),
-    F("decode", "batch1_tokens_per_s", ENGINE_KEY_DECODE_BATCH1, serving.batch1_tokens_per_s,
-      K_TOKS, S_DECODE, N_("batch-1 decode (as run)")),
-    F("kv_cache", "bytes_per_token", ENGINE_KEY_KV_PER_TOKEN, kv_bytes_per_token, K_BYTES, S_DECODE,
-      N_("KV cache per token")),
-    F("prefill", "seconds", ENGINE_KEY_PREFILL, prefill_seconds, K_SECONDS, S_DECODE,
-      N_("prefill (one prompt)")),
-    F("prefill", "allreduce_seconds", ENGINE_KEY_PREFILL_ALLREDUCE, serving.prefill_allreduce_s,
-      K_SECONDS, S_DECODE, N_("prefill TP all-reduce")),
-    F("serving", "ttft_s", ENGINE_KEY_SERVING_TTFT, serving.ttft_s, K_SECONDS, S_SERVING,
-      N_("time to first token")),
-    F("serving", "tpot_s", ENGINE_KEY_SERVING_TPOT, serving.tpot_s, K_SECONDS, S_SERVING,
-      N_("time per output token")),
-    F("serving", "available_kv_bytes", ENGINE_KEY_SERVING_AVAILABLE_KV, serving.available_kv_bytes,
-      K_BYTES, S_SERVING, N_("available KV cache")),
-    F("serving", "kv_blocks", ENGINE_KEY_SERVING_KV_BLOCKS, serving.kv_blocks, K_INT, S_SERVING,
-      N_("KV blocks")),
-    F("serving", "kv_tokens", ENGINE_KEY_SERVING_KV_TOKENS, serving.kv_tokens, K_INT, S_SERVING,
-      N_("KV cache tokens")),
-    F("serving", "max_concurrency", ENGINE_KEY_SERVING_MAX_CONCURRENCY, serving.max_concurrency,
-      K_TIMES, S_SERVING, N_("maximum concurrency")),
-    F("serving", "max_model_len_that_fits", ENGINE_KEY_SERVING_MAX_MODEL_LEN,
-      serving.max_model_len_that_fits, K_INT, S_SERVING, N_("longest max_model_len")),
-    F("serving", "compute_buffer_bytes", ENGINE_KEY_SERVING_COMPUTE_BUFFER,
-      serving.compute_buffer_bytes, K_BYTES, S_SERVING, N_("compute buffer")),
-    F("serving", "overhead_bytes", ENGINE_KEY_SERVING_OVERHEAD, serving.overhead_bytes, K_BYTES,
-      S_NONE, NULL),
-    F("serving", "gpu_layers", ENGINE_KEY_SERVING_GPU_LAYERS, serving.gpu_layers, K_INT, S_SERVING,
-      N_("layers on the GPUs")),
-    F("serving", "host_bytes_per_s", ENGINE_KEY_SERVING_HOST_BW, serving.host_bytes_per_s, K_BW,
-      S_SERVING, N_("host bandwidth")),
-    F("serving", "memory_reported_bytes", ENGINE_KEY_SERVING_MEMORY_REPORTED,
-      serving.memory_reported_bytes, K_BYTES, S_SERVING, N_("memory CUDA reports")),
-    F("serving", "requested_bytes", ENGINE_KEY_SERVING_REQUESTED, serving.requested_bytes,
-      K_BYTES, S_SERVING, N_("requested by the runtime")),
-    F("serving", "rotary_cache_bytes", ENGINE_KEY_SERVING_ROTARY_CACHE, serving.rotary_cache_bytes,
-      K_BYTES, S_SERVING, N_("rotary cache (in weights)")),
-    F("serving", "activation_peak_bytes", ENGINE_KEY_SERVING_ACTIVATION_PEAK,
-      serving.activation_peak_bytes, K_BYTES, S_SERVING, N_("profile-run activation peak")),
-    F("serving", "non_torch_bytes", ENGINE_KEY_SERVING_NON_TORCH, serving.non_torch_bytes, K_BYTES,
-      S_SERVING, N_("non-torch memory")),
-    F("serving", "cuda_graph_bytes", ENGINE_KEY_SERVING_CUDA_GRAPHS, serving.cuda_graph_bytes,
-      K_BYTES, S_SERVING, N_("CUDA graphs (before KV)")),
-    F("serving", "memory_fraction", -1, serving.memory_fraction, K_FRACTION, S_NONE, NULL),
-    F("serving", "runtime_refuses", -1, serving.runtime_refuses, K_INT, S_NONE, NULL),
-    F("serving", "steady_concurrency", ENGINE_KEY_SERVING_STEADY_CONCURRENCY,
-      serving.steady_concurrency, K_NUMBER, S_SERVING, N_("steady-state concurrency")),
-    F("serving", "steady_tokens_per_s", ENGINE_KEY_SERVING_STEADY_TOKENS,
-      serving.steady_tokens_per_s, K_TOKS, S_SERVING, N_("steady-state output ceiling")),
-    F("serving", "steady_request_rate", -1, serving.steady_request_rate, K_NUMBER, S_NONE, NULL),
-    F("activations", "per_layer_bytes", ENGINE_KEY_ACT_PER_LAYER, act_per_layer_bytes, K_BYTES,
-      S_TRAINING, N_("activations per layer")),
-    F("activations", "layers_held", ENGINE_KEY_ACT_LAYERS_HELD, act_layers_held, K_COUNT,
-      S_TRAINING, N_("layers held")),
-    F("activations", "logits_bytes", ENGINE_KEY_ACT_LOGITS, act_logits_bytes, K_BYTES, S_TRAINING,
-      N_("logits")),
-    F("training", "flops_per_token", ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, train_flops_per_token,
-      K_FLOP, S_TRAINING, N_("FLOP per token")),
-    F("training", "hw_flops_per_token", ENGINE_KEY_TRAIN_HW_FLOPS_PER_TOKEN,
-      train_hw_flops_per_token, K_FLOP, S_TRAINING, N_("with recompute (HFU)")),
-    F("training", "tokens_per_step", ENGINE_KEY_TRAIN_TOKENS_PER_STEP, train_tokens_per_step,
-      K_COUNT, S_TRAINING, N_("tokens per step")),
-    F("training", "global_batch", ENGINE_KEY_TRAIN_GLOBAL_BATCH, train_global_batch, K_INT,
-      S_TRAINING, N_("global batch (sequences)")),
-    F("training", "gradient_accumulation_steps", ENGINE_KEY_TRAIN_MICRO_BATCHES,
-      train_micro_batches, K_INT, S_TRAINING, N_("micro-batches per replica")),
-    F("training", "tokens", -1, train_tokens, K_COUNT, S_TRAINING, N_("tokens in all")),
-    F("training", "compute_seconds", -1, train_compute_seconds, K_SECONDS, S_TRAINING,
-      N_("kernels' time per step")),
-    F("training", "step_seconds", ENGINE_KEY_TRAIN_STEP, train_step_seconds, K_SECONDS, S_TRAINING,
-      N_("step time")),
-    F("training", "tokens_per_s_per_gpu", ENGINE_KEY_TRAIN_TOKENS_PER_GPU,
-      train_tokens_per_s_per_gpu, K_TOKS, S_TRAINING, N_("tokens/s per GPU")),
-    F("training", "stage_imbalance", ENGINE_KEY_TRAIN_STAGE_IMBALANCE, train_stage_imbalance,
-      K_TIMES, S_TRAINING, N_("slowest stage / mean")),
-    F("training", "fp8_cast_seconds", ENGINE_KEY_TRAIN_FP8_CAST, train_fp8_cast_seconds,
-      K_SECONDS, S_TRAINING, N_("FP8 scaling casts per step")),
-    F("training", "moe_seconds", ENGINE_KEY_TRAIN_MOE, train_moe_seconds, K_SECONDS, S_TRAINING,
-      N_("MoE routing and experts per step")),
-    F("training", "cp_comm_seconds", ENGINE_KEY_TRAIN_CP_COMM, train_cp_comm_seconds, K_SECONDS,
-      S_TRAINING, N_("CP ring exposed per step")),
-    F("training", "bubble_fraction", ENGINE_KEY_TRAIN_BUBBLE, train_bubble_fraction, K_FRACTION,
-      S_TRAINING, N_("pipeline bubble")),
-    F("training", "tp_comm_seconds", ENGINE_KEY_TRAIN_TP_COMM, train_tp_comm_seconds, K_SECONDS,
-      S_TRAINING, N_("TP all-reduce per step")),
-    F("training", "pp_comm_seconds", ENGINE_KEY_TRAIN_PP_COMM, train_pp_comm_seconds, K_SECONDS,
-      S_TRAINING, N_("PP hand-offs per step")),
-    F("training", "dp_comm_seconds", ENGINE_KEY_TRAIN_DP_COMM, train_dp_comm_seconds, K_SECONDS,
-      S_TRAINING, N_("DP all-reduce per step")),
-    F("training", "all_to_all_seconds", ENGINE_KEY_TRAIN_ALL_TO_ALL, train_all_to_all_seconds,
-      K_SECONDS, S_TRAINING, N_("EP all-to-all per step")),
-    F("training", "offload_bytes_per_step", ENGINE_KEY_TRAIN_OFFLOAD_BYTES,
-      train_offload_bytes_per_step, K_BYTES, S_TRAINING, N_("offload traffic per step")),
-    F("training", "offload_seconds", ENGINE_KEY_TRAIN_OFFLOAD_SECONDS, train_offload_seconds,
-      K_SECONDS, S_TRAINING, N_("offload time per step")),
-    F("training", "host_link_bytes_per_s", -1, host_link_bytes_per_s, K_BW, S_NONE, NULL),
-    F("training", "largest_layer_params", -1, largest_layer_params, K_COUNT, S_NONE, NULL),
-    F("training", "mfu", ENGINE_KEY_TRAIN_MFU, train_mfu, K_FRACTION, S_TRAINING, N_("MFU")),
-    F("training", "hfu", ENGINE_KEY_TRAIN_HFU, train_hfu, K_FRACTION, S_TRAINING, N_("HFU")),
-    F("training", "days", ENGINE_KEY_TRAIN_DAYS, train_days, K_DAYS, S_TRAINING,
-      N_("training time")),
-    F("training", "gpu_hours", ENGINE_KEY_TRAIN_GPU_HOURS, train_gpu_hours, K_HOURS, S_TRAINING,
-      N_("GPU-hours")),
-    F("training", "cost_usd", ENGINE_KEY_TRAIN_COST, train_cost_usd, K_MONEY, S_TRAINING,
-      N_("cost")),
-    F("training", "cost_spot_usd", ENGINE_KEY_TRAIN_COST_SPOT, train_cost_spot_usd, K_MONEY,
-      S_TRAINING, N_("cost at spot prices")),
-    F("training", "energy_joules", ENGINE_KEY_TRAIN_ENERGY, train_energy_joules, K_JOULES,
-      S_TRAINING, N_("energy (board power, upper bound)")),
-    F("training", "energy_joules_per_token", -1, train_energy_joules_per_token, K_JOULES,
-      S_TRAINING, N_("energy per token")),
-    F("training", "system_energy_joules", ENGINE_KEY_TRAIN_SYSTEM_ENERGY,
-      train_system_energy_joules, K_JOULES, S_TRAINING,
-      N_("energy (system power, upper bound)")),
-};
-#undef F
-#define PLAN_N_FIELDS (sizeof(plan_fields) / sizeof(plan_fields[0]))
-
-/* The value of a field, NaN where it does not apply. */
-static double plan_value(const struct engine_scenario *sc, const struct engine_estimate *est,
-                         const struct plan_field *f) {
-    double v = *(const double *)((const char *)est + f->offset);
-
-    /* Full training keeps the weights as the recipe says, whatever --format. */
-    if (f->offset == offsetof(struct engine_estimate, bits_per_weight) &&
-        sc->mode == ENGINE_MODE_TRAIN)
-        return engine_recipe_info(sc->recipe)->weights * 8.0;
-    if (f->key >= 0 && !engine_key_applies(sc, (enum engine_key)f->key))
-        return NAN;
-    return v;
+/* The reader's conventions for the text output: --units, the locale. */
+static const struct engine_numfmt *plan_numfmt(const struct options *o) {
+    return i18n_numfmt(o->units == UNITS_GIB);
 }
 
-/* Format a value of the given kind for the text table. */
-static void plan_format(double v, enum plan_kind kind, enum units u, char *buf, size_t len) {
-    char num[40];
-
-    switch (kind) {
-    case K_BYTES:
-        report_bytes(v, u, buf, len);
-        return;
-    case K_COUNT:
-        report_count(v, buf, len);
-        return;
-    case K_SECONDS:
-        report_seconds(v, buf, len);
-        return;
-    case K_FRACTION:
-        report_percent(v, buf, len);
-        return;
-    case K_BW:
-        report_bandwidth(v, buf, len);
-        return;
-    case K_FLOPS:
-        report_flops(v, buf, len);
-        return;
-    case K_MONEY:
-        report_money(v, buf, len);
-        return;
-    case K_INT:
-        report_int(v, buf, len);
-        return;
-    case K_JOULES:
-        /* Energy in watt-hours as meters show it: Wh, kWh, MWh, GWh. */
-        if (v >= 3.6e12)
-            snprintf(num, sizeof(num), "%.3g GWh", v / 3.6e12);
-        else if (v >= 3.6e9)
-            snprintf(num, sizeof(num), "%.3g MWh", v / 3.6e9);
-        else if (v >= 3.6e6)
-            snprintf(num, sizeof(num), "%.3g kWh", v / 3.6e6);
-        else if (v >= 3.6e3)
-            snprintf(num, sizeof(num), "%.3g Wh", v / 3.6e3);
-        else
-            snprintf(num, sizeof(num), "%.3g J", v);
-        i18n_number(num, sizeof(num));
-        snprintf(buf, len, "%s", num);
-        return;
-    case K_TIMES:
-        snprintf(num, sizeof(num), "%.2f", v);
-        i18n_number(num, sizeof(num));
-        snprintf(buf, len, "%sx", num);
-        return;
-    default:
-        break;
-    }
-    report_number(v, num, sizeof(num));
-    switch (kind) {
-    case K_TOKS:
-        snprintf(buf, len, _("%s tok/s"), num);
-        break;
-    case K_FLOP:
-        report_count(v, num, sizeof(num));
-        snprintf(buf, len, "%s FLOP", num);
-        break;
-    case K_FLOP_PER_BYTE:
-        snprintf(buf, len, "%s FLOP/B", num);
-        break;
-    case K_BATCH:
-        snprintf(buf, len, "B ~ %s", num);
-        break;
-    case K_DAYS:
-        snprintf(buf, len, _("%s days"), num);
-        break;
-    case K_HOURS:
-        snprintf(buf, len, "%s h", num);
-        break;
-    case K_BITS:
-        snprintf(num, sizeof(num), "%.4g", v);
-        i18n_number(num, sizeof(num));
-        snprintf(buf, len, _("%s bits"), num);
-        break;
-    default:
-        snprintf(buf, len, "%s", num);
-        break;
-    }
-}
-
-/* The JSON path "group.name" of a field. */
-static void plan_path(const struct plan_field *f, char *buf, size_t len) {
-    if (f->group[0])
-        snprintf(buf, len, "%s.%s", f->group, f->name);
-    else
-        snprintf(buf, len, "%s", f->name);
+/* The JSON object and member of a figure's path ("memory", "kv_cache";
+ * "", "capacity"). */
+static void plan_split_path(const char *path, char *group, size_t gl, const char **name) {
+    const char *dot = strchr(path, '.');
+    size_t n = dot ? (size_t)(dot - path) : 0;
+    if (n >= gl)
+        n = gl - 1;
+    memcpy(group, path, n);
+    group[n] = '\0';
+    *name = dot ? dot + 1 : path;
 }
 
 /* Write the scenario echo object (inputs, for scripts that log runs). */
@@ -484,38 +180,47 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
                      const struct plan_limits *limits, const struct cli_notes *notes) {
     const struct engine_scenario *sc = &o->sc;
     struct json_writer w;
-    const char *open_group = NULL;
-    char path[96];
+    bool open_group = false;
 
     json_init(&w, f);
     json_begin_object(&w);
     plan_json_scenario(&w, o);
     if (o->model_file)
         plan_json_model_file(&w, o->model_file);
-    for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
-        const struct plan_field *p = &plan_fields[i];
-        /* Consecutive fields of a group share one nested object. */
-        if (open_group && strcmp(open_group, p->group) != 0) {
+    char group[32] = "";
+    for (size_t i = 0; i < engine_figure_count(); i++) {
+        enum engine_key k = engine_figure_at(i);
+        const struct engine_figure *fig = engine_figure(k);
+        char g[32];
+        const char *name;
+        plan_split_path(fig->path, g, sizeof(g), &name);
+        /* Consecutive figures of an object share it. */
+        if (open_group && strcmp(group, g) != 0) {
             json_end_object(&w);
-            open_group = NULL;
+            open_group = false;
         }
-        if (!open_group && p->group[0]) {
-            json_key(&w, p->group);
+        if (!open_group && g[0]) {
+            json_key(&w, g);
             json_begin_object(&w);
-            open_group = p->group;
+            open_group = true;
+            snprintf(group, sizeof(group), "%s", g);
         }
-        json_key(&w, p->name);
-        json_number(&w, plan_value(sc, est, p));
-        if (!strcmp(p->group, "memory") && !strcmp(p->name, "total")) {
+        json_key(&w, name);
+        /* fits is a JSON boolean (product.md); every other figure a number
+         * (runtime_refuses 0 or 1), null where it does not apply. */
+        if (k == ENGINE_KEY_FITS)
+            json_bool(&w, engine_figure_value(sc, est, k) != 0);
+        else
+            json_number(&w, engine_figure_value(sc, est, k));
+        if (k == ENGINE_KEY_MEM_TOTAL) {
+            /* --memory-convention peak: the phase of the step that peaks. */
             json_key(&w, "peak_phase");
             if (est->peak_phase != ENGINE_PEAK_NONE)
                 json_string(&w, engine_peak_phase_name(est->peak_phase));
             else
                 json_null(&w);
         }
-        if (!strcmp(p->group, "") && !strcmp(p->name, "capacity")) {
-            json_key(&w, "fits");
-            json_bool(&w, est->fits);
+        if (k == ENGINE_KEY_FITS) {
             json_key(&w, "layout");
             json_begin_object(&w);
             json_key(&w, "tp");
@@ -532,21 +237,19 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
     if (open_group)
         json_end_object(&w);
 
+    /* The explanations in English with decimal GB, whatever the locale
+     * and --units: machine-stable (docs/figures.md). */
     json_key(&w, "explain");
     json_begin_object(&w);
-    for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
-        const struct plan_field *p = &plan_fields[i];
+    for (size_t i = 0; i < engine_figure_count(); i++) {
+        enum engine_key k = engine_figure_at(i);
         struct engine_explanation ex;
-        if (p->key < 0)
-            continue;
-        plan_path(p, path, sizeof(path));
-        json_key(&w, path);
-        if (!engine_key_applies(sc, (enum engine_key)p->key)) {
+        json_key(&w, engine_key_name(k));
+        if (!engine_key_applies(sc, k)) {
             json_null(&w);
             continue;
         }
-        memset(&ex, 0, sizeof(ex));
-        engine_explain(sc, est, (enum engine_key)p->key, &ex);
+        engine_explain(sc, est, k, &ex);
         json_begin_object(&w);
         json_key(&w, "formula");
         json_string(&w, ex.formula ? ex.formula : "");
@@ -576,69 +279,37 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
     json_end_object(&w);
 }
 
-/* The text lines of one section; training-only memory lines that are zero
- * are left out in inference so the table stays short. */
-static void plan_text_section(FILE *f, const struct options *o, const struct engine_estimate *est,
-                              enum plan_section sec) {
-    for (size_t i = 0; i < PLAN_N_FIELDS; i++) {
-        const struct plan_field *p = &plan_fields[i];
-        char value[64];
-        double v;
+/* Under a figure with --explain: its key as a caption cites it
+ * ({memory.kv_cache}), then its formula, values and source in the
+ * reader's language and units. */
+static void plan_explain_lines(FILE *f, const struct options *o, const struct engine_estimate *est,
+                               enum engine_key k) {
+    struct engine_explanation ex;
+    engine_explain_for(plan_numfmt(o), &o->sc, est, k, &ex);
+    fprintf(f, "      {%s}\n      = %s\n      = %s\n      [%s]\n", ex.key, ex.formula, ex.values,
+            ex.source);
+}
 
-        if (p->section != sec || !p->label)
+/* The text lines of one group of the registry: the figures the report
+ * shows (engine_figure_shown), each with its explanation under --explain. */
+static void plan_text_section(FILE *f, const struct options *o, const struct engine_estimate *est,
+                              enum engine_figure_group group) {
+    for (size_t i = 0; i < engine_figure_count(); i++) {
+        enum engine_key k = engine_figure_at(i);
+        char value[64];
+        if (engine_figure(k)->group != group || !engine_figure_shown(&o->sc, est, k))
             continue;
-        v = plan_value(&o->sc, est, p);
-        if (!isfinite(v))
-            continue;
-        if (sec == S_MEMORY && v == 0 && o->sc.mode == ENGINE_MODE_INFER &&
-            (p->key == ENGINE_KEY_MEM_ACTIVATIONS || p->key == ENGINE_KEY_MEM_GRADIENTS ||
-             p->key == ENGINE_KEY_MEM_MASTER || p->key == ENGINE_KEY_MEM_OPTIMIZER))
-            continue;
-        if (sec == S_PARAMS && p->key == ENGINE_KEY_PARAMS_ACTIVE && v == est->params_total)
-            continue;
-        if (sec == S_PARAMS && p->key < 0 && !strcmp(p->name, "trainable") &&
-            o->sc.mode == ENGINE_MODE_INFER)
-            continue;
-        /* Runtime buffers and host RAM only where there are some; the
-         * offload lines only when something sits in host RAM. */
-        if (v == 0 && (p->key == ENGINE_KEY_MEM_OVERHEAD || p->key == ENGINE_KEY_MEM_HOST ||
-                       p->key == ENGINE_KEY_MEM_NVME || p->key == ENGINE_KEY_MEM_ZERO3_WORKING ||
-                       p->key == ENGINE_KEY_MEM_TRANSIENT || p->key == ENGINE_KEY_MEM_ALLOCATOR ||
-                       p->key == ENGINE_KEY_MEM_FP8_WEIGHTS || p->key == ENGINE_KEY_TRAIN_FP8_CAST ||
-                       p->key == ENGINE_KEY_TRAIN_MOE || p->key == ENGINE_KEY_TRAIN_CP_COMM))
-            continue;
+        engine_figure_format(plan_numfmt(o), &o->sc, est, k, value, sizeof(value));
+        plan_line(f, engine_figure_label(plan_numfmt(o), k), value, NULL);
+        if (o->explain)
+            plan_explain_lines(f, o, est, k);
         /* Under the peak convention, the phase that makes the peak. */
-        if (sec == S_MEMORY && p->key == ENGINE_KEY_MEM_TOTAL &&
-            est->peak_phase != ENGINE_PEAK_NONE) {
-            plan_format(v, p->kind, o->units, value, sizeof(value));
-            plan_line(f, _(p->label), value, NULL);
+        if (k == ENGINE_KEY_MEM_TOTAL && est->peak_phase != ENGINE_PEAK_NONE) {
             /* The phase names, for the catalogue (engine_peak_phase_name's). */
             static const char *const phase[ENGINE_PEAK_PHASE_COUNT] = {
                 "", N_("loss forward"), N_("loss backward"), N_("layer backward"),
                 N_("optimizer step")};
             plan_line(f, _("peak at"), _(phase[est->peak_phase]), NULL);
-            continue;
-        }
-        if (o->sc.offload == ENGINE_OFFLOAD_NONE && (p->key == ENGINE_KEY_TRAIN_OFFLOAD_BYTES ||
-                                                     p->key == ENGINE_KEY_TRAIN_OFFLOAD_SECONDS))
-            continue;
-        /* The prefill's TP all-reduces only above TP 1 (JSON: 0 there). */
-        if (p->key == ENGINE_KEY_PREFILL_ALLREDUCE && o->sc.tp == 1)
-            continue;
-        /* The expert-parallel all-to-all only under --ep (JSON: 0 without). */
-        if (p->key == ENGINE_KEY_TRAIN_ALL_TO_ALL && engine_ep(&o->sc) == 1)
-            continue;
-        if ((p->key == ENGINE_KEY_SERVING_GPU_LAYERS || p->key == ENGINE_KEY_SERVING_HOST_BW) &&
-            !(est->memory.host > 0 && est->serving.decode_host_bytes > 0))
-            continue;
-        plan_format(v, p->kind, o->units, value, sizeof(value));
-        plan_line(f, _(p->label), value, NULL);
-        if (o->explain && p->key >= 0) {
-            struct engine_explanation ex;
-            memset(&ex, 0, sizeof(ex));
-            engine_explain(&o->sc, est, (enum engine_key)p->key, &ex);
-            fprintf(f, "      = %s\n      = %s\n      [%s]\n", ex.formula ? ex.formula : "",
-                    ex.values, ex.source ? ex.source : "");
         }
     }
 }
@@ -786,32 +457,43 @@ void plan_write_text(FILE *f, const struct options *o, const struct engine_estim
     char total[48], cap[48], spare[48], pct[48];
     bool any = false;
 
+    const struct engine_numfmt *nf = plan_numfmt(o);
     plan_write_header(f, o, true);
-    report_bytes(est->memory.total, o->units, total, sizeof(total));
-    report_bytes(est->capacity, o->units, cap, sizeof(cap));
-    report_bytes(fabs(est->spare_bytes), o->units, spare, sizeof(spare));
-    report_percent(est->memory_ratio, pct, sizeof(pct));
+    engine_figure_format(nf, &o->sc, est, ENGINE_KEY_MEM_TOTAL, total, sizeof(total));
+    engine_figure_format(nf, &o->sc, est, ENGINE_KEY_CAPACITY, cap, sizeof(cap));
+    engine_format(nf, ENGINE_UNIT_BYTES, fabs(est->spare_bytes), spare, sizeof(spare));
+    engine_figure_format(nf, &o->sc, est, ENGINE_KEY_MEM_RATIO, pct, sizeof(pct));
     if (est->fits)
         fprintf(f, _("\nFITS: %s of %s per GPU (%s), %s spare\n"), total, cap, pct, spare);
     else
         fprintf(f, _("\nDOES NOT FIT: %s needed per GPU, %s available (%s), %s short\n"), total,
                 cap, pct, spare);
+    /* The verdict line's figures (fits, the ratio, what is spare). */
+    for (size_t i = 0; o->explain && i < engine_figure_count(); i++) {
+        enum engine_key k = engine_figure_at(i);
+        char value[64];
+        if (engine_figure(k)->group != ENGINE_GROUP_VERDICT)
+            continue;
+        engine_figure_format(nf, &o->sc, est, k, value, sizeof(value));
+        plan_line(f, engine_figure_label(nf, k), value, NULL);
+        plan_explain_lines(f, o, est, k);
+    }
 
     fputs(_("\nMemory per GPU\n"), f);
-    plan_text_section(f, o, est, S_MEMORY);
+    plan_text_section(f, o, est, ENGINE_GROUP_MEMORY);
     fputs(_("\nParameters\n"), f);
-    plan_text_section(f, o, est, S_PARAMS);
+    plan_text_section(f, o, est, ENGINE_GROUP_PARAMS);
     fputs(_("\nSpeed ceilings (whole deployment)\n"), f);
-    plan_text_section(f, o, est, S_DECODE);
+    plan_text_section(f, o, est, ENGINE_GROUP_SPEED);
     if (o->sc.mode == ENGINE_MODE_INFER) {
         char who[48];
         engine_runtime_profile_name(&o->sc.serving, who, sizeof who);
         fprintf(f, _("\nServing (%s)\n"), who);
-        plan_text_section(f, o, est, S_SERVING);
+        plan_text_section(f, o, est, ENGINE_GROUP_SERVING);
     }
     if (o->sc.mode != ENGINE_MODE_INFER) {
         fputs(_("\nTraining\n"), f);
-        plan_text_section(f, o, est, S_TRAINING);
+        plan_text_section(f, o, est, ENGINE_GROUP_TRAINING);
     }
     if (limits)
         plan_limits_text(f, o, limits);

@@ -266,12 +266,14 @@ static void search_text(FILE *f, const struct options *o, const struct search_on
         else
             snprintf(step, sizeof(step), "-");
         if (infer)
-            fprintf(f, "  %4zu %5u %5u %6u %14s %16s %12s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp,
-                    mem, toks, step, verdict);
+            fprintf(f, "  %4zu %5u %5u %6u %*s %*s %*s  %s\n", i + 1, v[i].tp, v[i].pp, v[i].dp,
+                    report_pad(mem, 14), mem, report_pad(toks, 16), toks, report_pad(step, 12),
+                    step, verdict);
         else
-            fprintf(f, "  %4zu %5u %4u %5u %6u %4u %3s %-9s %14s %16s %12s  %s\n", i + 1, v[i].tp,
+            fprintf(f, "  %4zu %5u %4u %5u %6u %4u %3s %-9s %*s %*s %*s  %s\n", i + 1, v[i].tp,
                     v[i].cp, v[i].pp, v[i].dp, v[i].zero, v[i].sequence_parallel ? _("on") : "-",
-                    _(engine_recompute_name(v[i].recompute)), mem, toks, step, verdict);
+                    _(engine_recompute_name(v[i].recompute)), report_pad(mem, 14), mem,
+                    report_pad(toks, 16), toks, report_pad(step, 12), step, verdict);
     }
     if (notes->n > 0)
         fputs(_("\nWarnings\n"), f);

@@ -150,6 +150,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_lesson(int argc, char **argv);
 /* Measure and quantize (tui/measure.c, tui/quantize.c). */
 int cmd_measure(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);

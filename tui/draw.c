@@ -132,7 +132,7 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
     const struct tui_glyphs *g = ui->g;
     WINDOW *w = ui->title;
     int wd = getmaxx(w);
-    char buf[256], right[32];
+    char buf[512], right[32];
     wbkgdset(w, ' ' | tui_attr(TUI_ROLE_TITLE));
     werase(w);
     char lay[48] = "";
@@ -177,16 +177,29 @@ static void draw_title(struct tui_ui *ui, const struct tui_state *st) {
     if (sc->mode != ENGINE_MODE_INFER) {
         const char *rc = _(engine_recompute_name(sc->recompute));
         snprintf(mode[0], sizeof(mode[0]), _("%s, %s recompute"), _(tui_mode_label(sc->mode)), rc);
-        snprintf(mode[1], sizeof(mode[1]), _("%s, rc %s"), _(tui_mode_label(sc->mode)), rc);
+
     }
-    char ngpus[24];
+    char ngpus[24], model[ENGINE_NAME_MAX + 32];
     report_int(sc->gpus, ngpus, sizeof(ngpus));
-    /* Narrow screens drop the program's name, use the GPU's id, then the
-     * short recompute. */
-    for (int form = 0; form < 4; form++) {
-        const char *gpu = form < 2 && sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id;
+    lesson_model_name(i18n_numfmt(false), &sc->model, model, sizeof(model));
+    /* Narrow screens drop the program's name, then shorten the GPU's name
+     * at a word (always the name, never the catalog id), then leave the
+     * recompute to the Layout pane: one vocabulary whatever the width. */
+    const char *gname = sc->gpu.name[0] ? sc->gpu.name : sc->gpu.id;
+    char gshort[ENGINE_NAME_MAX];
+    snprintf(gshort, sizeof(gshort), "%s", gname); /* "B300 (HGX, Blackwell Ultra)": "B300" */
+    char *gpar = strstr(gshort, " (");
+    if (gpar && gpar > gshort)
+        *gpar = '\0';
+    /* A bare size names itself by its size last ("70B" for "70B-parameter
+     * model"). */
+    const char *mshort = sc->model.derived && !strncmp(sc->model.id, "params-", 7)
+                             ? sc->model.id + 7
+                             : model;
+    for (int form = 0; form < 5; form++) {
+        const char *gpu = form < 2 ? gname : gshort;
         snprintf(buf, sizeof(buf), "%s%s %s %s %s %s %s %s %s %s%s",
-                 form == 0 ? " vramlab   " : " ", sc->model.name[0] ? sc->model.name : sc->model.id,
+                 form == 0 ? " vramlab   " : " ", form < 4 ? model : mshort,
                  g->dot, wf, g->dot, ngpus, g->times, gpu, g->dot, lay, mode[form < 3 ? 0 : 1]);
         if (tui_width(buf) <= wd - rw - 1)
             break;
@@ -258,7 +271,8 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
     };
     const char *lesson_keys[][2] = {
         {"n p", N_("step")}, {"r", N_("back to step")}, {"F", N_("present")},
-        {"e", N_("explain")}, {"?", N_("help")}, {"q", N_("quit")},
+        {":", N_("go to")},  {"e", N_("explain")},      {"?", N_("help")},
+        {"q", N_("quit")},
     };
     if (st->lx.present && !st->lx.lesson) {
         lesson_keys[0][0] = "F";

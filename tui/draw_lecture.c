@@ -197,12 +197,19 @@ void tui_draw_prompt(struct tui_ui *ui, WINDOW *w, int y, const struct tui_state
     case TUI_PROMPT_OVERWRITE:
         snprintf(label, sizeof(label), _("%s exists; overwrite? y/n "), st->lx.prompt_text);
         break;
+    case TUI_PROMPT_GOTO:
+        snprintf(label, sizeof(label), _("go to step (1-%zu, Enter; Esc cancels): "),
+                 st->lx.n_steps);
+        break;
+    case TUI_PROMPT_QUIT:
+        snprintf(label, sizeof(label), "%s", _("leave the lesson? y/n "));
+        break;
     default:
         return;
     }
     werase(w);
     int x = tui_put(ui, w, y, 1, wd - 1, TUI_ROLE_KEY, label) + 1;
-    if (st->lx.prompt != TUI_PROMPT_OVERWRITE) {
+    if (st->lx.prompt != TUI_PROMPT_OVERWRITE && st->lx.prompt != TUI_PROMPT_QUIT) {
         /* Show the end of a long name, then the cursor. */
         const char *t = st->lx.prompt_text;
         while (tui_width(t) > wd - x - 2 && *t)
@@ -369,17 +376,6 @@ static int big_figure(struct tui_ui *ui, WINDOW *w, int y, int rows_left, enum t
     return BIG_H;
 }
 
-/* Split "143.6 GB" into the number and the unit. */
-static void split_unit(const char *s, char *num, size_t nl, char *unit, size_t ul) {
-    const char *sp = strchr(s, ' ');
-    size_t n = sp ? (size_t)(sp - s) : strlen(s);
-    if (n >= nl)
-        n = nl - 1;
-    memcpy(num, s, n);
-    num[n] = '\0';
-    snprintf(unit, ul, "%s", sp ? sp + 1 : "");
-}
-
 /* A question not yet answered, at the top of presentation mode: "Question"
  * and the question in bold, each line centred, double-spaced when the
  * window has the rows (the figures it asks about follow, as '?'); a
@@ -436,7 +432,7 @@ void tui_draw_present(struct tui_ui *ui, const struct tui_state *st) {
 
     tui_put(ui, w, y++, 2, wd - 4, TUI_ROLE_PANE_TITLE, _("Memory per GPU"));
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
-    split_unit(a, num, sizeof(num), unit, sizeof(unit));
+    report_split_unit(a, num, sizeof(num), unit, sizeof(unit));
     report_bytes(e->capacity, st->opt.units, cap, sizeof(cap));
     snprintf(a, sizeof(a), _("of %s"), cap);
     if (hide_mem) {

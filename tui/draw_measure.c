@@ -101,7 +101,8 @@ static int mhere(struct tui_pen *p, int line, enum mhere_form form) {
                          : _("no bandwidth measured for the scenario"));
         return 1;
     }
-    const char *model = sc->model.name[0] ? sc->model.name : sc->model.id;
+    char model[ENGINE_NAME_MAX + 32];
+    lesson_model_name(i18n_numfmt(false), &sc->model, model, sizeof(model));
     const char *wfmt = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
     report_bandwidth(h.c_bytes_per_s, c, sizeof(c));
     report_number(h.ceiling_tokens_per_s, ct, sizeof(ct));
@@ -182,7 +183,8 @@ static void mscenario(struct tui_pen *p, int line) {
     report_bandwidth(bw, c, sizeof(c));
     /* the longest form that fits: the numbers matter most */
     char f[4][320];
-    const char *model = sc->model.name[0] ? sc->model.name : sc->model.id;
+    char model[ENGINE_NAME_MAX + 32];
+    lesson_model_name(i18n_numfmt(false), &sc->model, model, sizeof(model));
     const char *wfmt = sc->weight_format.name[0] ? sc->weight_format.name : sc->weight_format.id;
     snprintf(f[0], sizeof(f[0]),
              _("%s %s on %s: predicted %s %s tok/s, measured %s %s gives %s %s tok/s"), model, wfmt,
@@ -261,11 +263,11 @@ static void mflags(struct tui_pen *p, int line, int x, const struct tui_measure_
     if (!r->verified)
         x += tui_pen_text(p, line, x, TUI_ROLE_BAD, _("  NOT VERIFIED"));
     if (r->flagged)
-        x += tui_pen_text(p, line, x, TUI_ROLE_WARN, _("  spread > 5%"));
+        x += tui_pen_text(p, line, x, TUI_ROLE_WARN, _("  noisy (repeats differ > 5%)"));
     if (tui_measure_in_cache(m, r))
         x += tui_pen_text(p, line, x, TUI_ROLE_DIM, _("  in cache (< 4x)"));
     if (r->reference_bytes_per_s > 0) {
-        snprintf(buf, sizeof(buf), _("  %.2f of a STREAM-style copy"),
+        snprintf(buf, sizeof(buf), _("  %.2fx the plain STREAM copy loop"),
                  r->bytes_per_s / r->reference_bytes_per_s);
         x += tui_pen_text(p, line, x, TUI_ROLE_DIM, buf);
     }
@@ -313,6 +315,52 @@ static bool many_flags(const struct tui_measure *m) {
     return false;
 }
 
+/* Whether a row of the run is noisy (its repeats differ by more than 5%). */
+static bool mnoisy(const struct tui_measure *m) {
+    for (size_t i = 0; i < m->n_rows; i++)
+        if (m->rows[i].flagged)
+            return true;
+    return false;
+}
+
+/* Lines the legend under the table takes when `left` lines are left for
+ * the table: its words first (one), the noisy advice too when there is
+ * room, always two rows of figures before any of it. */
+static int mlegend_lines(const struct tui_pen *p, int left) {
+    const struct tui_measure *m = &p->st->measure;
+    int rows = 0;
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++)
+        rows += tui_measure_find(m, mtests[i].id) != NULL;
+    /* Two lines (noisy) when everything fits with them or four rows of
+     * figures still show, else one. */
+    int want = 1 + mnoisy(m);
+    if (want == 2 && 1 + rows + want > left && left - 1 - 1 - want < 4)
+        want = 1;
+    int spare = left - 1 - 2; /* the header and two rows */
+    return spare < 0 ? 0 : spare < want ? spare : want;
+}
+
+/* What the table's words mean, under it: the ratio, of C, and what to do
+ * about a noisy row; n lines at most. */
+static int mlegend(struct tui_pen *p, int line, int n) {
+    const struct tui_measure *m = &p->st->measure;
+    if (n > 0 && mnoisy(m) && line < p->ih - 1) {
+        tui_pen_text(p, line++, 0, TUI_ROLE_WARN,
+                     _("noisy: the repeats disagree; stop what else runs on the device, then m "
+                       "again"));
+        n--;
+    }
+    bool sheet = !m->on_cpu || (m->cpu && m->virt != 1);
+    if (n > 0 && line < p->ih - 1)
+        tui_pen_text(p, line++, 0, TUI_ROLE_DIM,
+                     !m->on_cpu ? _("ratio: measured / predicted (1.00: as the data sheet); "
+                                    "of C: / the copy (C)")
+                     : sheet    ? _("ratio: measured / the part's data sheet; of C: / this "
+                                    "machine's copy (C)")
+                                : _("of C: the rate over this machine's copy (C)"));
+    return line;
+}
+
 /* The rates table from content line `line`; returns the next line. On a
  * CPU: measured and fraction of C, with the data sheet and the ratio only
  * for a known part on bare metal. */
@@ -331,10 +379,21 @@ static int mtable(struct tui_pen *p, int line) {
         snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", _("test"), _("measured"),
                  _("predicted"), _("ratio"), _("of C"));
     tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
-    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]) && line < p->ih - 1; i++) {
+    /* The rows that fit above the legend (what the words mean: one line,
+     * two when a row is noisy, as room allows) and the hints; when some do
+     * not, the last line says how many more and how to see them. */
+    size_t total = 0, shown = 0;
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++)
+        total += tui_measure_find(m, mtests[i].id) != NULL;
+    int room = p->ih - 1 - line - mlegend_lines(p, p->ih - 1 - line);
+    size_t fit = room < 0 ? 0 : (size_t)room;
+    if (total > fit)
+        fit = fit > 0 ? fit - 1 : 0;
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]) && shown < fit; i++) {
         const struct tui_measure_row *r = tui_measure_find(m, mtests[i].id);
         if (!r)
             continue;
+        shown++;
         bool flop = mflop(r);
         double pred = tui_measure_predicted(m, r, &st->opt.sc.gpu);
         double meas = flop ? r->flop_per_s : r->bytes_per_s;
@@ -361,6 +420,13 @@ static int mtable(struct tui_pen *p, int line) {
         int x = tui_pen_text(p, line, 0, TUI_ROLE_VALUE, buf);
         mflags(p, line, x, r);
         line++;
+    }
+    if (shown < total && line < p->ih - 1) {
+        snprintf(buf, sizeof(buf),
+                 tui_measure_grows(st) ? _("+%zu more rows: vramlab measure lists them all")
+                                       : _("+%zu more rows: Tab to this pane shows them all"),
+                 total - shown);
+        tui_pen_text(p, line++, 0, TUI_ROLE_WARN, buf);
     }
     return line;
 }
@@ -606,14 +672,23 @@ static void msmall(struct tui_pen *p) {
     } else {
         mscenario(p, 0);
     }
+    /* As many rows as fit with the hint; the rest are counted, never cut. */
+    const char *hint = _("(Tab here: the table, v: error lab)");
+    char more[64];
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct tui_measure_row *r = &m->rows[i];
         mrate(r, mflop(r), a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s  ", mlabel(r->test), a);
+        snprintf(more, sizeof(more), _("+%zu more "), m->n_rows - i);
+        if (x + tui_pen_width(p, buf) + tui_width(hint) > p->iw &&
+            (i + 1 < m->n_rows || x + tui_pen_width(p, buf) > p->iw)) {
+            x += tui_pen_text(p, 1, x, TUI_ROLE_WARN, more);
+            break;
+        }
         x += tui_pen_text(p, 1, x, TUI_ROLE_VALUE, buf);
     }
     if (m->n_rows || m->n_lab)
-        tui_pen_text(p, 1, x, TUI_ROLE_DIM, _("(Tab here: the table, v: error lab)"));
+        tui_pen_text(p, 1, x, TUI_ROLE_DIM, hint);
 }
 
 /* The Format pane's evidence lines (see draw.h). */
@@ -739,7 +814,9 @@ void tui_draw_measure(struct tui_pen *p) {
                 mdevice(p, line++);
             mscenario(p, line++);
         }
+        int legend = mlegend_lines(p, p->ih - 1 - line);
         line = mtable(p, line);
+        line = mlegend(p, line, legend);
     }
     if (line < p->ih)
         mhints(p, p->ih - 1);

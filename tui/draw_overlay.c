@@ -11,6 +11,8 @@
 
 #include "tui/draw_overlay.h"
 
+#include "engine/figures.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +32,8 @@ static const char *const tui_help_lines[] = {
     N_("m                  measure: run the probe here (Esc cancels)"),
     N_("a w v              Measure pane: apply measured figures, save JSON, error lab"),
     N_("n Space PgDn       lesson: next step (p Backspace PgUp: back)"),
+    N_("Shift-Right Left   lesson: next, back (Right Left too while presenting)"),
+    N_(": g                lesson: go to a step (a number, Enter)"),
     N_("r                  lesson: return to the step after exploring"),
     N_("                   a question step: n reveals the answer ('?' figures)"),
     N_("F                  presentation mode: the headline, large"),
@@ -37,7 +41,7 @@ static const char *const tui_help_lines[] = {
     N_("s o                save / open a scenario file (YAML)"),
     N_("O (Model pane)     open a model file: GGUF, safetensors, HF folder (Tab completes)"),
     N_("? F1               this help (Up Down PgUp PgDn scroll it)"),
-    N_("q Esc              close an overlay, or quit"),
+    N_("q Esc              close an overlay, or quit (a lesson asks first)"),
     N_("mouse              click focuses and picks (--no-mouse)"),
     "",
     N_("Only valid layouts are reachable: TP divides the heads and fits one node, "
@@ -285,7 +289,8 @@ static void draw_explain(struct tui_ui *ui, const struct tui_state *st) {
     int key = st->explain_key >= 0   ? st->explain_key
               : f < TUI_F_COUNT ? tui_field_key(st, f)
                                 : ENGINE_KEY_MEM_TOTAL;
-    engine_explain(&st->opt.sc, &st->est, (enum engine_key)key, &ex);
+    engine_explain_for(i18n_numfmt(st->opt.units == UNITS_GIB), &st->opt.sc, &st->est,
+                       (enum engine_key)key, &ex);
     snprintf(title, sizeof(title), _("explain: %s"), ex.label ? ex.label : engine_key_name(key));
     /* In a lesson the box sits beside or below the bar (explain_place);
      * its width is known before the text is wrapped to it. */

@@ -72,10 +72,11 @@ void tui_draw_model(struct tui_pen *p) {
 
     report_count(st->est.params_total, n, sizeof(n));
     int nw = tui_pen_width(p, n);
-    const char *name = m->name[0] ? m->name : m->id;
+    char name[ENGINE_NAME_MAX + 32];
+    lesson_model_name(i18n_numfmt(false), m, name, sizeof(name));
     tui_pen_field(p, 0, 0, TUI_F_MODEL, name);
     if (p->iw >= tui_width(name) + nw + 1)
-        tui_pen_text(p, 0, p->iw - nw, TUI_ROLE_VALUE, n);
+        tui_pen_figure(p, 0, p->iw - nw, TUI_ROLE_VALUE, ENGINE_KEY_PARAMS_TOTAL, n);
 
     /* Widths in display cells ('·' is two bytes but one cell). */
     int cells = tui_printw(buf, sizeof(buf), _("%u L %s %u h %s %u/%u heads"), m->layers, g->dot,
@@ -137,21 +138,27 @@ static const char *format_label(const struct engine_format *f, int room, char *b
     return tui_width(f->id) < tui_width(name) ? f->id : name;
 }
 
+/* A format's own figure as given ("16", "4.5"), in the reader's marks. */
+static void format_plain(double v, char *buf, size_t len) {
+    engine_format(i18n_numfmt(false), ENGINE_UNIT_PLAIN, v, buf, len);
+}
+
 /* Full training: the engine takes the weight bytes from the optimizer
  * recipe, not the weight format; say so ("BF16 via adam-mixed"). */
 static void draw_format_recipe(struct tui_pen *p, int x) {
     const struct engine_recipe_info *r = engine_recipe_info(p->st->opt.sc.recipe);
     const char *w = r->weights == 2 ? "BF16" : r->weights == 4 ? "FP32" : NULL;
-    char buf[96], num[16];
+    char buf[96], num[16], g[16];
     if (!w) {
-        snprintf(num, sizeof(num), "%g B", r->weights);
+        engine_format(i18n_numfmt(false), ENGINE_UNIT_BYTE_SIZE, r->weights, num, sizeof(num));
         w = num;
     }
     if (tui_printw(buf, sizeof(buf), _("%s via %s"), w, r->id) > p->iw - x &&
         tui_printw(buf, sizeof(buf), _("%s (recipe)"), w) > p->iw - x)
         snprintf(buf, sizeof(buf), "%s", w);
     tui_pen_field(p, 0, x, TUI_F_WFORMAT, buf);
-    snprintf(buf, sizeof(buf), "%g b/w", r->weights * 8);
+    format_plain(r->weights * 8, g, sizeof(g));
+    snprintf(buf, sizeof(buf), "%s b/w", g);
     tui_pen_text(p, 1, 0, TUI_ROLE_VALUE, buf);
     const char *why = _("set by the optimizer recipe");
     if (tui_width(why) > p->iw)
@@ -164,15 +171,17 @@ static void draw_format_recipe(struct tui_pen *p, int x) {
  * when the sum needs them (4.125, 6.5625), at most three past that
  * (NF4 double quant: 4.127). */
 static void format_bits(double eff, char *buf, size_t len) {
+    const struct engine_numfmt *nf = i18n_numfmt(false);
     for (int d = 2; d <= 4; d++) {
         double k = pow(10, d);
         if (fabs(eff * k - round(eff * k)) < 1e-9) {
-            snprintf(buf, len, "%.*f", d, eff);
+            engine_format_fixed(nf, eff, d, buf, len);
             return;
         }
     }
-    snprintf(buf, len, "%.3f", eff);
+    engine_format_fixed(nf, eff, 3, buf, len);
 }
+
 
 /* A format's bits per weight spelled out so that the terms add up to the
  * figure: bits + scale/block (+ zero/block) (+ super scale/super block) =
@@ -181,28 +190,32 @@ static void format_bits(double eff, char *buf, size_t len) {
  * scale and zero, then leave the result alone: never a formula whose
  * terms are not all there. */
 static void format_formula(const struct engine_format *f, int room, char *buf, size_t len) {
-    char effs[16], terms[3][96];
+    char effs[16], terms[3][96], b[16], sc[16], z[16], sz[16], ss[16];
     format_bits(engine_format_bits(f), effs, sizeof(effs));
+    format_plain(f->bits, b, sizeof(b));
     if (f->block == 0 && f->super_block == 0) {
-        snprintf(buf, len, "%g b/w", f->bits); /* "16 b/w" */
+        snprintf(buf, len, "%s b/w", b); /* "16 b/w" */
         return;
     }
+    format_plain(f->scale_bits, sc, sizeof(sc));
+    format_plain(f->zero_bits, z, sizeof(z));
+    format_plain(f->scale_bits + f->zero_bits, sz, sizeof(sz));
+    format_plain(f->super_scale_bits, ss, sizeof(ss));
     /* terms[0]: spaced; [1]: tight; [2]: tight, scale and zero merged. */
     for (int form = 0; form < 3; form++) {
         const char *plus = form == 0 ? " + " : "+";
         char *t = terms[form];
-        size_t n = (size_t)snprintf(t, sizeof(terms[form]), "%g", f->bits);
+        size_t n = (size_t)snprintf(t, sizeof(terms[form]), "%s", b);
         if (f->block > 0 && (f->scale_bits > 0 || f->zero_bits > 0)) {
             if (form == 2 || f->zero_bits == 0)
-                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus,
-                                      f->scale_bits + f->zero_bits, f->block);
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%s/%u", plus, sz,
+                                      f->block);
             else
-                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u%s%g/%u", plus,
-                                      f->scale_bits, f->block, plus, f->zero_bits, f->block);
+                n += (size_t)snprintf(t + n, sizeof(terms[form]) - n, "%s%s/%u%s%s/%u", plus,
+                                      sc, f->block, plus, z, f->block);
         }
         if (f->super_block > 0 && n < sizeof(terms[form]))
-            snprintf(t + n, sizeof(terms[form]) - n, "%s%g/%u", plus, f->super_scale_bits,
-                     f->super_block);
+            snprintf(t + n, sizeof(terms[form]) - n, "%s%s/%u", plus, ss, f->super_block);
     }
     /* (The lengths are checked: a cut formula is never shown.) */
     if ((size_t)snprintf(buf, len, "%s = %s b/w", terms[0], effs) < len && tui_width(buf) <= room)
@@ -259,7 +272,9 @@ static void draw_format_file(struct tui_pen *p, int x) {
     if (tui_width(line) > p->iw) {
         /* "4.85 bits per weight" -> "4.85 b/w" */
         double b = mf->params > 0 ? mf->bytes * 8.0 / mf->params : 0;
-        snprintf(line, sizeof(line), "%.2f b/w", b);
+        char bs[16];
+        engine_format_fixed(i18n_numfmt(false), b, 2, bs, sizeof(bs));
+        snprintf(line, sizeof(line), "%s b/w", bs);
     }
     tui_pen_text(p, y, 0, TUI_ROLE_DIM, line);
     int kx = tui_pen_text(p, 4, 0, TUI_ROLE_LABEL, _("KV      "));
@@ -295,7 +310,7 @@ void tui_draw_format(struct tui_pen *p) {
     tui_pen_field(p, 1, x, TUI_F_GROUP, buf);
 
     format_formula(f, p->iw, buf, sizeof(buf));
-    tui_pen_text(p, 2, 0, TUI_ROLE_VALUE, buf);
+    tui_pen_figure(p, 2, 0, TUI_ROLE_VALUE, ENGINE_KEY_BITS_PER_WEIGHT, buf);
 
     x = tui_pen_text(p, 3, 0, TUI_ROLE_LABEL, _("KV      "));
     const struct engine_format *kv = &sc->kv_format;
@@ -333,9 +348,13 @@ void tui_draw_gpu(struct tui_pen *p) {
     show_focus(p, line_of, 2, TUI_F_GPU);
 
     snprintf(buf, sizeof(buf), "%s%u", g->times, st->opt.sc.gpus);
-    int cw = tui_width(buf);
-    tui_pen_field(p, 0, 0, TUI_F_GPU, gpu->name[0] ? gpu->name : gpu->id);
-    tui_pen_field(p, 0, p->iw - cw > 10 ? p->iw - cw : 10, TUI_F_GPUS, buf);
+    int cw = tui_width(buf), cx = p->iw - cw > 10 ? p->iw - cw : 10;
+    /* The name shortened at a word to leave the count its room (never
+     * "GeForce RTX 306x1"). */
+    char nm[ENGINE_NAME_MAX];
+    tui_pen_field(p, 0, 0, TUI_F_GPU,
+                  tui_fit_name(gpu->name[0] ? gpu->name : gpu->id, cx - 1, nm, sizeof(nm)));
+    tui_pen_field(p, 0, cx, TUI_F_GPUS, buf);
 
     /* Calibrated (Measure pane: a, or --measured-bw/--measured-flops): the
      * measured figures are the ones used; the data sheet's become a note. */
@@ -345,7 +364,10 @@ void tui_draw_gpu(struct tui_pen *p) {
     if (tui_printw(buf, sizeof(buf), "%s %s %s", a, g->dot, b) > p->iw &&
         tui_printw(buf, sizeof(buf), "%s, %s", a, b) > p->iw)
         tight_pair(buf, sizeof(buf), a, b);
-    tui_pen_text(p, 1, 0, TUI_ROLE_LABEL, buf);
+    tui_pen_figure(p, 1, 0, TUI_ROLE_LABEL,
+                   tui_lecture_cites(&st->lx, ENGINE_KEY_BANDWIDTH) ? ENGINE_KEY_BANDWIDTH
+                                                                    : ENGINE_KEY_CAPACITY,
+                   buf);
     if (mbw > 0) /* the measured rate in the calibrated colour */
         tui_pen_text(p, 1, tui_width(buf) - tui_width(strrchr(buf, ' ') + 1), TUI_ROLE_WARN,
                      strrchr(buf, ' ') + 1);
@@ -362,7 +384,7 @@ void tui_draw_gpu(struct tui_pen *p) {
     } else if (fl > 0) {
         report_flops(fl, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", a, engine_compute_name(c));
-        tui_pen_text(p, 2, 0, TUI_ROLE_LABEL, buf);
+        tui_pen_figure(p, 2, 0, TUI_ROLE_LABEL, ENGINE_KEY_PEAK_FLOPS, buf);
     } else {
         report_flops(gpu->flops[ENGINE_COMPUTE_FP16], a, sizeof(a));
         snprintf(buf, sizeof(buf), _("%s FP16 (no %s)"), a, engine_compute_name(c));
@@ -443,7 +465,7 @@ void tui_draw_layout(struct tui_pen *p) {
         tui_pen_field(p, 3, x, TUI_F_EP, buf);
     }
 
-    x = tui_pen_field(p, 4, 0, TUI_F_RECOMPUTE, engine_recompute_name(sc->recompute));
+    x = tui_pen_field(p, 4, 0, TUI_F_RECOMPUTE, _(engine_recompute_name(sc->recompute)));
     x += tui_pen_text(p, 4, x, TUI_ROLE_LABEL, " ");
     const struct engine_recipe_info *ri = engine_recipe_info(sc->recipe);
     tui_pen_field(p, 4, x, TUI_F_RECIPE, ri ? ri->id : "?");
@@ -575,38 +597,47 @@ static const char *const tui_segments_short[TUI_SEGMENTS] = {
     N_("w"), N_("KV"), N_("act"), N_("grad"), N_("mstr"), N_("opt"), N_("buf"), N_("res")};
 
 /* The legend text of segment s ("reserve 1.00", or "res 1.00"); false
- * when the segment is not shown. */
+ * when the segment is not shown. bare (the narrowest form): every part as
+ * a number of GB or GiB, the total's unit ("res 0.931", not "res 953.7
+ * MiB"), so that all the parts fit and add up to the total. */
 static bool legend_item(const struct tui_state *st, const double *seg, int s, bool brief,
-                        char *buf, size_t len) {
+                        bool bare, char *buf, size_t len) {
     char a[32];
     if (!(seg[s] > 0) && !(st->focus[TUI_PANE_MEMORY] == tui_segments[s].field &&
                            tui_field_applies(st, tui_segments[s].field)))
         return false;
+    char num[32], unit[16];
+    if (bare) {
+        double per = st->opt.units == UNITS_GIB ? 1073741824.0 : 1e9;
+        report_value(seg[s] / per, ENGINE_UNIT_NUMBER, st->opt.units, a, sizeof(a));
+        snprintf(buf, len, "%s %s", _(tui_segments_short[s]), a);
+        return true;
+    }
     report_bytes(seg[s], st->opt.units, a, sizeof(a));
     /* "19.9 GB" -> "19.9" to keep the legend short; units on the total. */
-    char *sp = strchr(a, ' ');
-    if (sp && strcmp(sp + 1, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
-        *sp = '\0';
+    report_split_unit(a, num, sizeof(num), unit, sizeof(unit));
+    if (strcmp(unit, st->opt.units == UNITS_GIB ? "GiB" : "GB") == 0)
+        snprintf(a, sizeof(a), "%s", num);
     snprintf(buf, len, "%s %s", brief ? _(tui_segments_short[s]) : _(tui_segments[s].label), a);
     return true;
 }
 
 /* Columns the legend takes (each item: fill, space, text, two spaces). */
-static int legend_width(const struct tui_state *st, const double *seg, bool brief) {
+static int legend_width(const struct tui_state *st, const double *seg, bool brief, bool bare) {
     char buf[64];
     int w = 0;
     for (int s = 0; s < TUI_SEGMENTS; s++)
-        if (legend_item(st, seg, s, brief, buf, sizeof(buf)))
+        if (legend_item(st, seg, s, brief, bare, buf, sizeof(buf)))
             w += tui_width(buf) + (brief ? 3 : 4);
     return w;
 }
 
 /* Draw the legend on a content line; returns the columns used. */
-static int draw_legend(struct tui_pen *p, int line, const double *seg, bool brief) {
+static int draw_legend(struct tui_pen *p, int line, const double *seg, bool brief, bool bare) {
     char buf[64];
     int x = 0;
     for (int s = 0; s < TUI_SEGMENTS; s++) {
-        if (!legend_item(p->st, seg, s, brief, buf, sizeof(buf)))
+        if (!legend_item(p->st, seg, s, brief, bare, buf, sizeof(buf)))
             continue;
         if (x + tui_width(buf) + 2 > p->iw)
             break;
@@ -654,7 +685,7 @@ void tui_draw_memory(struct tui_pen *p) {
     snprintf(b, sizeof(b), _(" of %s"), a);
     int rw = tui_pen_width(p, b);
     tui_draw_bar(p, 0, 0, p->iw - rw - 1, e);
-    tui_pen_text(p, 0, p->iw - rw, TUI_ROLE_LABEL, b);
+    tui_pen_figure(p, 0, p->iw - rw, TUI_ROLE_LABEL, ENGINE_KEY_CAPACITY, b);
 
     /* Legend (fields) and verdict; in a two-line pane the verdict wins
      * unless the legend has focus. */
@@ -669,10 +700,13 @@ void tui_draw_memory(struct tui_pen *p) {
      * moves after the verdict before a part is dropped. */
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), _("total %s"), a);
+    /* Forms: long labels with the total; short ones with it; short ones,
+     * the total after the verdict; every part a bare number of the total's
+     * unit, the total after the verdict. */
     int tw = tui_pen_width(p, buf) + 1, form = 0;
-    while (form < 3 && legend_width(st, seg, form > 0) + (form < 2 ? tw : 0) > p->iw)
+    while (form < 3 && legend_width(st, seg, form > 0, form > 2) + (form < 2 ? tw : 0) > p->iw)
         form++;
-    int x = draw_legend(p, ll, seg, form > 0);
+    int x = draw_legend(p, ll, seg, form > 0, form > 2);
     report_bytes(e->memory.total, st->opt.units, a, sizeof(a));
     snprintf(buf, sizeof(buf), _("total %s"), a);
     bool total_shown = x + tui_pen_width(p, buf) <= p->iw;

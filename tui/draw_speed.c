@@ -19,11 +19,9 @@
 #include "tui/i18n.h"
 #include "tui/report.h"
 
-/* "876 tok/s" with thousands separators. */
-static void rate(double v, char *buf, size_t len) {
-    char n[32];
-    report_number(v, n, sizeof(n));
-    snprintf(buf, len, _("%s tok/s"), n);
+/* A figure of the registry as the reader reads it ("876 tok/s"). */
+static void figure(const struct tui_state *st, enum engine_key k, char *buf, size_t len) {
+    report_figure(&st->opt.sc, &st->est, k, st->opt.units, buf, len);
 }
 
 /* A read-out line: label, then the field's value at column vx. */
@@ -230,7 +228,7 @@ void tui_draw_speed(struct tui_pen *p) {
         if (f >= 0 && f < 7)
             tui_pen_show(p, line_of[f]);
         bool mem_binds = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
-        rate(e->decode_tokens_per_s_memory_bound, a, sizeof(a));
+        figure(st, ENGINE_KEY_DECODE_MEMORY_BOUND, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
         /* calibrated (Measure pane: a, or --measured-bw): the label says so */
         bool mbw = st->opt.sc.measured_bytes_per_s > 0, mfl = st->opt.sc.measured_flop_per_s > 0;
@@ -240,7 +238,7 @@ void tui_draw_speed(struct tui_pen *p) {
                 vx, buf);
         if (mem_binds && !p->masked)
             tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
-        rate(e->decode_tokens_per_s_compute_bound, a, sizeof(a));
+        figure(st, ENGINE_KEY_DECODE_COMPUTE_BOUND, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
         readout(p, 1, TUI_F_DECODE_COMPUTE,
                 mfl ? (vx >= 15 ? _("compute, meas.") : _("compute*"))
@@ -248,22 +246,21 @@ void tui_draw_speed(struct tui_pen *p) {
                 vx, buf);
         if (!mem_binds && !p->masked)
             tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
-        rate(e->decode_tokens_per_s, a, sizeof(a));
+        figure(st, ENGINE_KEY_DECODE_TOKENS, a, sizeof(a));
         readout(p, 2, TUI_F_DECODE, _("decode"), vx, a);
-        report_number(e->decode_tokens_per_s_per_sequence, a, sizeof(a));
-        snprintf(buf, sizeof(buf), _("%s tok/s"), a);
+        figure(st, ENGINE_KEY_DECODE_PER_SEQUENCE, buf, sizeof(buf));
         readout(p, 3, TUI_F_PER_SEQ, vx >= 15 ? _("per sequence") : _("per seq"), vx, buf);
         /* What a served request sees: each next token (TPOT, the inverse of
          * the per-sequence rate) and the first (TTFT, after its prefill). */
         int x = vx + tui_pen_width(p, buf) + 2;
-        report_seconds(e->serving.tpot_s, a, sizeof(a));
+        figure(st, ENGINE_KEY_SERVING_TPOT, a, sizeof(a));
         snprintf(buf, sizeof(buf), _("TPOT %s"), a);
         if (x + tui_pen_width(p, buf) <= p->iw)
             tui_pen_field(p, 3, x, TUI_F_TPOT, buf);
-        report_seconds(e->prefill_seconds, a, sizeof(a));
+        figure(st, ENGINE_KEY_PREFILL, a, sizeof(a));
         readout(p, 4, TUI_F_PREFILL, _("prefill"), vx, a);
         x = vx + tui_pen_width(p, a) + 2;
-        report_seconds(e->serving.ttft_s, a, sizeof(a));
+        figure(st, ENGINE_KEY_SERVING_TTFT, a, sizeof(a));
         snprintf(buf, sizeof(buf), _("TTFT %s"), a);
         if (x + tui_pen_width(p, buf) <= p->iw)
             tui_pen_field(p, 4, x, TUI_F_TTFT, buf);
@@ -275,9 +272,9 @@ void tui_draw_speed(struct tui_pen *p) {
     int f = (int)st->focus[TUI_PANE_SPEED] - TUI_F_TRAIN_STEP;
     if (f >= 0 && f < 5)
         tui_pen_show(p, tline_of[f]);
-    report_seconds(e->train_step_seconds, a, sizeof(a));
+    figure(st, ENGINE_KEY_TRAIN_STEP, a, sizeof(a));
     readout(p, 0, TUI_F_TRAIN_STEP, _("step"), vx, a);
-    report_percent(e->train_bubble_fraction, a, sizeof(a));
+    figure(st, ENGINE_KEY_TRAIN_BUBBLE, a, sizeof(a));
     readout(p, 1, TUI_F_TRAIN_BUBBLE, _("bubble"), vx, a);
     train_days_line(p, vx);
     report_number(e->train_gpu_hours, a, sizeof(a));
@@ -287,16 +284,16 @@ void tui_draw_speed(struct tui_pen *p) {
     else
         snprintf(a, sizeof(a), _("no price"));
     readout(p, 4, TUI_F_TRAIN_COST, _("cost"), vx, a);
-    report_flops(e->train_flops_per_token, a, sizeof(a));
-    char *s = strstr(a, "/s");
-    if (s)
-        *s = '\0';
+    char mfu[24], hfu[24];
+    figure(st, ENGINE_KEY_TRAIN_FLOPS_PER_TOKEN, a, sizeof(a));
+    figure(st, ENGINE_KEY_TRAIN_MFU, mfu, sizeof(mfu));
+    figure(st, ENGINE_KEY_TRAIN_HFU, hfu, sizeof(hfu));
     /* MFU end to end: the user's, or the one vramlab predicts; HFU counts
      * the recomputed forward too. */
     snprintf(buf, sizeof(buf),
-             st->opt.sc.mfu > 0 ? _("%s per token %s MFU %.0f%% (given), HFU %.0f%%")
-                                : _("%s per token %s MFU %.0f%% (predicted), HFU %.0f%%"),
-             a, g->dot, e->train_mfu * 100, e->train_hfu * 100);
+             st->opt.sc.mfu > 0 ? _("%s per token %s MFU %s (given), HFU %s")
+                                : _("%s per token %s MFU %s (predicted), HFU %s"),
+             a, g->dot, mfu, hfu);
     tui_pen_text(p, 5, 0, TUI_ROLE_DIM, buf);
 }
 

@@ -23,9 +23,17 @@
 #define VRAMLAB_LOCALEDIR "/usr/local/share/locale"
 #endif
 
-/* The user's decimal point and thousands separator ("." and "," in C). */
+/* The user's decimal point and thousands separator ("." and "," in C),
+ * and the space between a number and its unit (a no-break space in a
+ * UTF-8 locale, so "350 GB/s" never breaks across lines). */
 static char i18n_point[8] = ".";
 static char i18n_sep[8] = ",";
+static char i18n_space[8] = " ";
+
+/* gettext for the formatter's unit words. */
+static const char *i18n_translate(const char *msgid) {
+    return _(msgid);
+}
 
 /* Whether the running program is the build tree's (not an installed one). */
 static bool i18n_in_build_tree(void) {
@@ -59,6 +67,9 @@ void i18n_init(const char *argv0) {
         snprintf(i18n_sep, sizeof(i18n_sep), " ");
     if ((unsigned char)i18n_point[0] >= 0x80)
         snprintf(i18n_point, sizeof(i18n_point), ".");
+    const char *codeset = nl_langinfo(CODESET);
+    if (codeset && (!strcmp(codeset, "UTF-8") || !strcmp(codeset, "utf8")))
+        snprintf(i18n_space, sizeof(i18n_space), "\xc2\xa0");
     setlocale(LC_NUMERIC, "C");
 #ifdef ENABLE_NLS
     const char *dir = VRAMLAB_LOCALEDIR;
@@ -75,30 +86,16 @@ void i18n_init(const char *argv0) {
 #endif
 }
 
-/* Swap '.' and ',' for the locale's characters (see header). */
-void i18n_number(char *buf, size_t len) {
-    char out[256];
-    size_t o = 0;
-    if (strcmp(i18n_point, ".") == 0 && strcmp(i18n_sep, ",") == 0)
-        return;
-    for (const char *s = buf; *s && o + 8 < sizeof(out); s++) {
-        /* Only between digits: "1.5" and "1,234", not "e.g." or "x, y". */
-        bool digits = s > buf && s[-1] >= '0' && s[-1] <= '9' && s[1] >= '0' && s[1] <= '9';
-        const char *rep = NULL;
-        if (digits && *s == '.')
-            rep = i18n_point;
-        else if (digits && *s == ',')
-            rep = i18n_sep;
-        if (rep) {
-            size_t rl = strlen(rep);
-            memcpy(out + o, rep, rl);
-            o += rl;
-        } else {
-            out[o++] = *s;
-        }
-    }
-    out[o] = '\0';
-    snprintf(buf, len, "%s", out);
+/* The formatter's conventions for this reader (see header). */
+const struct engine_numfmt *i18n_numfmt(bool binary) {
+    static struct engine_numfmt f[2];
+    struct engine_numfmt *p = &f[binary ? 1 : 0];
+    p->binary = binary;
+    p->point = i18n_point;
+    p->group = i18n_sep;
+    p->space = i18n_space;
+    p->translate = i18n_translate;
+    return p;
 }
 
 /* The language of messages: LANGUAGE first, then LC_MESSAGES. */

@@ -8,16 +8,21 @@
  *
  * Numbers: the process keeps LC_NUMERIC "C" at all times, so that every
  * parser (options, YAML, JSON) and the JSON writer read and write '.'.
- * Human-readable figures are localised after formatting by i18n_number(),
- * which swaps the decimal point and the thousands separator for the
- * locale's (es_ES: "1.234,5"); the C locale leaves them as they are.
+ * Human-readable figures are written by the one formatter
+ * (engine/format.h) with the conventions i18n_numfmt() gives: the
+ * locale's decimal point and thousands separator (es_ES: "1.234,5"), a
+ * no-break space before a unit in a UTF-8 locale, unit words through
+ * gettext.
  */
 #ifndef VRAMLAB_I18N_H
 #define VRAMLAB_I18N_H
 
 #include "config.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "engine/format.h"
 
 #ifdef ENABLE_NLS
 #include <libintl.h>
@@ -33,9 +38,11 @@
  * it, else the installed localedir. Call once, first thing in main(). */
 void i18n_init(const char *argv0);
 
-/* Localise a formatted number in place: '.' and ',' become the locale's
- * decimal point and thousands separator (nothing happens in C/English). */
-void i18n_number(char *buf, size_t len);
+/* The reader's conventions for engine_format(): the locale's decimal mark
+ * and thousands separator, a no-break space between a number and its unit
+ * in a UTF-8 locale (a plain space otherwise), unit words through
+ * gettext; memory in GiB when binary. Before i18n_init: the C locale's. */
+const struct engine_numfmt *i18n_numfmt(bool binary);
 
 /* Display cells of UTF-8 text, whatever the locale: one per character,
  * two for a wide (East Asian, emoji) one, none for a combining mark or a

@@ -10,7 +10,9 @@
  */
 #include "tui/lecture_ui.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui/i18n.h"
@@ -69,6 +71,36 @@ static enum tui_pane lecture_pane(const struct tui_state *st, enum lesson_pane p
     return tp;
 }
 
+/* Render step i's caption and question for this reader (lesson_text.h):
+ * the figures of the step's own scenario, in the session's units. */
+static void lecture_render(struct tui_lecture *lx, struct tui_state *st, size_t i) {
+    const struct lesson_step *s = lesson_step(&lx->lesson, i);
+    const struct engine_numfmt *f = i18n_numfmt(st->opt.units == UNITS_GIB);
+    struct engine_estimate e;
+    if (!s)
+        return;
+    engine_estimate(&s->options.sc, &e);
+    lesson_text_render(f, &s->options.sc, &e, lx->lesson.language, s->caption, lx->caption,
+                       sizeof(lx->caption));
+    lx->question[0] = '\0';
+    if (s->question)
+        lesson_text_render(f, &s->options.sc, &e, lx->lesson.language, s->question,
+                           lx->question, sizeof(lx->question));
+    lx->rendered_step = i;
+    lx->rendered_units = st->opt.units;
+    st->lx.caption = lx->caption;
+    st->lx.question = s->question ? lx->question : NULL;
+}
+
+/* Render again after the units changed (see header). */
+unsigned tui_lecture_sync(struct tui_lecture *lx, struct tui_state *st) {
+    if (!lx->has_lesson || !st->lx.lesson ||
+        (lx->rendered_units == st->opt.units && lx->rendered_step == st->lx.step))
+        return 0;
+    lecture_render(lx, st, st->lx.step);
+    return TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+}
+
 /* Show step i (see header). */
 unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i) {
     if (!lx->has_lesson)
@@ -77,18 +109,27 @@ unsigned tui_lecture_goto(struct tui_lecture *lx, struct tui_state *st, size_t i
     if (i >= n)
         i = n - 1;
     const struct lesson_step *s = lesson_step(&lx->lesson, i);
-    unsigned dirty = tui_lecture_set_scenario(st, &s->options);
+    /* The reader's units are the session's: a step does not change them. */
+    struct options so = s->options;
+    so.units = st->opt.units;
+    unsigned dirty = tui_lecture_set_scenario(st, &so);
     st->lx.lesson = true;
     st->lx.step = i;
     st->lx.n_steps = n;
     st->lx.step_title = s->title;
-    st->lx.caption = s->caption;
+    st->lx.cites = s->cites;
+    lecture_render(lx, st, i);
+    if (lx->keep && lesson_progress_write(lx->progress, i, n) != 0) {
+        /* Once: the next start will not resume here. */
+        lx->keep = false;
+        snprintf(st->message, sizeof(st->message), _("the lesson's step is not kept: %.60s: %s"),
+                 lx->progress, strerror(errno));
+    }
     st->lx.caption_page = 0;
     st->lx.caption_pages = 1;
     st->lx.off_step = false;
     st->overlay = TUI_OVERLAY_NONE;
     /* A question step asks first: its panes' figures are '?' until n. */
-    st->lx.question = s->question;
     st->lx.revealed = false;
     st->lx.hide = 0;
     for (int p = LESSON_PANE_MODEL; p < LESSON_PANE_COUNT; p++) {
@@ -144,6 +185,38 @@ int tui_lecture_open(struct tui_lecture *lx, struct tui_state *st, const char *n
     return 0;
 }
 
+/* Keep the step between sessions and resume (see header). */
+unsigned tui_lecture_keep(struct tui_lecture *lx, struct tui_state *st, bool fresh) {
+    char err[256];
+    unsigned dirty = 0;
+    if (!lx->has_lesson)
+        return 0;
+    lx->keep = false;
+    if (lesson_progress_path(lx->lesson.path, lx->progress, sizeof(lx->progress), false, err,
+                             sizeof(err)) != 0) {
+        snprintf(st->message, sizeof(st->message), _("the lesson's step is not kept: %s"), err);
+        return TUI_DIRTY_REPAINT;
+    }
+    long kept = fresh ? -1 : lesson_progress_read(lx->progress);
+    /* The directory is made only now, when there is something to keep. */
+    if (lesson_progress_path(lx->lesson.path, lx->progress, sizeof(lx->progress), true, err,
+                             sizeof(err)) != 0) {
+        snprintf(st->message, sizeof(st->message), _("the lesson's step is not kept: %s"), err);
+        return TUI_DIRTY_REPAINT;
+    }
+    lx->keep = true;
+    if (kept > 0 && (size_t)kept < lesson_count(&lx->lesson)) {
+        dirty = tui_lecture_goto(lx, st, (size_t)kept);
+        if (!st->message[0])
+            snprintf(st->message, sizeof(st->message),
+                     _("resumed at step %ld/%zu (: 1 Enter or --fresh starts over)"), kept + 1,
+                     lesson_count(&lx->lesson));
+    } else {
+        dirty = tui_lecture_goto(lx, st, st->lx.step);
+    }
+    return dirty;
+}
+
 /* Put the first line of a multi-line message into the status line. */
 static void lecture_message(struct tui_state *st, const char *text) {
     size_t n = strcspn(text, "\n");
@@ -194,10 +267,51 @@ static unsigned lecture_load(struct tui_lecture *lx, struct tui_state *st) {
     return dirty;
 }
 
+/* Go to the step the goto prompt holds (1-based). */
+static unsigned lecture_goto_typed(struct tui_lecture *lx, struct tui_state *st) {
+    char *end;
+    const char *t = st->lx.prompt_text;
+    unsigned long k = strtoul(t, &end, 10);
+    st->lx.prompt = TUI_PROMPT_NONE;
+    if (!*t || *end || k < 1 || k > st->lx.n_steps) {
+        snprintf(st->message, sizeof(st->message), _("no step '%.20s': the lesson has steps 1 to %zu"),
+                 t, st->lx.n_steps);
+        return TUI_DIRTY_REPAINT;
+    }
+    st->message[0] = '\0';
+    return tui_lecture_goto(lx, st, k - 1) | TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
+}
+
 /* A key while the prompt is open: edit, Enter acts, Esc cancels. */
 static unsigned lecture_prompt_key(struct tui_lecture *lx, struct tui_state *st, int key) {
     char *t = st->lx.prompt_text;
     size_t n = strlen(t);
+    if (st->lx.prompt == TUI_PROMPT_QUIT) {
+        st->lx.prompt = TUI_PROMPT_NONE;
+        if (key == 'y' || key == 'Y' || key == 'q')
+            st->quit = true;
+        else
+            st->message[0] = '\0';
+        return TUI_DIRTY_REPAINT;
+    }
+    if (st->lx.prompt == TUI_PROMPT_GOTO) {
+        if (key == TUI_KEY_ENTER)
+            return lecture_goto_typed(lx, st);
+        if (key == TUI_KEY_ESC) {
+            st->lx.prompt = TUI_PROMPT_NONE;
+            return TUI_DIRTY_REPAINT;
+        }
+        if (key == TUI_KEY_BACKSPACE && n > 0) {
+            t[n - 1] = '\0';
+            return TUI_DIRTY_REPAINT;
+        }
+        if (key >= '0' && key <= '9' && n < 6) {
+            t[n] = (char)key;
+            t[n + 1] = '\0';
+            return TUI_DIRTY_REPAINT;
+        }
+        return 0;
+    }
     if (st->lx.prompt == TUI_PROMPT_OVERWRITE) {
         if (key == 'y' || key == 'Y') {
             lecture_save(lx, st, true);
@@ -281,17 +395,25 @@ static void lecture_reveal(struct tui_lecture *lx, struct tui_state *st) {
         lecture_reopen_explain(lx, st);
 }
 
-/* Step keys of a lesson: +1, -1, or 0 when the key is not one. */
-static int lecture_step_dir(int key) {
+/* Step keys of a lesson: +1, -1, or 0 when the key is not one. The
+ * arrows step in presentation mode (a clicker may send them); on the panes
+ * they edit the focused field, as everywhere in the explorer. */
+static int lecture_step_dir(const struct tui_state *st, int key) {
     switch (key) {
     case 'n':
     case ' ':
     case TUI_KEY_PGDN:
+    case TUI_KEY_SRIGHT:
         return 1;
     case 'p':
     case TUI_KEY_BACKSPACE:
     case TUI_KEY_PGUP:
+    case TUI_KEY_SLEFT:
         return -1;
+    case TUI_KEY_RIGHT:
+        return st->lx.present ? 1 : 0;
+    case TUI_KEY_LEFT:
+        return st->lx.present ? -1 : 0;
     default:
         return 0;
     }
@@ -305,7 +427,7 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
     }
     if (st->overlay == TUI_OVERLAY_PICKER || key == TUI_KEY_RESIZE)
         return false;
-    int dir = lx->has_lesson ? lecture_step_dir(key) : 0;
+    int dir = lx->has_lesson ? lecture_step_dir(st, key) : 0;
     if (dir != 0) {
         /* Stepping works over help and explain too: a clicker only clicks. */
         size_t i = st->lx.step;
@@ -342,20 +464,33 @@ bool tui_lecture_key(struct tui_lecture *lx, struct tui_state *st, int key, unsi
         return true;
     }
     if (st->overlay != TUI_OVERLAY_NONE) {
-        /* The lesson's keys work whatever overlay is open: r, F, and q
-         * (the explanation a step opened sits beside the bar, it is not a
-         * dialog; help still closes with q). Everything else is the
-         * overlay's. */
-        bool lesson_key = key == 'F' || (lx->has_lesson && key == 'r') ||
-                          (lx->has_lesson && key == 'q' && st->overlay == TUI_OVERLAY_EXPLAIN);
+        /* The lesson's keys work whatever overlay is open: r, F, : and g.
+         * q and Esc close the overlay (the state machine's), never the
+         * lesson. Everything else is the overlay's. */
+        bool lesson_key = key == 'F' ||
+                          (lx->has_lesson && (key == 'r' || key == ':' || key == 'g'));
         if (!lesson_key)
             return false;
     }
     switch (key) {
     case 'q':
-        if (st->overlay == TUI_OVERLAY_NONE)
-            return false; /* the state machine quits (and saves) as always */
-        st->quit = true;
+    case TUI_KEY_ESC:
+        /* Without a lesson the state machine quits (and saves) as always;
+         * Esc cancels a running measurement there first. */
+        if (!lx->has_lesson || (key == TUI_KEY_ESC && st->measure.status == TUI_MEASURE_RUNNING))
+            return false;
+        st->lx.prompt = TUI_PROMPT_QUIT;
+        st->lx.prompt_text[0] = '\0';
+        *dirty |= TUI_DIRTY_REPAINT;
+        return true;
+    case ':':
+    case 'g':
+        if (!lx->has_lesson)
+            return false;
+        st->lx.prompt = TUI_PROMPT_GOTO;
+        st->lx.prompt_text[0] = '\0';
+        st->message[0] = '\0';
+        *dirty |= TUI_DIRTY_REPAINT;
         return true;
     case 'r':
         if (!lx->has_lesson)

@@ -14,6 +14,8 @@
 #include "tui/lesson.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,7 @@ static const char *const lesson_pane_names[LESSON_PANE_COUNT] = {
 /* The keys of the top level and of a step. */
 static const char *const lesson_top_keys[] = {"title", "language", "steps"};
 static const char *const lesson_step_keys[] = {"title", "scenario", "caption", "pane",
-                                               "explain", "question", "hide"};
+                                               "explain", "question", "hide", "notes"};
 
 /* What a load is working with. */
 struct lesson_ctx {
@@ -81,6 +83,7 @@ void lesson_free(struct lesson *l) {
         free((char *)l->steps[i].title);
         free((char *)l->steps[i].caption);
         free((char *)l->steps[i].question);
+        free((char *)l->steps[i].notes);
     }
     free(l->steps);
     free(l->path);
@@ -305,9 +308,50 @@ static void lesson_hide(struct lesson_ctx *x, yaml_node_t *v, struct lesson_step
     }
 }
 
+/* Check a text's figure references and quotations against the step's
+ * scenario (lesson_text.h), reporting at the text's node. */
+static void lesson_refs(struct lesson_ctx *x, yaml_node_t *v, const char *key, const char *text,
+                        const struct lesson_step *st) {
+    struct lesson_text_problem p;
+    if (lesson_text_check(&st->options.sc, text, &p) == 0)
+        return;
+    switch (p.code) {
+    case LESSON_TEXT_UNKNOWN:
+        if (p.closest)
+            lesson_error(x, v, key, "unknown figure {%.*s}; did you mean {%s}?", (int)p.n, p.path,
+                         p.closest);
+        else
+            lesson_error(x, v, key,
+                         "unknown figure {%.*s}; expected a key of vramlab plan --json "
+                         "({memory.weights}) or a scenario input ({scenario.context})",
+                         (int)p.n, p.path);
+        break;
+    case LESSON_TEXT_NOT_APPLY:
+        lesson_error(x, v, key, "expected a figure that applies in %s mode, found {%.*s}",
+                     engine_mode_name(st->options.sc.mode), (int)p.n, p.path);
+        break;
+    case LESSON_TEXT_BRACE:
+        lesson_error(x, v, key, "expected } after {, found none (write {{ for a brace)");
+        break;
+    case LESSON_TEXT_QUOTE_NESTED:
+        lesson_error(x, v, key, "expected %s before the next %s (quotations do not nest)",
+                     LESSON_QUOTE_CLOSE, LESSON_QUOTE_OPEN);
+        break;
+    case LESSON_TEXT_QUOTE_OPEN:
+        lesson_error(x, v, key, "expected %s to close the quotation, found none",
+                     LESSON_QUOTE_CLOSE);
+        break;
+    default:
+        lesson_error(x, v, key, "expected %s before %s, found none", LESSON_QUOTE_OPEN,
+                     LESSON_QUOTE_CLOSE);
+        break;
+    }
+}
+
 /* Check one step and fill st; errors are counted in x. */
 static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct lesson_step *st) {
-    enum { K_TITLE, K_SCENARIO, K_CAPTION, K_PANE, K_EXPLAIN, K_QUESTION, K_HIDE, K_COUNT };
+    enum { K_TITLE, K_SCENARIO, K_CAPTION, K_PANE, K_EXPLAIN, K_QUESTION, K_HIDE, K_NOTES,
+           K_COUNT };
     yaml_node_t *v[K_COUNT], *k[K_COUNT];
     bool scenario_ok = false;
     char buf[64];
@@ -353,6 +397,20 @@ static void lesson_parse_step(struct lesson_ctx *x, yaml_node_t *node, struct le
     if (v[K_QUESTION] &&
         (s = lesson_text(x, v[K_QUESTION], "question", N_("question text"))) != NULL)
         st->question = lesson_strdup_trim(s);
+    if (v[K_NOTES] && (s = lesson_text(x, v[K_NOTES], "notes", N_("presenter notes"))) != NULL)
+        st->notes = lesson_strdup_trim(s);
+    if (scenario_ok) {
+        if (st->caption)
+            lesson_refs(x, v[K_CAPTION], "caption", st->caption, st);
+        if (st->question)
+            lesson_refs(x, v[K_QUESTION], "question", st->question, st);
+        if (st->notes)
+            lesson_refs(x, v[K_NOTES], "notes", st->notes, st);
+        if (st->caption)
+            lesson_text_cites(st->caption, &st->cites);
+        if (st->question)
+            lesson_text_cites(st->question, &st->cites);
+    }
     if (v[K_HIDE] && !v[K_QUESTION])
         lesson_error(x, k[K_HIDE], "hide",
                      "expected a question in the same step (hide: belongs to a question step), "
@@ -575,4 +633,87 @@ int lesson_resolve(const char *name, const char *lang, char *buf, size_t len) {
         }
     }
     return -1;
+}
+
+/* ---- progress between sessions ------------------------------------------------ */
+
+/* Make a directory and its parents (mode 0700); 0 or -1 with errno. */
+static int lesson_mkdirs(char *dir) {
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(dir, 0700);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    return mkdir(dir, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The progress file of a lesson (see header). */
+int lesson_progress_path(const char *lesson_path, char *buf, size_t len, bool create, char *err,
+                         size_t errlen) {
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    const char *base = strrchr(lesson_path, '/');
+    char dir[4096], key[256];
+    int n;
+    if (err && errlen)
+        err[0] = '\0';
+    base = base ? base + 1 : lesson_path;
+    snprintf(key, sizeof(key), "%s", base);
+    size_t kl = strlen(key);
+    if (kl > 5 && !strcmp(key + kl - 5, ".yaml"))
+        key[kl -= 5] = '\0';
+    char *dot = strrchr(key, '.'); /* seed-000.es */
+    if (dot && strlen(dot + 1) >= 2 && strlen(dot + 1) <= 5 && dot > key)
+        *dot = '\0';
+    if (xdg && xdg[0] == '/')
+        n = snprintf(dir, sizeof(dir), "%s/vramlab/lessons", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(dir, sizeof(dir), "%s/.local/state/vramlab/lessons", home);
+    else {
+        snprintf(err, errlen, "%s", _("neither XDG_STATE_HOME nor HOME is set"));
+        return -1;
+    }
+    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + strlen(key) + 7 > len) {
+        snprintf(err, errlen, "%s", _("the state directory's path is too long"));
+        return -1;
+    }
+    if (create && lesson_mkdirs(dir) != 0) {
+        snprintf(err, errlen, _("%s: cannot create: %s"), dir, strerror(errno));
+        return -1;
+    }
+    snprintf(buf, len, "%s/%s.step", dir, key);
+    return 0;
+}
+
+/* The step kept (see header). */
+long lesson_progress_read(const char *path) {
+    FILE *f = fopen(path, "r");
+    long step = -1, n = 0;
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld/%ld", &step, &n) < 1 || step < 1)
+        step = 0;
+    fclose(f);
+    return step - 1;
+}
+
+/* Keep a step (see header). */
+int lesson_progress_write(const char *path, size_t step, size_t n) {
+    char tmp[4200], text[64];
+    int len = snprintf(text, sizeof(text), "%zu/%zu\n", step + 1, n);
+    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return -1;
+    bool wrote = write(fd, text, (size_t)len) == len;
+    if (close(fd) != 0 || !wrote || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
 }

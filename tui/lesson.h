@@ -9,14 +9,21 @@
  *           params: 70B
  *           format: fp16
  *         caption: >-
- *           70 billion parameters at 2 bytes each: 140 GB of weights.
+ *           70 billion parameters at «2 bytes» each: {memory.weights}.
  *         pane: memory                        # optional: the pane to highlight
  *         explain: memory.weights             # optional: open explain on it
  *       - scenario: {params: 70B, format: int4-g32}
  *         question: How many GB do 70B weights take in INT4?  # a question step
  *         hide: [memory]                      # optional: the panes shown as ?
- *         caption: 39.4 GB: 4.5 bits per weight with the group scales.
+ *         caption: >-
+ *           {memory.weights}: {params.bits_per_weight} per weight with the
+ *           group scales.
+ *         notes: Ask first; «unos 39 GB» is the course's figure.
  *
+ * Captions, questions and notes cite figures by their registry key and the
+ * scenario's inputs by scenario.NAME, and quote the course text between
+ * « and » (lesson_text.h); every reference is checked against the step's
+ * scenario when the file is loaded.
  * A question step asks before it shows: the screen shows the question and
  * the figures of the hidden panes as '?' until `n` reveals them (and the
  * caption, which is the answer); the next `n` goes on. Without `hide`, a
@@ -45,6 +52,7 @@
 #include <stddef.h>
 
 #include "tui/commands.h"
+#include "tui/lesson_text.h"
 
 /* The panes a step may highlight (names as in the file). */
 enum lesson_pane {
@@ -71,6 +79,12 @@ struct lesson_step {
     /* A question step: NULL for a plain step. The caption is its answer. */
     const char *question;
     unsigned hide; /* panes whose figures show as '?' until revealed: bit 1u << pane */
+    /* Presenter notes (what to say, what to ask, the answers expected);
+     * NULL when the step has none. */
+    const char *notes;
+    /* The figures and inputs the caption and the question cite (the panes
+     * highlight them while the step is shown). */
+    struct lesson_cites cites;
 };
 
 /* Whether a question step hides pane p's figures before it is revealed. */
@@ -130,5 +144,23 @@ int lesson_resolve(const char *name, const char *lang, char *buf, size_t len);
  * share/lessons. Returns how many it wrote. */
 #define LESSON_DIRS_MAX 3
 size_t lesson_dirs(const char *dirs[LESSON_DIRS_MAX]);
+
+/*
+ * Where a lesson's step is kept between sessions (the explorer resumes it
+ * unless --fresh; `--notes` follows it): $XDG_STATE_HOME/vramlab/lessons/
+ * KEY.step, or $HOME/.local/state/vramlab/lessons/KEY.step when
+ * XDG_STATE_HOME is unset or not absolute, KEY the lesson file's name
+ * without its language and .yaml ("seed-000"), so both languages of a
+ * lesson share it. Without either variable there is none: -1 and a
+ * message in err, nothing created; with create, the directories are made
+ * (0700) or -1 says why.
+ */
+int lesson_progress_path(const char *lesson_path, char *buf, size_t len, bool create, char *err,
+                         size_t errlen);
+/* The step kept in the file at path (0-based), or -1 when there is none. */
+long lesson_progress_read(const char *path);
+/* Keep step (0-based) of n in the file at path, atomically (a temporary
+ * file renamed over it). Returns 0, or -1 with errno set. */
+int lesson_progress_write(const char *path, size_t step, size_t n);
 
 #endif

@@ -16,6 +16,7 @@
 #include "tui/commands.h"
 #include "tui/i18n.h"
 #include "tui/lesson.h"
+#include "tui/lesson_notes.h"
 
 /* A headless command: its name, entry point and one line of help. */
 struct command {
@@ -31,6 +32,7 @@ static const struct command commands[] = {
     {"quantize", cmd_quantize, N_("quantize weights and report the error")},
     {"catalog", cmd_catalog, N_("list gpus, models, formats or systems")},
     {"import", cmd_import, N_("turn a Hugging Face config.json into a catalog entry")},
+    {"lesson", cmd_lesson, N_("a lesson without a terminal: show, check, export")},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -40,6 +42,7 @@ static void main_lesson_index(FILE *out);
 static void main_usage(FILE *f) {
     fputs(_("usage: vramlab [scenario options]         interactive explorer\n"
             "       vramlab --lesson NAME [--present]  a lesson (seed-000), for a room\n"
+            "       vramlab --lesson NAME --notes      its presenter notes, following the room's step\n"
             "       vramlab --lesson                   list the lessons; --lang es|en\n"
             "       vramlab COMMAND [options]          headless command\n"
             "       vramlab --help | --version\n"
@@ -218,6 +221,58 @@ static bool main_lesson_ok(int argc, char **argv) {
     return false;
 }
 
+/* The options of vramlab --lesson NAME --notes (the one scanner). */
+enum { MN_LESSON, MN_NOTES, MN_UNITS, MN_CATALOG, MN_COUNT };
+static const struct argv_option notes_options[MN_COUNT] = {
+    [MN_LESSON] = {"lesson", ARGV_REQUIRED, "NAME"},
+    [MN_NOTES] = {"notes", ARGV_NONE, NULL},
+    [MN_UNITS] = {"units", ARGV_REQUIRED, "gb|gib"},
+    [MN_CATALOG] = {"catalog", ARGV_REQUIRED, "FILE"},
+};
+struct notes_args {
+    const char *lesson, *catalog, *bad_units;
+    enum units units;
+};
+
+/* Record one option of --notes. */
+static int notes_visit(void *ctx, int i, const char *v) {
+    struct notes_args *a = ctx;
+    if (i == MN_LESSON)
+        a->lesson = v;
+    else if (i == MN_CATALOG)
+        a->catalog = v;
+    else if (i == MN_UNITS && (!strcmp(v, "gb") || !strcmp(v, "gib")))
+        a->units = !strcmp(v, "gib") ? UNITS_GIB : UNITS_GB;
+    else if (i == MN_UNITS)
+        return a->bad_units = v, 2;
+    return 0;
+}
+
+/* vramlab --lesson NAME --notes [--units gb|gib] [--catalog FILE]: the
+ * presenter's view (lesson_notes.c) instead of the explorer. */
+static int main_notes(int argc, char **argv) {
+    struct argv_spec spec = {notes_options, MN_COUNT, false, false, options_tr};
+    struct notes_args a = {NULL, NULL, NULL, UNITS_GB};
+    struct catalog cat;
+    char err[512];
+    int rc = argv_scan(&spec, argc, argv, notes_visit, &a, err, sizeof(err));
+    if (rc == 2)
+        argv_error_value(&spec, err, sizeof(err), "units", "gb or gib", a.bad_units);
+    if (rc != 0) {
+        fprintf(stderr, "vramlab: %s\n", err);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    if (!a.lesson) {
+        fputs(_("vramlab: --notes goes with --lesson NAME (the lesson the room sees)\n"), stderr);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    rc = options_load_catalog(a.catalog, &cat);
+    if (rc == 0)
+        rc = lesson_notes_main(a.lesson, &cat, a.units);
+    catalog_free(&cat);
+    return rc;
+}
+
 /* Run the explorer or a command; 0 for help and version. */
 static int main_dispatch(int argc, char **argv) {
     const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -240,6 +295,9 @@ static int main_dispatch(int argc, char **argv) {
         }
         if (!main_lesson_ok(argc, argv))
             return VRAMLAB_EXIT_USAGE;
+        for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+            if (!strcmp(argv[i], "--notes"))
+                return main_notes(argc, argv);
         return tui_main(argc, argv);
     }
     if (!strcmp(cmd, "help")) {

@@ -433,12 +433,14 @@ static void print_allreduce(const struct measure_run *m) {
         char ratio[16] = "-";
         if (pb > 0 && busbw > 0)
             snprintf(ratio, sizeof ratio, busbw / pb >= 0.1 ? "%.2f" : "%.2g", busbw / pb);
-        printf("%-5s %9s %10s %11s %11s %5.1f%%%s%4s %10s %11s %6s\n",
-               measure_str_or(probe_json_str(r, "dtype"), "?"), a, b, c, d,
+        const char *te = pt > 0 ? e : "-", *tf = pb > 0 ? f : "-";
+        printf("%-5s %*s %*s %*s %*s %5.1f%%%s%4s %*s %*s %6s\n",
+               measure_str_or(probe_json_str(r, "dtype"), "?"), report_pad(a, 9), a,
+               report_pad(b, 10), b, report_pad(c, 11), c, report_pad(d, 11), d,
                100 * probe_json_num(r, "spread", NAN),
                probe_json_bool(r, "flagged", false) ? "!" : " ",
-               probe_json_bool(r, "verified", false) ? "yes" : "NO", pt > 0 ? e : "-",
-               pb > 0 ? f : "-", ratio);
+               probe_json_bool(r, "verified", false) ? "yes" : "NO", report_pad(te, 10), te,
+               report_pad(tf, 11), tf, ratio);
     }
     for (size_t i = 0; i < m->n_ar; i++) {
         const char *note = probe_json_str(&m->ar[i], "note");

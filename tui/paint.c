@@ -77,6 +77,31 @@ int tui_put(const struct tui_ui *ui, WINDOW *w, int y, int x, int width, enum tu
     return cols;
 }
 
+/* A name that fits room cells (see paint.h). */
+const char *tui_fit_name(const char *name, int room, char *buf, size_t len) {
+    if (tui_width(name) <= room || len == 0)
+        return name;
+    snprintf(buf, len, "%s", name);
+    char *par = strstr(buf, " (");
+    if (par && par > buf) {
+        *par = '\0';
+        if (tui_width(buf) <= room)
+            return buf;
+    }
+    /* Drop words from the end; the first word stays. */
+    for (;;) {
+        char *sp = strrchr(buf, ' ');
+        if (!sp || sp == buf)
+            break;
+        *sp = '\0';
+        while (sp > buf && (sp[-1] == ',' || sp[-1] == ' ')) /* no dangling comma */
+            *--sp = '\0';
+        if (tui_width(buf) <= room)
+            return buf;
+    }
+    return buf;
+}
+
 /* Print into buf (as snprintf) and return the display cells of the
  * result: what fitting text into a pane compares (snprintf counts bytes,
  * and a '·' is two of them). */
@@ -189,8 +214,54 @@ int tui_pen_repeat(struct tui_pen *p, int line, int x, int n, enum tui_role role
     return tui_pen_text(p, line, x, role, buf);
 }
 
-/* A field's value on a content line, highlighted when focused; records
- * where it went for the mouse. */
+/* The figure a field shows: a read-out's is the one it explains
+ * (tui_field_key); the model's name and size show the parameters; the other
+ * inputs show none (ENGINE_KEY_COUNT: their value is a scenario input). */
+static enum engine_key field_figure(const struct tui_state *st, enum tui_field f) {
+    if (f == TUI_F_MODEL || f == TUI_F_SIZE)
+        return ENGINE_KEY_PARAMS_TOTAL;
+    if (f >= TUI_F_MEM_WEIGHTS && f < TUI_F_MEASURE)
+        return (enum engine_key)tui_field_key(st, f);
+    return ENGINE_KEY_COUNT;
+}
+
+/* The scenario input an input field edits ({scenario.context}), or -1. */
+static int field_input(enum tui_field f) {
+    static const struct {
+        enum tui_field f;
+        const char *path;
+    } map[] = {
+        {TUI_F_MODEL, "scenario.model"},     {TUI_F_WFORMAT, "scenario.format"},
+        {TUI_F_KVFORMAT, "scenario.kv_format"}, {TUI_F_GPU, "scenario.gpu"},
+        {TUI_F_GPUS, "scenario.gpus"},       {TUI_F_BATCH, "scenario.batch"},
+        {TUI_F_CONTEXT, "scenario.context"}, {TUI_F_TP, "scenario.tp"},
+        {TUI_F_PP, "scenario.pp"},           {TUI_F_DP, "scenario.dp"},
+        {TUI_F_ZERO, "scenario.zero"},       {TUI_F_MICRO, "scenario.micro_batches"},
+        {TUI_F_EP, "scenario.ep"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (map[i].f == f)
+            return lesson_input_find(map[i].path, strlen(map[i].path));
+    return -1;
+}
+
+/* Whether a lesson step cites what field f shows (see state.h). */
+bool tui_field_cited(const struct tui_state *st, enum tui_field f) {
+    enum engine_key k = field_figure(st, f);
+    return (k < ENGINE_KEY_COUNT && tui_lecture_cites(&st->lx, k)) ||
+           tui_lecture_cites_input(&st->lx, field_input(f));
+}
+
+/* A figure the lesson step cites, in the cited role (see paint.h). */
+int tui_pen_figure(struct tui_pen *p, int line, int x, enum tui_role role, enum engine_key k,
+                   const char *text) {
+    if (!p->masked && tui_lecture_cites(&p->st->lx, k))
+        role = TUI_ROLE_CITED;
+    return tui_pen_text(p, line, x, role, text);
+}
+
+/* A field's value on a content line, highlighted when focused (or cited
+ * by the lesson step shown); records where it went for the mouse. */
 int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text) {
     int row = tui_pen_row(p, line);
     enum tui_role role = TUI_ROLE_VALUE;
@@ -198,6 +269,8 @@ int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const ch
         role = TUI_ROLE_DIM;
     else if (p->focused && p->st->focus[p->pane] == f)
         role = TUI_ROLE_FIELD_FOCUS;
+    else if (!p->masked && tui_field_cited(p->st, f))
+        role = TUI_ROLE_CITED;
     if (row < 0 || x >= p->iw)
         return 0;
     char buf[512];

@@ -81,6 +81,13 @@ void tui_mask_figures(const char *s, char *out, size_t len);
  * for placing what follows it: a hidden figure's width says nothing. */
 int tui_pen_width(const struct tui_pen *p, const char *s);
 
+/* A catalog name for room cells: the whole name when it fits, else without
+ * its parenthesised note ("B300 (HGX, Blackwell Ultra)" -> "B300"), else
+ * without its last words ("GeForce RTX 3060 12GB" -> "GeForce RTX 3060"):
+ * never cut inside a word (a first word longer than room is returned as it
+ * is, and tui_put marks its cut). Returns name or buf. */
+const char *tui_fit_name(const char *name, int room, char *buf, size_t len);
+
 /* Put at most width cells of s at (y, x) of w with a role; text longer
  * than width is cut short and ends with an ellipsis ("…", "..." in ASCII).
  * Returns the cells written. */
@@ -98,6 +105,14 @@ int tui_pen_row(const struct tui_pen *p, int line);
  * focused fields are highlighted, fields that do not apply are dim.
  * Returns the columns written. */
 int tui_pen_field(struct tui_pen *p, int line, int x, enum tui_field f, const char *text);
+/* Whether the lesson step shown cites the figure or input field f shows
+ * ({memory.kv_cache}, {scenario.context}): drawn in TUI_ROLE_CITED. */
+bool tui_field_cited(const struct tui_state *st, enum tui_field f);
+/* A figure that is not a field (the capacity, bits per weight) at content
+ * line, column x: in role, or in TUI_ROLE_CITED while the lesson step
+ * cites k. Returns the columns written. */
+int tui_pen_figure(struct tui_pen *p, int line, int x, enum tui_role role, enum engine_key k,
+                   const char *text);
 /* Plain text at content line, column x; returns columns written. */
 int tui_pen_text(struct tui_pen *p, int line, int x, enum tui_role role, const char *text);
 /* A glyph repeated n times at content line, column x (one curses call);

@@ -1,20 +1,29 @@
 /*
- * report.h: human formatting of vramlab's quantities, shared by the
- * headless commands and the explorer.
- *
- * The one formatter of numbers for the screen and the text output (plan,
- * search, the explorer's panes and verdict): a figure reads the same in
- * both. Every function writes into a caller's buffer and never fails (a
- * too small buffer truncates). Decimal units (GB = 1e9) or binary ones (GiB = 2^30)
- * for memory, as the user chose; rates, FLOP/s and counts are decimal.
- * Output is plain ASCII so it reads the same in any locale.
+ * report.h: the explorer's and the headless commands' access to the one
+ * number formatter (engine/format.h), with this reader's conventions:
+ * decimal units (GB = 1e9) or binary ones (GiB = 2^30) for memory as the
+ * user chose, the locale's decimal mark and thousands separator, a
+ * no-break space between a number and its unit in a UTF-8 locale, unit
+ * words through gettext. Rates, FLOP/s and counts are decimal. Every
+ * function writes into a caller's buffer and never fails (a too small
+ * buffer truncates). The examples below are the C locale's.
  */
 #ifndef VRAMLAB_REPORT_H
 #define VRAMLAB_REPORT_H
 
 #include <stddef.h>
 
+#include "engine/format.h"
 #include "tui/commands.h"
+
+/* Any figure by its unit kind (engine_format with this reader's
+ * conventions; u picks GB or GiB for memory). */
+void report_value(double v, enum engine_unit kind, enum units u, char *buf, size_t len);
+
+/* A figure of the registry (engine/figures.h) by its key, as this reader
+ * reads it: "876 tok/s", "1.25 GiB"; "n/a" where it does not apply. */
+void report_figure(const struct engine_scenario *sc, const struct engine_estimate *e,
+                   enum engine_key k, enum units u, char *buf, size_t len);
 
 /* Bytes in the chosen units: "140.0 GB", "1.07 GB", "512.0 MiB", "0 B",
  * "1.00 TB" (not "1000.0 GB"), "13.5 TB"; past 1000 EB "1.00e+24 B". */
@@ -39,6 +48,15 @@ void report_flops(double flop_per_s, char *buf, size_t len);
 void report_money(double usd, char *buf, size_t len);
 /* A fraction as a percentage: "40.0%". */
 void report_percent(double fraction, char *buf, size_t len);
+
+/* The printf field width ("%*s", "%-*s") that pads s to `cells` display
+ * cells in a table: a figure's no-break space and a translation's "ñ"
+ * take more bytes than cells. */
+int report_pad(const char *s, int cells);
+
+/* Split a figure this formatter wrote ("143.6 GB", with the reader's
+ * space) into its number ("143.6") and its unit ("GB"; "" when none). */
+void report_split_unit(const char *s, char *num, size_t nl, char *unit, size_t ul);
 
 /* The text of an engine warning (engine_warning_text), with the figures
  * of the warnings that carry sizes and times written by this formatter

@@ -23,6 +23,7 @@
 #include "catalog/modelfile.h"
 #include "tui/commands.h"
 #include "tui/layout.h"
+#include "tui/lesson_text.h"
 #include "tui/measure_ar.h"
 
 /* Keys, independent of curses. Printable ASCII keys are themselves. */
@@ -43,6 +44,8 @@ enum {
     TUI_KEY_BTAB, /* Shift-Tab */
     TUI_KEY_F1,
     TUI_KEY_RESIZE,
+    TUI_KEY_SRIGHT, /* Shift-Right, Shift-Left: a lesson's next and previous step */
+    TUI_KEY_SLEFT,
 };
 
 /* Dirty flags returned by handlers (NeoMutt's reflow/recalc/repaint). */
@@ -216,7 +219,14 @@ struct tui_measure {
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by
  * the drawing code): the lesson step shown, presentation mode, the pinned
  * scenario of a comparison, and the one-line prompt of s and o. */
-enum tui_prompt { TUI_PROMPT_NONE = 0, TUI_PROMPT_SAVE, TUI_PROMPT_OVERWRITE, TUI_PROMPT_LOAD };
+enum tui_prompt {
+    TUI_PROMPT_NONE = 0,
+    TUI_PROMPT_SAVE,
+    TUI_PROMPT_OVERWRITE,
+    TUI_PROMPT_LOAD,
+    TUI_PROMPT_GOTO, /* a lesson's : or g: the step to go to */
+    TUI_PROMPT_QUIT, /* q in a lesson: leave it? y/n */
+};
 #define TUI_PROMPT_MAX 256
 struct tui_lecture_view {
     bool lesson;          /* a lesson is loaded */
@@ -232,6 +242,9 @@ struct tui_lecture_view {
     const char *question; /* owned by the lesson; NULL on a plain step */
     unsigned hide;
     bool revealed;
+    /* The figures and inputs the step's caption and question cite
+     * (lesson_text.h): the panes highlight them while the step is shown. */
+    struct lesson_cites cites;
     bool present;         /* presentation mode */
     bool pinned;          /* c: the comparison's pinned scenario */
     struct options pin_opt;
@@ -252,6 +265,18 @@ struct tui_file_prompt {
  * shows the question, n reveals). */
 static inline bool tui_lecture_asking(const struct tui_lecture_view *lx) {
     return lx->lesson && lx->question && !lx->revealed;
+}
+/* Whether the step shown cites figure k and it is highlighted now: on the
+ * step as the file has it (not after a change), once a question is
+ * answered. */
+static inline bool tui_lecture_cites(const struct tui_lecture_view *lx, enum engine_key k) {
+    return lx->lesson && !lx->off_step && !tui_lecture_asking(lx) &&
+           lesson_cites_key(&lx->cites, k);
+}
+/* The same for a scenario input (lesson_input_find's index). */
+static inline bool tui_lecture_cites_input(const struct tui_lecture_view *lx, int i) {
+    return lx->lesson && !lx->off_step && !tui_lecture_asking(lx) && i >= 0 &&
+           (lx->cites.inputs >> i & 1u) != 0;
 }
 /* Whether pane p's figures show as '?' now. */
 static inline bool tui_lecture_hides(const struct tui_lecture_view *lx, enum tui_pane p) {

@@ -51,6 +51,7 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {COLOR_YELLOW, COLOR_BLUE, A_BOLD},
         [TUI_ROLE_OVERLAY] = {COLOR_WHITE, COLOR_BLACK, 0},
         [TUI_ROLE_OVERLAY_SEL] = {COLOR_BLACK, COLOR_CYAN, A_BOLD},
+        [TUI_ROLE_CITED] = {COLOR_BLACK, COLOR_CYAN, A_BOLD | A_UNDERLINE},
     },
     [TUI_SCHEME_LIGHT] = {
         [TUI_ROLE_NORMAL] = {D, D, 0},
@@ -81,6 +82,7 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {COLOR_BLUE, COLOR_CYAN, A_BOLD},
         [TUI_ROLE_OVERLAY] = {COLOR_BLACK, COLOR_WHITE, 0},
         [TUI_ROLE_OVERLAY_SEL] = {COLOR_WHITE, COLOR_BLUE, A_BOLD},
+        [TUI_ROLE_CITED] = {COLOR_BLACK, COLOR_YELLOW, A_BOLD | A_UNDERLINE},
     },
     [TUI_SCHEME_CONTRAST] = {
         [TUI_ROLE_NORMAL] = {COLOR_WHITE, COLOR_BLACK, A_BOLD},
@@ -111,6 +113,7 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {COLOR_BLACK, COLOR_YELLOW, A_BOLD},
         [TUI_ROLE_OVERLAY] = {COLOR_WHITE, COLOR_BLACK, A_BOLD},
         [TUI_ROLE_OVERLAY_SEL] = {COLOR_BLACK, COLOR_YELLOW, A_BOLD},
+        [TUI_ROLE_CITED] = {COLOR_BLACK, COLOR_CYAN, A_BOLD | A_UNDERLINE},
     },
     /* Monochrome: attributes only; fg/bg are ignored. */
     [TUI_SCHEME_MONO] = {
@@ -142,6 +145,7 @@ static const struct tui_style tui_schemes[TUI_SCHEME_COUNT][TUI_ROLE_COUNT] = {
         [TUI_ROLE_KEY] = {D, D, A_REVERSE | A_BOLD},
         [TUI_ROLE_OVERLAY] = {D, D, A_NORMAL},
         [TUI_ROLE_OVERLAY_SEL] = {D, D, A_REVERSE},
+        [TUI_ROLE_CITED] = {D, D, A_BOLD | A_UNDERLINE},
     },
 };
 #undef D

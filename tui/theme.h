@@ -46,6 +46,7 @@ enum tui_role {
     TUI_ROLE_KEY,         /* a key name in hints */
     TUI_ROLE_OVERLAY,
     TUI_ROLE_OVERLAY_SEL,
+    TUI_ROLE_CITED,       /* a figure the lesson step's caption cites */
     TUI_ROLE_COUNT
 };
 
