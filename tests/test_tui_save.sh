@@ -3,9 +3,12 @@
 # through a real terminal (tmux): `s` over a FIFO is refused, named, and the
 # FIFO stays a FIFO; `s` over a symbolic link asks, then writes the link's
 # target and the link stays a link; last.yaml as a link is followed on quit,
-# as a FIFO it is neither read (no hang) nor replaced. The same rules
-# without the explorer are tests/test_scenario_file.c's and
-# tests/test_measure_model.c's. Skips (77) when tmux is missing.
+# as a FIFO it is neither read (no hang) nor replaced. The prompt: Ctrl-U
+# then a path saves there, a name typed over the offered one replaces it,
+# End keeps it, ~ is HOME and without HOME it says so. The same rules
+# without the explorer are tests/test_scenario_file.c's,
+# tests/test_measure_model.c's, tests/test_lesson_ui.c's and
+# tests/test_state.c's. Skips (77) when tmux is missing.
 set -u
 
 top_builddir=${top_builddir:-.}
@@ -23,7 +26,7 @@ start() {
     [ "${1:-}" = "--" ] && shift
     rm -f "$TMP/$name.rc"
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x 100 -y 30 -c "$TMP/work" \
-        "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; sleep 60"
+        "env -u LC_ALL -u LANGUAGE ${START_ENV:-} TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; sleep 60"
 }
 keys() {
     _session=$1
@@ -41,11 +44,11 @@ quit() {
     done
     cat "$TMP/$1.rc" 2>/dev/null || echo none
 }
-# save_as NAME FILE: s, erase the offered name, type FILE, Enter.
+# save_as NAME FILE: s, Ctrl-U (erase the offered name), type FILE, Enter.
 save_as() {
     keys "$1" s
     wait_for "$1" "save scenario to:" || fail "$1: no save prompt"
-    keys "$1" BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace
+    keys "$1" C-u
     keys "$1" -l "$2"
     keys "$1" Enter
 }
@@ -82,6 +85,60 @@ ls -A "$TMP/work" | grep -q '^\.' && fail "a temporary file was left: $(ls -A "$
 quit files >/dev/null
 is_fifo "$TMP/work/pipe.yaml" && ok "the FIFO is still a FIFO after quitting" ||
     fail "the FIFO was replaced"
+
+# --- the prompt: Ctrl-U, typing over the offered name, End, ~ ---------------
+mkdir -p "$TMP/work/sub" "$TMP/home"
+START_ENV="HOME='$TMP/home'" start prompt -- $SCEN
+wait_for prompt "Roofline" || fail "prompt: no screen"
+# Right then Ctrl-U: the offered name kept, then erased all the same.
+keys prompt s
+wait_for prompt "save scenario to: scenario.yaml" || fail "prompt: no name offered"
+keys prompt Right C-u
+keys prompt -l "sub/x.yaml"
+keys prompt Enter
+if wait_for prompt "saved sub/x.yaml" && grep -q "^model: llama-3.1-70b" "$TMP/work/sub/x.yaml"; then
+    ok "Ctrl-U then a path: saved there"
+else
+    fail "Ctrl-U then a path"
+    capture prompt | tail -2
+    ls -lR "$TMP/work"
+fi
+keys prompt s
+wait_for prompt "save scenario to: sub/x.yaml" || fail "prompt: the last name not offered"
+keys prompt -l "typed.yaml"
+keys prompt Enter
+if wait_for prompt "saved typed.yaml" && [ -f "$TMP/work/typed.yaml" ] &&
+    [ -z "$(find "$TMP/work" -name '*yamltyped*')" ]; then
+    ok "a name typed over the offered one replaces it"
+else
+    fail "typing over the offered name"
+    ls -lR "$TMP/work"
+fi
+keys prompt s
+wait_for prompt "save scenario to: typed.yaml" || fail "prompt: typed.yaml not offered"
+keys prompt End
+keys prompt -l ".2"
+keys prompt Enter
+wait_for prompt "saved typed.yaml.2" && [ -f "$TMP/work/typed.yaml.2" ] &&
+    ok "End keeps the offered name: typing appends" || fail "End then typing"
+save_as prompt "~/t.yaml"
+if wait_for prompt "saved ~/t.yaml" && [ -f "$TMP/home/t.yaml" ] && [ ! -e "$TMP/work/~" ]; then
+    ok "~/ is HOME"
+else
+    fail "~ expansion"
+    ls -lR "$TMP/work" "$TMP/home"
+fi
+quit prompt >/dev/null
+START_ENV="-u HOME" start nohome -- $SCEN
+wait_for nohome "Roofline" || fail "nohome: no screen"
+save_as nohome "~/t.yaml"
+if wait_for nohome "HOME is not set" && [ ! -e "$TMP/work/~" ] && [ ! -e "$TMP/work/t.yaml" ]; then
+    ok "~ without HOME: said so, nothing saved, nothing guessed"
+else
+    fail "~ without HOME"
+    capture nohome | tail -2
+fi
+quit nohome >/dev/null
 
 # --- last.yaml as a link, then as a FIFO --------------------------------------
 printf 'model: llama-3.1-8b\n' >"$TMP/kept.yaml"
