@@ -483,7 +483,7 @@ static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_con
     }
     /* Given, a count must be positive (0 heads is not "no heads given"). */
     static const int positive[] = {H_LAYERS, H_HIDDEN, H_HEADS, H_KV_HEADS, H_HEAD_DIM,
-                                   H_VOCAB,  H_FFN};
+                                   H_VOCAB,  H_FFN,    H_MAX_POS};
     for (i = 0; i < sizeof positive / sizeof positive[0]; i++) {
         int slot = positive[i];
         if (c->v[slot] == 0 && c->node[slot] != NULL)
@@ -501,6 +501,36 @@ static void build_model(struct hf_ctx *x, yaml_node_t *root, const struct hf_con
                  c->v[H_KV_HEADS]);
         hf_error(x, c->node[H_KV_HEADS] ? c->node[H_KV_HEADS] : root,
                  c->key[H_KV_HEADS] ? c->key[H_KV_HEADS] : "num_key_value_heads", msg);
+    }
+    /* Multi-head latent attention (kv_lora_rank) needs its head widths. */
+    if (c->v[H_KV_LORA] > 0) {
+        static const int mla[] = {H_ROPE_DIM, H_NOPE_DIM, H_V_HEAD_DIM};
+        static const char *const mla_key[] = {"qk_rope_head_dim", "qk_nope_head_dim",
+                                              "v_head_dim"};
+        for (i = 0; i < 3; i++) {
+            if (c->v[mla[i]] > 0)
+                continue;
+            if (c->v[mla[i]] == 0 && c->node[mla[i]] != NULL)
+                hf_error(x, c->node[mla[i]], c->key[mla[i]],
+                         "expected a positive whole number, found 0");
+            else
+                hf_error(x, root, mla_key[i],
+                         "expected in a config.json with kv_lora_rank (multi-head latent "
+                         "attention's head widths), found none");
+        }
+    }
+    /* A token is routed to one expert at least and to every expert at
+     * most (issue 27 item 6); a dense model's 0 is no routing. */
+    if (c->v[H_EXPERTS] > 0 && c->v[H_ACTIVE] == 0 && c->node[H_ACTIVE] != NULL)
+        hf_error(x, c->node[H_ACTIVE], c->key[H_ACTIVE],
+                 "expected a positive whole number, found 0");
+    if (c->v[H_EXPERTS] > 0 && c->v[H_ACTIVE] > c->v[H_EXPERTS]) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "expected at most %s (%lld), found %lld",
+                 c->key[H_EXPERTS] ? c->key[H_EXPERTS] : "num_experts", c->v[H_EXPERTS],
+                 c->v[H_ACTIVE]);
+        hf_error(x, c->node[H_ACTIVE] ? c->node[H_ACTIVE] : root,
+                 c->key[H_ACTIVE] ? c->key[H_ACTIVE] : "num_experts_per_tok", msg);
     }
     if (c->v[H_HEAD_DIM] < 0 && c->v[H_HIDDEN] % c->v[H_HEADS] != 0) {
         char msg[200];

@@ -5,7 +5,9 @@
 # --context N gives one) and never prints an entry that does not load;
 # --params 7 asks whether 7B was meant; --gpu 3060 finds rtx-3060 first; a
 # fill past 999% reads >999%; quantize and --model-file name what a file
-# that is not a model file is. The CLI's refusals of zero and negative sizes
+# that is not a model file is; a config.json's impossible sizes (experts,
+# a context of 0, latent attention's widths, heads, negatives) and a batch
+# that does not fit. The CLI's refusals of zero and negative sizes
 # and of heads not dividing the hidden size are tests/test_cli_errors.sh's
 # and tests/test_model_file_hf.sh's.
 set -u
@@ -149,6 +151,67 @@ cp "$t/model.gguf" "$t/misnamed.safetensors"
 run "$VRAMLAB" plan --model-file "$t/misnamed.safetensors"
 check "--model-file on a GGUF named .safetensors: said" [ $rc -eq 3 ] &&
     has err "not a safetensors file: it is a GGUF file (llama.cpp's format); name it .gguf"
+
+# --- a config.json's sizes that cannot be -----------------------------------
+# (found by tests/fuzz/fuzz_config: accepted, then an entry that did not load)
+# hfcfg NAME FIXTURE EDITS...: that fixture's config.json, edited, in $t/NAME/.
+hfcfg() {
+    name=$1 fixture=$2
+    shift 2
+    mkdir -p "$t/$name"
+    python3 - "$FIX/catalog/hf/$fixture/config.json" "$@" >"$t/$name/config.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for a in sys.argv[2:]:
+    k, v = a.split("=", 1)
+    if v == "":
+        d.pop(k, None)
+    else:
+        d[k] = json.loads(v)
+json.dump(d, sys.stdout, indent=1)
+PY
+}
+hfcfg active0 Mixtral-8x7B-v0.1 num_experts_per_tok=0
+run "$VRAMLAB" plan --model-config "$t/active0/config.json"
+check "an MoE routing to 0 experts is refused" [ "$rc" -ne 0 ] &&
+    has err "num_experts_per_tok: expected a positive whole number, found 0"
+hfcfg active9 Mixtral-8x7B-v0.1 num_experts_per_tok=9
+run "$VRAMLAB" import "$t/active9/config.json"
+check "more active experts than experts is refused" [ "$rc" -ne 0 ] &&
+    has err "num_experts_per_tok: expected at most num_local_experts (8), found 9" &&
+    [ ! -s "$t/out" ]
+hfcfg ctx0 Llama-3.1-8B max_position_embeddings=0
+run "$VRAMLAB" plan --model-config "$t/ctx0/config.json"
+check "a longest context of 0 is refused" [ "$rc" -ne 0 ] &&
+    has err "max_position_embeddings: expected a positive whole number, found 0"
+hfcfg mla DeepSeek-V3 qk_rope_head_dim=
+run "$VRAMLAB" import "$t/mla/config.json"
+check "latent attention without its rope width is refused" [ "$rc" -ne 0 ] &&
+    has err "qk_rope_head_dim: expected in a config.json with kv_lora_rank" && [ ! -s "$t/out" ]
+hfcfg heads Llama-3.1-8B hidden_size=4095
+run "$VRAMLAB" plan --model-config "$t/heads/config.json"
+check "heads not dividing the hidden size are refused" [ "$rc" -ne 0 ] &&
+    has err "num_attention_heads: expected a divisor of hidden_size (4095), found 32 (or give head_dim)"
+hfcfg neg Llama-3.1-8B num_hidden_layers=-2
+run "$VRAMLAB" plan --model-config "$t/neg/config.json"
+check "a negative size is refused" [ "$rc" -ne 0 ] &&
+    has err "num_hidden_layers: expected a whole number that is not negative, found '-2'"
+
+run "$VRAMLAB" plan --model llama-3.1-8b --gpu-memory 0
+check "--gpu-memory 0: above zero asked, no 'did you mean 0GiB'" [ "$rc" -eq 2 ] &&
+    has err "--gpu-memory: expected a figure above zero (at least 1 MiB), found '0'" &&
+    ! has err "0GiB"
+
+# --- a batch that does not fit says so -----------------------------------------
+run "$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm --batch 100000
+check "--batch 100000: batch too large, not a context of 1" [ "$rc" -eq 0 ] &&
+    has out "batch too large" && has out "100,000 sequences do not fit at 4,096 tokens"
+run "$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm --batch 10000000
+check "--batch 10000000: not even one token each, not a context of 0" [ "$rc" -eq 0 ] &&
+    has out "not even one token each fits" && ! has out "longest context is 0"
+run "$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm --batch 100000 --json
+check "--json: batch_fits false beside the largest batch" [ "$rc" -eq 0 ] &&
+    has out '"batch_fits": false' && has out '"max_batch": 128'
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all nonsense checks passed"

@@ -325,8 +325,11 @@ static int opt_at_least(const char *flag, const char *raw, double v, double min,
                         const char *what, const char *unit) {
     if (v >= min)
         return 0;
-    opt_error("--%s: %s is below %s, surely not meant; did you mean %s%s?", flag, raw, what, raw,
-              unit);
+    if (v <= 0) /* no unit makes 0 (or less) a size (issue 27 item 6) */
+        opt_error("--%s: expected a figure above zero (at least %s), found '%s'", flag, what, raw);
+    else
+        opt_error("--%s: %s is below %s, surely not meant; did you mean %s%s?", flag, raw, what,
+                  raw, unit);
     return -1;
 }
 
