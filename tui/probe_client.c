@@ -305,6 +305,7 @@ void probe_event_from_line(const char *line, size_t len, struct probe_event *ev)
     ev->error[0] = 0;
     if (probe_json_parse(line, len, &ev->j, ev->error, sizeof ev->error) != 0) {
         ev->kind = PROBE_EV_BAD;
+        ev->j.n = 0; /* a line that did not parse has no members */
         catalog_text_clean_str(ev->error);
         return;
     }
