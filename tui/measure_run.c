@@ -238,7 +238,9 @@ int measure_progress_text(const struct probe_json *ev, char *buf, size_t len) {
            n = probe_json_num(ev, "count", 0), eta = probe_json_num(ev, "eta_seconds", NAN);
     f = f < 0 ? 0 : f > 1 ? 1 : f;
     int k;
-    if (i >= 1 && n >= i)
+    if (i >= 1 && n >= i && strcmp(t, "allreduce") == 0) /* its steps are sizes */
+        k = snprintf(buf, len, "all-reduce, size %.0f of %.0f, %3.0f%%", i, n, 100 * f);
+    else if (i >= 1 && n >= i)
         k = snprintf(buf, len, "test %.0f of %.0f, %.40s, %3.0f%%", i, n, t, 100 * f);
     else
         k = snprintf(buf, len, "%.40s %3.0f%%", t, 100 * f);
