@@ -775,9 +775,10 @@ int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t le
         m->norms_per_layer ? m->norms_per_layer : 2);
     out(buf, len, &n, "    qk_norm: %s\n    pos_embeddings: %u\n    max_context: %u\n",
         m->qk_norm ? "true" : "false", m->pos_embeddings, m->max_context);
-    if (m->native_context)
+    if (m->native_context) /* the type quoted: it is the config's text ("}yarn" too) */
         out(buf, len, &n, "    rope_scaling: {type: %s, factor: %g, native_context: %u}\n",
-            m->rope_scaling[0] ? m->rope_scaling : "unknown", m->rope_factor, m->native_context);
+            yaml_quoted(m->rope_scaling[0] ? m->rope_scaling : "unknown", q, sizeof q),
+            m->rope_factor, m->native_context);
     if (m->sliding_window > 0)
         out(buf, len, &n, "    sliding_window: %u\n    sliding_layers: %u\n", m->sliding_window,
             m->sliding_layers);

@@ -42,10 +42,10 @@ run() { # command... -> $t/out, $t/err, $rc
 }
 has() { grep -qF -- "$2" "$t/$1"; }
 
-# config EDITS... > $t/NAME: Llama 3.1 8B's config.json with keys deleted
-# (KEY=) or set (KEY=JSON).
+# config EDITS... > $t/NAME: Llama 3.1 8B's config.json (or $CFG_FROM's
+# fixture's) with keys deleted (KEY=) or set (KEY=JSON).
 config() {
-    python3 - "$FIX/catalog/hf/Llama-3.1-8B/config.json" "$@" <<'PY'
+    python3 - "$FIX/catalog/hf/${CFG_FROM:-Llama-3.1-8B}/config.json" "$@" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for a in sys.argv[2:]:
@@ -156,20 +156,12 @@ check "--model-file on a GGUF named .safetensors: said" [ $rc -eq 3 ] &&
 # (found by tests/fuzz/fuzz_config: accepted, then an entry that did not load)
 # hfcfg NAME FIXTURE EDITS...: that fixture's config.json, edited, in $t/NAME/.
 hfcfg() {
-    name=$1 fixture=$2
-    shift 2
+    name=$1
     mkdir -p "$t/$name"
-    python3 - "$FIX/catalog/hf/$fixture/config.json" "$@" >"$t/$name/config.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for a in sys.argv[2:]:
-    k, v = a.split("=", 1)
-    if v == "":
-        d.pop(k, None)
-    else:
-        d[k] = json.loads(v)
-json.dump(d, sys.stdout, indent=1)
-PY
+    CFG_FROM=$2
+    shift 2
+    config "$@" >"$t/$name/config.json"
+    CFG_FROM=
 }
 hfcfg active0 Mixtral-8x7B-v0.1 num_experts_per_tok=0
 run "$VRAMLAB" plan --model-config "$t/active0/config.json"
@@ -201,6 +193,10 @@ run "$VRAMLAB" plan --model llama-3.1-8b --gpu-memory 0
 check "--gpu-memory 0: above zero asked, no 'did you mean 0GiB'" [ "$rc" -eq 2 ] &&
     has err "--gpu-memory: expected a figure above zero (at least 1 MiB), found '0'" &&
     ! has err "0GiB"
+hfcfg rope Llama-3.1-8B 'rope_scaling={"rope_type": "}yarn: [x", "factor": 4, "original_max_position_embeddings": 8192}'
+run "$VRAMLAB" import "$t/rope/config.json"
+check "a rope type of YAML's syntax is written quoted: the entry loads" [ "$rc" -eq 0 ] &&
+    has out 'type: "}yarn: [x"'
 
 # --- a batch that does not fit says so -----------------------------------------
 run "$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm --batch 100000

@@ -28,8 +28,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct catalog cat;
-static int have_cat;
 static struct tui_measure pane;
 static struct measure_run run;
 static struct probe_client client;
@@ -44,20 +42,13 @@ static void drain(void) {
                 FUZZ_PRINTABLE(ev.j.f[i].str, false);
         }
         FUZZ_PRINTABLE(ev.error, false);
-        tui_measure_take(&pane, &ev, &cat);
+        tui_measure_take(&pane, &ev, fuzz_catalog());
         measure_run_take(&run, &ev);
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (!have_cat) {
-        struct catalog_diag d = {0};
-        catalog_init(&cat);
-        if (catalog_load_default(&cat, &d) != 0)
-            abort();
-        catalog_diag_free(&d);
-        have_cat = 1;
-    }
+    const struct catalog *cat = fuzz_catalog();
     int fds[2];
     if (pipe(fds) != 0)
         return 0;
@@ -97,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_PRINTABLE(run.error, false);
     const char *test = NULL;
     bool nearest = false;
-    (void)tui_measure_decode_bw(&pane, &cat.formats[0], &test, &nearest);
+    (void)tui_measure_decode_bw(&pane, &cat->formats[0], &test, &nearest);
     (void)tui_measure_fma_peak(&pane);
     measure_run_free(&run);
     return 0;

@@ -23,18 +23,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct catalog cat;
-static int have_cat;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (!have_cat) {
-        struct catalog_diag d = {0};
-        catalog_init(&cat);
-        if (catalog_load_default(&cat, &d) != 0)
-            abort();
-        catalog_diag_free(&d);
-        have_cat = 1;
-    }
+    const struct catalog *cat = fuzz_catalog();
     char *text = malloc(size + 1);
     static struct options o, back;
     static char err[SCENARIO_FILE_ERR_MAX], err2[SCENARIO_FILE_ERR_MAX];
@@ -44,22 +35,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = '\0';
 
     memset(&o, 0, sizeof o);
-    int rc = scenario_file_load_buffer("fuzz.yaml", text, size, &cat, &o, err, sizeof err);
+    int rc = scenario_file_load_buffer("fuzz.yaml", text, size, cat, &o, err, sizeof err);
     if (rc != SCENARIO_FILE_OK) {
         if (!err[0])
             abort(); /* refused without a word */
         FUZZ_PRINTABLE(err, false);
     } else {
-        char *y = scenario_file_format(&o, &cat, NULL);
+        char *y = scenario_file_format(&o, cat, NULL);
         if (y) {
             memset(&back, 0, sizeof back);
-            if (scenario_file_load_buffer("saved.yaml", y, strlen(y), &cat, &back, err2,
+            if (scenario_file_load_buffer("saved.yaml", y, strlen(y), cat, &back, err2,
                                           sizeof err2) != SCENARIO_FILE_OK) {
                 fprintf(stderr, "a loaded scenario saves to a file that does not load:\n%s\n%s",
                         y, err2);
                 abort();
             }
-            char *y2 = scenario_file_format(&back, &cat, NULL);
+            char *y2 = scenario_file_format(&back, cat, NULL);
             if (y2 && strcmp(y, y2) != 0) {
                 fprintf(stderr, "saved, loaded and saved again differs:\n%s\n---\n%s", y, y2);
                 abort();
@@ -74,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static struct lesson l;
     static char lerr[8192];
     memset(&l, 0, sizeof l);
-    if (lesson_load_buffer("fuzz.lesson.yaml", text, size, &cat, &l, lerr, sizeof lerr) == 0)
+    if (lesson_load_buffer("fuzz.lesson.yaml", text, size, cat, &l, lerr, sizeof lerr) == 0)
         lesson_free(&l);
     else if (!lerr[0])
         abort();

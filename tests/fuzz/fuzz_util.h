@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "catalog/catalog.h"
+
 /* Whether s has no C0 control but newline (and tab when tab_ok), no DEL,
  * no C1 control and is valid UTF-8: what catalog_text_clean leaves. */
 static inline bool fuzz_printable(const char *s, bool tab_ok) {
@@ -43,5 +45,20 @@ static inline bool fuzz_printable(const char *s, bool tab_ok) {
         if (!fuzz_printable((s), (tab_ok)))                                                        \
             abort();                                                                               \
     } while (0)
+
+/* The built-in catalogue, loaded once for every input (ids resolve). */
+static inline const struct catalog *fuzz_catalog(void) {
+    static struct catalog cat;
+    static int have;
+    if (!have) {
+        struct catalog_diag d = {0};
+        catalog_init(&cat);
+        if (catalog_load_default(&cat, &d) != 0)
+            abort();
+        catalog_diag_free(&d);
+        have = 1;
+    }
+    return &cat;
+}
 
 #endif
