@@ -307,6 +307,18 @@ static int from_gguf(const struct gguf_file *g, const char *name, struct engine_
     return 0;
 }
 
+/* The file's elements by weight width (engine_model.file_width_params):
+ * each type's bits a weight, scales included (Q4_1: 5, Q8_0: 8.5). A CPU
+ * dots each class at its own measured rate (engine/core.c). */
+static void file_widths(struct engine_model *m, const struct catalog_model_file *mf) {
+    for (int k = 0; k < ENGINE_WIDTHS; k++)
+        m->file_width_params[k] = 0;
+    for (size_t i = 0; i < mf->n_types; i++)
+        if (mf->types[i].params > 0)
+            m->file_width_params[engine_width_class(mf->types[i].bytes * 8 /
+                                                    mf->types[i].params)] += mf->types[i].params;
+}
+
 int catalog_model_file_buffer(const char *name, const uint8_t *buf, size_t len,
                               struct engine_model *m, struct catalog_model_file *mf, char *err,
                               size_t errlen) {
@@ -315,6 +327,8 @@ int catalog_model_file_buffer(const char *name, const uint8_t *buf, size_t len,
         return -1;
     int rc = from_gguf(&g, name, m, mf, err, errlen);
     gguf_close(&g);
+    if (rc == 0)
+        file_widths(m, mf);
     return rc;
 }
 
@@ -349,9 +363,9 @@ int catalog_model_file_load(const char *path, struct engine_model *m,
         char gguf[1400];
         rc = catalog_hf_model_load(path, m, mf, gguf, sizeof gguf, err, errlen);
         if (rc > 0)
-            return load_gguf(gguf, m, mf, err, errlen); /* a folder with one GGUF file */
+            rc = load_gguf(gguf, m, mf, err, errlen); /* a folder with one GGUF file */
         /* an index is JSON: its reader's message stands */
-        if (rc != 0 && (kind = catalog_sniff_file(path)) && !strcmp(kind, "JSON text"))
+        else if (rc != 0 && (kind = catalog_sniff_file(path)) && !strcmp(kind, "JSON text"))
             kind = NULL;
     } else {
         rc = load_gguf(path, m, mf, err, errlen);
@@ -361,13 +375,15 @@ int catalog_model_file_load(const char *path, struct engine_model *m,
     }
     /* Not a model file of its kind at all: say what it is rather than what
      * its first bytes are not (issue 27 item 6). */
-    if (kind && !strncmp(kind, "a GGUF", 6))
+    if (rc != 0 && kind && !strncmp(kind, "a GGUF", 6))
         snprintf(err, errlen, "%s: not a safetensors file: it is %s; name it .gguf", path, kind);
-    else if (kind)
+    else if (rc != 0 && kind)
         snprintf(err, errlen,
                  "%s: not a model file: it is %s; --model-file reads a GGUF file, a safetensors "
                  "file, its index .json or a Hugging Face model folder",
                  path, kind);
+    if (rc == 0)
+        file_widths(m, mf);
     return rc;
 }
 

@@ -310,7 +310,7 @@ static const struct probe_backend *const backends[] = {
 /* Usage text. */
 static void usage(FILE *f) {
     fputs("usage: vramlab-probe [--device cpu|cuda[:N]] [--quick] [--tests LIST]\n"
-          "                     [--threads N] [--build-info] [--help]\n"
+          "                     [--threads N] [--batches 1,16] [--build-info] [--help]\n"
           "       vramlab-probe --allreduce [--device cpu|cuda] [--sizes LIST] [--full]\n"
           "                     [--dtypes fp32,bf16] [--iters N] [--budget SECONDS]\n"
           "                     [--deadline SECONDS]\n"
@@ -468,6 +468,28 @@ static int probe_visit(void *ctx, int i, const char *v) {
             return -1;
         }
         a->ao->deadline_s = x;
+        return 0;
+    }
+    case PROBE_OPT_BATCHES: {
+        /* 1..16 each (the kernels' KERN_CPU_BATCH_MAX), increasing, at most 3 */
+        char list[64], *save = NULL;
+        const char *want = "up to 3 increasing batches of 1..16, comma-separated";
+        snprintf(list, sizeof list, "%s", v);
+        a->o->n_batches = 0;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            char *end;
+            long n = strtol(t, &end, 10);
+            if (*end || n < 1 || n > 16 || a->o->n_batches == 3 ||
+                (a->o->n_batches && (unsigned)n <= a->o->batches[a->o->n_batches - 1])) {
+                argv_error_value(&spec, a->msg, a->len, "batches", want, v);
+                return -1;
+            }
+            a->o->batches[a->o->n_batches++] = (unsigned)n;
+        }
+        if (a->o->n_batches == 0) {
+            argv_error_value(&spec, a->msg, a->len, "batches", want, v);
+            return -1;
+        }
         return 0;
     }
     case PROBE_OPT_FULL:

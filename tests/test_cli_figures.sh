@@ -36,8 +36,14 @@ plan --mode train --gpus 2 --cp 2 --gpus-per-node 1 --inter-node-bw 1GB/s
 plan --model llama-3.1-70b --format int4-g32 --gpus 2 --tp 2 --runtime vllm@0.21 --prompt 1024
 plan --runtime sglang
 plan --runtime trtllm
+plan --device cpu --format q4-k --runtime llama.cpp
 EOF
 }
+# --device cpu: this machine's CPU as the fake CPU probe measures it (fixed
+# rates), saved under the test's own state directory.
+VRAMLAB_PROBE=$(cd "${top_srcdir:-.}/tests/fixtures/probe" && pwd)/fake-cpu.sh
+XDG_STATE_HOME="$TMP/state"
+export VRAMLAB_PROBE XDG_STATE_HOME
 
 : >"$TMP/shown"
 : >"$TMP/keys"

@@ -15,6 +15,9 @@ VRAMLAB=$top_builddir/vramlab
 FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
 fail=0
 t=$(mktemp -d) || exit 99
+# a CPU run is saved for --device cpu: here, not in the user\'s state
+XDG_STATE_HOME=$t/state
+export XDG_STATE_HOME
 SOCK=vramlab-mcpu-$$
 # the tmux socket in the scratch directory: private to this run
 [ ${#t} -gt 60 ] || export TMUX_TMPDIR="$t"

@@ -14,6 +14,9 @@ top_builddir=${top_builddir:-.}
 PROBE=$top_builddir/vramlab-probe
 fail=0
 t=$(mktemp -d) || exit 99
+# a CPU run is saved for --device cpu: here, not in the user\'s state
+XDG_STATE_HOME=$t/state
+export XDG_STATE_HOME
 trap 'rm -rf "$t"' EXIT
 
 check() {

@@ -52,6 +52,7 @@
 
 #include "kernels/probe_options.h"
 #include "tui/commands.h"
+#include "tui/cpu_device.h"
 #include "tui/measure_run.h"
 #include "tui/probe_client.h"
 #include "tui/report.h"
@@ -81,10 +82,6 @@ static const struct {
 /* Usage text. */
 static void measure_usage(FILE *f) {
     fputs("usage: vramlab measure [--device cpu|cuda|cuda:N] [--quick] [--tests LIST]\n"
-          "                       [--threads N] [--json] [--catalog FILE]\n"
-          "       vramlab measure --allreduce [--device cpu|cuda] [--full] [--sizes LIST]\n"
-          "                       [--dtypes fp32,bf16] [--iters N] [--budget S]\n"
-          "                       [--deadline S] [--mpirun CMD] [--json] [--catalog FILE]\n"
           "Runs vramlab-probe on this machine and prints predicted versus measured\n"
           "bandwidth and FLOP/s. The probe is found through $VRAMLAB_PROBE, the build\n"
           "tree, or " VRAMLAB_PKGLIBEXECDIR ".\n"
@@ -647,6 +644,23 @@ static bool tests_list_ok(const char *list) {
 }
 
 /* `vramlab measure`. */
+/* A complete run on the CPU: saved for --device cpu (tui/cpu_device.c). */
+static void measure_save_cpu(const struct measure_run *m, const struct engine_gpu *g,
+                             const struct catalog_cpu *cpu) {
+    const char *backend = m->have_device ? probe_json_str(&m->device, "backend") : NULL;
+    char *buf = NULL, err[300];
+    size_t len = 0;
+    if (!backend || strcmp(backend, "cpu") != 0 || m->n_results == 0)
+        return;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    measure_run_json(f, m, g, cpu);
+    if (fclose(f) == 0 && cpu_device_save(buf, len, err, sizeof err) != 0)
+        fprintf(stderr, "vramlab measure: not saved for --device cpu: %s\n", err);
+    free(buf);
+}
+
 /* What `vramlab measure` takes: the probe's options (passed on to it),
  * then its own. */
 enum { MEASURE_OPT_JSON = PROBE_OPT_BUILD_INFO, MEASURE_OPT_MPIRUN, MEASURE_OPT_CATALOG,
@@ -838,6 +852,8 @@ int cmd_measure(int argc, char **argv) {
         measure_run_json(stdout, m, g, cpu);
     else
         measure_print_text(m, g, cpu);
+    if (!allreduce && !m->failed && !m->truncated)
+        measure_save_cpu(m, g, cpu);
     rc = VRAMLAB_EXIT_OK;
     if (m->failed || m->truncated) {
         const char *msg =
