@@ -28,22 +28,6 @@ start() {
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x 100 -y 30 -c "$TMP/work" \
         "env -u LC_ALL -u LANGUAGE ${START_ENV:-} TERM=screen-256color LANG=C.UTF-8 '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; sleep 60"
 }
-keys() {
-    _session=$1
-    shift
-    tmux -L "$SOCK" send-keys -t "$_session" "$@"
-}
-# quit NAME: q, then wait for the exit status; print it.
-quit() {
-    keys "$1" q
-    i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -eq 10 ] && keys "$1" q
-    done
-    cat "$TMP/$1.rc" 2>/dev/null || echo none
-}
 # save_as NAME FILE: s, Ctrl-U (erase the offered name), type FILE, Enter.
 save_as() {
     keys "$1" s

@@ -127,3 +127,26 @@ wait_gone() {
     done
     return 1
 }
+
+# keys NAME KEY...: send keys to the explorer in session NAME.
+keys() {
+    _session=$1
+    shift
+    tmux -L "$SOCK" send-keys -t "$_session" "$@"
+}
+
+# quit NAME: q (again after a second: an overlay was open), then wait for
+# the exit status the session's command wrote to $TMP/NAME.rc (30 s at
+# most, a bound); print it. TUI_QUIT_ANSWER (a lesson's "leave?": y) is
+# sent after two seconds when set.
+quit() {
+    keys "$1" q
+    _qi=0
+    while [ $_qi -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
+        sleep 0.1
+        _qi=$((_qi + 1))
+        [ $_qi -eq 10 ] && keys "$1" q
+        [ $_qi -eq 20 ] && [ -n "${TUI_QUIT_ANSWER:-}" ] && keys "$1" "$TUI_QUIT_ANSWER"
+    done
+    cat "$TMP/$1.rc" 2>/dev/null || echo none
+}
