@@ -974,11 +974,16 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key key);
 /* Value of a key in an estimate (NaN where it does not apply). */
 double engine_key_value(const struct engine_estimate *est, enum engine_key key);
 
-/* Text of each warning / invalid bit, with this scenario's numbers. */
-void engine_warning_text(const struct engine_scenario *sc, const struct engine_estimate *est,
-                         enum engine_warning w, char *buf, size_t len);
-void engine_invalid_text(const struct engine_scenario *sc, uint32_t invalid_bit, char *buf,
+/* Text of each warning / invalid bit, with this scenario's numbers, in
+ * the reader's language, units and marks (engine/format.h: the words
+ * through f's translate, the numbers through the one formatter; f NULL:
+ * English, decimal GB, what the JSON writes). */
+struct engine_numfmt;
+void engine_warning_text(const struct engine_numfmt *f, const struct engine_scenario *sc,
+                         const struct engine_estimate *est, enum engine_warning w, char *buf,
                          size_t len);
+void engine_invalid_text(const struct engine_numfmt *f, const struct engine_scenario *sc,
+                         uint32_t invalid_bit, char *buf, size_t len);
 
 /* ---- inverse questions ---------------------------------------------------- */
 

@@ -23,6 +23,17 @@
  * ones in the high nibbles, so x is stored even/odd de-interleaved per 32
  * to match) and its sum q*x is scaled once (batch 1) or the dequantized
  * tile is reused across the vectors (batch 2..16).
+ *
+ * W8A8 / W4A8: x is quantized once per call into the scratch (int8 codes
+ * per block of 32 and their scales, laid out as the path's loads want
+ * them: within a unit of P blocks, the first half of every block, then
+ * the second halves, where a half of a Q4 block is its even or its odd
+ * elements, so the low and high nibbles of a 16-byte load meet their x
+ * with no shuffle). Every path forms, per block, four 32-bit lanes of the
+ * exact integer sum q * xq (AVX-512 VNNI vpdpbusd, AVX2 vpmaddubsw and
+ * vpmaddwd, NEON sdot), with the code offset taken off in the integers,
+ * then scales the block once (one float multiply-add of the four lanes
+ * by s_w * d). The weight layout is the W8A16 / W4A16 one: no repack.
  * Valid C and C++.
  */
 #ifndef VRAMLAB_KERN_CPU_H
@@ -62,12 +73,28 @@ enum kern_wfmt {
     KERN_W_BF16,    /* BF16 rows x cols */
     KERN_W_Q8,      /* 8-bit codes (offset binary), FP16 scale per group */
     KERN_W_Q4,      /* 4-bit codes (offset binary, low nibble first), FP16 scales */
+    /* The same weights as Q8 / Q4 with x quantized to 8 bits per block of
+     * 32 (kern_quantize_act8 in kern_quant.h) and integer dot products:
+     * W8A8 / W4A8, what llama.cpp's q8_0 / q4_0 and the CPU runtimes run */
+    KERN_W_Q8A8,
+    KERN_W_Q4A8,
     KERN_W_COUNT
 };
 
+/* "FP16", "BF16", "W8A16", "W4A16", "W8A8", "W4A8". */
+const char *kern_wfmt_name(enum kern_wfmt f);
+/* Bits a weight's code takes (16, 8 or 4; the group scales come on top). */
+unsigned kern_wfmt_bits(enum kern_wfmt f);
+/* Whether x is quantized to 8 bits (W8A8, W4A8). */
+bool kern_wfmt_a8(enum kern_wfmt f);
+
 #define KERN_CPU_BATCH_MAX 16
 
-/* One GEMV: y[b * rows + r] = sum_c W[r][c] * x[b * cols + c] for b < batch. */
+/* One GEMV: y[b * rows + r] = sum_c W[r][c] * x[b * cols + c] for b < batch
+ * (A8 formats: x as its 8-bit codes times their block scales). Threads
+ * that split the rows should split at multiples of KERN_CPU_ROW_ALIGN rows,
+ * so no two share a cache line of y (and a 4-bit row pair ends on a byte). */
+#define KERN_CPU_ROW_ALIGN 16
 struct kern_gemv {
     enum kern_wfmt fmt;
     const void *w;          /* FP16/BF16 values or packed codes */
@@ -103,6 +130,10 @@ void kern_cpu_dequantize_f16(enum kern_isa isa, const uint8_t *codes, const uint
                              size_t cols, size_t r0, size_t r1, unsigned bits, size_t group,
                              uint16_t *out);
 
+/* x's 8-bit codes and scales per block of 32 (n a multiple of 32) on a
+ * path: kern_quantize_act8's bit for bit (what the A8 GEMVs prepare). */
+void kern_cpu_quantize_act8(enum kern_isa isa, const uint16_t *x, size_t n, int8_t *q, float *d);
+
 /* Copy n bytes (dst and src 64-byte aligned, n a multiple of 64) with
  * wide loads and streaming stores (no read-for-ownership of dst). */
 void kern_cpu_copy(enum kern_isa isa, void *dst, const void *src, size_t n);
@@ -127,6 +158,12 @@ double kern_cpu_fma_lane_ref(enum kern_isa isa, uint64_t iters, float a, float b
  * bit (NaN, infinities and subnormals among the weights), copy, sum and
  * the FMA loop exact. 0, or -1 with what differed. */
 int kern_cpu_selfcheck(enum kern_isa isa, char *err, size_t errlen);
+
+/* Whether the AVX-512 path's W8A8 / W4A8 kernels use VNNI (vpdpbusd):
+ * this CPU has AVX-512 VNNI and VRAMLAB_TEST_NO_VNNI is unset (a test
+ * hook: the path then runs its vpmaddubsw form, which AVX-512 CPUs without
+ * VNNI run, so the tests reach it on a VNNI machine too). Read once. */
+bool kern_cpu_have_vnni(void);
 
 /* The path below isa that this machine runs (AVX-512 -> AVX2 -> portable,
  * NEON -> portable), or isa itself for the portable path. */

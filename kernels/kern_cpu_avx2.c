@@ -777,6 +777,250 @@ static double fma_loop(uint64_t iters, float a, float b) {
     return t;
 }
 
+/* ---- W8A8 / W4A8 -------------------------------------------------------- */
+
+/* x comes in units of four blocks of 32 as four 32-byte vectors (the
+ * interleaved order of kern_cpu_impl.h): in 128-bit lane m of each, two
+ * 4-byte lanes of block m and two of block m + 2. The codes are regrouped
+ * to match: Q8, four loads (one block each) by 128-bit lane (vperm2i128:
+ * blocks 0-1's first 16 bytes, their last 16, the same for 2-3), then by
+ * 64 bits within the lanes (vpunpcklqdq / vpunpckhqdq), and made signed
+ * (q = u ^ 0x80); Q4, two loads (blocks 0-1, 2-3) split into low nibbles
+ * (the even elements) and high (the odd ones), then by 64 bits. Q4's
+ * codes (0..15) go through vpmaddubsw unsaturated, the four products of a
+ * unit summed in 16 bits (at most 4 x 3810), then vpmaddwd into the lanes,
+ * which start at xk (minus 8 times the x codes each meets): the exact sum
+ * q * xq of each block in its two lanes. Q8: |x| times q with x's sign
+ * (vpsignb), each product pair within 16 bits, vpmaddwd, added. Then per
+ * unit and vector one conversion and one multiply-add by s_w * d (the four
+ * blocks' scales, each in its two lanes). Rows two at a time, vectors up
+ * to four at a time. */
+
+/* The four 32-byte operands of one unit (4 blocks) of a row's codes at p. */
+AI void a8_operands(const uint8_t *p, unsigned bits, __m256i w[4]) {
+    __m256i a0, a1, a2, a3;
+    if (bits == 8) {
+        const __m256i sign = _mm256_set1_epi8((char)0x80);
+        __m256i l0 = _mm256_loadu_si256((const __m256i *)p);
+        __m256i l1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+        __m256i l2 = _mm256_loadu_si256((const __m256i *)(p + 64));
+        __m256i l3 = _mm256_loadu_si256((const __m256i *)(p + 96));
+        a0 = _mm256_xor_si256(_mm256_permute2x128_si256(l0, l1, 0x20), sign); /* 0-1, bytes 0-15 */
+        a1 = _mm256_xor_si256(_mm256_permute2x128_si256(l0, l1, 0x31), sign); /* bytes 16-31 */
+        a2 = _mm256_xor_si256(_mm256_permute2x128_si256(l2, l3, 0x20), sign); /* blocks 2-3 */
+        a3 = _mm256_xor_si256(_mm256_permute2x128_si256(l2, l3, 0x31), sign);
+    } else {
+        const __m256i m = _mm256_set1_epi8(15);
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)p);        /* blocks 0-1 */
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32)); /* blocks 2-3 */
+        a0 = _mm256_and_si256(v0, m);                               /* even elements */
+        a1 = _mm256_and_si256(_mm256_srli_epi16(v0, 4), m);         /* odd */
+        a2 = _mm256_and_si256(v1, m);
+        a3 = _mm256_and_si256(_mm256_srli_epi16(v1, 4), m);
+    }
+    w[0] = _mm256_unpacklo_epi64(a0, a2);
+    w[1] = _mm256_unpackhi_epi64(a0, a2);
+    w[2] = _mm256_unpacklo_epi64(a1, a3);
+    w[3] = _mm256_unpackhi_epi64(a1, a3);
+}
+
+/* One block past the last whole unit (4 lanes): its halves' codes w1, w2
+ * (16 bytes each), x's halves x1, x2, the lanes' start k. */
+AI __m128i a8_isum1(unsigned bits, __m128i w1, __m128i w2, __m128i x1, __m128i x2, __m128i k) {
+    const __m128i ones = _mm_set1_epi16(1);
+    if (bits == 4) {
+        __m128i p = _mm_add_epi16(_mm_maddubs_epi16(w1, x1), _mm_maddubs_epi16(w2, x2));
+        return _mm_add_epi32(k, _mm_madd_epi16(p, ones));
+    }
+    const __m128i sign = _mm_set1_epi8((char)0x80);
+    w1 = _mm_xor_si128(w1, sign);
+    w2 = _mm_xor_si128(w2, sign);
+    __m128i p1 = _mm_maddubs_epi16(_mm_abs_epi8(x1), _mm_sign_epi8(w1, x1));
+    __m128i p2 = _mm_maddubs_epi16(_mm_abs_epi8(x2), _mm_sign_epi8(w2, x2));
+    return _mm_add_epi32(_mm_madd_epi16(p1, ones), _mm_madd_epi16(p2, ones));
+}
+
+/* Rows r .. r + nr - 1 (nr <= 2) times vectors v0 .. v0 + NB - 1. */
+AI void a8_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r, size_t nr,
+                 size_t v0, unsigned bits, const size_t NB) {
+    const size_t R = 2;
+    const __m256i ones = _mm256_set1_epi16(1);
+    const uint8_t *codes = g->w;
+    size_t nblk = s->nblk, nu = nblk / 4, rowb = g->cols * bits / 8, ub = 4 * 4 * bits;
+    const uint8_t *p[2];
+    const uint16_t *ws[2];
+    UNROLL
+    for (size_t i = 0; i < R; i++) {
+        size_t ri = r + (i < nr ? i : nr - 1);
+        p[i] = codes + ri * rowb;
+        ws[i] = kern_cpu_a8_wscales(g, s, ri, (unsigned)i);
+    }
+    const int8_t *xq = s->xq + v0 * s->xqpad;
+    const float *xd = s->xd + v0 * nblk * 4;
+    const int32_t *xk = s->xk + v0 * nblk * 4;
+    size_t xqs = s->xqpad, xds = nblk * 4;
+    /* lane (m, j) of 128-bit lane m belongs to block m + 2 (j >= 2) */
+    const __m256i idx = _mm256_setr_epi32(0, 0, 2, 2, 1, 1, 3, 3);
+    __m256 acc[2][4];
+    UNROLL
+    for (size_t i = 0; i < R; i++)
+        UNROLL
+    for (size_t k = 0; k < NB; k++)
+        acc[i][k] = _mm256_setzero_ps();
+    for (size_t u = 0; u < nu; u++) {
+        __m256i w[2][4];
+        __m256 sc[2];
+        UNROLL
+        for (size_t i = 0; i < R; i++) {
+            a8_operands(p[i] + u * ub, bits, w[i]);
+            __m128 f = _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(ws[i] + 4 * u)));
+            sc[i] = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(f), idx);
+        }
+        UNROLL
+        for (size_t k = 0; k < NB; k++) {
+            const int8_t *xp = xq + k * xqs + 128 * u;
+            __m256 d = _mm256_loadu_ps(xd + k * xds + 8 * u);
+            __m256i t[2];
+            if (bits == 4) {
+                __m256i pr[2];
+                UNROLL
+                for (int j = 0; j < 4; j++) {
+                    __m256i xv = _mm256_loadu_si256((const __m256i *)(xp + 32 * j));
+                    UNROLL
+                    for (size_t i = 0; i < R; i++) {
+                        __m256i m = _mm256_maddubs_epi16(w[i][j], xv);
+                        pr[i] = j ? _mm256_add_epi16(pr[i], m) : m;
+                    }
+                }
+                __m256i kk = _mm256_loadu_si256((const __m256i *)(xk + k * xds + 8 * u));
+                UNROLL
+                for (size_t i = 0; i < R; i++)
+                    t[i] = _mm256_add_epi32(kk, _mm256_madd_epi16(pr[i], ones));
+            } else {
+                UNROLL
+                for (int j = 0; j < 4; j++) {
+                    __m256i xv = _mm256_loadu_si256((const __m256i *)(xp + 32 * j));
+                    __m256i ax = _mm256_abs_epi8(xv);
+                    UNROLL
+                    for (size_t i = 0; i < R; i++) {
+                        __m256i m = _mm256_madd_epi16(
+                            _mm256_maddubs_epi16(ax, _mm256_sign_epi8(w[i][j], xv)), ones);
+                        t[i] = j ? _mm256_add_epi32(t[i], m) : m;
+                    }
+                }
+            }
+            UNROLL
+            for (size_t i = 0; i < R; i++)
+                acc[i][k] =
+                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(t[i]), _mm256_mul_ps(sc[i], d), acc[i][k]);
+        }
+    }
+    /* the blocks past the last whole unit (x: first half, then second
+     * half of each; 4 lanes each) */
+    for (size_t b = nu * 4; b < nblk; b++) {
+        __m128i w1[2], w2[2];
+        float sw[2];
+        size_t lb = nu * 8 + (b - nu * 4) * 4;
+        UNROLL
+        for (size_t i = 0; i < R; i++) {
+            const uint8_t *pb = p[i] + b * 4 * bits;
+            if (bits == 8) {
+                w1[i] = _mm_loadu_si128((const __m128i *)pb);
+                w2[i] = _mm_loadu_si128((const __m128i *)(pb + 16));
+            } else {
+                __m128i v = _mm_loadu_si128((const __m128i *)pb);
+                w1[i] = _mm_and_si128(v, _mm_set1_epi8(15));
+                w2[i] = _mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(15));
+            }
+            sw[i] = widen_scale(ws[i][b]);
+        }
+        UNROLL
+        for (size_t k = 0; k < NB; k++) {
+            const int8_t *xp = xq + k * xqs + 32 * b;
+            __m128i x1 = _mm_loadu_si128((const __m128i *)xp);
+            __m128i x2 = _mm_loadu_si128((const __m128i *)(xp + 16));
+            __m128i kk = _mm_loadu_si128((const __m128i *)(xk + k * xds + lb));
+            float d = s->xdr[(v0 + k) * nblk + b];
+            UNROLL
+            for (size_t i = 0; i < R; i++) {
+                __m128i t = a8_isum1(bits, w1[i], w2[i], x1, x2, kk);
+                __m128 v = _mm_mul_ps(_mm_cvtepi32_ps(t), _mm_set1_ps(sw[i] * d));
+                acc[i][k] = _mm256_add_ps(acc[i][k], _mm256_zextps128_ps256(v));
+            }
+        }
+    }
+    for (size_t i = 0; i < nr; i++)
+        UNROLL
+    for (size_t k = 0; k < NB; k++)
+        g->y[(v0 + k) * g->rows + r + i] = hsum(acc[i][k]);
+}
+
+/* x's codes per block of 32: the twin's (kern_quantize_act8) with the same
+ * IEEE operations: |x| maximum (maxps keeps its second operand, the running
+ * maximum, for a NaN), d = amax / 127 and 1 / d as scalar divisions, x / d
+ * as x * (1 / d), clipped to +-127, rounded to nearest even (cvtps2dq in
+ * the default mode, as lrintf), a NaN to 0. */
+static void quant_x8(const uint16_t *x, size_t nblk, int8_t *q, float *d) {
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
+    for (size_t b = 0; b < nblk; b++, x += 32, q += 32) {
+        __m256 v[4], m = _mm256_setzero_ps();
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            v[j] = ld_f16(x + 8 * j);
+            m = _mm256_max_ps(_mm256_and_ps(v[j], absm), m);
+        }
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        float amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+        float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+        d[b] = db;
+        __m256 iv = _mm256_set1_ps(id);
+        __m256i c[4];
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            __m256 t = _mm256_mul_ps(v[j], iv);
+            __m256 nan = _mm256_cmp_ps(t, t, _CMP_UNORD_Q);
+            t = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(t, lo), hi));
+            c[j] = _mm256_cvtps_epi32(t);
+        }
+        __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3]));
+        p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256((__m256i *)q, p);
+    }
+}
+
+/* Every batch: two rows at a time, against the vectors 4, 2 or 1 at a time. */
+AI void a8_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0, size_t r1,
+                unsigned bits) {
+    for (size_t r = r0; r < r1; r += 2) {
+        size_t nr = r1 - r < 2 ? 1 : 2;
+        for (size_t v0 = 0; v0 < g->batch;) {
+            size_t left = g->batch - v0;
+            if (left >= 4) {
+                a8_block(g, s, r, nr, v0, bits, 4);
+                v0 += 4;
+            } else if (left >= 2) {
+                a8_block(g, s, r, nr, v0, bits, 2);
+                v0 += 2;
+            } else {
+                a8_block(g, s, r, nr, v0, bits, 1);
+                v0 += 1;
+            }
+        }
+    }
+}
+
+static void gemv_q8a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    a8_body(g, s, r0, r1, 8);
+}
+
+static void gemv_q4a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    a8_body(g, s, r0, r1, 4);
+}
+
 KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU_TILE_CALL)
 KERN_CPU_FORMATS(gemv1, gemv1_half_body, gemv1_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
@@ -784,10 +1028,13 @@ const struct kern_cpu_impl kern_cpu_impl_avx2 = {
     .isa = KERN_ISA_AVX2,
     .lanes = 8,
     .perm4 = true,
-    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4},
+    .a8_unit = 4,
+    .a8_vec = 32,
+    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,
+    .quant_x8 = quant_x8,
     .quantize = quantize,
     .dequantize = dequantize,
     .copy = copy,

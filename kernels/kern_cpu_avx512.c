@@ -186,38 +186,42 @@ AI void gemv1_q_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s
 
 AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                         size_t r1, bool bf) {
+    /* four rows by four vectors: 16 accumulators; per 16 columns 4 weight
+     * loads (widened once), 4 x loads and 16 multiply-adds (a load per
+     * two FMAs, not one per FMA as two rows would take) */
     const uint16_t *w = g->w;
     const float *xr[4];
     kern_cpu_xrows4(g, s, xr);
     size_t n = g->cols, n16 = n & ~(size_t)15;
-    for (size_t r = r0; r < r1; r += 2) {
-        size_t nr = r1 - r < 2 ? 1 : 2;
-        const uint16_t *w0 = w + r * n, *w1 = w + (r + nr - 1) * n;
-        __m512 a[2][4];
+    for (size_t r = r0; r < r1; r += 4) {
+        size_t nr = r1 - r < 4 ? r1 - r : 4;
+        const uint16_t *wr[4];
         UNROLL
-        for (int i = 0; i < 2; i++)
+        for (size_t i = 0; i < 4; i++)
+            wr[i] = w + (r + (i < nr ? i : nr - 1)) * n;
+        __m512 a[4][4];
+        UNROLL
+        for (int i = 0; i < 4; i++)
             UNROLL
         for (int k = 0; k < 4; k++)
             a[i][k] = _mm512_setzero_ps();
         for (size_t c = 0; c < n16; c += 16) {
-            __m512 v0 = ld_half(w0 + c, bf), v1 = ld_half(w1 + c, bf);
+            __m512 xv[4];
             UNROLL
-            for (int k = 0; k < 4; k++) {
-                __m512 xv = _mm512_loadu_ps(xr[k] + c);
-                a[0][k] = _mm512_fmadd_ps(v0, xv, a[0][k]);
-                a[1][k] = _mm512_fmadd_ps(v1, xv, a[1][k]);
+            for (int k = 0; k < 4; k++)
+                xv[k] = _mm512_loadu_ps(xr[k] + c);
+            UNROLL
+            for (int i = 0; i < 4; i++) {
+                __m512 v = ld_half(wr[i] + c, bf);
+                UNROLL
+                for (int k = 0; k < 4; k++)
+                    a[i][k] = _mm512_fmadd_ps(v, xv[k], a[i][k]);
             }
         }
-        float o[2][4];
-        UNROLL
-        for (int i = 0; i < 2; i++)
-            UNROLL
-        for (int k = 0; k < 4; k++)
-            o[i][k] = hsum(a[i][k]);
         for (size_t i = 0; i < nr; i++)
             for (size_t k = 0; k < g->batch; k++)
                 g->y[k * g->rows + r + i] =
-                    o[i][k] + kern_cpu_half_tail(i ? w1 : w0, xr[k], n16, n, bf);
+                    hsum(a[i][k]) + kern_cpu_half_tail(wr[i], xr[k], n16, n, bf);
     }
 }
 
@@ -517,14 +521,95 @@ KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU
 KERN_CPU_FORMATS(gemv1, gemv1_half_body, gemv1_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
+/* ---- W8A8 / W4A8 (kern_cpu_avx512_a8.h) ------------------------------------ */
+
+/* x's codes per block of 32: the twin's (kern_quantize_act8) with the same
+ * IEEE operations, as the AVX2 path's quant_x8 (vpmovsdb packs them). */
+static void quant_x8(const uint16_t *x, size_t nblk, int8_t *q, float *d) {
+    const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+    for (size_t b = 0; b < nblk; b++, x += 32, q += 32) {
+        __m512 v0 = ld_half(x, false), v1 = ld_half(x + 16, false);
+        __m512 m = _mm512_max_ps(_mm512_abs_ps(v0), _mm512_setzero_ps());
+        m = _mm512_max_ps(_mm512_abs_ps(v1), m);
+        __m256 h8 = _mm256_max_ps(_mm512_castps512_ps256(m),
+                                  _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m), 1)));
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        float amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+        float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+        d[b] = db;
+        __m512 iv = _mm512_set1_ps(id);
+        __m512 t0 = _mm512_mul_ps(v0, iv), t1 = _mm512_mul_ps(v1, iv);
+        __mmask16 n0 = _mm512_cmp_ps_mask(t0, t0, _CMP_UNORD_Q);
+        __mmask16 n1 = _mm512_cmp_ps_mask(t1, t1, _CMP_UNORD_Q);
+        t0 = _mm512_maskz_mov_ps((__mmask16)~n0, _mm512_min_ps(_mm512_max_ps(t0, lo), hi));
+        t1 = _mm512_maskz_mov_ps((__mmask16)~n1, _mm512_min_ps(_mm512_max_ps(t1, lo), hi));
+        _mm_storeu_si128((__m128i *)q, _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(t0)));
+        _mm_storeu_si128((__m128i *)(q + 16), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(t1)));
+    }
+}
+
+/* vpmaddubsw + vpmaddwd, for AVX-512 CPUs without VNNI */
+#define A8_VNNI 0
+#define A8_SFX  _bw
+#include "kernels/kern_cpu_avx512_a8.h"
+#undef A8_VNNI
+#undef A8_SFX
+
+/* vpdpbusd, in a region of its own so nothing else is compiled for VNNI */
+#if defined(__clang__)
+#pragma clang attribute pop
+#pragma clang attribute push(                                                                      \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni"))),        \
+    apply_to = function)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")
+#endif
+#define A8_VNNI 1
+#define A8_SFX  _vnni
+#include "kernels/kern_cpu_avx512_a8.h"
+#undef A8_VNNI
+#undef A8_SFX
+#if defined(__clang__)
+#pragma clang attribute pop
+#pragma clang attribute push(                                                                      \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl"))),                   \
+    apply_to = function)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl")
+#endif
+
+static void gemv_q8a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (kern_cpu_have_vnni())
+        gemv_q8a8_vnni(g, s, r0, r1);
+    else
+        gemv_q8a8_bw(g, s, r0, r1);
+}
+
+static void gemv_q4a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (kern_cpu_have_vnni())
+        gemv_q4a8_vnni(g, s, r0, r1);
+    else
+        gemv_q4a8_bw(g, s, r0, r1);
+}
+
 const struct kern_cpu_impl kern_cpu_impl_avx512 = {
     .isa = KERN_ISA_AVX512,
     .lanes = 16,
     .perm4 = true,
-    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4},
+    .a8_unit = 8,
+    .a8_vec = 64,
+    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,
+    .quant_x8 = quant_x8,
     .quantize = quantize,
     .dequantize = dequantize,
     .copy = copy,

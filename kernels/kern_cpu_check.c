@@ -39,8 +39,8 @@ static void fill(uint16_t *h, size_t n, double a, uint64_t seed, bool bf) {
 static int check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_t cols, size_t batch,
                       char *err, size_t len) {
     const size_t group = 32;
-    unsigned bits = fmt == KERN_W_Q8 ? 8 : 4;
-    bool q = fmt == KERN_W_Q8 || fmt == KERN_W_Q4;
+    unsigned bits = kern_wfmt_bits(fmt);
+    bool q = bits < 16;
     uint16_t *x = zalloc(batch * cols * 2), *wh = zalloc(rows * cols * 2);
     uint8_t *codes = zalloc(rows * cols);
     uint16_t *sc = zalloc(kern_quant_scale_count(rows, cols, group) * 2);
@@ -76,14 +76,15 @@ static int check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_t
                 ref = kern_gemv_f16_ref_row(wh, r, cols, xb, &as);
             else if (fmt == KERN_W_BF16)
                 ref = kern_gemv_bf16_ref_row(wh, r, cols, xb, &as);
+            else if (kern_wfmt_a8(fmt))
+                ref = kern_gemv_qa8_ref_row(codes, sc, r, cols, bits, group, xb, &as, NULL);
             else
                 ref = kern_gemv_q_ref_row(codes, sc, r, cols, bits, group, xb, &as);
             double got = y[b * rows + r];
             if (!(fabs(got - ref) <= CHECK_RTOL * as + 1e-30)) {
-                static const char *const names[] = {"FP16", "BF16", "W8A16", "W4A16"};
                 snprintf(err, len,
                          "%s GEMV %zu x %zu batch %zu: y[%zu][%zu] = %.7g, reference %.7g",
-                         names[fmt], rows, cols, batch, b, r, got, ref);
+                         kern_wfmt_name(fmt), rows, cols, batch, b, r, got, ref);
                 goto out;
             }
         }
@@ -149,6 +150,32 @@ out:
     return rc;
 }
 
+/* x's 8-bit codes on the path equal the twin's, bit for bit, on every
+ * kind of FP16 value (NaN, infinities, subnormals, an all-zero block). */
+static int check_act8(enum kern_isa isa, char *err, size_t len) {
+    enum { N = 32 * 40 };
+    uint16_t x[N];
+    int8_t q1[N], q2[N];
+    float d1[N / 32], d2[N / 32];
+    struct kern_rng r;
+    kern_rng_seed(&r, 77);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t v = kern_rng_next(&r);
+        x[i] = v % 5 == 0 ? (uint16_t)(v >> 16)
+                          : kern_f32_to_f16((float)((kern_rng_uniform(&r) * 2 - 1) * 3.0));
+    }
+    for (size_t i = 64; i < 96; i++)
+        x[i] = 0;
+    kern_quantize_act8(x, N, q1, d1);
+    memset(q2, 0x5a, sizeof q2);
+    kern_cpu_quantize_act8(isa, x, N, q2, d2);
+    if (memcmp(q1, q2, sizeof q1) || memcmp(d1, d2, sizeof d1)) {
+        snprintf(err, len, "x's 8-bit codes differ from the twin's");
+        return -1;
+    }
+    return 0;
+}
+
 /* Copy, sum and the FMA loop, exact. */
 static int check_stream(enum kern_isa isa, char *err, size_t len) {
     size_t n = 4096 + 8;
@@ -192,12 +219,13 @@ int kern_cpu_selfcheck(enum kern_isa isa, char *err, size_t len) {
     for (int f = 0; f < KERN_W_COUNT; f++)
         for (size_t k = 0; k < 4; k++) {
             size_t cols = shapes[k][1];
-            if ((f == KERN_W_Q8 || f == KERN_W_Q4) && cols % 32)
+            if (kern_wfmt_bits((enum kern_wfmt)f) < 16 && cols % 32)
                 cols = 1024;
             if (check_gemv(isa, (enum kern_wfmt)f, shapes[k][0], cols, shapes[k][2], err, len))
                 return -1;
         }
-    if (check_quant(isa, 4, err, len) || check_quant(isa, 8, err, len))
+    if (check_quant(isa, 4, err, len) || check_quant(isa, 8, err, len) ||
+        check_act8(isa, err, len))
         return -1;
     return check_stream(isa, err, len);
 }

@@ -15,6 +15,32 @@
  * not a subtraction per weight); sc, 4 rows of ngroups float scales
  * and 4 rows of off times them;
  * tile, 4 rows of KERN_CPU_TILE_COLS floats.
+ *
+ * A8 formats (W8A8, W4A8) use other pieces: xq, batch rows of xqpad
+ * int8 codes of x in the path's order (below); xd, batch rows of up to
+ * nblk x 4 floats, the scale d of the block each 32-bit lane of the
+ * integer sums belongs to; xk, the same lanes' int32 starting values,
+ * minus the code offset times the sum of the x codes the lane meets (so
+ * the lane ends at the exact q * xq, not u * xq); xdr, batch rows of nblk
+ * floats, d once per block; wsb, KERN_CPU_A8_ROWS rows of nblk FP16
+ * weight scales, one per block of 32 (groups wider than 32).
+ *
+ * x's order for A8 (a half of a block: Q8 its elements 0-15 or 16-31, Q4
+ * its even or odd elements, the low or high nibbles of its 16 bytes):
+ *  - a8_unit 0: natural order (the portable path);
+ *  - a8_vec 0, a8_unit P: units of P blocks, the P first halves, then the
+ *    P second halves; a lane is 4 bytes of one half, 4 lanes a block;
+ *  - a8_vec V (16, 32 or 64 bytes: one vector of the path), a8_unit
+ *    2 V / 16: units of that many blocks laid out as four V-byte vectors
+ *    (kern_cpu_a8_pos): in 128-bit lane m of each, two 4-byte lanes of
+ *    block m and two of block m + V / 16, so four integer dot products
+ *    of the unit's four weight vectors sum 16 bytes of a block into each
+ *    of its 2 lanes; the weight codes are regrouped to match with two
+ *    shuffle steps (by 128-bit lane, then by 64 bits within them).
+ * After the last whole unit, blocks come one at a time as in units of
+ * one block (first half, second half; 4 lanes). The lanes of unit U start
+ * at U * lanes-per-unit in xd and xk; those of a block b past the whole
+ * units at (whole units) * lanes-per-unit + (b - their blocks) * 4.
  */
 #ifndef VRAMLAB_KERN_CPU_IMPL_H
 #define VRAMLAB_KERN_CPU_IMPL_H
@@ -39,7 +65,16 @@ struct kern_cpu_scratch {
     size_t xpad; /* padded row length of xf */
     size_t ngroups;
     unsigned lanes;
+    /* A8 formats */
+    int8_t *xq;
+    float *xd, *xdr;
+    int32_t *xk;
+    uint16_t *wsb;
+    size_t xqpad, nblk;
 };
+
+/* Rows an A8 kernel may ask block scales for at once (wsb slots). */
+#define KERN_CPU_A8_ROWS 4
 
 /* Batch-1 rows [r0, r1): y[r] = W[r] . x. */
 typedef void (*kern_cpu_gemv1_fn)(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
@@ -64,11 +99,17 @@ struct kern_cpu_impl {
     enum kern_isa isa;
     unsigned lanes; /* floats per vector */
     bool perm4;     /* Q4: x stored even/odd per 32 */
+    unsigned a8_unit; /* A8: blocks per unit of x's order (0: natural order) */
+    unsigned a8_vec;  /* A8: 0 (halves), or the vector bytes of the interleaved order */
     kern_cpu_gemv1_fn gemv1[KERN_W_COUNT];
+    /* gemv1[KERN_W_Q8A8] and [KERN_W_Q4A8] take every batch */
     /* batch 2..KERN_CPU_SMALL_BATCH, rows [r0, r1), or NULL (tiles) */
     kern_cpu_gemv1_fn gemvs[KERN_W_COUNT];
     kern_cpu_tile_fn tile[KERN_W_COUNT];
     kern_cpu_micro_fn micro;
+    /* kern_quantize_act8 of nblk blocks of 32 (natural order), the twin's
+     * codes and scales bit for bit; NULL: the twin itself */
+    void (*quant_x8)(const uint16_t *x, size_t nblk, int8_t *q, float *d);
     void (*quantize)(const uint16_t *w, size_t cols, size_t r0, size_t r1, unsigned bits,
                      size_t group, uint8_t *codes, uint16_t *scales);
     void (*dequantize)(const uint8_t *codes, const uint16_t *scales, size_t cols, size_t r0,
@@ -141,8 +182,33 @@ static inline void kern_cpu_xrows4(const struct kern_gemv *g, const struct kern_
      size_t n, size_t npad)
 #define KERN_CPU_TILE_CALL g, s, r, nr, c0, n, npad
 
+/* Where element p (< 16) of half h of block b of x goes in the
+ * interleaved A8 order with vectors of V bytes (kern_cpu_impl.h), b < the
+ * unit's 2 V / 16 blocks: its offset in the unit. */
+static inline size_t kern_cpu_a8_pos(unsigned b, unsigned h, unsigned p, unsigned V) {
+    unsigned l128 = V / 16, m = b % l128, upper = b / l128, dq = p / 4;
+    unsigned k = 2 * h + dq / 2, j = (dq & 1) + 2 * upper;
+    return (size_t)k * V + m * 16 + j * 4 + p % 4;
+}
+
+/* The FP16 weight scale of every block of 32 of row r: the row's own
+ * scales when the group is 32, else expanded into wsb slot `slot`. */
+static inline const uint16_t *kern_cpu_a8_wscales(const struct kern_gemv *g,
+                                                  const struct kern_cpu_scratch *s, size_t r,
+                                                  unsigned slot) {
+    size_t ng = g->cols / g->group, per = g->group / 32;
+    const uint16_t *src = g->scales + r * ng;
+    if (per == 1)
+        return src;
+    uint16_t *dst = s->wsb + slot * s->nblk;
+    for (size_t k = 0; k < s->nblk; k++)
+        dst[k] = src[k / per];
+    return dst;
+}
+
 /* The scratch pieces of a GEMV for a path. */
 void kern_cpu_scratch_map(const struct kern_gemv *g, unsigned lanes, void *base,
                           struct kern_cpu_scratch *s);
+
 
 #endif

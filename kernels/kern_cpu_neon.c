@@ -568,14 +568,99 @@ static void gemv1_q4 KERN_CPU_ROWS_ARGS {
 }
 KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 
+/* ---- W8A8 / W4A8 -------------------------------------------------------- */
+
+/* The dot-product instructions (FEAT_DotProd, "asimddp": Cortex-A55/A75
+ * and later, Neoverse, Apple M1): SDOT adds four products of signed bytes
+ * into each 32-bit lane. */
+static bool have_dotprod(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        unsigned long hw = getauxval(AT_HWCAP);
+#ifdef HWCAP_ASIMDDP
+        cached = (hw & HWCAP_ASIMDDP) != 0;
+#else
+        cached = (hw & (1ul << 20)) != 0; /* HWCAP_ASIMDDP */
+#endif
+    }
+    return cached;
+}
+
+/* x's codes per block of 32: the twin's (kern_quantize_act8) with the same
+ * IEEE operations: the |x| maximum with fmaxnm (a NaN skipped), d = amax /
+ * 127 and 1 / d as scalar divisions, x * (1 / d) clipped to +-127 with
+ * fmax / fmin (a NaN stays NaN), fcvtns (nearest, ties to even; NaN -> 0). */
+static void quant_x8(const uint16_t *x, size_t nblk, int8_t *q, float *d) {
+    for (size_t b = 0; b < nblk; b++, x += 32, q += 32) {
+        float32x4_t v[8], m = vdupq_n_f32(0.0f);
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(x + 8 * j));
+            v[2 * j] = vcvt_f32_f16(vget_low_f16(h));
+            v[2 * j + 1] = vcvt_high_f32_f16(h);
+            m = vmaxnmq_f32(m, vabsq_f32(v[2 * j]));
+            m = vmaxnmq_f32(m, vabsq_f32(v[2 * j + 1]));
+        }
+        float amax = vmaxnmvq_f32(m);
+        float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+        d[b] = db;
+        int16x8_t s16[4];
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            int32x4_t c0 = vcvtnq_s32_f32(vminq_f32(
+                vmaxq_f32(vmulq_n_f32(v[2 * j], id), vdupq_n_f32(-127.0f)), vdupq_n_f32(127.0f)));
+            int32x4_t c1 = vcvtnq_s32_f32(vminq_f32(
+                vmaxq_f32(vmulq_n_f32(v[2 * j + 1], id), vdupq_n_f32(-127.0f)), vdupq_n_f32(127.0f)));
+            s16[j] = vcombine_s16(vqmovn_s32(c0), vqmovn_s32(c1));
+        }
+        vst1q_s8(q, vcombine_s8(vqmovn_s16(s16[0]), vqmovn_s16(s16[1])));
+        vst1q_s8(q + 16, vcombine_s8(vqmovn_s16(s16[2]), vqmovn_s16(s16[3])));
+    }
+}
+
+/* without SDOT (ARMv8.0) */
+#define A8_DOT 0
+#define A8_SFX _v80
+#include "kernels/kern_cpu_neon_a8.h"
+#undef A8_DOT
+#undef A8_SFX
+
+/* with SDOT, in a region of its own so nothing else is compiled for it */
+#pragma GCC push_options
+#pragma GCC target("arch=armv8.2-a+dotprod")
+#define A8_DOT 1
+#define A8_SFX _dot
+#include "kernels/kern_cpu_neon_a8.h"
+#undef A8_DOT
+#undef A8_SFX
+#pragma GCC pop_options
+
+static void gemv_q8a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (have_dotprod())
+        a8_body_dot(g, s, r0, r1, 8);
+    else
+        a8_body_v80(g, s, r0, r1, 8);
+}
+
+static void gemv_q4a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    if (have_dotprod())
+        a8_body_dot(g, s, r0, r1, 4);
+    else
+        a8_body_v80(g, s, r0, r1, 4);
+}
+
 const struct kern_cpu_impl kern_cpu_impl_neon = {
     .isa = KERN_ISA_NEON,
     .lanes = 4,
     .perm4 = true,
-    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4},
+    .a8_unit = 1,
+    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,
+    .quant_x8 = quant_x8,
     .quantize = quantize,
     .dequantize = dequantize,
     .copy = copy,

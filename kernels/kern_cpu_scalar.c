@@ -144,6 +144,67 @@ static void gemv1_q4(const struct kern_gemv *g, const struct kern_cpu_scratch *s
     gemv1_q_body(g, s, r0, r1, 4);
 }
 
+/* The signed codes of one block of 32 (natural order). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+block_q32(const uint8_t *p, unsigned bits, int8_t *q) {
+    if (bits == 8) {
+        for (unsigned i = 0; i < 32; i++)
+            q[i] = (int8_t)(p[i] - 128);
+    } else {
+        for (unsigned i = 0; i < 16; i++) {
+            q[2 * i] = (int8_t)((p[i] & 15) - 8);
+            q[2 * i + 1] = (int8_t)((p[i] >> 4) - 8);
+        }
+    }
+}
+
+/* The exact integer sum of 32 code products. */
+static int32_t dot32(const int8_t *a, const int8_t *b) {
+    int32_t t = 0;
+    for (unsigned i = 0; i < 32; i++)
+        t += (int32_t)a[i] * b[i];
+    return t;
+}
+
+/* W8A8 / W4A8, every batch: per row, each block's codes unpacked once
+ * and dotted with every vector's codes (x in natural order), the block
+ * scaled once: acc += sum * (s_w * d). */
+static inline void gemv_a8_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
+                                size_t r0, size_t r1, unsigned bits) {
+    const uint8_t *codes = g->w;
+    size_t nb = s->nblk, rowb = g->cols * bits / 8;
+    float acc[KERN_CPU_BATCH_MAX][4];
+    int8_t q[32];
+    for (size_t r = r0; r < r1; r++) {
+        const uint16_t *ws = kern_cpu_a8_wscales(g, s, r, 0);
+        const uint8_t *p = codes + r * rowb;
+        memset(acc, 0, sizeof acc);
+        for (size_t k = 0; k < nb; k++) {
+            block_q32(p + k * 4 * bits, bits, q);
+            float sw = kern_f16_to_f32_inline(ws[k]);
+            for (size_t b = 0; b < g->batch; b++) {
+                int32_t t = dot32(q, s->xq + b * s->xqpad + k * 32);
+                acc[b][k % 4] += (float)t * (sw * s->xdr[b * nb + k]);
+            }
+        }
+        for (size_t b = 0; b < g->batch; b++)
+            g->y[b * g->rows + r] = (acc[b][0] + acc[b][1]) + (acc[b][2] + acc[b][3]);
+    }
+}
+
+static void gemv_q8a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    gemv_a8_body(g, s, r0, r1, 8);
+}
+
+static void gemv_q4a8(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                      size_t r1) {
+    gemv_a8_body(g, s, r0, r1, 4);
+}
+
 /* Widen or dequantize a tile (c0 and n multiples of 32 for Q). */
 static void tile_any(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
                      size_t nr, size_t c0, size_t n, size_t npad) {
@@ -239,7 +300,8 @@ const struct kern_cpu_impl kern_cpu_impl_scalar = {
     .isa = KERN_ISA_SCALAR,
     .lanes = L,
     .perm4 = false,
-    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4},
+    .a8_unit = 0,
+    .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .tile = {tile_any, tile_any, tile_any, tile_any},
     .micro = micro,
     .quantize = quantize,

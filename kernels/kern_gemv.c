@@ -157,3 +157,56 @@ double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t 
         *abs_sum = as;
     return acc;
 }
+
+/* The activation codes of n FP16 values, per block of 32 (kern_quant.h). */
+void kern_quantize_act8(const uint16_t *x, size_t n, int8_t *xq, float *d) {
+    const float *t = kern_f16_table();
+    for (size_t b = 0; b < n / KERN_ACT_BLOCK; b++) {
+        const uint16_t *xb = x + b * KERN_ACT_BLOCK;
+        float amax = 0;
+        for (unsigned i = 0; i < KERN_ACT_BLOCK; i++) {
+            float a = fabsf(t[xb[i]]);
+            amax = a > amax ? a : amax; /* a NaN is skipped */
+        }
+        float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+        d[b] = db;
+        for (unsigned i = 0; i < KERN_ACT_BLOCK; i++) {
+            float v = t[xb[i]] * id;
+            /* the default rounding, ties to even (lrintf is one instruction,
+             * nearbyintf a call); NaN and beyond +-127 clipped */
+            long q = v == v ? lrintf(v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v) : 0;
+            xq[b * KERN_ACT_BLOCK + i] = (int8_t)q;
+        }
+    }
+}
+
+/* One A8 output in float64, its tolerance scale and its distance bound
+ * from the A16 product. */
+double kern_gemv_qa8_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row, size_t cols,
+                             unsigned bits, size_t group, const uint16_t *x, double *abs_sum,
+                             double *act_bound) {
+    const float *t = kern_f16_table();
+    size_t per_row = cols / group;
+    double acc = 0, as = 0, bound = 0;
+    int8_t xq[KERN_ACT_BLOCK];
+    for (size_t c0 = 0; c0 < cols; c0 += KERN_ACT_BLOCK) {
+        float d;
+        kern_quantize_act8(x + c0, KERN_ACT_BLOCK, xq, &d);
+        double s = t[scales[row * per_row + c0 / group]];
+        int64_t dot = 0;
+        double wabs = 0;
+        for (unsigned i = 0; i < KERN_ACT_BLOCK; i++) {
+            int q = kern_quant_get(codes, row * cols + c0 + i, bits);
+            dot += (int64_t)q * xq[i];
+            as += fabs((double)q * xq[i]) * s * d;
+            wabs += fabs((double)q);
+        }
+        acc += (double)dot * s * d;
+        bound += 0.5 * (1 + 2e-4) * d * wabs * fabs(s);
+    }
+    if (abs_sum)
+        *abs_sum = as;
+    if (act_bound)
+        *act_bound = bound;
+    return acc;
+}

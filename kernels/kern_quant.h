@@ -133,6 +133,33 @@ double kern_gemv_q_ref_row(const uint8_t *codes, const uint16_t *scales, size_t 
                            unsigned bits, size_t group, const uint16_t *x, double *abs_sum);
 
 /*
+ * W8A8 / W4A8: what llama.cpp's q8_0 / q4_0 products and every CPU runtime
+ * compute at decode. The weights are the W8A16 / W4A16 ones (same codes,
+ * same FP16 group scales); the activation vector is quantized too, per
+ * block of KERN_ACT_BLOCK values (FP16 in):
+ *   d = max|x| / 127 (float),  id = d > 0 ? 1 / d : 0,
+ *   xq = round(x * id) to nearest, ties to even, clipped to [-127, 127],
+ * and y = sum over blocks of s_w * d * sum q * xq, the integer sum exact.
+ * kern_quantize_act8 is the one definition every kernel path uses (the
+ * fast kernels call it to prepare x), so the codes are equal everywhere.
+ * The error this adds to W8A16 / W4A16 is bounded: |x - xq d| <= d / 2
+ * (plus rounding of x * id, under 1e-4 d), so per output
+ * |y_A8 - y_A16| <= sum_blocks (d / 2) (1 + 2e-4) sum |w_hat| over the block;
+ * kern_gemv_qa8_ref_row returns that bound beside the exact A8 product.
+ */
+#define KERN_ACT_BLOCK 32
+/* Quantize n values (n a multiple of KERN_ACT_BLOCK): codes xq[n] and
+ * scales d[n / KERN_ACT_BLOCK]. */
+void kern_quantize_act8(const uint16_t *x, size_t n, int8_t *xq, float *d);
+/* One output of the A8 product in float64 (the codes' sums are exact), its
+ * tolerance scale sum_j |w_j xq_j d| (abs_sum), and, if act_bound is not
+ * NULL, the bound above on its distance from kern_gemv_q_ref_row's A16
+ * product. group a multiple of 32 dividing cols. */
+double kern_gemv_qa8_ref_row(const uint8_t *codes, const uint16_t *scales, size_t row, size_t cols,
+                             unsigned bits, size_t group, const uint16_t *x, double *abs_sum,
+                             double *act_bound);
+
+/*
  * Tolerance of a float-accumulated product against the float64 reference:
  * |y - y_ref| <= KERN_GEMV_RTOL * sum_j |w_j x_j| (+ one FP16 ulp of y for
  * kernels that store FP16). With K terms the float error bound is about

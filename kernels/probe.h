@@ -35,6 +35,8 @@ enum probe_test_id {
     PROBE_DEQUANTIZE,
     PROBE_W8A16,
     PROBE_W4A16,
+    PROBE_W8A8, /* CPU: the W8A16 / W4A16 weights with x in 8 bits (runtimes' decode) */
+    PROBE_W4A8,
     PROBE_ERROR,
     PROBE_ALLREDUCE, /* kernels/probe_allreduce.c: not in --quick unless named */
     PROBE_TEST_COUNT
@@ -160,6 +162,14 @@ struct probe_result {
     /* CPU GEMV: the same kernel on a slice of W in the last-level cache
      * (bytes/s), when it is no faster than from memory; 0: not written */
     double in_cache_bytes_per_s;
+    /* GEMVs: the weights ("weight_count", rows x cols) and their bytes
+     * ("weight_bytes": codes + scales), written with their rates
+     * "weights_per_s" and "weight_bytes_per_s"
+     * (a decode step's dequantize-and-dot rate, what a runtime's
+     * tokens/s follows), and the bits of x ("activation_bits": 16, or 8
+     * for W8A8 / W4A8); 0: not a GEMV */
+    double weights, weight_bytes;
+    unsigned activation_bits;
 };
 void probe_emit_result(const struct probe_result *r);
 

@@ -14,8 +14,12 @@
  * plain STREAM-style loop runs beside them on the same arrays and is
  * reported as the copy's reference_bytes_per_s. fma-peak: the cores'
  * FP32 FMA rate (the CPU's compute roof). GEMVs: FP16 and BF16, W8A16 and
- * W4A16 (FP16 scale per group of 32) at batch 1, 4 and 16 (--quick:
+ * W4A16 (FP16 scale per group of 32), and W8A8 / W4A8 (the same weights,
+ * x quantized to 8 bits per block of 32 and integer dot products: what
+ * llama.cpp and the other CPU runtimes run) at batch 1, 4 and 16 (--quick:
  * batch 1), W 16384 x 16384 (--quick: 4096 columns, rows to 4x the cache).
+ * Every GEMV's result also carries its weights' rate (weights_per_s and
+ * weight_bytes_per_s), the figure a runtime's decode speed follows.
  *
  * Cancellation: the kernels run in pieces of a few MB (under a
  * millisecond each on any machine that runs us), and every piece first
@@ -417,11 +421,13 @@ struct mat_ctx {
     unsigned repeat; /* passes over the rows a call (the in-cache slice); 0: 1 */
     struct kern_gemv g;
     void *scratch[CPU_MAX_THREADS];
+    struct probe_steal steal; /* the GEMV's rows: own share first, then the others' */
 };
 
-/* This thread's rows (8-row units: a 4-bit row pair ends on a byte). */
+/* This thread's rows, in units of KERN_CPU_ROW_ALIGN (16) rows: a 4-bit
+ * row pair ends on a byte, and no two threads write one cache line of y. */
 static void mat_share(const struct mat_ctx *c, unsigned tid, unsigned n, size_t *lo, size_t *hi) {
-    probe_split(c->rows, 8, tid, n, lo, hi);
+    probe_split(c->rows, KERN_CPU_ROW_ALIGN, tid, n, lo, hi);
 }
 
 /* Rows per piece: about PIECE_BYTES of FP16 weights, a multiple of 8. */
@@ -473,16 +479,26 @@ static void mat_init_bf16(void *vctx, unsigned tid, unsigned n) {
     }
 }
 
-/* y = W x over this thread's rows, in pieces (x widened once per call). */
+/* y = W x in pieces (x widened once per call): each thread its own
+ * share's pieces first, then what is left of the others' (a thread slowed
+ * by a busy core is helped); the in-cache slice keeps each thread on its
+ * share, in its own cache. */
 static void mat_gemv(void *vctx, unsigned tid, unsigned n) {
     struct mat_ctx *c = vctx;
     size_t lo, hi, piece = mat_piece(c);
-    mat_share(c, tid, n, &lo, &hi);
-    if (lo >= hi)
-        return;
     if (!c->prepared) /* the in-cache slice reuses the x its full run widened */
         kern_cpu_gemv_prepare(cpu_isa, &c->g, c->scratch[tid]);
-    for (unsigned k = 0; k < (c->repeat ? c->repeat : 1); k++)
+    if (!c->repeat) {
+        while (probe_steal_next(&c->steal, tid, &lo, &hi)) {
+            if (probe_cancelled())
+                break; /* the others finish their pieces and stop too */
+            kern_cpu_gemv_rows(cpu_isa, &c->g, c->scratch[tid], lo, hi);
+        }
+        probe_steal_done(&c->steal);
+        return;
+    }
+    mat_share(c, tid, n, &lo, &hi);
+    for (unsigned k = 0; k < c->repeat; k++)
         for (size_t r = lo; r < hi; r += piece) {
             if (probe_cancelled())
                 return;
@@ -526,7 +542,11 @@ static void mat_dequant(void *vctx, unsigned tid, unsigned n) {
 }
 
 /* Largest error of y against the float64 reference on sampled rows, in
- * units of the tolerance (<= 1 passes). */
+ * units of the tolerance (<= 1 passes). W8A8 / W4A8: against the float64
+ * A8 product (x's 8-bit codes) within KERN_GEMV_RTOL, and against the A16
+ * product of the same weights within what quantizing x allows (half a
+ * code step of each block of x times the block's sum |w|, kern_quant.h):
+ * the larger of the two. */
 static double gemv_check(const struct mat_ctx *c) {
     const struct kern_gemv *g = &c->g;
     double worst = 0;
@@ -535,15 +555,23 @@ static double gemv_check(const struct mat_ctx *c) {
             size_t r = k * (c->rows - 1) / (VERIFY_ROWS - 1);
             double as, ref;
             const uint16_t *xb = c->x + b * c->cols;
+            double got = c->y[b * c->rows + r], e = 0;
             if (g->fmt == KERN_W_F16)
                 ref = kern_gemv_f16_ref_row(c->w, r, c->cols, xb, &as);
             else if (g->fmt == KERN_W_BF16)
                 ref = kern_gemv_bf16_ref_row(c->deq, r, c->cols, xb, &as);
-            else
+            else if (kern_wfmt_a8(g->fmt)) {
+                double bound, as16;
+                ref = kern_gemv_qa8_ref_row(c->codes, c->scales, r, c->cols, c->bits, c->group, xb,
+                                            &as, &bound);
+                double r16 = kern_gemv_q_ref_row(c->codes, c->scales, r, c->cols, c->bits,
+                                                 c->group, xb, &as16);
+                e = fabs(got - r16) / (bound + KERN_GEMV_RTOL * as16 + 1e-30);
+            } else
                 ref = kern_gemv_q_ref_row(c->codes, c->scales, r, c->cols, c->bits, c->group, xb,
                                           &as);
-            double got = c->y[b * c->rows + r];
-            double e = fabs(got - ref) / (KERN_GEMV_RTOL * as + 1e-30);
+            double e8 = fabs(got - ref) / (KERN_GEMV_RTOL * as + 1e-30);
+            e = isnan(e) || isnan(e8) ? NAN : e > e8 ? e : e8;
             if (!(e <= worst)) /* NaN (poison left) counts as a failure */
                 worst = isnan(e) ? INFINITY : e;
         }
@@ -712,6 +740,7 @@ static int run_gemv(struct probe_pool *p, const struct probe_opts *o, struct mat
                                   .batch = batches[bi],
                                   .y = c->y};
         char err[160];
+        bool q = kern_wfmt_bits(fmt) < 16;
         if (kern_cpu_gemv_check(&c->g, err, sizeof err) != 0) {
             probe_emit_skip(probe_tests[id].id, err);
             plan_end();
@@ -720,7 +749,7 @@ static int run_gemv(struct probe_pool *p, const struct probe_opts *o, struct mat
         struct probe_result r = {.test = probe_tests[id].id,
                                  .method = kern_isa_name(cpu_isa),
                                  .threads = p->n,
-                                 .bits = fmt == KERN_W_Q8 || fmt == KERN_W_Q4 ? c->bits : 0,
+                                 .bits = q ? c->bits : 0,
                                  .group = c->group,
                                  .batch = (unsigned)batches[bi],
                                  .rows = c->rows,
@@ -728,8 +757,12 @@ static int run_gemv(struct probe_pool *p, const struct probe_opts *o, struct mat
                                  .bytes = wbytes + 2.0 * c->cols * batches[bi] +
                                           4.0 * c->rows * batches[bi],
                                  .flop = 2.0 * n * batches[bi],
-                                 .isa = kern_isa_name(cpu_isa)};
+                                 .isa = kern_isa_name(cpu_isa),
+                                 .weights = n,
+                                 .weight_bytes = wbytes,
+                                 .activation_bits = kern_wfmt_a8(fmt) ? 8 : 16};
         poison(c->y, batches[bi] * c->rows * sizeof(float));
+        probe_steal_init(&c->steal, c->rows, KERN_CPU_ROW_ALIGN, mat_piece(c), p->n);
         if (time_it(p, p->n, mat_gemv, c, probe_tests[id].id, &r.st) != 0)
             return -1;
         r.max_error = gemv_check(c);
@@ -774,12 +807,16 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
     c->codes = xalloc(kern_quant_code_bytes(n, 8));
     c->scales = xalloc(kern_quant_scale_count(c->rows, c->cols, c->group) * 2);
     /* the largest scratch any GEMV of this run needs */
-    struct kern_gemv big = {.fmt = KERN_W_Q4,
-                            .group = c->group,
-                            .rows = c->rows,
-                            .cols = c->cols,
-                            .batch = KERN_CPU_BATCH_MAX};
-    size_t sbytes = kern_cpu_gemv_scratch(&big);
+    size_t sbytes = 0;
+    for (int f = 0; f < KERN_W_COUNT; f++) {
+        struct kern_gemv big = {.fmt = (enum kern_wfmt)f,
+                                .group = c->group,
+                                .rows = c->rows,
+                                .cols = c->cols,
+                                .batch = KERN_CPU_BATCH_MAX};
+        size_t b = kern_cpu_gemv_scratch(&big);
+        sbytes = b > sbytes ? b : sbytes;
+    }
     bool ok = c->w && c->deq && c->x && c->y && c->codes && c->scales;
     for (unsigned t = 0; ok && t < p->n; t++)
         ok = (c->scratch[t] = xalloc(sbytes)) != NULL;
@@ -811,7 +848,9 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
     for (unsigned qi = 0; qi < 2; qi++) {
         c->bits = qbits[qi];
         enum probe_test_id id = c->bits == 8 ? PROBE_W8A16 : PROBE_W4A16;
-        if (!o->want[PROBE_QUANTIZE] && !o->want[PROBE_DEQUANTIZE] && !o->want[id])
+        enum probe_test_id id8 = c->bits == 8 ? PROBE_W8A8 : PROBE_W4A8;
+        if (!o->want[PROBE_QUANTIZE] && !o->want[PROBE_DEQUANTIZE] && !o->want[id] &&
+            !o->want[id8])
             continue;
         double code_bytes = (double)kern_quant_code_bytes(n16, c->bits);
         c->rows = rows16;
@@ -855,11 +894,15 @@ static int run_matrix(struct probe_pool *p, const struct probe_opts *o, double l
             probe_emit_result(&r);
             plan_end();
         }
-        /* the GEMV reads every row's codes: quantize all of W (untimed) */
+        /* the GEMVs read every row's codes: quantize all of W (untimed) */
         c->rows = rows;
-        if (o->want[id] && (rows16 < rows || !o->want[PROBE_QUANTIZE]))
+        if ((o->want[id] || o->want[id8]) && (rows16 < rows || !o->want[PROBE_QUANTIZE]))
             probe_pool_run(p, p->n, mat_quant, c);
         if (o->want[id] && run_gemv(p, o, c, id, c->bits == 8 ? KERN_W_Q8 : KERN_W_Q4, bad) != 0)
+            goto cancelled;
+        /* the same weights with x in 8 bits: what CPU runtimes run */
+        if (o->want[id8] &&
+            run_gemv(p, o, c, id8, c->bits == 8 ? KERN_W_Q8A8 : KERN_W_Q4A8, bad) != 0)
             goto cancelled;
     }
     goto out;
@@ -957,9 +1000,12 @@ static void plan_build(const struct probe_opts *o, double llc, unsigned nt) {
             plan_add(2 * n + n * bits / 8, 0);
         if (o->want[PROBE_DEQUANTIZE])
             plan_add(2 * n + n * bits / 8, 0);
-        for (size_t i = 0; i < nb; i++)
+        for (size_t i = 0; i < nb; i++) {
             if (o->want[bits == 8 ? PROBE_W8A16 : PROBE_W4A16])
                 plan_add(n * bits / 8, 2 * n * (double)b[i]);
+            if (o->want[bits == 8 ? PROBE_W8A8 : PROBE_W4A8])
+                plan_add(n * bits / 8, n * (double)b[i]); /* integer products: cheaper */
+        }
     }
     if (o->want[PROBE_ERROR])
         plan_add(0, 0);
@@ -1042,7 +1088,8 @@ static int cpu_run(const struct probe_opts *o, const char **code, char *msg, siz
         rc = run_fma(p, &bad);
     if (rc == 0 &&
         (o->want[PROBE_GEMV_FP16] || o->want[PROBE_GEMV_BF16] || o->want[PROBE_QUANTIZE] ||
-         o->want[PROBE_DEQUANTIZE] || o->want[PROBE_W8A16] || o->want[PROBE_W4A16]))
+         o->want[PROBE_DEQUANTIZE] || o->want[PROBE_W8A16] || o->want[PROBE_W4A16] ||
+         o->want[PROBE_W8A8] || o->want[PROBE_W4A8]))
         rc = run_matrix(p, o, d.l2_bytes, &bad, code, msg, len);
     if (o->want[PROBE_GEMM])
         probe_emit_skip("gemm", "the GEMM sweep needs cuBLAS (CUDA backend only)");

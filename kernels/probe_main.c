@@ -33,6 +33,8 @@ const struct probe_test probe_tests[PROBE_TEST_COUNT] = {
                           false},
     [PROBE_W8A16] = {"w8a16", "W8A16 GEMV", "codes + scales + x + y", false, false},
     [PROBE_W4A16] = {"w4a16", "W4A16 GEMV", "codes + scales + x + y", false, false},
+    [PROBE_W8A8] = {"w8a8", "W8A8 GEMV (x in 8 bits)", "codes + scales + x + y", false, true},
+    [PROBE_W4A8] = {"w4a8", "W4A8 GEMV (x in 8 bits)", "codes + scales + x + y", false, true},
     [PROBE_ERROR] = {"error", "error lab", "-", false, false},
     [PROBE_ALLREDUCE] = {"allreduce", "all-reduce (NCCL, MPI)", "bytes per rank", false, false},
 };
@@ -193,6 +195,13 @@ void probe_emit_result(const struct probe_result *r) {
         jl_str(&j, "note", r->note);
     if (r->in_cache_bytes_per_s > 0)
         jl_num(&j, "in_cache_bytes_per_s", r->in_cache_bytes_per_s);
+    if (r->weights > 0) {
+        jl_num(&j, "weight_count", r->weights);
+        jl_num(&j, "weight_bytes", r->weight_bytes);
+        jl_num(&j, "weights_per_s", med > 0 ? r->weights / med : NAN);
+        jl_num(&j, "weight_bytes_per_s", med > 0 ? r->weight_bytes / med : NAN);
+        jl_num(&j, "activation_bits", r->activation_bits);
+    }
     jl_end(&j);
 }
 

@@ -110,3 +110,42 @@ void probe_split(size_t count, size_t align, unsigned tid, unsigned n, size_t *l
     *lo = a * align < count ? a * align : count;
     *hi = b * align < count ? b * align : count;
 }
+
+/* The cursors at the start of each share. */
+static void probe_steal_reset(struct probe_steal *w) {
+    for (unsigned t = 0; t < w->n; t++) {
+        size_t lo, hi;
+        probe_split(w->count, w->align, t, w->n, &lo, &hi);
+        __atomic_store_n(&w->s[t].next, lo, __ATOMIC_RELAXED);
+        w->s[t].hi = hi;
+    }
+    __atomic_store_n(&w->finished, 0, __ATOMIC_RELEASE);
+}
+
+void probe_steal_init(struct probe_steal *w, size_t count, size_t align, size_t piece, unsigned n) {
+    w->count = count;
+    w->align = align ? align : 1;
+    w->piece = piece < w->align ? w->align : piece / w->align * w->align;
+    w->n = n ? n : 1;
+    probe_steal_reset(w);
+}
+
+int probe_steal_next(struct probe_steal *w, unsigned tid, size_t *lo, size_t *hi) {
+    for (unsigned k = 0; k < w->n; k++) {
+        struct probe_steal_share *sh = &w->s[(tid + k) % w->n];
+        if (__atomic_load_n(&sh->next, __ATOMIC_RELAXED) >= sh->hi)
+            continue;
+        size_t a = __atomic_fetch_add(&sh->next, w->piece, __ATOMIC_RELAXED);
+        if (a < sh->hi) {
+            *lo = a;
+            *hi = a + w->piece < sh->hi ? a + w->piece : sh->hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void probe_steal_done(struct probe_steal *w) {
+    if (__atomic_add_fetch(&w->finished, 1, __ATOMIC_ACQ_REL) == w->n)
+        probe_steal_reset(w);
+}

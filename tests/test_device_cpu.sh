@@ -58,15 +58,26 @@ check "saved: the same figures" cmp -s "$t/first" "$t/second"
 
 # the core-bound ceiling of a catalogue format (Q4_K, 4.5 bits: the 4-bit
 # class): the weights a token dots (active less the untied embedding
-# 128,256 x 4,096) over w4a16's 14.2e9 weights/s
-W4=$(python3 -c 'print(8.0e9 * 4096 * 8192 / 18907136)')
-check "core-bound = w4a16's weights/s / dotted weights" [ "$(py "abs(p['decode']['tokens_per_s_core_bound'] - $W4 / (p['params']['active'] - 128256 * 4096)) < 1e-9 * p['decode']['tokens_per_s_core_bound']")" = True ]
+# 128,256 x 4,096) over the probe's 4-bit rate with x in 8 bits (w4a8:
+# what CPU runtimes run; the fake probe's weights_per_s 15.97e9)
+W4=15.97e9
+check "core-bound = w4a8's weights/s / dotted weights" [ "$(py "abs(p['decode']['tokens_per_s_core_bound'] - $W4 / (p['params']['active'] - 128256 * 4096)) < 1e-9 * p['decode']['tokens_per_s_core_bound']")" = True ]
 check "decode is the lowest ceiling" [ "$(py "p['decode']['tokens_per_s'] == min(p['decode']['tokens_per_s_memory_bound'], p['decode']['tokens_per_s_compute_bound'], p['decode']['tokens_per_s_core_bound'])")" = True ]
 check "the memory-bound ceiling uses the read bandwidth" [ "$(py "p['decode']['bandwidth_bytes_per_s'] == 10.5e9")" = True ]
 check "the FMA peak is the compute peak" [ "$(py "p['decode']['peak_flop_per_s'] == 180e9")" = True ]
-check "explain names the kernel and its rate" [ "$(py "'(w4a16, measured at batch 1, 2 threads)' in p['explain']['decode.tokens_per_s_core_bound']['values'] and 'at 14.2B weights/s' in p['explain']['decode.tokens_per_s_core_bound']['values']")" = True ]
-# prefill: one step of 512 (plain), compute at min(FMA peak, 2 x 14.2e9 x 1)
-check "prefill's compute runs at the cores' dot rate" [ "$(py "'the cores\\' measured dot rate 28.4 GFLOP/s' in p['explain']['prefill.seconds']['values']")" = True ]
+check "explain names the kernel and its rate" [ "$(py "'(w4a8, measured at batch 1, 2 threads)' in p['explain']['decode.tokens_per_s_core_bound']['values'] and 'at 16.0B weights/s' in p['explain']['decode.tokens_per_s_core_bound']['values']")" = True ]
+# prefill: one step of 512 (plain), compute at min(FMA peak, 2 x 15.97e9 x 1)
+check "prefill's compute runs at the cores' dot rate" [ "$(py "'the cores\\' measured dot rate 31.9 GFLOP/s' in p['explain']['prefill.seconds']['values']")" = True ]
+# a probe without the A8 kernels (older): the A16 rate, w4a16's
+# 8.0e9 B/s x 4096 x 8192 / 18,907,136 B = 14.2e9 weights/s
+W4A16=$(python3 -c 'print(8.0e9 * 4096 * 8192 / 18907136)')
+XDG_STATE_HOME=$t/state-a16 FAKE_PROBE_REFUSE_A8=1 VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" plan \
+    --device cpu --model llama-3.1-8b --format q4-k --batch 1 --prompt 512 --json >"$t/out" 2>"$t/err"
+rc=$?
+check "no A8 kernels: exit 0" [ "$rc" -eq 0 ]
+check "no A8 kernels: core-bound = w4a16's weights/s / dotted weights" [ "$(py "abs(p['decode']['tokens_per_s_core_bound'] - $W4A16 / (p['params']['active'] - 128256 * 4096)) < 1e-9 * p['decode']['tokens_per_s_core_bound']")" = True ]
+check "no A8 kernels: explain names w4a16" [ "$(py "'(w4a16, measured at batch 1, 2 threads)' in p['explain']['decode.tokens_per_s_core_bound']['values']")" = True ]
+run plan --device cpu --model llama-3.1-8b --format q4-k --batch 1 --prompt 512 --json
 check "capacity is the memory available" [ "$(py "0 < p['capacity'] <= $(awk '/MemTotal/ {print $2 * 1024}' /proc/meminfo)")" = True ]
 
 # a model file: its tensors by width (Q4_K 4.5 bits: the 4-bit class;
@@ -77,9 +88,10 @@ check "a model file: exit 0" [ "$rc" -eq 0 ]
 check "a model file: the sum over its width classes" [ "$(python3 - "$t/out" "$t/q4km.gguf" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-# rates of the fake probe: weights/s = bytes/s x rows x cols / bytes
-r4 = 8.0e9 * 4096 * 8192 / 18907136
-r8 = 8.5e9 * 4096 * 8192 / 35684352
+# rates of the fake probe: the A8 kernels' weights_per_s (4 and 8 bits);
+# FP16's weights/s = bytes/s x rows x cols / bytes
+r4 = 15.97e9
+r8 = 8.745e9
 r16 = 8.9e9 * 4096 * 8192 / 67141632
 w = {4: 0.0, 8: 0.0, 16: 0.0}
 for ty in p["model"]["tensor_types"]:

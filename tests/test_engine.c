@@ -559,7 +559,7 @@ Test(invalid, reports_bad_input) {
     cr_assert(e.invalid & ENGINE_INVALID_ZERO);
     cr_assert(e.invalid & ENGINE_INVALID_EFFICIENCY);
     char buf[200];
-    engine_invalid_text(&sc, ENGINE_INVALID_ZERO, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_ZERO, buf, sizeof buf);
     cr_assert(strstr(buf, "ZeRO stage 4"), "%s", buf);
 }
 
@@ -765,7 +765,7 @@ Test(training, global_batch_derives_gradient_accumulation) {
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_BATCH);
     char buf[256];
-    engine_invalid_text(&sc, ENGINE_INVALID_BATCH, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_BATCH, buf, sizeof buf);
     cr_assert(strstr(buf, "--global-batch 1000") && strstr(buf, "--dp 128"), "%s", buf);
 }
 
@@ -903,7 +903,7 @@ Test(zero, megatron_bytes_per_parameter) {
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_CONVENTION);
     char buf[256];
-    engine_invalid_text(&sc, ENGINE_INVALID_CONVENTION, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_CONVENTION, buf, sizeof buf);
     cr_assert(strstr(buf, "--memory-convention megatron") && strstr(buf, "ZeRO-2"), "%s", buf);
 }
 
@@ -996,7 +996,7 @@ Test(zero, zero_offload_paper_16m_to_2m) {
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_OFFLOAD);
     char buf[256];
-    engine_invalid_text(&sc, ENGINE_INVALID_OFFLOAD, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_OFFLOAD, buf, sizeof buf);
     cr_assert(strstr(buf, "--zero"), "%s", buf);
     sc.zero = 1;
     sc.mode = ENGINE_MODE_LORA;
@@ -1144,13 +1144,13 @@ Test(invalid, expert_parallel_layouts) {
     sc.ep = 3; /* divides neither the 8 experts nor d = 8 */
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_EP);
-    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_EP, buf, sizeof buf);
     cr_assert(strstr(buf, "--ep 3") && strstr(buf, "8 experts"), "%s", buf);
     sc.ep = 8;
     sc.gpus = sc.dp = 4; /* ep above d */
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_EP);
-    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_EP, buf, sizeof buf);
     cr_assert(strstr(buf, "--ep 8") && strstr(buf, "--dp 4"), "%s", buf);
     sc = th_scenario(th_llama31_8b()); /* dense */
     sc.mode = ENGINE_MODE_TRAIN;
@@ -1158,7 +1158,7 @@ Test(invalid, expert_parallel_layouts) {
     sc.ep = 2;
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_EP);
-    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_EP, buf, sizeof buf);
     cr_assert(strstr(buf, "mixture-of-experts"), "%s", buf);
     /* The layout search rejects the d that ep does not divide. */
     sc = th_scenario(th_mixtral_8x7b());

@@ -11,6 +11,13 @@
  * sum |w x| (a dropped or doubled weight in 1,100 columns is ~1e-3, so
  * such a bug cannot hide in KERN_GEMV_RTOL's margin), and exactly with
  * one-hot x (y is then one column of W: any layout mix-up shows).
+ *
+ * W8A8 / W4A8 are checked against the float64 A8 product (x's 8-bit codes
+ * and block scales, kern_gemv_qa8_ref_row) within the same 1e-4, and
+ * against the A16 product of the same weights within the bound that
+ * quantizing x allows (half a code step of each block times its sum |w|),
+ * so a kernel cannot pass by being the wrong one of the two. The AVX-512
+ * path's form without VNNI is reached with VRAMLAB_TEST_NO_VNNI.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -52,17 +59,21 @@ static void run_gemv(enum kern_isa isa, const struct kern_gemv *g, size_t split)
     free(s);
 }
 
-/* Reference of one output. */
-static double ref_row(const struct kern_gemv *g, size_t r, size_t b, double *as) {
+/* Reference of one output (A8: with the bound of x's quantization). */
+static double ref_row(const struct kern_gemv *g, size_t r, size_t b, double *as, double *bound) {
     const uint16_t *x = g->x + b * g->cols;
     switch (g->fmt) {
     case KERN_W_F16:
         return kern_gemv_f16_ref_row(g->w, r, g->cols, x, as);
     case KERN_W_BF16:
         return kern_gemv_bf16_ref_row(g->w, r, g->cols, x, as);
+    case KERN_W_Q8A8:
+    case KERN_W_Q4A8:
+        return kern_gemv_qa8_ref_row(g->w, g->scales, r, g->cols, kern_wfmt_bits(g->fmt), g->group,
+                                     x, as, bound);
     default:
-        return kern_gemv_q_ref_row(g->w, g->scales, r, g->cols, g->fmt == KERN_W_Q8 ? 8 : 4,
-                                   g->group, x, as);
+        return kern_gemv_q_ref_row(g->w, g->scales, r, g->cols, kern_wfmt_bits(g->fmt), g->group,
+                                   x, as);
     }
 }
 
@@ -75,8 +86,8 @@ static void check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_
     float *y = zalloc(batch * rows * sizeof *y);
     fill_half(x, batch * cols, 1.0, seed, false);
     fill_half(wh, rows * cols, 0.05, seed + 1, fmt == KERN_W_BF16);
-    if (fmt == KERN_W_Q8 || fmt == KERN_W_Q4) {
-        unsigned bits = fmt == KERN_W_Q8 ? 8 : 4;
+    unsigned bits = kern_wfmt_bits(fmt);
+    if (bits < 16) {
         codes = zalloc(kern_quant_code_bytes(rows * cols, bits));
         scales = zalloc(kern_quant_scale_count(rows, cols, group) * 2);
         kern_quantize_f16(wh, rows, cols, bits, group, codes, scales, NULL);
@@ -91,11 +102,20 @@ static void check_gemv(enum kern_isa isa, enum kern_wfmt fmt, size_t rows, size_
     run_gemv(isa, &g, 8);
     for (size_t b = 0; b < batch; b++)
         for (size_t r = 0; r < rows; r++) {
-            double as, ref = ref_row(&g, r, b, &as);
+            double as, bound = 0, ref = ref_row(&g, r, b, &as, &bound);
             double got = y[b * rows + r];
             cr_assert(fabs(got - ref) <= TEST_RTOL * as + 1e-30,
-                      "%s fmt %d %zux%zu g%zu batch %zu: y[%zu][%zu] = %.9g, reference %.9g",
-                      kern_isa_name(isa), (int)fmt, rows, cols, group, batch, b, r, got, ref);
+                      "%s %s %zux%zu g%zu batch %zu: y[%zu][%zu] = %.9g, reference %.9g",
+                      kern_isa_name(isa), kern_wfmt_name(fmt), rows, cols, group, batch, b, r, got,
+                      ref);
+            if (kern_wfmt_a8(fmt)) { /* within x's quantization of the A16 product */
+                double as16;
+                double r16 = kern_gemv_q_ref_row(codes, scales, r, cols, bits, group,
+                                                 x + b * cols, &as16);
+                cr_assert(fabs(got - r16) <= bound + TEST_RTOL * as16 + 1e-30,
+                          "%s %s: y[%zu][%zu] = %.9g, A16 %.9g, bound %.3g", kern_isa_name(isa),
+                          kern_wfmt_name(fmt), b, r, got, r16, bound);
+            }
         }
     free(x);
     free(wh);
@@ -147,6 +167,113 @@ Test(kern_cpu, quantized_gemvs_match_the_reference_on_awkward_shapes) {
     }
 }
 
+/* The A8 kernels take every batch in groups of 8, 4, 2 and 1 vectors
+ * (batches 1, 2, 3, 7, 11, 16 reach each), rows 4 or 2 at a time (rows 1,
+ * 3, 6, 13: short blocks of rows); x in units of 8 (AVX-512), 4 (AVX2) or
+ * 1 block (NEON) with single blocks after the last whole unit: columns of
+ * 1, 4, 5, 17 and 33 blocks (a unit, a unit and one, none whole). */
+static void check_a8(int only) {
+    const size_t rows[] = {1, 3, 6, 13}, cols[] = {32, 128, 160, 544, 1056};
+    const size_t groups[] = {32, 64, 256}, batches[] = {1, 2, 3, 7, 11, 16};
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa) || (only >= 0 && isa != only))
+            continue;
+        for (int f = KERN_W_Q8A8; f <= KERN_W_Q4A8; f++)
+            for (size_t i = 0; i < 4; i++)
+                for (size_t j = 0; j < 5; j++)
+                    for (size_t gi = 0; gi < 3; gi++) {
+                        if (cols[j] % groups[gi])
+                            continue;
+                        for (size_t k = 0; k < 6; k++)
+                            check_gemv((enum kern_isa)isa, (enum kern_wfmt)f, rows[i], cols[j],
+                                       groups[gi], batches[k], 3 + i + j * 5 + k);
+                    }
+    }
+}
+
+Test(kern_cpu, a8_gemvs_match_the_reference_on_awkward_shapes) {
+    check_a8(-1);
+}
+
+/* The AVX-512 path's A8 kernels without VNNI (vpmaddubsw): the hook is read
+ * once per process, and Criterion runs each test in its own. */
+Test(kern_cpu, a8_gemvs_without_vnni_match_the_reference) {
+    if (!kern_isa_supported(KERN_ISA_AVX512))
+        return; /* that form is AVX-512's only */
+    setenv("VRAMLAB_TEST_NO_VNNI", "1", 1);
+    cr_assert(!kern_cpu_have_vnni(), "the hook must turn VNNI off");
+    check_a8(KERN_ISA_AVX512);
+}
+
+/* The activation codes: every block's largest magnitude is code +-127,
+ * every value within half a step of its code, an all-zero block is scale
+ * 0 and codes 0, ties round to even. */
+Test(kern_cpu, activation_codes_are_round_to_nearest_per_block_of_32) {
+    uint16_t x[96];
+    int8_t q[96];
+    float d[3];
+    fill_half(x, 96, 3.0, 17, false);
+    for (int i = 32; i < 64; i++)
+        x[i] = i % 2 ? 0x8000 : 0; /* +-0 */
+    kern_quantize_act8(x, 96, q, d);
+    cr_assert_eq(d[1], 0.0f);
+    for (int i = 32; i < 64; i++)
+        cr_assert_eq(q[i], 0);
+    for (int b = 0; b < 3; b += 2) {
+        float amax = 0;
+        int qmax = 0;
+        for (int i = 0; i < 32; i++) {
+            float v = kern_f16_to_f32(x[32 * b + i]);
+            amax = fabsf(v) > amax ? fabsf(v) : amax;
+            qmax = abs(q[32 * b + i]) > qmax ? abs(q[32 * b + i]) : qmax;
+            cr_assert(fabs(v - q[32 * b + i] * (double)d[b]) <= 0.5 * d[b] * (1 + 2e-4),
+                      "block %d element %d: %g as %d x %g", b, i, v, q[32 * b + i], d[b]);
+        }
+        cr_assert_eq(d[b], amax / 127.0f);
+        cr_assert_eq(qmax, 127);
+    }
+    /* max 127 (d = 1 exactly): 2.5 -> 2, 3.5 -> 4, -0.5 -> 0 (ties to even) */
+    for (int i = 0; i < 32; i++)
+        x[i] = 0;
+    x[0] = kern_f32_to_f16(127.0f);
+    x[1] = kern_f32_to_f16(2.5f);
+    x[2] = kern_f32_to_f16(3.5f);
+    x[3] = kern_f32_to_f16(-0.5f);
+    x[4] = kern_f32_to_f16(-126.5f);
+    kern_quantize_act8(x, 32, q, d);
+    cr_assert_eq(d[0], 1.0f);
+    cr_assert(q[0] == 127 && q[1] == 2 && q[2] == 4 && q[3] == 0 && q[4] == -126,
+              "%d %d %d %d %d", q[0], q[1], q[2], q[3], q[4]);
+}
+
+/* Every path's x codes equal the twin's bit for bit, on every FP16 value
+ * in every place of a block (so NaN, infinities, subnormals, +-65504 and
+ * the ties of x / d all go through each path's rounding and clipping). */
+Test(kern_cpu, every_path_quantizes_x_as_the_twin) {
+    size_t n = 65536 * 2;
+    uint16_t *x = zalloc(n * 2);
+    int8_t *q1 = zalloc(n), *q2 = zalloc(n);
+    float *d1 = zalloc(n / 32 * 4), *d2 = zalloc(n / 32 * 4);
+    for (size_t i = 0; i < n; i++) /* each value once with 31 others, then shifted */
+        x[i] = (uint16_t)(i < 65536 ? i : (i * 40503u) >> 3);
+    kern_quantize_act8(x, n, q1, d1);
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        memset(q2, 0x5a, n);
+        kern_cpu_quantize_act8((enum kern_isa)isa, x, n, q2, d2);
+        for (size_t b = 0; b < n / 32; b++)
+            cr_assert(memcmp(d1 + b, d2 + b, 4) == 0 && memcmp(q1 + 32 * b, q2 + 32 * b, 32) == 0,
+                      "%s block %zu (x from 0x%04x)", kern_isa_name((enum kern_isa)isa), b,
+                      x[32 * b]);
+    }
+    free(x);
+    free(q1);
+    free(q2);
+    free(d1);
+    free(d2);
+}
+
 Test(kern_cpu, large_gemvs_stay_within_the_probes_tolerance) {
     for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
         if (!kern_isa_supported((enum kern_isa)isa))
@@ -176,8 +303,8 @@ Test(kern_cpu, one_hot_x_reads_back_every_column_exactly) {
                                   .group = group,
                                   .x = x,
                                   .y = y};
-            unsigned bits = f == KERN_W_Q8 ? 8 : 4;
-            if (f == KERN_W_Q8 || f == KERN_W_Q4) {
+            unsigned bits = kern_wfmt_bits((enum kern_wfmt)f);
+            if (bits < 16) {
                 kern_quantize_f16(wh, rows, cols, bits, group, codes, scales, NULL);
                 kern_dequantize_rows_f32(codes, scales, cols, 0, rows, bits, group, deq);
                 g.w = codes;
@@ -197,6 +324,18 @@ Test(kern_cpu, one_hot_x_reads_back_every_column_exactly) {
                     for (size_t b = 0; b < batch; b++)
                         for (size_t r = 0; r < rows; r++) {
                             float want = deq[r * cols + (j + 37 * b) % cols];
+                            if (kern_wfmt_a8((enum kern_wfmt)f)) {
+                                /* x = 1 is code 127 at scale 1/127 (rounded): the
+                                 * column within float rounding, a zero code exactly */
+                                cr_assert(want == 0 ? y[b * rows + r] == 0
+                                                    : fabs(y[b * rows + r] - want) <=
+                                                          1e-6 * fabs(want),
+                                          "%s %s batch %zu col %zu: %g, want %g",
+                                          kern_isa_name((enum kern_isa)isa),
+                                          kern_wfmt_name((enum kern_wfmt)f), batch, j,
+                                          y[b * rows + r], want);
+                                continue;
+                            }
                             cr_assert(y[b * rows + r] == want, "%s fmt %d batch %zu col %zu",
                                       kern_isa_name((enum kern_isa)isa), f, batch, j);
                         }

@@ -72,6 +72,8 @@ check "copy against the STREAM-style reference" \
     grep -q "copy with 2 threads / a STREAM-style copy in the same run: 9.8 GB/s / 10.1 GB/s = 0.97" "$t/out"
 check "the probe's notes are shown" grep -q "note, w4a16 .*bound by unpacking" "$t/out"
 check "on this machine: a kernel per weight width" sh -c "grep -q '^  bf16 *gemv-bf16 *8.8 GB/s  0.90 of C' '$t/out' && grep -q '^  4-bit *w4a16' '$t/out'"
+check "on this machine: the A8 kernels beside, labelled" sh -c "grep -q '^  8-bit, x 8-bit *w8a8 *9.3 GB/s  0.95 of C  (what CPU runtimes run)' '$t/out' && grep -q '^  4-bit, x 8-bit *w4a8' '$t/out'"
+check "what the A8 and A16 rows mean is said" grep -q "^w8a8, w4a8: the w8a16, w4a16 weights with x quantized to 8 bits" "$t/out"
 check "what plan does with these figures is said" grep -q "plan --measured-bw" "$t/out"
 check "stderr is not a terminal: nothing on it" [ ! -s "$t/err" ]
 
@@ -104,9 +106,13 @@ assert h["comparison"] == "unknown-cpu-virtual-machine" and h["ratio"] is None, 
 assert h["message"].startswith("unknown CPU (virtual machine)")
 assert h["ceiling_bytes_per_s"] == 9.8e9 and h["fma_peak_flop_per_s"] == 180e9
 assert abs(h["ridge_flop_per_byte"] - 180 / 9.8) < 1e-9
-assert [(k["weights"], k["test"], k["nearest"]) for k in h["decode"]] == [
-    ("fp16", "gemv-fp16", False), ("bf16", "gemv-bf16", False),
-    ("8-bit", "w8a16", False), ("4-bit", "w4a16", False)], h["decode"]
+assert [(k["weights"], k["test"], k["nearest"], k["activation_bits"]) for k in h["decode"]] == [
+    ("fp16", "gemv-fp16", False, 16), ("bf16", "gemv-bf16", False, 16),
+    ("8-bit", "w8a16", False, 16), ("4-bit", "w4a16", False, 16),
+    ("8-bit", "w8a8", False, 8), ("4-bit", "w4a8", False, 8)], h["decode"]
+# the probe's weight rates pass through to results (a later CPU-as-a-device reads them)
+a8 = [r for r in d["results"] if r["test"] == "w8a8"][0]
+assert a8["weights_per_s"] == 8745000000 and a8["activation_bits"] == 8, a8
 PY
     check "json: the VM's keys, no ratio, roofline, reference, on_this_machine" [ $? -eq 0 ]
 
@@ -158,7 +164,7 @@ check "a GPU run has on_this_machine null and its catalog GPU" \
 
 # --- --help and --tests ------------------------------------------------------
 "$VRAMLAB" measure --help >"$t/out" 2>&1
-for test in copy read fma-peak gemv-fp16 gemv-bf16 gemm quantize dequantize w8a16 w4a16 error; do
+for test in copy read fma-peak gemv-fp16 gemv-bf16 gemm quantize dequantize w8a16 w4a16 w8a8 w4a8 error; do
     grep -q "^  $test " "$t/out" || { echo "FAIL - --help lacks $test"; fail=1; }
 done
 echo "ok   - --help lists the test names"

@@ -116,6 +116,16 @@ for size in 120x40 100x30 80x24; do
         for want in "copy (C)" "FMA peak" "FP16 GEMV" "W4A16 GEMV"; do
             echo "$scr" | grep -qF "$want" || fail "$size: '$want' missing: $scr"
         done
+        # the A8 rows where the pane has room for every row; a shorter pane
+        # says how many rows it left to `vramlab measure`
+        for want in "W8A8 GEMV" "W4A8 GEMV"; do
+            if [ "$h" -ge 40 ]; then
+                echo "$scr" | grep -qF "$want" || fail "$size: '$want' missing: $scr"
+            else
+                echo "$scr" | grep -qF "$want" || echo "$scr" | grep -qE "\+[0-9]+ more rows" ||
+                    fail "$size: neither '$want' nor the rows left out: $scr"
+            fi
+        done
         [ "$w" -ge 100 ] && { echo "$scr" | grep -qF "0.97x the plain STREAM copy loop" ||
             fail "$size: copy vs the STREAM-style reference missing"; }
     else
@@ -179,6 +189,18 @@ else
 fi
 capture old | grep -qF "unknown test" && fail "the usage error shows instead of the results"
 keys old q
+
+start noa8 100 30 "$FIX/fake-cpu.sh" FAKE_PROBE_NO_CUDA=1 FAKE_PROBE_REFUSE_A8=1 -- $SCEN
+wait_for noa8 "Roofline"
+keys noa8 m
+if wait_for noa8 "W4A16 GEMV" && wait_for noa8 "this probe has no W8A8 test" 30; then
+    ok "a probe before W8A8: measured again with x in 16 bits only, said so"
+else
+    fail "a probe before W8A8"
+    pane noa8
+fi
+capture noa8 | grep -qF "unknown test" && fail "the usage error shows instead of the results"
+keys noa8 q
 
 # --- no probe left behind: q, SIGTERM, SIGHUP ---------------------------------
 for how in q TERM HUP; do

@@ -33,7 +33,7 @@ cp "$t/out" "$t/out.quick"
 check "device event first" sh -c "head -1 '$t/out' | grep -q '\"event\":\"device\"'"
 check "no unverified result" sh -c "! grep -q '\"verified\":false' '$t/out'"
 check "no error event" sh -c "! grep -q '\"event\":\"error\"' '$t/out'"
-for test in copy read fma-peak gemv-fp16 gemv-bf16 quantize dequantize w8a16 w4a16 error; do
+for test in copy read fma-peak gemv-fp16 gemv-bf16 quantize dequantize w8a16 w4a16 w8a8 w4a8 error; do
     check "result for $test" grep -q "\"test\":\"$test\"" "$t/out"
 done
 check "gemm skipped visibly on the CPU" grep -q '"event":"skip","test":"gemm"' "$t/out"
@@ -57,6 +57,21 @@ for r in res:
 copies = [r for r in res if r["test"] == "copy"]
 assert copies and all(r["reference_bytes_per_s"] > 0 for r in copies), copies
 assert {r["threads"] for r in res if r["test"] == "fma-peak"} >= {1}
+# every GEMV carries its weights' rate (a runtime's decode follows it) and x's width
+for r in res:
+    if r["test"] in ("gemv-fp16", "gemv-bf16", "w8a16", "w4a16", "w8a8", "w4a8"):
+        assert r["weight_count"] == r["rows"] * r["cols"], r
+        assert abs(r["weights_per_s"] * r["seconds"] / r["weight_count"] - 1) < 1e-6, r
+        assert abs(r["weight_bytes_per_s"] * r["seconds"] / r["weight_bytes"] - 1) < 1e-6, r
+        assert r["weight_bytes"] < r["bytes"], r  # x and y come on top
+        assert r["activation_bits"] == (8 if r["test"] in ("w8a8", "w4a8") else 16), r
+        wb = {"gemv-fp16": 2, "gemv-bf16": 2, "w8a16": 34 / 32, "w8a8": 34 / 32,
+              "w4a16": 18 / 32, "w4a8": 18 / 32}[r["test"]]
+        assert r["weight_bytes"] == r["weight_count"] * wb, r
+    else:
+        assert "weights_per_s" not in r, r
+a8 = {r["test"]: r for r in res if r["test"] in ("w8a8", "w4a8")}
+assert a8["w8a8"]["bits"] == 8 and a8["w4a8"]["bits"] == 4, a8
 bf = [r for r in res if r["test"] == "gemv-bf16"]
 assert bf and bf[0]["bytes"] == [r for r in res if r["test"] == "gemv-fp16"][0]["bytes"], bf
 lab = {(l["bits"], str(l["group"]), l["weights"]): l for l in lines
@@ -99,7 +114,7 @@ if [ -n "${VRAMLAB_TEST_SANITIZED:-}" ]; then
 fi
 for isa in $paths; do
     VRAMLAB_CPU_ISA=$isa "$PROBE" --device cpu --quick \
-        --tests gemv-fp16,gemv-bf16,quantize,dequantize,w8a16,w4a16 >"$t/isa" 2>&1
+        --tests gemv-fp16,gemv-bf16,quantize,dequantize,w8a16,w4a16,w8a8,w4a8 >"$t/isa" 2>&1
     rc=$?
     check "VRAMLAB_CPU_ISA=$isa: exit 0, the path ran, all verified" sh -c \
         "[ $rc -eq 0 ] && grep -q '\"isa\":\"$isa\"' '$t/isa' && ! grep -q '\"verified\":false' '$t/isa'"
@@ -131,14 +146,29 @@ sigs="TERM INT HUP"
 [ -z "${VRAMLAB_TEST_SANITIZED:-}" ] || sigs=TERM
 for sig in $sigs; do
     case $sig in TERM) n=15 ;; INT) n=2 ;; HUP) n=1 ;; esac
-    "$PROBE" --device cpu --tests gemv-fp16 >"$t/sig" 2>&1 &
+    # a file of its own: the loop below must not read the last run's
+    # progress before this probe's shell has opened (and emptied) it
+    "$PROBE" --device cpu --tests gemv-fp16 >"$t/sig.$sig" 2>&1 &
     pid=$!
     i=0
-    while ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig" 2>/dev/null &&
-        kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do
+    # Until the GEMV is under way (its handlers are set by then): a bound
+    # of 5 min for a loaded machine, not a pace. A signal sent before would
+    # meet the shell's SIG_IGN for SIGINT in a background job.
+    while ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig.$sig" 2>/dev/null &&
+        kill -0 $pid 2>/dev/null && [ $i -lt 6000 ]; do
         sleep 0.05
         i=$((i + 1))
     done
+    if ! grep -q '"event":"progress","test":"gemv-fp16"' "$t/sig.$sig" 2>/dev/null; then
+        kill -KILL $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        if grep -q '"code":"out-of-memory"' "$t/sig.$sig"; then
+            echo "SKIP - SIG$sig: this machine cannot hold the full-size matrix now"
+        else
+            check "SIG$sig: the GEMV started (a progress event): $(head -c 300 "$t/sig.$sig")" false
+        fi
+        continue
+    fi
     t0=$(date +%s%N)
     kill -$sig $pid 2>/dev/null
     i=0
@@ -153,7 +183,7 @@ for sig in $sigs; do
     fi
     wait $pid
     rc=$?
-    if grep -q '"code":"out-of-memory"' "$t/sig"; then
+    if grep -q '"code":"out-of-memory"' "$t/sig.$sig"; then
         echo "SKIP - SIG$sig: this machine cannot hold the full-size matrix"
         continue
     fi

@@ -242,6 +242,9 @@ walk_file() {
                 capture "$s" >"$TMP/f"
                 j=$((j + 1))
             done
+            # the frame whole: a capture can catch the terminal mid-redraw
+            # (the headline's rows new, the closing overlay's rows not yet)
+            settle "$s" && cp "$TMP/settled" "$TMP/f"
             if [ $j -ge 300 ] || grep -qF "$ex" "$TMP/f" || ! grep -qF " $k/$n " "$TMP/f"; then
                 fail "$base at $size, step $k: F did not show the headline"
                 cat "$TMP/f"

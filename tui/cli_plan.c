@@ -20,6 +20,7 @@
 #include "engine/figures.h"
 #include "tui/cli.h"
 #include "tui/json.h"
+#include "tui/lesson_text.h"
 #include "tui/i18n.h"
 #include "tui/report.h"
 
@@ -272,7 +273,11 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
         char text[512];
         if (!(est->warnings & (1u << b)))
             continue;
-        report_warning(sc, est, (enum engine_warning)(1u << b), o->units, text, sizeof(text));
+        /* the JSON in English and decimal marks, as its explanations */
+        struct engine_numfmt en;
+        engine_numfmt_english(&en);
+        en.binary = o->units == UNITS_GIB;
+        engine_warning_text(&en, sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
         json_text(&w, text);
     }
     json_end_array(&w);
@@ -361,7 +366,9 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     if (o->model_file)
         params = o->model_file->params;
     report_count(params, count, sizeof(count));
-    fprintf(f, "%s (%s params) | ", sc->model.name[0] ? sc->model.name : sc->model.id, count);
+    char name[96]; /* a bare size in the reader's words ("modelo de 7B parámetros") */
+    lesson_model_name(i18n_numfmt(false), &sc->model, name, sizeof(name));
+    fprintf(f, _("%s (%s params) | "), name, count);
     /* Full training stores the weights as the recipe says (--format has no
      * effect there); the KV cache is an inference figure. */
     if (o->model_file && sc->mode == ENGINE_MODE_INFER)
@@ -393,7 +400,10 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _("EP %u inside DP | "), engine_ep(sc));
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)
         fprintf(f, "%s | ", engine_runtime_name(sc->serving.runtime));
-    fprintf(f, "%s", engine_mode_name(sc->mode));
+    /* the mode as --mode spells it, in the reader's language */
+    static const char *const mode_words[] __attribute__((unused)) = {N_("infer"), N_("train"),
+                                                                     N_("lora"), N_("qlora")};
+    fprintf(f, "%s", _(engine_mode_name(sc->mode)));
     if (sc->mode != ENGINE_MODE_INFER)
         plan_header_budget(f, o);
     fputc('\n', f);
@@ -406,10 +416,10 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _(", prompt %s"), np);
     else if (engine_micro_batches(sc) == 1)
         fprintf(f, _(", %s recompute, %s, ZeRO %u, 1 micro-batch"),
-                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero);
+                _(engine_recompute_name(sc->recompute)), engine_recipe_info(sc->recipe)->id, sc->zero);
     else
         fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
-                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
+                _(engine_recompute_name(sc->recompute)), engine_recipe_info(sc->recipe)->id, sc->zero,
                 engine_micro_batches(sc));
     if (sc->mode != ENGINE_MODE_INFER && sc->recompute == ENGINE_RECOMPUTE_FULL &&
         (sc->recompute_method != ENGINE_RECOMPUTE_UNIFORM || sc->recompute_num_layers > 1)) {

@@ -32,6 +32,8 @@ static const struct {
     {"fma-peak", N_("FMA peak")},   {"gemv-fp16", N_("FP16 GEMV")},
     {"gemv-bf16", N_("BF16 GEMV")}, {"gemm", N_("GEMM sweep")},
     {"w8a16", N_("W8A16 GEMV")},    {"w4a16", N_("W4A16 GEMV")},
+    /* the same weights with x in 8 bits: what CPU runtimes run */
+    {"w8a8", N_("W8A8 GEMV")},      {"w4a8", N_("W4A8 GEMV")},
     {"error", N_("error lab")},     {"quantize", N_("quantize")},
     {"dequantize", N_("dequantize")},
     {"allreduce", N_("all-reduce")},
@@ -279,19 +281,28 @@ static void mflags(struct tui_pen *p, int line, int x, const struct tui_measure_
 }
 
 /* The CPU's rates two to a line (short of lines, no flags to show):
- * label, measured, fraction of C; returns the next line. */
+ * label, measured, fraction of C; the rows that do not fit are counted on
+ * the last line, as the table does. Returns the next line. */
 static int mtable_pairs(struct tui_pen *p, int line) {
     const struct tui_measure *m = &p->st->measure;
     const struct tui_measure_row *copy = tui_measure_find(m, "copy");
-    char a[32], ofc[16], buf[64];
+    char a[32], ofc[16], buf[80];
     int col = 0, cw = p->iw / 2;
+    size_t total = 0, shown = 0, fit;
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++)
+        total += tui_measure_find(m, mtests[i].id) != NULL;
+    int lines = p->ih - 1 - (line + 1); /* under the header, above the hints */
+    fit = lines > 0 ? 2 * (size_t)lines : 0;
+    if (fit < total) /* the last cell says how many are left out */
+        fit = fit > 0 ? fit - 1 : 0;
     snprintf(buf, sizeof(buf), "%-12s %11s %5s", _("test"), _("measured"), _("of C"));
     tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
     tui_pen_text(p, line++, cw, TUI_ROLE_LABEL, buf);
-    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]) && line < p->ih - 1; i++) {
+    for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]) && shown < fit; i++) {
         const struct tui_measure_row *r = tui_measure_find(m, mtests[i].id);
         if (!r)
             continue;
+        shown++;
         mrate(r, mflop(r), a, sizeof(a));
         snprintf(ofc, sizeof(ofc), "-");
         if (!mflop(r) && copy && copy->bytes_per_s > 0)
@@ -302,6 +313,11 @@ static int mtable_pairs(struct tui_pen *p, int line) {
             col = 0;
             line++;
         }
+    }
+    if (shown < total && line < p->ih - 1) {
+        snprintf(buf, sizeof(buf), _("+%zu more rows"), total - shown);
+        tui_pen_text(p, line, col * cw, TUI_ROLE_WARN, buf);
+        col++;
     }
     return col ? line + 1 : line;
 }

@@ -75,6 +75,8 @@ static const struct {
     {"dequantize", "codes and scales back to FP16"},
     {"w8a16", "decode GEMV with 8-bit weights, dequantized on the fly"},
     {"w4a16", "decode GEMV with 4-bit weights"},
+    {"w8a8", "the w8a16 weights with x in 8 bits, integer dots (CPU runtimes' decode)"},
+    {"w4a8", "the w4a16 weights with x in 8 bits (llama.cpp's q4_0 product)"},
     {"error", "the error lab: relative error and zero codes per width"},
     {"allreduce", "the all-reduce, NCCL or MPI (--allreduce; not in --quick)"},
 };
@@ -363,6 +365,20 @@ static void print_here(const struct measure_run *m, double c) {
             printf("  %.2f of C", bw / c);
         printf("%s\n", nearest ? "  (the nearest measured)" : "");
     }
+    /* the same weights with x in 8 bits: what CPU runtimes run */
+    static const struct {
+        const char *weights, *test;
+    } a8[] = {{"8-bit, x 8-bit", "w8a8"}, {"4-bit, x 8-bit", "w4a8"}};
+    for (size_t i = 0; any && i < sizeof a8 / sizeof a8[0]; i++) {
+        double bw = result_rate(m, a8[i].test);
+        if (!(bw > 0))
+            continue;
+        fmt_rate(bw, "B/s", a, sizeof a);
+        printf("  %-14s %-10s %12s", a8[i].weights, a8[i].test, a);
+        if (c > 0)
+            printf("  %.2f of C", bw / c);
+        printf("  (what CPU runtimes run)\n");
+    }
     if (any)
         printf("These are this CPU's figures: `vramlab plan --measured-bw` takes a figure as the\n"
                "scenario's GPU's and cannot tell where it came from (see vramlab(1)).\n");
@@ -616,6 +632,10 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
         printf(on_cpu ? ";\nof roof = FLOP/s over this CPU's roofline min(FMA peak, C x "
                         "FLOP/byte), at batch > 1.\n"
                       : ".\n");
+        if (on_cpu && (result_has("w8a8", m) || result_has("w4a8", m)))
+            printf("w8a8, w4a8: the w8a16, w4a16 weights with x quantized to 8 bits per block of "
+                   "32 and\ninteger dot products (what llama.cpp and the other CPU runtimes run); "
+                   "w8a16, w4a16\nkeep x in 16 bits.\n");
     }
 }
 

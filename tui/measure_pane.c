@@ -17,12 +17,17 @@
 #include "tui/i18n.h"
 #include "tui/measure_model.h"
 #include "tui/measure_pane.h"
+#include "tui/save_file.h"
 
 /* The tests the pane runs, in the probe's order (the quick sizes): on a
- * GPU the GEMM sweep, on the CPU its peak FMA rate (its roofline's roof);
- * MPANE_TESTS_CPU_OLD for a probe that does not know fma-peak yet. */
+ * GPU the GEMM sweep, on the CPU its peak FMA rate (its roofline's roof)
+ * and the quantized GEMVs both ways, x in 16 bits (what W8A16 / W4A16
+ * mean) and in 8 (W8A8 / W4A8: what CPU runtimes run); MPANE_TESTS_CPU_A16
+ * for a probe without the A8 tests, MPANE_TESTS_CPU_OLD for one that does
+ * not know fma-peak yet. */
 #define MPANE_TESTS         "copy,read,gemv-fp16,gemm,w8a16,w4a16,error"
-#define MPANE_TESTS_CPU     "copy,read,fma-peak,gemv-fp16,w8a16,w4a16,error"
+#define MPANE_TESTS_CPU     "copy,read,fma-peak,gemv-fp16,w8a16,w4a16,w8a8,w4a8,error"
+#define MPANE_TESTS_CPU_A16 "copy,read,fma-peak,gemv-fp16,w8a16,w4a16,error"
 #define MPANE_TESTS_CPU_OLD "copy,read,gemv-fp16,w8a16,w4a16,error"
 #define MPANE_TESTS_AR      "allreduce" /* x: with --quick, 8 B to 64 MiB */
 
@@ -55,7 +60,8 @@ static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *
     measure_run_free(&mp->run);
     mp->on_cpu = strcmp(device, "cpu") == 0;
     mp->with_fma = strstr(tests, "fma-peak") != NULL;
-    mp->retry_old = false;
+    mp->with_a8 = strstr(tests, "w8a8") != NULL;
+    mp->retry_old = mp->retry_a16 = false;
     mp->got_data = false;
     mp->ar_run = strcmp(tests, MPANE_TESTS_AR) == 0;
     if (mp->ar_run) {
@@ -130,6 +136,13 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
                 mp->retry_old = true; /* an older probe: the same run without fma-peak */
                 continue;
             }
+            if (ev.kind == PROBE_EV_ERROR && mp->on_cpu && mp->with_a8 && !mp->got_data &&
+                measure_str_or(probe_json_str(&ev.j, "code"), "")[0] &&
+                strcmp(probe_json_str(&ev.j, "code"), "usage") == 0 &&
+                strstr(measure_str_or(probe_json_str(&ev.j, "message"), ""), "w8a8")) {
+                mp->retry_a16 = true; /* a probe before W8A8 / W4A8: without them */
+                continue;
+            }
             if (ev.kind == PROBE_EV_RESULT)
                 mp->got_data = true;
             measure_run_take(&mp->run, &ev);
@@ -150,6 +163,12 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
         bool ar = mp->ar_run;
         mpane_start(mp, st, "cpu", ar ? MPANE_TESTS_AR : MPANE_TESTS_CPU);
         snprintf(m->note, sizeof(m->note), "%s", _("no GPU found: measuring the CPU"));
+        return TUI_DIRTY_REPAINT;
+    }
+    if (mp->retry_a16) {
+        mpane_start(mp, st, "cpu", MPANE_TESTS_CPU_A16);
+        snprintf(m->note, sizeof(m->note), "%s",
+                 _("this probe has no W8A8 test: measuring with x in 16 bits only"));
         return TUI_DIRTY_REPAINT;
     }
     if (mp->retry_old) {
@@ -322,61 +341,34 @@ void tui_mpane_stop(struct tui_mpane *mp) {
     measure_run_free(&mp->run);
 }
 
-/* Write the run as JSON to path (see measure_pane.h). */
+/* Write the run as JSON to path (see measure_pane.h; the writing itself
+ * is save_file's: links followed, FIFOs and devices refused). */
 int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g,
                    const struct catalog_cpu *cpu, const char *path, bool overwrite, char *err,
                    size_t errlen) {
-    char tmp[1024];
-    const char *slash = strrchr(path, '/');
-    int dl = slash ? (int)(slash - path) : 1;
-    if (snprintf(tmp, sizeof(tmp), "%.*s/.vramlab-measure.XXXXXX", dl, slash ? path : ".") >=
-        (int)sizeof(tmp)) {
-        snprintf(err, errlen, "%s", _("path too long"));
-        return -1;
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    /* mkstemp makes the file 0600; a saved result is as readable as any */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "w");
+    char *text = NULL, why[1024];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
         snprintf(err, errlen, "%s", strerror(errno));
-        close(fd);
-        unlink(tmp);
         return -1;
     }
     measure_run_json(f, run, g, cpu);
-    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    if (bad) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        unlink(tmp);
+    if (fclose(f) != 0) {
+        free(text);
+        snprintf(err, errlen, "%s", strerror(ENOMEM));
         return -1;
     }
-    int rc = 0;
-    if (overwrite) {
-        if (rename(tmp, path) != 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            rc = -1;
-        }
-    } else if (link(tmp, path) != 0) {
-        /* link never replaces: EEXIST is the question to ask */
-        if (errno == EEXIST) {
-            rc = 1;
-        } else if (access(path, F_OK) != 0 && rename(tmp, path) == 0) {
-            return 0; /* a file system without hard links */
-        } else {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            rc = -1;
-        }
+    int rc = save_file(path, text, len, overwrite, 0666, why, sizeof(why));
+    free(text);
+    if (rc == SAVE_FILE_EXISTS)
+        return 1;
+    if (rc != SAVE_FILE_OK) {
+        why[strcspn(why, "\n")] = '\0';
+        snprintf(err, errlen, "%s", why);
+        return -1;
     }
-    unlink(tmp);
-    return rc;
+    return 0;
 }
 
 /* w (and y to confirm): save the results. */

@@ -51,6 +51,8 @@ struct tui_mpane {
     bool fallback;          /* it said "no GPU": the CPU is measured next */
     bool with_fma;          /* this CPU run asked for fma-peak */
     bool retry_old;         /* the probe refused fma-peak: run again without it */
+    bool with_a8;           /* the run asked for w8a8 and w4a8 */
+    bool retry_a16;         /* the probe refused w8a8: run again without the A8 tests */
     bool ar_run;            /* this run is the all-reduce (x) */
     struct measure_run run; /* the last run's events, for w */
     struct probe_client rtc; /* r: vramlab bench --events */

@@ -386,6 +386,31 @@ static void json_here(struct json_writer *w, const struct measure_run *m,
         json_number(w, bw);
         json_key(w, "fraction_of_copy");
         json_number(w, c > 0 ? bw / c : NAN);
+        json_key(w, "activation_bits");
+        json_number(w, 16);
+        json_end_object(w);
+    }
+    /* the same weights with x in 8 bits (what CPU runtimes run), after */
+    static const struct {
+        const char *weights, *test;
+    } a8[] = {{"8-bit", "w8a8"}, {"4-bit", "w4a8"}};
+    for (size_t i = 0; i < sizeof a8 / sizeof a8[0]; i++) {
+        double bw = run_rate(m, a8[i].test);
+        if (!(bw > 0))
+            continue;
+        json_begin_object(w);
+        json_key(w, "weights");
+        json_text(w, a8[i].weights);
+        json_key(w, "test");
+        json_text(w, a8[i].test);
+        json_key(w, "nearest");
+        json_bool(w, false);
+        json_key(w, "bytes_per_s");
+        json_number(w, bw);
+        json_key(w, "fraction_of_copy");
+        json_number(w, c > 0 ? bw / c : NAN);
+        json_key(w, "activation_bits");
+        json_number(w, 8);
         json_end_object(w);
     }
     json_end_array(w);
