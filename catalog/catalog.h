@@ -172,6 +172,9 @@ int catalog_load_user(struct catalog *c, struct catalog_diag *d);
  * catalog_suggest returns) stay valid until the catalog is loaded into again
  * or freed. */
 const struct engine_gpu *catalog_find_gpu(const struct catalog *c, const char *id);
+/* Append a GPU: the explorer adds this machine's measured
+ * CPU (tui/cpu_device.c). 0, or -1 out of memory. */
+int catalog_add_gpu(struct catalog *c, const struct engine_gpu *g);
 const struct engine_model *catalog_find_model(const struct catalog *c, const char *id);
 const struct engine_format *catalog_find_format(const struct catalog *c, const char *id);
 const struct catalog_evidence *catalog_find_evidence(const struct catalog *c, const char *id);

@@ -1,6 +1,6 @@
 /*
  * fuzz_safetensors.c: libFuzzer target for the safetensors header parser
- * and the JSON scanner under it (catalog/jscan.c), also as the reader of a
+ * and the JSON layer under it (jansson through catalog/json.c), also as the reader of a
  * config.json's quantization_config. Build and run with `make fuzz`
  * (clang -fsanitize=fuzzer,address,undefined). Every input must be either
  * rejected with a message or accepted with all tensors inside the buffer.

@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 
 #include "catalog/internal.h"
-#include "catalog/jscan.h"
+#include "catalog/json.h"
 #include "catalog/safetensors.h"
 
 #define MAX_SHARDS     4096
@@ -69,132 +69,152 @@ static bool exists(const char *path) {
 
 /* ---- quantization_config -------------------------------------------- */
 
-/* One member of a quantization config object. */
-static int quant_member(struct jscan *j, const char *key, struct catalog_hf_quant *q) {
-    char s[64];
-    int64_t v;
-    char c = jscan_peek(j);
-    if (strcmp(key, "quant_method") == 0 && c == '"') {
-        if (jscan_string(j, q->method, sizeof q->method, key))
+/* A whole number member (at offset at): 0 with *v, or -1 with the error. */
+static int quant_int(const struct catalog_json *d, const json_t *x, size_t at, const char *key,
+                     int64_t *v, char *msg, size_t len) {
+    char raw[40];
+    if (json_is_integer(x)) {
+        *v = (int64_t)json_integer_value(x);
+        return 0;
+    }
+    catalog_json_raw(d, at, raw, sizeof raw);
+    return catalog_json_fail(d, at, msg, len, "%s: expected a whole number, found %s", key, raw);
+}
+
+/* Copy a string member into buf (at most len - 1 bytes, else an error). */
+static int quant_str(const struct catalog_json *d, const json_t *x, size_t at, const char *key,
+                     char *buf, size_t cap, char *msg, size_t len) {
+    if (json_string_length(x) >= cap)
+        return catalog_json_fail(d, at, msg, len, "%s: a string longer than the %zu bytes allowed", key,
+                     cap - 1);
+    snprintf(buf, cap, "%s", json_string_value(x));
+    catalog_text_clean_str(buf); /* it may reach a terminal */
+    return 0;
+}
+
+/* One member of a quantization config object (its value x at offset at). */
+static int quant_member(const struct catalog_json *d, const char *key, const json_t *x, size_t at,
+                        struct catalog_hf_quant *q, char *msg, size_t len) {
+    int64_t v = 0;
+    bool num = json_is_number(x);
+    if (strcmp(key, "quant_method") == 0 && json_is_string(x)) {
+        if (quant_str(d, x, at, key, q->method, sizeof q->method, msg, len))
             return -1;
         for (char *p = q->method; *p; p++)
             if (*p >= 'A' && *p <= 'Z')
                 *p = (char)(*p - 'A' + 'a');
         return 0;
     }
-    if (strcmp(key, "format") == 0 && c == '"')
-        return jscan_string(j, q->format, sizeof q->format, key);
+    if (strcmp(key, "format") == 0 && json_is_string(x))
+        return quant_str(d, x, at, key, q->format, sizeof q->format, msg, len);
     if ((strcmp(key, "bits") == 0 || strcmp(key, "w_bit") == 0 ||
-         strcmp(key, "num_bits") == 0) && (c == '-' || (c >= '0' && c <= '9'))) {
-        uint64_t at = jscan_at(j);
-        if (jscan_int(j, &v, key))
+         strcmp(key, "num_bits") == 0) && num) {
+        if (quant_int(d, x, at, key, &v, msg, len))
             return -1;
         if (v < 1 || v > 16)
-            return jscan_fail(j, (size_t)(at - j->base), "%s: expected 1 to 16 bits, found %" PRId64,
-                              key, v);
+            return catalog_json_fail(d, at, msg, len, "%s: expected 1 to 16 bits, found %" PRId64, key, v);
         q->bits = (unsigned)v;
         return 0;
     }
-    if ((strcmp(key, "group_size") == 0 || strcmp(key, "q_group_size") == 0) &&
-        (c == '-' || (c >= '0' && c <= '9'))) {
-        uint64_t at = jscan_at(j);
-        if (jscan_int(j, &v, key))
+    if ((strcmp(key, "group_size") == 0 || strcmp(key, "q_group_size") == 0) && num) {
+        if (quant_int(d, x, at, key, &v, msg, len))
             return -1;
         if (v < -1 || v == 0 || v > (1 << 24))
-            return jscan_fail(j, (size_t)(at - j->base),
-                              "%s: expected -1 (per channel) or a positive group, found %" PRId64,
-                              key, v);
+            return catalog_json_fail(d, at, msg, len,
+                         "%s: expected -1 (per channel) or a positive group, found %" PRId64, key,
+                         v);
         q->group = (long)v;
         return 0;
     }
-    if (strcmp(key, "type") == 0 && c == '"')
-        return jscan_string(j, q->type, sizeof q->type, key);
-    if (strcmp(key, "fmt") == 0 && c == '"')
-        return jscan_string(j, s, sizeof s, key);
-    return jscan_skip(j);
+    if (strcmp(key, "type") == 0 && json_is_string(x))
+        return quant_str(d, x, at, key, q->type, sizeof q->type, msg, len);
+    return 0;
+}
+
+/* The members of the object obj at offset at, in the order of the file. */
+static int quant_members(const struct catalog_json *d, const json_t *obj, size_t at,
+                         struct catalog_hf_quant *q, char *msg, size_t len) {
+    struct catalog_json_members it;
+    char key[128];
+    bool cut;
+    size_t vat;
+    catalog_json_members_begin(&it, d, at);
+    while (catalog_json_members_next(&it, key, sizeof key, &cut, NULL, &vat) == 1)
+        if (!cut && quant_member(d, key, json_object_get(obj, key), vat, q, msg, len))
+            return -1;
+    return 0;
 }
 
 /* compressed-tensors' config_groups: {"group_0": {"weights": {...}}}; the
- * first group's weights give bits, group and type. */
-static int quant_groups(struct jscan *j, struct catalog_hf_quant *q) {
-    char key[128], k2[64], k3[64];
-    bool first = true, done = false;
-    int r;
-    if (jscan_begin(j, '{', "config_groups"))
-        return -1;
-    while ((r = jscan_member(j, &first, key, sizeof key, NULL)) == 1) {
-        bool f2 = true;
-        int r2;
-        if (done || jscan_peek(j) != '{') {
-            if (jscan_skip(j))
-                return -1;
+ * first group's weights (in the file's order) give bits, group and type. */
+static int quant_groups(const struct catalog_json *d, const json_t *groups, size_t at,
+                        struct catalog_hf_quant *q, char *msg, size_t len) {
+    struct catalog_json_members it;
+    char key[128];
+    bool cut;
+    size_t vat, wat;
+    catalog_json_members_begin(&it, d, at);
+    while (catalog_json_members_next(&it, key, sizeof key, &cut, NULL, &vat) == 1) {
+        const json_t *g = cut ? NULL : json_object_get(groups, key);
+        const json_t *w = json_object_get(g, "weights");
+        if (!json_is_object(w) || catalog_json_member_at(d, vat, "weights", 0, NULL, &wat) != 0)
             continue;
-        }
-        jscan_begin(j, '{', key);
-        while ((r2 = jscan_member(j, &f2, k2, sizeof k2, NULL)) == 1) {
-            bool f3 = true;
-            int r3;
-            if (strcmp(k2, "weights") != 0 || jscan_peek(j) != '{') {
-                if (jscan_skip(j))
-                    return -1;
-                continue;
-            }
-            jscan_begin(j, '{', k2);
-            while ((r3 = jscan_member(j, &f3, k3, sizeof k3, NULL)) == 1)
-                if (quant_member(j, k3, q))
-                    return -1;
-            if (r3 < 0)
-                return -1;
-            done = true;
-        }
-        if (r2 < 0)
-            return -1;
+        return quant_members(d, w, wat, q, msg, len);
     }
-    return r < 0 ? -1 : 0;
+    return 0;
 }
 
-static int quant_object(struct jscan *j, struct catalog_hf_quant *q) {
+/* A quantization_config object at offset at. */
+static int quant_object(const struct catalog_json *d, const json_t *obj, size_t at,
+                        struct catalog_hf_quant *q, char *msg, size_t len) {
+    struct catalog_json_members it;
     char key[128];
-    bool first = true;
-    int r;
-    if (jscan_begin(j, '{', "quantization_config"))
-        return -1;
-    while ((r = jscan_member(j, &first, key, sizeof key, NULL)) == 1) {
-        if (strcmp(key, "config_groups") == 0 && jscan_peek(j) == '{') {
-            if (quant_groups(j, q))
+    bool cut;
+    size_t vat;
+    if (!json_is_object(obj))
+        return catalog_json_fail(d, at, msg, len, "quantization_config: expected an object, found %s",
+                     catalog_json_kind(obj));
+    catalog_json_members_begin(&it, d, at);
+    while (catalog_json_members_next(&it, key, sizeof key, &cut, NULL, &vat) == 1) {
+        const json_t *x = cut ? NULL : json_object_get(obj, key);
+        if (cut)
+            continue;
+        if (strcmp(key, "config_groups") == 0 && json_is_object(x)) {
+            if (quant_groups(d, x, vat, q, msg, len))
                 return -1;
-        } else if (quant_member(j, key, q)) {
+        } else if (quant_member(d, key, x, vat, q, msg, len)) {
             return -1;
         }
     }
-    return r < 0 ? -1 : 0;
+    return 0;
 }
 
 int catalog_hf_quant_parse(const char *name, const char *text, size_t len, int top,
                            struct catalog_hf_quant *q, char *err, size_t errlen) {
-    struct jscan j;
-    char msg[512], key[128];
-    bool first = true;
-    int r = 0;
+    struct catalog_json d;
+    char msg[512];
+    int r = -1;
     memset(q, 0, sizeof *q);
-    jscan_init(&j, text, len, 0, msg, sizeof msg);
+    if (catalog_json_parse(&d, text, len, 0, 0, 0, msg, sizeof msg) != 0)
+        return fail(err, errlen, "%s: %s", name, msg);
+    size_t at = catalog_json_root_at(&d);
     if (!top) {
-        r = quant_object(&j, q);
+        r = quant_object(&d, d.root, at, q, msg, sizeof msg);
         if (r == 0 && q->method[0] == '\0')
             snprintf(q->method, sizeof q->method, "gptq"); /* quantize_config.json: AutoGPTQ */
-    } else if (jscan_begin(&j, '{', "config.json") == 0) {
-        while ((r = jscan_member(&j, &first, key, sizeof key, NULL)) == 1) {
-            if (strcmp(key, "quantization_config") == 0 && jscan_peek(&j) == '{')
-                r = quant_object(&j, q);
-            else
-                r = jscan_skip(&j);
-            if (r)
-                break;
-        }
+    } else if (!json_is_object(d.root)) {
+        r = catalog_json_fail(&d, at, msg, sizeof msg, "config.json: expected an object, found %s",
+                  catalog_json_kind(d.root));
     } else {
-        r = -1;
+        const json_t *qc = json_object_get(d.root, "quantization_config");
+        size_t qat;
+        r = 0;
+        if (json_is_object(qc) &&
+            catalog_json_member_at(&d, at, "quantization_config", 0, NULL, &qat) == 0)
+            r = quant_object(&d, qc, qat, q, msg, sizeof msg);
     }
-    if (r < 0 || jscan_end(&j))
+    catalog_json_free(&d);
+    if (r < 0)
         return fail(err, errlen, "%s: %s", name, msg);
     return 0;
 }
@@ -269,76 +289,89 @@ static int read_index(struct hfset *s, char *err, size_t errlen) {
     char *text = catalog_read_regular(s->index, MAX_INDEX_BYTES, &len, why, sizeof why);
     if (text == NULL)
         return fail(err, errlen, "%s: cannot read: %s", s->index, why);
-    struct jscan j;
-    bool first = true, have_map = false;
-    uint64_t at;
-    int r, rc = -1;
-    size_t cap = 0;
-    jscan_init(&j, text, len, 0, msg, sizeof msg);
-    if (jscan_begin(&j, '{', "the index"))
+    struct catalog_json d;
+    struct catalog_json_members it;
+    bool cut;
+    size_t kat, vat, mat, cap = 0;
+    int rc = -1;
+    if (catalog_json_parse(&d, text, len, 0, 0, 0, msg, sizeof msg) != 0)
         goto out;
-    while ((r = jscan_member(&j, &first, key, sizeof key, &at)) == 1) {
-        if (strcmp(key, "weight_map") != 0) {
-            if (jscan_skip(&j))
-                goto out;
-            continue;
-        }
-        bool f2 = true;
-        have_map = true;
-        if (jscan_begin(&j, '{', "weight_map"))
-            goto out;
-        while ((r = jscan_member(&j, &f2, key, sizeof key, &at)) == 1) {
-            uint64_t fat = jscan_at(&j);
-            if (jscan_string(&j, file, sizeof file, key))
-                goto out;
-            if (!plain_name(file)) {
-                jscan_fail(&j, (size_t)fat,
-                           "tensor '%s': shard \"%.200s\" is not a file name of this directory",
-                           key, file);
-                goto out;
-            }
-            if (s->n_idx >= MAX_ALL_TENSORS) {
-                jscan_fail(&j, (size_t)at, "more than %u tensors", MAX_ALL_TENSORS);
-                goto out;
-            }
-            if (s->n_idx == cap) {
-                size_t nc = cap ? cap * 2 : 256;
-                struct idx_entry *n = realloc(s->idx, nc * sizeof *n);
-                if (n == NULL) {
-                    jscan_fail(&j, (size_t)at, "out of memory");
-                    goto out;
-                }
-                s->idx = n;
-                cap = nc;
-            }
-            struct idx_entry *e = &s->idx[s->n_idx];
-            e->at = at;
-            e->tensor = strdup(key);
-            if (e->tensor == NULL || add_shard(s, file, &e->shard) != 0) {
-                free(e->tensor);
-                jscan_fail(&j, (size_t)fat, "too many shards (at most %d) or out of memory",
-                           MAX_SHARDS);
-                goto out;
-            }
-            s->n_idx++;
-        }
-        if (r < 0)
-            goto out;
+    size_t at = catalog_json_root_at(&d);
+    const json_t *map = json_object_get(d.root, "weight_map");
+    if (!json_is_object(d.root)) {
+        catalog_json_fail(&d, at, msg, sizeof msg, "the index: expected an object, found %s",
+              catalog_json_kind(d.root));
+        goto out;
     }
-    if (r < 0 || jscan_end(&j))
+    if (map == NULL || catalog_json_member_at(&d, at, "weight_map", 0, NULL, &mat) != 0) {
+        catalog_json_fail(&d, 0, msg, sizeof msg, "the index has no weight_map (tensor name -> shard file)");
         goto out;
-    if (!have_map) {
-        jscan_fail(&j, 0, "the index has no weight_map (tensor name -> shard file)");
+    }
+    if (!json_is_object(map)) {
+        catalog_json_fail(&d, mat, msg, sizeof msg, "weight_map: expected an object, found %s",
+              catalog_json_kind(map));
         goto out;
+    }
+    catalog_json_members_begin(&it, &d, mat);
+    while (catalog_json_members_next(&it, key, sizeof key, &cut, &kat, &vat) == 1) {
+        const json_t *f = cut ? NULL : json_object_get(map, key);
+        if (cut) {
+            catalog_json_fail(&d, kat, msg, sizeof msg, "a tensor name longer than the %d bytes allowed",
+                  KERN_ST_MAX_NAME);
+            goto out;
+        }
+        if (!json_is_string(f)) {
+            catalog_json_fail(&d, vat, msg, sizeof msg, "%s: expected a string, found %s", key,
+                  catalog_json_kind(f));
+            goto out;
+        }
+        if (json_string_length(f) >= sizeof file) {
+            catalog_json_fail(&d, vat, msg, sizeof msg, "%s: a string longer than the %zu bytes allowed", key,
+                  sizeof file - 1);
+            goto out;
+        }
+        snprintf(file, sizeof file, "%s", json_string_value(f));
+        catalog_text_clean_str(key); /* both may reach a terminal */
+        catalog_text_clean_str(file);
+        if (!plain_name(file)) {
+            catalog_json_fail(&d, vat, msg, sizeof msg,
+                  "tensor '%s': shard \"%.200s\" is not a file name of this directory", key, file);
+            goto out;
+        }
+        if (s->n_idx >= MAX_ALL_TENSORS) {
+            catalog_json_fail(&d, kat, msg, sizeof msg, "more than %u tensors", MAX_ALL_TENSORS);
+            goto out;
+        }
+        if (s->n_idx == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            struct idx_entry *n = realloc(s->idx, nc * sizeof *n);
+            if (n == NULL) {
+                catalog_json_fail(&d, kat, msg, sizeof msg, "out of memory");
+                goto out;
+            }
+            s->idx = n;
+            cap = nc;
+        }
+        struct idx_entry *e = &s->idx[s->n_idx];
+        e->at = kat;
+        e->tensor = strdup(key);
+        if (e->tensor == NULL || add_shard(s, file, &e->shard) != 0) {
+            free(e->tensor);
+            catalog_json_fail(&d, vat, msg, sizeof msg, "too many shards (at most %d) or out of memory",
+                  MAX_SHARDS);
+            goto out;
+        }
+        s->n_idx++;
     }
     if (s->n_shards == 0) {
-        jscan_fail(&j, 0, "the index's weight_map is empty");
+        catalog_json_fail(&d, 0, msg, sizeof msg, "the index's weight_map is empty");
         goto out;
     }
     rc = 0;
 out:
     if (rc)
         fail(err, errlen, "%s: %s", s->index, msg);
+    catalog_json_free(&d);
     free(text);
     return rc;
 }

@@ -55,7 +55,6 @@ const char *catalog_strdup(struct catalog *c, const char *s);
 int catalog_merge(struct catalog *c, struct catalog *from);
 
 /* Append one entry to c (no id check); 0, or -1 when out of memory. */
-int catalog_add_gpu(struct catalog *c, const struct engine_gpu *g);
 int catalog_add_model(struct catalog *c, const struct engine_model *m);
 int catalog_add_format(struct catalog *c, const struct engine_format *f);
 int catalog_add_evidence(struct catalog *c, const struct catalog_evidence *e);

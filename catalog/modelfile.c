@@ -306,6 +306,18 @@ static int from_gguf(const struct gguf_file *g, const char *name, struct engine_
     return 0;
 }
 
+/* The file's elements by weight width (engine_model.file_width_params):
+ * each type's bits a weight, scales included (Q4_1: 5, Q8_0: 8.5). A CPU
+ * dots each class at its own measured rate (engine/core.c). */
+static void file_widths(struct engine_model *m, const struct catalog_model_file *mf) {
+    for (int k = 0; k < ENGINE_WIDTHS; k++)
+        m->file_width_params[k] = 0;
+    for (size_t i = 0; i < mf->n_types; i++)
+        if (mf->types[i].params > 0)
+            m->file_width_params[engine_width_class(mf->types[i].bytes * 8 /
+                                                    mf->types[i].params)] += mf->types[i].params;
+}
+
 int catalog_model_file_buffer(const char *name, const uint8_t *buf, size_t len,
                               struct engine_model *m, struct catalog_model_file *mf, char *err,
                               size_t errlen) {
@@ -314,6 +326,8 @@ int catalog_model_file_buffer(const char *name, const uint8_t *buf, size_t len,
         return -1;
     int rc = from_gguf(&g, name, m, mf, err, errlen);
     gguf_close(&g);
+    if (rc == 0)
+        file_widths(m, mf);
     return rc;
 }
 
@@ -342,14 +356,18 @@ static bool hf_path(const char *path) {
 
 int catalog_model_file_load(const char *path, struct engine_model *m,
                             struct catalog_model_file *mf, char *err, size_t errlen) {
+    int rc;
     if (hf_path(path)) {
         char gguf[1400];
-        int rc = catalog_hf_model_load(path, m, mf, gguf, sizeof gguf, err, errlen);
-        if (rc <= 0)
-            return rc;
-        return load_gguf(gguf, m, mf, err, errlen); /* a folder with one GGUF file */
+        rc = catalog_hf_model_load(path, m, mf, gguf, sizeof gguf, err, errlen);
+        if (rc > 0)
+            rc = load_gguf(gguf, m, mf, err, errlen); /* a folder with one GGUF file */
+    } else {
+        rc = load_gguf(path, m, mf, err, errlen);
     }
-    return load_gguf(path, m, mf, err, errlen);
+    if (rc == 0)
+        file_widths(m, mf);
+    return rc;
 }
 
 const char *catalog_model_file_mix(const struct catalog_model_file *mf, char *buf, size_t len) {

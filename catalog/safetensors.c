@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "catalog/internal.h"
-#include "catalog/jscan.h"
+#include "catalog/json.h"
 
 /* huggingface/safetensors' Dtype and its bitsize(). */
 static const struct {
@@ -61,119 +61,111 @@ static int cmp_name(const void *a, const void *b) {
     return strcmp((*x)->name, (*y)->name);
 }
 
-/* A list of whole numbers: [a, b, ...], at most max of them; the count, or
- * -1 (error set; -2 when there were more than max). */
-static int read_uints(struct jscan *j, uint64_t *out, unsigned max, const char *what) {
-    bool first = true;
-    unsigned k = 0;
-    int r;
-    if (jscan_begin(j, '[', what))
-        return -1;
-    while ((r = jscan_item(j, &first)) == 1) {
-        if (k >= max)
-            return -2;
-        if (jscan_uint(j, &out[k], what))
-            return -1;
-        k++;
-    }
-    return r < 0 ? -1 : (int)k;
+/* A non-negative whole number. */
+static bool st_uint(const json_t *v, uint64_t *out) {
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return false;
+    *out = (uint64_t)json_integer_value(v);
+    return true;
 }
 
-/* One tensor's object: dtype, shape, data_offsets (other members skipped). */
-static int read_tensor(struct jscan *j, struct kern_st_tensor *t, uint64_t data_len) {
+/* A list of whole numbers: [a, b, ...], at most max of them; the count,
+ * -1 when it is not one, -2 when there were more than max. */
+static int read_uints(const json_t *v, uint64_t *out, unsigned max) {
+    size_t i;
+    const json_t *x;
+    if (!json_is_array(v))
+        return -1;
+    if (json_array_size(v) > max)
+        return -2;
+    json_array_foreach(v, i, x) {
+        if (!st_uint(x, &out[i]))
+            return -1;
+    }
+    return (int)json_array_size(v);
+}
+
+/* One tensor's object at offset at of the header: dtype, shape,
+ * data_offsets (other members skipped). */
+static int read_tensor(const struct catalog_json *d, const json_t *obj, size_t at,
+                       struct kern_st_tensor *t, uint64_t data_len, char *err, size_t errlen) {
     const char *nm = t->name;
-    char key[32], what[KERN_ST_MAX_NAME + 64];
-    bool first = true, have_dtype = false, have_shape = false, have_off = false;
-    uint64_t dtype_at = 0, off_at = 0, at;
-    int r;
-    snprintf(what, sizeof what, "tensor '%s'", nm);
-    if (jscan_peek(j) != '{')
-        return jscan_fail(j, (size_t)(jscan_at(j) - j->base),
-                          "tensor '%s': expected an object (dtype, shape, data_offsets)", nm);
-    jscan_begin(j, '{', what);
-    while ((r = jscan_member(j, &first, key, sizeof key, &at)) == 1) {
+    char key[32];
+    bool cut, have_dtype = false, have_shape = false, have_off = false;
+    size_t kat, vat, off_at = 0;
+    size_t hat = (size_t)(t->header_at - d->base);
+    struct catalog_json_members it;
+    if (!json_is_object(obj))
+        return catalog_json_fail(d, at, err, errlen,
+                       "tensor '%s': expected an object (dtype, shape, data_offsets)", nm);
+    catalog_json_members_begin(&it, d, at);
+    while (catalog_json_members_next(&it, key, sizeof key, &cut, &kat, &vat) == 1) {
+        const json_t *v = cut ? NULL : json_object_get(obj, key);
+        if (cut)
+            continue;
         if (strcmp(key, "dtype") == 0) {
-            char d[16];
-            dtype_at = jscan_at(j);
             if (have_dtype)
-                return jscan_fail(j, (size_t)(at - j->base), "tensor '%s': dtype given twice", nm);
-            if (jscan_peek(j) != '"')
-                return jscan_fail(j, (size_t)(dtype_at - j->base),
-                                  "tensor '%s': unknown dtype (not a string)", nm);
+                return catalog_json_fail(d, kat, err, errlen, "tensor '%s': dtype given twice", nm);
+            if (!json_is_string(v))
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': unknown dtype (not a string)",
+                               nm);
             /* A long name is simply not a dtype. */
-            size_t save = j->pos;
-            if (jscan_string(j, d, sizeof d, what)) {
-                j->failed = false;
-                j->pos = save;
-                if (j->errlen)
-                    j->err[0] = '\0';
-                return jscan_fail(j, (size_t)(dtype_at - j->base),
-                                  "tensor '%s': unknown dtype (a long string)", nm);
-            }
+            const char *dt = json_string_value(v);
+            if (json_string_length(v) >= 16)
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': unknown dtype (a long string)",
+                               nm);
             int found = -1;
             for (int i = 0; i < KERN_ST_DTYPE_COUNT; i++)
-                if (strcmp(dtypes[i].name, d) == 0)
+                if (strcmp(dtypes[i].name, dt) == 0)
                     found = i;
             if (found < 0) {
-                char q[40];
-                catalog_quote(d, q, sizeof q);
-                return jscan_fail(j, (size_t)(dtype_at - j->base),
-                                  "tensor '%s': unknown dtype '%s'", nm, q);
+                char q[40], dc[16];
+                snprintf(dc, sizeof dc, "%s", dt);
+                catalog_text_clean_str(dc);
+                catalog_quote(dc, q, sizeof q);
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': unknown dtype '%s'", nm, q);
             }
             t->dtype = (enum kern_st_dtype)found;
             have_dtype = true;
         } else if (strcmp(key, "shape") == 0) {
-            uint64_t sat = jscan_at(j);
             if (have_shape)
-                return jscan_fail(j, (size_t)(at - j->base), "tensor '%s': shape given twice", nm);
-            int nd = read_uints(j, t->shape, KERN_ST_MAX_DIMS, what);
-            if (nd == -2) {
-                j->failed = false;
-                return jscan_fail(j, (size_t)(sat - j->base), "tensor '%s': more than %d dimensions",
-                                  nm, KERN_ST_MAX_DIMS);
-            }
-            if (nd < 0) {
-                j->failed = false;
-                return jscan_fail(j, (size_t)(sat - j->base),
-                                  "tensor '%s': shape must be a list of non-negative integers "
-                                  "(max %d dimensions)", nm, KERN_ST_MAX_DIMS);
-            }
+                return catalog_json_fail(d, kat, err, errlen, "tensor '%s': shape given twice", nm);
+            int nd = read_uints(v, t->shape, KERN_ST_MAX_DIMS);
+            if (nd == -2)
+                return catalog_json_fail(d, vat, err, errlen, "tensor '%s': more than %d dimensions", nm,
+                               KERN_ST_MAX_DIMS);
+            if (nd < 0)
+                return catalog_json_fail(d, vat, err, errlen,
+                               "tensor '%s': shape must be a list of non-negative integers "
+                               "(max %d dimensions)", nm, KERN_ST_MAX_DIMS);
             t->ndim = (unsigned)nd;
             have_shape = true;
         } else if (strcmp(key, "data_offsets") == 0) {
-            uint64_t off[3];
-            off_at = jscan_at(j);
+            uint64_t off[2];
+            off_at = vat;
             if (have_off)
-                return jscan_fail(j, (size_t)(at - j->base),
-                                  "tensor '%s': data_offsets given twice", nm);
-            if (read_uints(j, off, 2, what) != 2) {
-                j->failed = false;
-                return jscan_fail(j, (size_t)(off_at - j->base),
-                                  "tensor '%s': data_offsets must be [begin, end] (two whole "
-                                  "numbers)", nm);
-            }
+                return catalog_json_fail(d, kat, err, errlen, "tensor '%s': data_offsets given twice", nm);
+            if (read_uints(v, off, 2) != 2)
+                return catalog_json_fail(d, vat, err, errlen,
+                               "tensor '%s': data_offsets must be [begin, end] (two whole "
+                               "numbers)", nm);
             t->begin = off[0];
             t->end = off[1];
             have_off = true;
-        } else if (jscan_skip(j)) {
-            return -1;
         }
     }
-    if (r < 0)
-        return -1;
     if (!have_dtype || !have_shape || !have_off)
-        return jscan_fail(j, (size_t)(t->header_at - j->base), "tensor '%s': missing %s", nm,
-                          !have_dtype   ? "dtype"
-                          : !have_shape ? "shape"
-                                        : "data_offsets");
+        return catalog_json_fail(d, hat, err, errlen, "tensor '%s': missing %s", nm,
+                       !have_dtype   ? "dtype"
+                       : !have_shape ? "shape"
+                                     : "data_offsets");
     uint64_t el = 1;
     bool zero = false;
     for (unsigned i = 0; i < t->ndim; i++) {
         if (t->shape[i] == 0)
             zero = true;
         else if (el > UINT64_MAX / t->shape[i])
-            return jscan_fail(j, (size_t)(t->header_at - j->base),
-                              "tensor '%s': shape overflows 64 bits", nm);
+            return catalog_json_fail(d, hat, err, errlen, "tensor '%s': shape overflows 64 bits", nm);
         else
             el *= t->shape[i];
     }
@@ -181,89 +173,115 @@ static int read_tensor(struct jscan *j, struct kern_st_tensor *t, uint64_t data_
         el = 0;
     unsigned bits = dtypes[t->dtype].bits;
     if (el > UINT64_MAX / bits)
-        return jscan_fail(j, (size_t)(t->header_at - j->base),
-                          "tensor '%s': byte size overflows 64 bits", nm);
+        return catalog_json_fail(d, hat, err, errlen, "tensor '%s': byte size overflows 64 bits", nm);
     if (el * bits % 8)
-        return jscan_fail(j, (size_t)(t->header_at - j->base),
-                          "tensor '%s': %" PRIu64 " elements of %s (%u bits) are not whole bytes",
-                          nm, el, dtypes[t->dtype].name, bits);
+        return catalog_json_fail(d, hat, err, errlen,
+                       "tensor '%s': %" PRIu64 " elements of %s (%u bits) are not whole bytes",
+                       nm, el, dtypes[t->dtype].name, bits);
     t->elements = el;
     uint64_t bytes = el * bits / 8;
     if (t->begin > t->end || t->end > data_len)
-        return jscan_fail(j, (size_t)(off_at - j->base),
-                          "tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64
-                          "] out of range: past the end of the file (data section is %" PRIu64
-                          " bytes)", nm, t->begin, t->end, data_len);
+        return catalog_json_fail(d, off_at, err, errlen,
+                       "tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64
+                       "] out of range: past the end of the file (data section is %" PRIu64
+                       " bytes)", nm, t->begin, t->end, data_len);
     if (t->end - t->begin != bytes)
-        return jscan_fail(j, (size_t)(off_at - j->base),
-                          "tensor '%s': shape and dtype give %" PRIu64
-                          " bytes but data_offsets span %" PRIu64, nm, bytes, t->end - t->begin);
+        return catalog_json_fail(d, off_at, err, errlen,
+                       "tensor '%s': shape and dtype give %" PRIu64
+                       " bytes but data_offsets span %" PRIu64, nm, bytes, t->end - t->begin);
     return 0;
 }
 
 /* Parse the JSON header hdr (hlen bytes at byte 8 of a file of file_size
- * bytes) into f->tensors; "byte N: what" in err. */
+ * bytes) into f->tensors; "byte N: what" in err. jansson reads it; the
+ * members are walked in the order of the text (json.h), so that every
+ * message has its byte and a name given twice is seen twice. */
 static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, struct kern_st_file *f,
                         char *err, size_t errlen) {
-    struct jscan j;
+    struct catalog_json d;
+    struct catalog_json_members it;
     char name[KERN_ST_MAX_NAME + 1];
-    bool first = true;
-    size_t cap = 0;
-    uint64_t at;
-    int r;
+    bool cut;
+    size_t cap = 0, kat, vat;
+    int rc = -1;
     uint64_t data_len = file_size - 8 - hlen;
-    jscan_init(&j, hdr, (size_t)hlen, 8, err, errlen);
-    if (jscan_peek(&j) != '{') {
-        if (jscan_peek(&j) == '[' || jscan_peek(&j) == '"')
-            return jscan_fail(&j, j.pos, "the header must be a JSON object, found another value");
-        return jscan_fail(&j, j.pos, "the header is not valid JSON: expected an object");
+    memset(&d, 0, sizeof d);
+    d.text = hdr;
+    d.len = (size_t)hlen;
+    d.base = 8;
+    size_t r0 = catalog_json_root_at(&d);
+    char c0 = r0 < d.len ? hdr[r0] : '\0';
+    if (c0 != '{') {
+        if (c0 == '[' || c0 == '"')
+            return catalog_json_fail(&d, r0, err, errlen,
+                           "the header must be a JSON object, found another value");
+        return catalog_json_fail(&d, r0, err, errlen, "the header is not valid JSON: expected an object");
     }
-    jscan_begin(&j, '{', "the header");
-    while ((r = jscan_member(&j, &first, name, sizeof name, &at)) == 1) {
-        if (strcmp(name, "__metadata__") == 0) {
-            if (jscan_skip(&j))
-                goto bad;
-            continue;
+    if (catalog_json_parse(&d, hdr, (size_t)hlen, 8, 0, 0, err, errlen) != 0) {
+        /* a syntax error: say where it is */
+        if (errlen && strstr(err, "JSON syntax") != NULL) {
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, " (in the header)");
         }
-        if (name[0] == '\0')
-            return jscan_fail(&j, (size_t)(at - j.base), "a tensor name is empty");
-        if (f->n >= KERN_ST_MAX_TENSORS)
-            return jscan_fail(&j, (size_t)(at - j.base), "more than %u tensors in one file",
-                              KERN_ST_MAX_TENSORS);
+        return -1;
+    }
+    catalog_json_members_begin(&it, &d, r0);
+    while (catalog_json_members_next(&it, name, sizeof name, &cut, &kat, &vat) == 1) {
+        if (cut) {
+            catalog_json_fail(&d, kat, err, errlen, "a tensor name longer than the %d bytes allowed",
+                    KERN_ST_MAX_NAME);
+            goto out;
+        }
+        if (strcmp(name, "__metadata__") == 0)
+            continue;
+        if (name[0] == '\0') {
+            catalog_json_fail(&d, kat, err, errlen, "a tensor name is empty");
+            goto out;
+        }
+        if (f->n >= KERN_ST_MAX_TENSORS) {
+            catalog_json_fail(&d, kat, err, errlen, "more than %u tensors in one file",
+                    KERN_ST_MAX_TENSORS);
+            goto out;
+        }
         if (f->n == cap) {
             size_t nc = cap ? cap * 2 : 16;
             struct kern_st_tensor *nt = realloc(f->tensors, nc * sizeof *nt);
-            if (nt == NULL)
-                return jscan_fail(&j, (size_t)(at - j.base), "out of memory");
+            if (nt == NULL) {
+                catalog_json_fail(&d, kat, err, errlen, "out of memory");
+                goto out;
+            }
             f->tensors = nt;
             cap = nc;
         }
         struct kern_st_tensor *t = &f->tensors[f->n];
         memset(t, 0, sizeof *t);
         t->name = strdup(name);
-        if (t->name == NULL)
-            return jscan_fail(&j, (size_t)(at - j.base), "out of memory");
-        t->header_at = at;
+        if (t->name == NULL) {
+            catalog_json_fail(&d, kat, err, errlen, "out of memory");
+            goto out;
+        }
+        catalog_text_clean_str(t->name); /* a name may reach a terminal */
+        t->header_at = d.base + kat;
         f->n++;
-        if (read_tensor(&j, t, data_len))
-            goto bad;
+        if (read_tensor(&d, json_object_get(d.root, name), vat, t, data_len, err, errlen))
+            goto out;
     }
-    if (r < 0 || jscan_end(&j))
-        goto bad;
     if (f->n > 1) {
         struct kern_st_tensor **p = malloc(f->n * sizeof *p);
-        if (p == NULL)
-            return jscan_fail(&j, 0, "out of memory");
+        if (p == NULL) {
+            catalog_json_fail(&d, 0, err, errlen, "out of memory");
+            goto out;
+        }
         for (size_t i = 0; i < f->n; i++)
             p[i] = &f->tensors[i];
         qsort(p, f->n, sizeof *p, cmp_name);
         for (size_t i = 1; i < f->n; i++)
             if (strcmp(p[i - 1]->name, p[i]->name) == 0) {
                 const struct kern_st_tensor *a = p[i - 1]->header_at < p[i]->header_at ? p[i] : p[i - 1];
-                jscan_fail(&j, (size_t)(a->header_at - j.base), "tensor '%.200s' appears twice",
-                           a->name);
+                catalog_json_fail(&d, (size_t)(a->header_at - d.base), err, errlen,
+                        "tensor '%.200s' appears twice", a->name);
                 free(p);
-                return -1;
+                goto out;
             }
         free(p);
     }
@@ -271,20 +289,18 @@ static int parse_header(const char *hdr, uint64_t hlen, uint64_t file_size, stru
     if (f->n > 1)
         qsort(f->tensors, f->n, sizeof *f->tensors, cmp_begin);
     for (size_t i = 1; i < f->n; i++)
-        if (f->tensors[i].begin < f->tensors[i - 1].end)
-            return jscan_fail(&j, (size_t)(f->tensors[i].header_at - j.base),
-                              "tensor '%.200s' overlaps tensor '%.200s' in the data section "
-                              "(data_offsets %" PRIu64 " < %" PRIu64 ")",
-                              f->tensors[i].name, f->tensors[i - 1].name, f->tensors[i].begin,
-                              f->tensors[i - 1].end);
-    return 0;
-bad:
-    /* A syntax error: say where it is. */
-    if (errlen && strstr(err, "JSON syntax") != NULL) {
-        size_t n = strlen(err);
-        snprintf(err + n, errlen - n, " (in the header)");
-    }
-    return -1;
+        if (f->tensors[i].begin < f->tensors[i - 1].end) {
+            catalog_json_fail(&d, (size_t)(f->tensors[i].header_at - d.base), err, errlen,
+                    "tensor '%.200s' overlaps tensor '%.200s' in the data section "
+                    "(data_offsets %" PRIu64 " < %" PRIu64 ")",
+                    f->tensors[i].name, f->tensors[i - 1].name, f->tensors[i].begin,
+                    f->tensors[i - 1].end);
+            goto out;
+        }
+    rc = 0;
+out:
+    catalog_json_free(&d);
+    return rc;
 }
 
 /* Check the 8-byte length of a file of size bytes. */

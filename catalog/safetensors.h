@@ -5,16 +5,16 @@
  * little-endian header length N, N bytes of JSON mapping tensor names to
  * {"dtype", "shape", "data_offsets": [begin, end]} (offsets relative to the
  * byte after the header; an optional "__metadata__" entry), then the data.
- * The header is read with catalog/jscan.c, a streaming JSON reader that
- * keeps only the tensors (no tree: memory stays a small multiple of the
- * tensor count). `quantize` maps the whole file read-only (a 2 GB file
+ * The header is read with jansson through catalog/json.c (a budget bounds
+ * the memory of its values; the members are walked in the order of the
+ * text, so every message has its byte). `quantize` maps the whole file read-only (a 2 GB file
  * costs address space, not memory); `--model-file` reads the header alone
  * through pread (kern_st_read_header), never the tensor data.
  *
  * Every length, offset and shape is checked before use: a header length
  * past the end of the file, offsets out of range or overlapping, unknown
  * dtypes, shapes whose byte count overflows or disagrees with the offsets,
- * duplicate names, bad JSON, nesting past JSCAN_MAX_DEPTH: each is an
+ * duplicate names, bad JSON, nesting past CATALOG_JSON_MAX_DEPTH: each is an
  * error "byte N: tensor 'name': what" (N the byte of the file).
  */
 #ifndef VRAMLAB_SAFETENSORS_H

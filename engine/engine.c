@@ -67,6 +67,8 @@ static void fill_nan(struct engine_estimate *e) {
         &e->decode_tokens_per_s_memory_bound,
         &e->decode_tokens_per_s_compute_bound,
         &e->decode_tokens_per_s_per_sequence,
+        &e->decode_tokens_per_s_core_bound,
+        &e->core_seconds_per_step,
         &e->decode_bytes_per_step,
         &e->decode_flops_per_token,
         &e->ridge_flop_per_byte,

@@ -27,6 +27,11 @@
 #define ENGINE_NAME_MAX 64
 /* Most transformer layers whose exact bytes a model file can give. */
 #define ENGINE_FILE_LAYERS_MAX 256
+/* Weight width classes (the CPU's measured dot rates, a file's tensors by
+ * type): below 6 bits a weight, below 12, from 12. */
+enum { ENGINE_WIDTH_4 = 0, ENGINE_WIDTH_8, ENGINE_WIDTH_16, ENGINE_WIDTHS };
+/* The width class of a weight of `bits` bits (scales included). */
+int engine_width_class(double bits);
 
 /* ---- catalog entities (filled by catalog/ or by hand) ----------------- */
 
@@ -97,6 +102,7 @@ struct engine_model {
     double file_layer_params;                 /* of all layers together */
     double file_expert_params, file_expert_bytes; /* routed experts of all layers */
     double file_layer_bytes[ENGINE_FILE_LAYERS_MAX]; /* each transformer layer's tensors */
+    double file_width_params[ENGINE_WIDTHS]; /* elements by width class (ENGINE_WIDTH_*) */
     /* Published pre-training global batch in tokens (Llama 3 405B 16M,
      * Llama 2 4M, GPT-3 3.2M); 0 = not published. */
     double global_batch_tokens;
@@ -141,6 +147,22 @@ struct engine_format {
     double decimal_digits, max_value;
 };
 
+/* A CPU as the device (--device cpu, issue 26): the rates its cores
+ * measured (`vramlab measure --device cpu`), as inputs. A quantized GEMV on
+ * a few cores is bound by the cores' dequantize-and-dot rate, not by
+ * memory (docs/benchmarks.md: W4A16 at 0.39 C on 2 AVX2 cores). Width
+ * classes: ENGINE_WIDTH_*. All zero: not a CPU, or not measured. */
+#define ENGINE_CORE_BATCHES 3
+struct engine_core_rates {
+    /* Weights per second the cores dequantize and dot with all threads
+     * (each weight used by `batch` vectors), at up to ENGINE_CORE_BATCHES
+     * batches in increasing order; batch 0 ends the list. */
+    double weights_per_s[ENGINE_WIDTHS][ENGINE_CORE_BATCHES];
+    uint32_t batch[ENGINE_WIDTHS][ENGINE_CORE_BATCHES];
+    char kernel[ENGINE_WIDTHS][16]; /* the probe's test that measured it ("w4a16") */
+    uint32_t threads;
+};
+
 struct engine_gpu {
     char id[ENGINE_ID_MAX];
     char name[ENGINE_NAME_MAX];
@@ -156,6 +178,8 @@ struct engine_gpu {
     double price_per_hour, spot_price_per_hour; /* USD; 0 = unknown */
     char price_date[16];
     bool unified_memory;
+    bool cpu;                      /* this device is a CPU (--device cpu) */
+    struct engine_core_rates core; /* its cores' measured rates */
     /* The total CUDA reports (torch.cuda.mem_get_info), below the data
      * sheet's: what ECC and the driver keep (H100 80GB: 79.18 GiB); the
      * runtimes take their fractions of this. 0 = not known: memory_bytes. */
@@ -598,6 +622,10 @@ struct engine_estimate {
     double decode_tokens_per_s_memory_bound;
     double decode_tokens_per_s_compute_bound;
     double decode_tokens_per_s_per_sequence;
+    /* A CPU device: batch / (the dotted weights of each width class / its
+     * measured rate); NaN elsewhere (docs: engine.md, issue 26). */
+    double decode_tokens_per_s_core_bound;
+    double core_seconds_per_step; /* that step's dot products */
     double decode_bytes_per_step; /* bytes each GPU reads per step */
     double decode_flops_per_token;
     double ridge_flop_per_byte;   /* peak / bandwidth */
@@ -696,6 +724,7 @@ enum engine_key {
     ENGINE_KEY_DECODE_TOKENS,
     ENGINE_KEY_DECODE_MEMORY_BOUND,
     ENGINE_KEY_DECODE_COMPUTE_BOUND,
+    ENGINE_KEY_DECODE_CORE_BOUND, /* a CPU: its cores' measured dot rates (issue 26) */
     ENGINE_KEY_DECODE_PER_SEQUENCE,
     ENGINE_KEY_DECODE_BYTES_PER_STEP,
     ENGINE_KEY_DECODE_FLOPS_PER_TOKEN,
@@ -945,11 +974,16 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key key);
 /* Value of a key in an estimate (NaN where it does not apply). */
 double engine_key_value(const struct engine_estimate *est, enum engine_key key);
 
-/* Text of each warning / invalid bit, with this scenario's numbers. */
-void engine_warning_text(const struct engine_scenario *sc, const struct engine_estimate *est,
-                         enum engine_warning w, char *buf, size_t len);
-void engine_invalid_text(const struct engine_scenario *sc, uint32_t invalid_bit, char *buf,
+/* Text of each warning / invalid bit, with this scenario's numbers, in
+ * the reader's language, units and marks (engine/format.h: the words
+ * through f's translate, the numbers through the one formatter; f NULL:
+ * English, decimal GB, what the JSON writes). */
+struct engine_numfmt;
+void engine_warning_text(const struct engine_numfmt *f, const struct engine_scenario *sc,
+                         const struct engine_estimate *est, enum engine_warning w, char *buf,
                          size_t len);
+void engine_invalid_text(const struct engine_numfmt *f, const struct engine_scenario *sc,
+                         uint32_t invalid_bit, char *buf, size_t len);
 
 /* ---- inverse questions ---------------------------------------------------- */
 

@@ -42,6 +42,10 @@ void engine_explain_for(const struct engine_numfmt *f, const struct engine_scena
     else if (!engine_key_applies(sc, k) && sc->system_gpus == 0 &&
              (k == ENGINE_KEY_TRAIN_SYSTEM_ENERGY || k == ENGINE_KEY_DECODE_SYSTEM_JOULES_PER_TOKEN))
         xp_set(x, "%s", XT("needs a system (--system ID)"));
+    else if (!engine_key_applies(sc, k) && !engine_pos(sc->gpu.tdp_w) &&
+             (k == ENGINE_KEY_DECODE_JOULES_PER_TOKEN || k == ENGINE_KEY_TRAIN_ENERGY ||
+              k == ENGINE_KEY_TRAIN_ENERGY_PER_TOKEN))
+        xp_set(x, "%s", XT("needs the device's board power (a catalogue GPU's TDP)"));
     else if (!engine_key_applies(sc, k) && sc->mode == ENGINE_MODE_INFER &&
              k == ENGINE_KEY_SERVING_CUDA_GRAPHS && sc->serving.runtime == ENGINE_RUNTIME_VLLM)
         xp_set(x, "%s",

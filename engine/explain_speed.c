@@ -10,6 +10,9 @@
 
 #include "engine/explain_internal.h"
 
+/* Marks a text for xgettext (po/Makevars: N_); translated where shown. */
+#define N_(s) s
+
 /* The vLLM KV blocks: the available bytes over one block's page. */
 static void kv_blocks(struct xp *x) {
     const struct engine_scenario *sc = x->sc;
@@ -97,15 +100,45 @@ static void steady(struct xp *x) {
                                         : XT(" (saturated)"));
 }
 
+/* A CPU's core-bound decode: each width class's weights over the rate its
+ * cores measured, the step, the tokens/s. */
+static void core_bound(struct xp *x) {
+    const struct engine_scenario *sc = x->sc;
+    const struct engine_estimate *e = x->e;
+    static const char *const widths[ENGINE_WIDTHS] = {
+        N_("under 6 bits"),
+        N_("6 to 11 bits"),
+        N_("12 bits or more"),
+    };
+    struct engine_core_term t[ENGINE_WIDTHS];
+    int n = engine_core_terms(sc, t);
+    x->v[0] = '\0';
+    for (int i = 0; i < n; i++)
+        xp_add(x, XT("%s%s of the weights (%s) at %s weights/s (%s, measured at batch %s, %u threads)"),
+               i ? " + " : "", XPCT(t[i].share), xp_tr(x, widths[t[i].width]),
+               XCOUNT(t[i].weights_per_s), t[i].kernel, XINT(t[i].batch), sc->gpu.core.threads);
+    xp_add(x, XT(": a step %s for %s tokens = %s"), XSECS(e->core_seconds_per_step),
+           XINT((double)sc->batch * sc->dp), XTOKS(e->decode_tokens_per_s_core_bound));
+}
+
 bool explain_speed(struct xp *x, enum engine_key k) {
     const struct engine_scenario *sc = x->sc;
     const struct engine_estimate *e = x->e;
     const struct engine_model *m = &sc->model;
     switch (k) {
     case ENGINE_KEY_DECODE_TOKENS:
-        xp_set(x, "min(%s * %s, %s * %s) = %s", XTOKS(e->decode_tokens_per_s_memory_bound),
-               XPLAIN(sc->bw_efficiency), XTOKS(e->decode_tokens_per_s_compute_bound),
-               XPLAIN(sc->flops_efficiency), XTOKS(e->decode_tokens_per_s));
+        if (isfinite(e->decode_tokens_per_s_core_bound))
+            xp_set(x, XT("min(%s * %s, %s * %s, core-bound %s) = %s"),
+                   XTOKS(e->decode_tokens_per_s_memory_bound), XPLAIN(sc->bw_efficiency),
+                   XTOKS(e->decode_tokens_per_s_compute_bound), XPLAIN(sc->flops_efficiency),
+                   XTOKS(e->decode_tokens_per_s_core_bound), XTOKS(e->decode_tokens_per_s));
+        else
+            xp_set(x, "min(%s * %s, %s * %s) = %s", XTOKS(e->decode_tokens_per_s_memory_bound),
+                   XPLAIN(sc->bw_efficiency), XTOKS(e->decode_tokens_per_s_compute_bound),
+                   XPLAIN(sc->flops_efficiency), XTOKS(e->decode_tokens_per_s));
+        return true;
+    case ENGINE_KEY_DECODE_CORE_BOUND:
+        core_bound(x);
         return true;
     case ENGINE_KEY_DECODE_MEMORY_BOUND:
         xp_set(x, "%u * %s / (%u * %s / %s", sc->dp, XINT(sc->batch), sc->pp,
@@ -168,6 +201,19 @@ bool explain_speed(struct xp *x, enum engine_key k) {
         joules(x, true);
         return true;
     case ENGINE_KEY_PREFILL:
+        if (engine_core_prefill_flops(sc) > 0 && !(sc->measured_flop_per_s > 0)) {
+            /* a CPU: the compute rate is its cores' dot products (core.c) */
+            xp_set(x,
+                   XT("prompt %s tokens in %s step(s) of %s (%s): compute alone %s at min(FMA "
+                      "peak %s, the cores' measured dot rate %s), bytes alone %s at %s; the "
+                      "larger per step = %s"),
+                   XINT(sc->prompt ? sc->prompt : sc->context), XINT(e->serving.prefill_chunks),
+                   XINT(e->serving.prefill_chunk_tokens), engine_runtime_name(sc->serving.runtime),
+                   XSECS(e->serving.prefill_compute_s), XFLOPS(e->peak_flop_per_s),
+                   XFLOPS(engine_core_prefill_flops(sc)), XSECS(e->serving.prefill_bytes_s),
+                   XBW(e->bandwidth_bytes_per_s), XSECS(e->prefill_seconds));
+            return true;
+        }
         xp_set(x,
                XT("prompt %s tokens in %s step(s) of %s (%s) over t=%u p=%u: compute alone %s at "
                   "%s, bytes alone %s at %s, TP/PP communication %s; the larger per step, "

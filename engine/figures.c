@@ -28,6 +28,8 @@ enum {
     SYS = 1u << 3,  /* needs a system (--system) */
     V21 = 1u << 4,  /* vLLM from 0.21 (CUDA graphs counted before the KV cache) */
     STEADY = 1u << 5, /* a workload with output tokens (--prompt shorter than --context) */
+    CORE = 1u << 6,   /* a CPU as the device, its cores' rates measured (--device cpu) */
+    POWER = 1u << 7,  /* needs the device's board power (a catalogue GPU's TDP) */
 };
 
 /* When the text report lists a figure that applies and is a number. */
@@ -262,6 +264,15 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
          N_("G * peak FLOP/s / (2 * N_active + 2 * L * ctx * a * (d_qk + d_v))"),
          N_("Kaplan et al. 2020 §2.1 (2 N FLOP per token forward); course text, lesson seed-000, "
             "\"Ancho de banda: el techo al escribir\" (989 TFLOP/s)")},
+    [ENGINE_KEY_DECODE_CORE_BOUND] =
+        {"decode.tokens_per_s_core_bound", OFF(decode_tokens_per_s_core_bound), U(TOKENS_PER_S),
+         G(SPEED), IN | CORE, 0, TX_ALWAYS, NONE, N_("core-bound ceiling"),
+         N_("dp * batch / (sum over width classes of the dotted weights (active parameters less "
+            "the input embedding, plus a tied head) in that class / the cores' measured rate of "
+            "that width at the batch)"),
+         N_("Williams et al. 2009 (the roofline's in-core ceilings below the peak); llama.cpp as "
+            "llama-cpp-python v0.3.36 vendors it, ggml/src/ggml-cpu/arch/x86/quants.c "
+            "ggml_vec_dot_q4_1_q8_1 (each weight dequantized and dotted for every token)")},
     [ENGINE_KEY_DECODE_PER_SEQUENCE] =
         {"decode.tokens_per_s_per_sequence", OFF(decode_tokens_per_s_per_sequence),
          U(TOKENS_PER_S), G(SPEED), IN, 0, TX_ALWAYS, NONE, N_("per sequence"),
@@ -299,7 +310,7 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
          N_("course text, lesson seed-000, \"Ancho de banda: el techo al escribir\" (about 590 "
             "FLOP per 2-byte parameter, 2 used)")},
     [ENGINE_KEY_DECODE_JOULES_PER_TOKEN] =
-        {"decode.joules_per_token", OFF(decode_joules_per_token), U(ENERGY), G(SPEED), IN, 0,
+        {"decode.joules_per_token", OFF(decode_joules_per_token), U(ENERGY), G(SPEED), IN | POWER, 0,
          TX_ALWAYS, NONE, N_("energy per token (board power)"),
          N_("G * board power (TDP) / decode tokens/s: the upper bound at the ceiling"),
          N_("the GPU's data sheet (TDP); course text, lesson seed-003, \"Repaso conceptual\" "
@@ -732,7 +743,7 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
          N_("course text, lesson seed-002, \"Estimación de Costos en la Nube\" (T4 $0.15, A10G "
             "$0.45, A100-40GB $1.20, A100-80GB $1.80, H100 $2.40 per hour)")},
     [ENGINE_KEY_TRAIN_ENERGY] =
-        {"training.energy_joules", OFF(train_energy_joules), U(ENERGY), G(TRAINING), TR, 0,
+        {"training.energy_joules", OFF(train_energy_joules), U(ENERGY), G(TRAINING), TR | POWER, 0,
          TX_ALWAYS, NONE, N_("energy (board power, upper bound)"),
          N_("GPU-hours * 3600 * board power (TDP): an upper bound, every GPU at its TDP the whole "
             "run"),
@@ -740,7 +751,7 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
             "(power in W, energy in Wh)")},
     [ENGINE_KEY_TRAIN_ENERGY_PER_TOKEN] =
         {"training.energy_joules_per_token", OFF(train_energy_joules_per_token), U(ENERGY),
-         G(TRAINING), TR, 0, TX_ALWAYS, NONE, N_("energy per token"),
+         G(TRAINING), TR | POWER, 0, TX_ALWAYS, NONE, N_("energy per token"),
          N_("training energy / tokens in all"),
          N_("the GPU's data sheet (TDP); course text, lesson seed-003, \"Repaso conceptual\" "
             "(power in W, energy in Wh)")},
@@ -801,6 +812,10 @@ bool engine_key_applies(const struct engine_scenario *sc, enum engine_key k) {
         return false;
     if ((r->modes & STEADY) && !(sc->prompt > 0 && sc->prompt < sc->context))
         return false;
+    if ((r->modes & CORE) && !engine_core_measured(sc))
+        return false; /* a CPU's cores only */
+    if ((r->modes & POWER) && !engine_pos(sc->gpu.tdp_w))
+        return false; /* a custom GPU, a CPU: no board power known */
     if (r->runtimes && (training || !(r->runtimes & RT(sc->serving.runtime))))
         return false;
     return true;

@@ -147,6 +147,30 @@ double engine_inflight_microbatches(const struct engine_ctx *c, double i);
 double engine_stage_memory_peak(const struct engine_ctx *c, double i, struct engine_memory *mem,
                                 struct engine_estimate *est);
 
+/* engine/core.c: a CPU as the device (its cores' measured dot rates). */
+/* Whether the scenario's device is a CPU with measured core rates. */
+bool engine_core_measured(const struct engine_scenario *sc);
+/* The weights one token multiplies: active parameters less the input
+ * embedding, plus a tied head. */
+double engine_core_dot_weights(const struct engine_ctx *c, double params_active);
+/* Seconds of one decode step's dot products over `weights` at batch b
+ * (per tensor-parallel rank); NaN without measured rates. */
+double engine_core_step_seconds(const struct engine_ctx *c, double weights, double b);
+/* The prefill FLOP/s of the cores (their rates at the largest measured
+ * batch); 0 without measured rates. */
+double engine_core_prefill_flops(const struct engine_scenario *sc);
+/* The terms of the core-bound step, for explain: the width classes the
+ * dotted weights fall in (ENGINE_WIDTH_*), each one's share and the
+ * measured rate (weights/s at its first measured batch) that times it.
+ * Returns how many (0 without measured rates). */
+struct engine_core_term {
+    int width;
+    double share, weights_per_s;
+    uint32_t batch;
+    const char *kernel; /* the probe's test ("w4a16") */
+};
+int engine_core_terms(const struct engine_scenario *sc, struct engine_core_term t[ENGINE_WIDTHS]);
+
 /* engine/speed.c */
 /* Peak FLOP/s for the format's compute column (FP16 where the GPU lacks it). */
 double engine_peak_flops(const struct engine_scenario *sc, enum engine_compute col, bool *fallback);

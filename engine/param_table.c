@@ -35,6 +35,7 @@ LIST(norm_value, "rms", "layer")
 LIST(yes_no_value, "yes", "no")
 LIST(on_off_value, "on", "off")
 LIST(on_off_auto_value, "on", "off", "auto")
+LIST(device_value, "cpu")
 
 /* The engine's names, as index functions (NULL past the last). */
 static const char *mode_value(unsigned i) {
@@ -191,6 +192,10 @@ static const struct param_info params[PARAM_COUNT] = {
     ROW(PARAM_GPU, "gpu", PARAM_T_ID, "ID", "h100-sxm", PARAM_U_NONE,
         PARAM_N_("catalog GPU (default h100-sxm)"), "a100-80gb", PARAM_SCOPE_SCENARIO, PARAM_M_ALL,
         PARAM_F_TUI),
+    ENUM(PARAM_DEVICE, "device", "cpu", device_value, NULL, NULL,
+         PARAM_N_("this machine's CPU as the device: its measured rates (vramlab measure "
+                  "--device cpu)"),
+         "cpu", PARAM_M_ALL, 0, PARAM_S_NONE, 0),
     ROW(PARAM_SYSTEM, "system", PARAM_T_ID, "ID", NULL, PARAM_U_NONE,
         PARAM_N_("catalog system (dgx-h100, gb300-nvl72): its GPU, GPUs per node, links and power"),
         "dgx-h100", PARAM_SCOPE_SCENARIO, PARAM_M_ALL, 0),

@@ -44,6 +44,7 @@ enum param_id {
     PARAM_FORMAT,
     PARAM_KV_FORMAT,
     PARAM_GPU,
+    PARAM_DEVICE,
     PARAM_SYSTEM,
     PARAM_GPUS,
     PARAM_TP,

@@ -132,6 +132,11 @@ static struct step_lines step_lines(const struct engine_ctx *c, double stage, do
                      ? sc->gpu.flops[ENGINE_COMPUTE_FP16]
                      : sc->gpu.flops[ENGINE_COMPUTE_BF16];
     }
+    /* A CPU: its cores' dot products at the largest batch they measured
+     * (core.c), when slower than its FMA peak. */
+    double core = engine_core_prefill_flops(sc);
+    if (core > 0 && !engine_pos(sc->measured_flop_per_s))
+        pk = fmin(pk, core);
     pk *= sc->flops_efficiency;
     bw *= sc->bw_efficiency;
     double attn = c->s.heads * (c->s.qk_dim + c->s.v_dim); /* per layer, per (query, key) */
@@ -402,6 +407,14 @@ void engine_estimate_decode(const struct engine_ctx *c, double stage, struct eng
         c->t * c->p * c->d * e->peak_flop_per_s / e->decode_flops_per_token;
     e->decode_tokens_per_s = fmin(e->decode_tokens_per_s_memory_bound * sc->bw_efficiency,
                                   e->decode_tokens_per_s_compute_bound * sc->flops_efficiency);
+    /* A CPU: the cores' dequantize-and-dot rate may bind first (core.c). */
+    e->core_seconds_per_step =
+        engine_core_step_seconds(c, engine_core_dot_weights(c, e->params_active), c->b);
+    e->decode_tokens_per_s_core_bound = NAN;
+    if (engine_pos(e->core_seconds_per_step)) {
+        e->decode_tokens_per_s_core_bound = seqs / e->core_seconds_per_step;
+        e->decode_tokens_per_s = fmin(e->decode_tokens_per_s, e->decode_tokens_per_s_core_bound);
+    }
     e->decode_tokens_per_s_per_sequence = e->decode_tokens_per_s / seqs;
     e->arithmetic_intensity =
         c->b * e->decode_flops_per_token / (c->t * c->p) / e->decode_bytes_per_step;

@@ -58,6 +58,10 @@ struct probe_opts {
     bool quick; /* small sizes, a sanity run */
     bool want[PROBE_TEST_COUNT];
     unsigned threads; /* CPU: 0 = all online CPUs */
+    /* --batches: the CPU GEMVs' batches (up to 3, increasing); n_batches
+     * 0 = the default (1, 4, 16; --quick: 1). vramlab's --device cpu asks
+     * for 1,16 at quick sizes: the decode's and the prefill's rates. */
+    unsigned batches[3], n_batches;
 };
 
 /* Error codes of the `error` event (and the messages' categories). */

@@ -298,36 +298,43 @@ static double timed(struct xport *x, enum probe_ar_dtype d, size_t count, unsign
     return w_max(t);
 }
 
-/* One size of one dtype: fill, check one run, warm up, time at least 20
- * samples, check the last result again, emit. Returns 0, or the exit
- * status (every rank returns the same one). *median gets the median
- * seconds for the fit. */
+/* One size of one dtype: fill, check one run, warm up, time the samples
+ * (PROBE_AR_MIN_ITERS or --iters; under a budget as many as fit in it,
+ * probe_ar_samples), check the last result again, emit. Returns 0, or the
+ * exit status (every rank returns the same one). *median gets the median
+ * seconds for the fit; *stop whether the sizes above this one are left
+ * out (probe_ar_stop_growing; only asked when more_above: its result
+ * then says so in its note). Every decision comes from agreed times
+ * (timed: the slowest rank's), so the ranks take the same path. */
 static int one_size(struct xport *x, const struct probe_ar_opts *ao, enum probe_ar_dtype d,
-                    double bytes, const char *note, double *median) {
+                    double bytes, const char *note, bool more_above, double *median, bool *stop) {
     char msg[400] = "", what[160], bt[32];
     size_t count = (size_t)(bytes / (double)probe_ar_dtype_size(d));
     bytes_text(bytes, bt, sizeof bt);
     snprintf(what, sizeof what, "the %s all-reduce of %s over %u ranks (%s)",
              probe_ar_dtype_name(d), bt, x->ranks, x->name);
+    *stop = false;
     bool ok = x->fill(x, d, count, msg, sizeof msg) == 0;
     if (!ok)
         ar_error(PROBE_ERR_FAULT, msg);
     if (!agree(ok))
         return 4;
-    double err = 0, tw = 0;
-    if (timed(x, d, count, 1, ao->deadline_s, what) < 0)
+    double err = 0, tw = timed(x, d, count, 1, ao->deadline_s, what);
+    if (tw < 0)
         return 4;
     int st = verify(x, d, count, what, "on its first run", &err);
     if (st != 0)
         return st;
-    for (int k = 0; k < PROBE_AR_WARMUP; k++)
+    unsigned warm = probe_ar_warmups(ao->budget_s, tw);
+    for (unsigned k = 0; k < warm; k++)
         if ((tw = timed(x, d, count, 1, ao->deadline_s, what)) < 0)
             return 4;
     /* back-to-back repetitions so that one sample lasts about target_s */
     unsigned per = tw > 0 ? (unsigned)ceil(x->target_s / tw) : 1;
     per = per < 1 ? 1 : per > 1000 ? 1000 : per;
+    unsigned ns = probe_ar_samples(ao->budget_s, per * tw, ao->iters);
     double samples[PROBE_AR_MAX_ITERS];
-    for (unsigned s = 0; s < ao->iters; s++) {
+    for (unsigned s = 0; s < ns; s++) {
         if (probe_cancelled()) {
             snprintf(msg, sizeof msg, "stopped by signal %d between two samples of %s%s",
                      (int)probe_cancel_flag, what, mpi_why());
@@ -346,7 +353,7 @@ static int one_size(struct xport *x, const struct probe_ar_opts *ao, enum probe_
         return st;
     struct probe_ar_result r;
     memset(&r, 0, sizeof r);
-    probe_stats_summarise(samples, ao->iters, &r.st);
+    probe_stats_summarise(samples, ns, &r.st);
     r.transport = x->name;
     r.dtype = probe_ar_dtype_name(d);
     r.bytes = bytes;
@@ -358,38 +365,80 @@ static int one_size(struct xport *x, const struct probe_ar_opts *ao, enum probe_
     r.verified = true;
     r.max_error = err;
     *median = r.st.median_s;
+    char why[400];
+    if (more_above && probe_ar_stop_growing(ao->budget_s, r.st.median_s)) {
+        char ts[32];
+        *stop = true;
+        snprintf(ts, sizeof ts, r.st.median_s >= 1 ? "%.1f s" : "%.0f ms",
+                 r.st.median_s >= 1 ? r.st.median_s : r.st.median_s * 1e3);
+        snprintf(why, sizeof why,
+                 "%s%sthe %s sizes above %s were left out: one all-reduce of %s takes %s, "
+                 "and %d samples of a larger size would outrun the budget of %g s per size "
+                 "(--full measures every size)",
+                 note ? note : "", note ? "; " : "", r.dtype, bt, bt, ts, PROBE_AR_BUDGET_MIN,
+                 ao->budget_s);
+        r.note = why;
+    }
     if (W.rank == 0)
         probe_emit_allreduce(&r);
     return 0;
 }
 
-/* The size loop over the dtypes, then one fit per dtype. */
+/* The progress event before a step of the sweep: which of how many, and
+ * the time left: the steps to go at the pace so far (the slower of the
+ * mean step and the last one: the sizes grow), unknown before the first. */
+static void sweep_progress(unsigned done, unsigned steps, double started, double last_s) {
+    if (W.rank != 0)
+        return;
+    double el = now_s() - started;
+    double pace = done > 0 ? el / done : -1;
+    pace = last_s > pace ? last_s : pace;
+    probe_progress_now.count = steps;
+    probe_progress_now.index = done < steps ? done + 1 : steps;
+    probe_progress_now.eta_s = done > 0 ? pace * (steps - done) : -1;
+    probe_emit_progress("allreduce", steps ? (double)done / steps : 1.0);
+}
+
+/* The size loop over the dtypes, then one fit per dtype (over the sizes
+ * measured). */
 static int sweep(struct xport *x, const struct probe_ar_opts *ao, const char *note) {
     unsigned steps = 0, done = 0;
     for (int d = 0; d < PROBE_AR_DTYPES; d++)
         steps += ao->dtype[d] ? ao->sizes.n : 0;
-    probe_progress_now.count = 0;
+    double started = now_s(), last_s = 0;
     for (int d = 0; d < PROBE_AR_DTYPES; d++) {
         if (!ao->dtype[d])
             continue;
         double b[PROBE_AR_MAX_SIZES], t[PROBE_AR_MAX_SIZES];
+        unsigned n = 0;
+        double cap = INFINITY; /* sizes above it left out (the budget) */
         for (unsigned i = 0; i < ao->sizes.n; i++) {
-            if (W.rank == 0)
-                probe_emit_progress("allreduce", (double)done / steps);
-            b[i] = ao->sizes.bytes[i];
-            int st = one_size(x, ao, (enum probe_ar_dtype)d, b[i], note, &t[i]);
+            double bytes = ao->sizes.bytes[i];
+            if (bytes > cap) {
+                done++;
+                continue;
+            }
+            bool above = false, stop = false;
+            for (unsigned k = i + 1; k < ao->sizes.n; k++)
+                above = above || ao->sizes.bytes[k] > bytes;
+            sweep_progress(done, steps, started, last_s);
+            double t0 = now_s();
+            int st = one_size(x, ao, (enum probe_ar_dtype)d, bytes, note, above, &t[n], &stop);
             if (st != 0)
                 return st;
+            last_s = now_s() - t0;
+            b[n++] = bytes;
+            if (stop)
+                cap = bytes;
             done++;
         }
         struct probe_ar_fit f;
-        probe_ar_fit_points(b, t, ao->sizes.n, &f);
+        probe_ar_fit_points(b, t, n, &f);
         if (W.rank == 0)
             probe_emit_ar_fit(x->name, probe_ar_dtype_name((enum probe_ar_dtype)d), x->ranks,
                               x->hosts, &f);
     }
-    if (W.rank == 0)
-        probe_emit_progress("allreduce", 1.0);
+    sweep_progress(steps, steps, started, 0);
     return 0;
 }
 

@@ -40,12 +40,20 @@ extern "C" {
 #endif
 
 #define PROBE_AR_MAX_SIZES  48
-#define PROBE_AR_MIN_ITERS  20 /* timed samples per size, at least */
+#define PROBE_AR_MIN_ITERS  20 /* --iters: timed samples per size, at least */
 #define PROBE_AR_MAX_ITERS  64 /* PROBE_MAX_SAMPLES */
 #define PROBE_AR_WARMUP     5  /* as all_reduce_perf's default */
 #define PROBE_AR_DEADLINE_S 30 /* default deadline of one collective */
-#define PROBE_AR_DEFAULT    "8-1G"
+/* The default sweep: 10 sizes by 8, each size's samples within a time
+ * budget (probe_ar_samples), the larger sizes left out once one
+ * all-reduce alone outruns it (probe_ar_stop_growing): about a minute on
+ * a 2-core host under MPI, the whole range on GPUs. --full: every size by
+ * 4, PROBE_AR_MIN_ITERS samples after PROBE_AR_WARMUP warm-ups each. */
+#define PROBE_AR_DEFAULT    "8-1Gx8"
+#define PROBE_AR_FULL       "8-1G"
 #define PROBE_AR_QUICK      "8-64M"
+#define PROBE_AR_BUDGET_S   1.0 /* seconds of timed samples per size (default) */
+#define PROBE_AR_BUDGET_MIN 5   /* timed samples per size under a budget, at least */
 #define PROBE_AR_MAX_BYTES  (64.0 * 1024 * 1024 * 1024) /* 64 GiB: a typo, not a size */
 
 enum probe_ar_dtype { PROBE_AR_FP32 = 0, PROBE_AR_BF16, PROBE_AR_DTYPES };
@@ -62,8 +70,8 @@ struct probe_ar_sizes {
 };
 
 /* Parse --sizes: a comma-separated list of sizes (8, 64K, 1M, 1G, 4KiB:
- * K = 1024) and ranges MIN-MAX or MIN-MAXxF (powers of F from MIN, F = 2
- * or 4, default 4, MAX always included). Every size must be a whole number
+ * K = 1024) and ranges MIN-MAX or MIN-MAXxF (powers of F from MIN, F = 2,
+ * 4, 8 or 16, default 4, MAX always included). Every size must be a whole number
  * of elements of every dtype asked for (elem: the largest element size)
  * and at most PROBE_AR_MAX_BYTES. Returns 0, or -1 with a message naming
  * the bad part. */
@@ -92,6 +100,19 @@ struct probe_ar_fit {
 void probe_ar_fit_points(const double *bytes, const double *seconds, unsigned n,
                          struct probe_ar_fit *out);
 
+/* The time budget of one size (budget_s > 0; 0: none, the full sweep):
+ * first_s is the seconds of its first (checked) all-reduce. Warm-ups:
+ * PROBE_AR_WARMUP, or under a budget as many as fit in a quarter of it
+ * (1..PROBE_AR_WARMUP). */
+unsigned probe_ar_warmups(double budget_s, double first_s);
+/* Timed samples of one size, each sample_s long: iters, or under a
+ * budget as many as fit in it, PROBE_AR_BUDGET_MIN..iters. */
+unsigned probe_ar_samples(double budget_s, double sample_s, unsigned iters);
+/* Under a budget, whether the sizes above one whose single all-reduce
+ * took op_s are left out: its PROBE_AR_BUDGET_MIN samples alone outran
+ * the budget (a larger size would take longer still). */
+bool probe_ar_stop_growing(double budget_s, double op_s);
+
 /* Rank r's element i: ((i + r) mod 3) - 1. */
 int probe_ar_pattern(unsigned rank, size_t i);
 /* The sum of element i over ranks 0..n-1 (closed form). */
@@ -110,7 +131,8 @@ size_t probe_ar_check(const void *buf, enum probe_ar_dtype d, size_t count, unsi
 struct probe_ar_opts {
     struct probe_ar_sizes sizes;
     bool dtype[PROBE_AR_DTYPES];
-    unsigned iters;     /* timed samples per size (>= PROBE_AR_MIN_ITERS) */
+    unsigned iters;     /* timed samples per size (>= PROBE_AR_MIN_ITERS; the most) */
+    double budget_s;    /* seconds of timed samples per size; 0: none (--full) */
     double deadline_s;  /* per collective */
     bool explicit_test; /* asked for by name (--allreduce, --tests allreduce) */
 };

@@ -127,8 +127,9 @@ int probe_ar_parse_sizes(const char *s, size_t elem, struct probe_ar_sizes *out,
                 p++;
                 char *end;
                 long k = strtol(p, &end, 10);
-                if (end == p || (k != 2 && k != 4)) {
-                    snprintf(msg, len, "--sizes: the factor of a range is 2 or 4, found '%.*s'",
+                if (end == p || (k != 2 && k != 4 && k != 8 && k != 16)) {
+                    snprintf(msg, len,
+                             "--sizes: the factor of a range is 2, 4, 8 or 16, found '%.*s'",
                              (int)strcspn(p, ","), p);
                     return -1;
                 }
@@ -163,12 +164,37 @@ int probe_ar_parse_sizes(const char *s, size_t elem, struct probe_ar_sizes *out,
         continue;
     bad:
         snprintf(msg, len,
-                 "--sizes: expected a size like 8, 64K, 1M, 1G or a range MIN-MAX[x2|x4], "
+                 "--sizes: expected a size like 8, 64K, 1M, 1G or a range MIN-MAX[xF], "
                  "found '%.*s'",
                  (int)strcspn(tok, ","), tok);
         return -1;
     }
     return 0;
+}
+
+/* Warm-ups of one size (see probe_allreduce.h). */
+unsigned probe_ar_warmups(double budget_s, double first_s) {
+    if (!(budget_s > 0))
+        return PROBE_AR_WARMUP;
+    if (!(first_s > 0))
+        return 1;
+    double k = floor(budget_s / 4 / first_s);
+    return k < 1 ? 1 : k > PROBE_AR_WARMUP ? PROBE_AR_WARMUP : (unsigned)k;
+}
+
+/* Timed samples of one size. */
+unsigned probe_ar_samples(double budget_s, double sample_s, unsigned iters) {
+    if (!(budget_s > 0) || iters <= PROBE_AR_BUDGET_MIN)
+        return iters;
+    if (!(sample_s > 0))
+        return PROBE_AR_BUDGET_MIN;
+    double k = floor(budget_s / sample_s);
+    return k < PROBE_AR_BUDGET_MIN ? PROBE_AR_BUDGET_MIN : k > iters ? iters : (unsigned)k;
+}
+
+/* Whether the larger sizes are left out. */
+bool probe_ar_stop_growing(double budget_s, double op_s) {
+    return budget_s > 0 && op_s * PROBE_AR_BUDGET_MIN > budget_s;
 }
 
 /* Parse --dtypes. */

@@ -665,6 +665,11 @@ static void mat_shape(const struct probe_opts *o, double llc, size_t *rows, size
 
 /* The batches a GEMV runs at. */
 static size_t gemv_batches(const struct probe_opts *o, size_t *b) {
+    if (o->n_batches > 0) { /* --batches */
+        for (unsigned i = 0; i < o->n_batches && i < MAX_BATCHES; i++)
+            b[i] = o->batches[i];
+        return o->n_batches < MAX_BATCHES ? o->n_batches : MAX_BATCHES;
+    }
     b[0] = 1;
     if (o->quick)
         return 1;

@@ -319,15 +319,20 @@ static const struct probe_backend *const backends[] = {
 /* Usage text. */
 static void usage(FILE *f) {
     fputs("usage: vramlab-probe [--device cpu|cuda[:N]] [--quick] [--tests LIST]\n"
-          "                     [--threads N] [--build-info] [--help]\n"
-          "       vramlab-probe --allreduce [--device cpu|cuda] [--sizes LIST]\n"
-          "                     [--dtypes fp32,bf16] [--iters N] [--deadline SECONDS]\n"
+          "                     [--threads N] [--batches 1,16] [--build-info] [--help]\n"
+          "       vramlab-probe --allreduce [--device cpu|cuda] [--sizes LIST] [--full]\n"
+          "                     [--dtypes fp32,bf16] [--iters N] [--budget SECONDS]\n"
+          "                     [--deadline SECONDS]\n"
           "Runs memory and quantization kernels and writes JSON Lines on stdout:\n"
           "device, progress, result and error events. The all-reduce runs NCCL over\n"
           "this process's GPUs, or under mpirun one rank per process (--device cuda:\n"
           "NCCL bootstrapped through MPI; --device cpu: MPI_Allreduce); not in --quick\n"
-          "unless named. --sizes: 8,64K,1M or MIN-MAX[x2|x4] (default " PROBE_AR_DEFAULT
-          ", quick " PROBE_AR_QUICK ").\n"
+          "unless named. --sizes: 8,64K,1M or MIN-MAX[x2|x4|x8|x16] (default\n"
+          PROBE_AR_DEFAULT ", quick " PROBE_AR_QUICK ", --full " PROBE_AR_FULL "). Each size's "
+          "timed samples fit in\n"
+          "--budget seconds (default 1; at least 5 samples, at most --iters) and the\n"
+          "sizes above one that outruns it are left out; --full (or --budget 0):\n"
+          "--iters samples (default 20) of every size, after 5 warm-ups.\n"
           "tests: ",
           f);
     for (int i = 0; i < PROBE_TEST_COUNT; i++)
@@ -403,6 +408,7 @@ struct probe_args {
     bool tests_given, help, build_info;
     char *msg;
     size_t len;
+    bool full, budget_given; /* --full; --budget given (it still counts under --full) */
 };
 
 /* A whole number in [lo, hi]; -1 with the one wording in msg. */
@@ -473,6 +479,43 @@ static int probe_visit(void *ctx, int i, const char *v) {
         a->ao->deadline_s = x;
         return 0;
     }
+    case PROBE_OPT_BATCHES: {
+        /* 1..16 each (the kernels' KERN_CPU_BATCH_MAX), increasing, at most 3 */
+        char list[64], *save = NULL;
+        const char *want = "up to 3 increasing batches of 1..16, comma-separated";
+        snprintf(list, sizeof list, "%s", v);
+        a->o->n_batches = 0;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            char *end;
+            long n = strtol(t, &end, 10);
+            if (*end || n < 1 || n > 16 || a->o->n_batches == 3 ||
+                (a->o->n_batches && (unsigned)n <= a->o->batches[a->o->n_batches - 1])) {
+                argv_error_value(&spec, a->msg, a->len, "batches", want, v);
+                return -1;
+            }
+            a->o->batches[a->o->n_batches++] = (unsigned)n;
+        }
+        if (a->o->n_batches == 0) {
+            argv_error_value(&spec, a->msg, a->len, "batches", want, v);
+            return -1;
+        }
+        return 0;
+    }
+    case PROBE_OPT_FULL:
+        a->full = true;
+        return 0;
+    case PROBE_OPT_BUDGET: {
+        char *end;
+        x = strtod(v, &end);
+        if (!*v || *end || !(x == 0 || (x >= 0.01 && x <= 3600))) {
+            argv_error_value(&spec, a->msg, a->len, "budget",
+                             "0 (none) or 0.01..3600 seconds per size", v);
+            return -1;
+        }
+        a->ao->budget_s = x;
+        a->budget_given = true;
+        return 0;
+    }
     case PROBE_OPT_THREADS:
         if (probe_whole(a, &spec, "threads", v, 1, 1024, "a whole number from 1 to 1024", &x))
             return -1;
@@ -496,7 +539,8 @@ int main(int argc, char **argv) {
     ao.dtype[PROBE_AR_FP32] = ao.dtype[PROBE_AR_BF16] = true;
     ao.iters = PROBE_AR_MIN_ITERS;
     ao.deadline_s = PROBE_AR_DEADLINE_S;
-    struct probe_args args = {&o, &ao, "cpu", NULL, false, false, false, msg, sizeof msg};
+    ao.budget_s = PROBE_AR_BUDGET_S;
+    struct probe_args args = {&o, &ao, "cpu", NULL, false, false, false, msg, sizeof msg, false, false};
 
     /* One scanner and one wording for every command of vramlab and the
      * probe (kernels/argv.h); a usage error is an error event. */
@@ -514,7 +558,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *device = args.device, *sizes = args.sizes;
-    bool tests_given = args.tests_given;
+    bool tests_given = args.tests_given, full = args.full, budget_given = args.budget_given;
 
     const struct probe_backend *be = NULL;
     if (strcmp(device, "cpu") == 0) {
@@ -562,8 +606,14 @@ int main(int argc, char **argv) {
     o.want[PROBE_ALLREDUCE] = false;
     if (ar) {
         size_t elem = ao.dtype[PROBE_AR_FP32] ? 4 : 2;
-        if (probe_ar_parse_sizes(sizes ? sizes : o.quick ? PROBE_AR_QUICK : PROBE_AR_DEFAULT,
-                                 elem, &ao.sizes, msg, sizeof msg) != 0) {
+        /* --full: today's whole sweep, every sample (a --budget given still counts) */
+        if (full && !budget_given)
+            ao.budget_s = 0;
+        const char *list = sizes     ? sizes
+                           : full    ? PROBE_AR_FULL
+                           : o.quick ? PROBE_AR_QUICK
+                                     : PROBE_AR_DEFAULT;
+        if (probe_ar_parse_sizes(list, elem, &ao.sizes, msg, sizeof msg) != 0) {
             emit_error(PROBE_ERR_USAGE, msg);
             return 2;
         }

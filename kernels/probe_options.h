@@ -20,6 +20,9 @@ enum probe_opt {
     PROBE_OPT_DTYPES,
     PROBE_OPT_ITERS,
     PROBE_OPT_DEADLINE,
+    PROBE_OPT_BATCHES,
+    PROBE_OPT_FULL,
+    PROBE_OPT_BUDGET,
     PROBE_OPT_BUILD_INFO, /* the probe's own: measure does not take it */
     PROBE_OPT_COUNT
 };
@@ -35,6 +38,9 @@ static const struct argv_option probe_options[PROBE_OPT_COUNT] = {
     [PROBE_OPT_DTYPES] = {"dtypes", ARGV_REQUIRED, "LIST"},
     [PROBE_OPT_ITERS] = {"iters", ARGV_REQUIRED, "N"},
     [PROBE_OPT_DEADLINE] = {"deadline", ARGV_REQUIRED, "SECONDS"},
+    [PROBE_OPT_BATCHES] = {"batches", ARGV_REQUIRED, "LIST"},
+    [PROBE_OPT_FULL] = {"full", ARGV_NONE, NULL},
+    [PROBE_OPT_BUDGET] = {"budget", ARGV_REQUIRED, "SECONDS"},
     [PROBE_OPT_BUILD_INFO] = {"build-info", ARGV_NONE, NULL},
 };
 

@@ -113,3 +113,29 @@ void lesson_check_cited(const char *file, const struct lesson *l) {
         }
     }
 }
+
+/* Step i's caption or question cites each space-separated path (see header). */
+void lesson_check_cites(const char *file, const struct lesson *l, size_t i, const char *paths) {
+    const struct lesson_cites *c = &lesson_step(l, i)->cites;
+    for (const char *p = paths; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n) {
+            char path[64];
+            cr_assert_lt(n, sizeof(path), "%.*s", (int)n, p);
+            memcpy(path, p, n);
+            path[n] = 0;
+            enum engine_key k;
+            int in = lesson_input_find(path, n);
+            if (in >= 0) {
+                cr_expect(c->inputs >> in & 1u, "%s step %zu does not cite {%s}", file, i + 1,
+                          path);
+            } else {
+                cr_assert_eq(engine_key_parse(path, &k), 0, "no figure {%s}", path);
+                cr_expect(lesson_cites_key(c, k), "%s step %zu does not cite {%s}", file, i + 1,
+                          path);
+            }
+        }
+        p += n;
+        p += *p == ' ';
+    }
+}

@@ -42,4 +42,9 @@ void lesson_check_pair(const struct catalog *cat, const char *en_file, const cha
  * presenter notes. */
 void lesson_check_cited(const char *file, const struct lesson *l);
 
+/* Step i's caption or question (what the screen shows) cites each of the
+ * space-separated figure paths or scenario inputs in paths
+ * ("memory.kv_cache scenario.context"): the figures its claim rests on. */
+void lesson_check_cites(const char *file, const struct lesson *l, size_t i, const char *paths);
+
 #endif

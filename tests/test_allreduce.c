@@ -122,11 +122,21 @@ Test(allreduce, fit_degenerate) {
 Test(allreduce, sizes_default) {
     struct probe_ar_sizes s;
     char msg[200];
+    /* the default: 8, 64, ... 128M by 8, then 1G (fewer sizes, issue 28) */
     cr_assert_eq(probe_ar_parse_sizes(PROBE_AR_DEFAULT, 4, &s, msg, sizeof msg), 0, "%s", msg);
-    cr_assert_eq(s.n, 15); /* 8, 32, ... 512M by 4, then 1G */
+    cr_assert_eq(s.n, 10);
+    cr_assert_eq(s.bytes[0], 8);
+    cr_assert_eq(s.bytes[8], 128.0 * 1024 * 1024);
+    cr_assert_eq(s.bytes[9], 1024.0 * 1024 * 1024);
+    /* --full: today's whole sweep, 8, 32, ... 512M by 4, then 1G */
+    cr_assert_eq(probe_ar_parse_sizes(PROBE_AR_FULL, 4, &s, msg, sizeof msg), 0, "%s", msg);
+    cr_assert_eq(s.n, 15);
     cr_assert_eq(s.bytes[0], 8);
     cr_assert_eq(s.bytes[13], 512.0 * 1024 * 1024);
     cr_assert_eq(s.bytes[14], 1024.0 * 1024 * 1024);
+    cr_assert_eq(probe_ar_parse_sizes("8-1Gx16", 4, &s, msg, sizeof msg), 0);
+    cr_assert_eq(s.n, 8); /* 8, 128, ... 128M by 16, then 1G */
+    cr_assert_eq(s.bytes[6], 128.0 * 1024 * 1024);
     cr_assert_eq(probe_ar_parse_sizes("8-1Kx2", 4, &s, msg, sizeof msg), 0);
     cr_assert_eq(s.n, 8);
     cr_assert_eq(probe_ar_parse_sizes("8,64K,1MiB,2GB", 4, &s, msg, sizeof msg), 0);
@@ -135,6 +145,46 @@ Test(allreduce, sizes_default) {
     cr_assert_eq(s.bytes[2], 1048576);
     cr_assert_eq(s.bytes[3], 2.0 * 1024 * 1024 * 1024);
     cr_assert_eq(probe_ar_parse_sizes("6", 2, &s, msg, sizeof msg), 0); /* BF16 only */
+}
+
+/* ---- the time budget of the default sweep --------------------------------- */
+
+Test(allreduce, budget_plan) {
+    /* no budget (--full): 5 warm-ups and --iters samples, whatever the time */
+    cr_assert_eq(probe_ar_warmups(0, 10.0), PROBE_AR_WARMUP);
+    cr_assert_eq(probe_ar_samples(0, 10.0, 20), 20);
+    cr_assert_eq(probe_ar_samples(0, 1e-9, 64), 64);
+    cr_assert(!probe_ar_stop_growing(0, 1e3));
+    /* a budget of 1 s: warm-ups in a quarter of it (1..5) */
+    cr_assert_eq(probe_ar_warmups(1, 1e-6), PROBE_AR_WARMUP);
+    cr_assert_eq(probe_ar_warmups(1, 0.1), 2);
+    cr_assert_eq(probe_ar_warmups(1, 0.3), 1);
+    cr_assert_eq(probe_ar_warmups(1, 30), 1);
+    cr_assert_eq(probe_ar_warmups(1, 0), 1);
+    /* samples: as many as fit, 5..iters */
+    cr_assert_eq(probe_ar_samples(1, 1e-3, 20), 20);
+    cr_assert_eq(probe_ar_samples(1, 0.1, 20), 10);
+    cr_assert_eq(probe_ar_samples(1, 0.1, 64), 10);
+    cr_assert_eq(probe_ar_samples(1, 0.5, 20), PROBE_AR_BUDGET_MIN);
+    cr_assert_eq(probe_ar_samples(1, 9.0, 20), PROBE_AR_BUDGET_MIN);
+    cr_assert_eq(probe_ar_samples(1, 0, 20), PROBE_AR_BUDGET_MIN);
+    /* larger sizes left out once 5 samples of this one outrun the budget */
+    cr_assert(!probe_ar_stop_growing(1, 0.2));
+    cr_assert(probe_ar_stop_growing(1, 0.21));
+    cr_assert(!probe_ar_stop_growing(1, 4e-3));
+    /* properties: samples never below the minimum nor above iters, and the
+     * timed part fits the budget unless the minimum alone does not */
+    for (double b = 0.01; b < 100; b *= 3.7)
+        for (double t = 1e-7; t < 50; t *= 5.3)
+            for (unsigned it = PROBE_AR_MIN_ITERS; it <= PROBE_AR_MAX_ITERS; it += 22) {
+                unsigned n = probe_ar_samples(b, t, it);
+                cr_assert(n >= PROBE_AR_BUDGET_MIN && n <= it, "%g %g %u: %u", b, t, it, n);
+                cr_assert(n * t <= b * (1 + 1e-12) || n == PROBE_AR_BUDGET_MIN, "%g %g: %u", b,
+                          t, n);
+                unsigned w = probe_ar_warmups(b, t);
+                cr_assert(w >= 1 && w <= PROBE_AR_WARMUP);
+                cr_assert(probe_ar_stop_growing(b, t) == (t * PROBE_AR_BUDGET_MIN > b));
+            }
 }
 
 Test(allreduce, sizes_refused) {
@@ -147,7 +197,8 @@ Test(allreduce, sizes_refused) {
         {"6", "not a whole number of 4-byte FP32"},
         {"100G", "above the 64 GiB"},
         {"1M-8", "goes down"},
-        {"8-1Gx3", "factor of a range is 2 or 4"},
+        {"8-1Gx3", "factor of a range is 2, 4, 8 or 16"},
+        {"8-1Gx32", "factor of a range is 2, 4, 8 or 16"},
         {"8,,16", "expected a size"},
         {"8,", "expected a size"},
         {"", "expected sizes"},

@@ -689,7 +689,7 @@ Test(import, errors_point_into_the_json) {
          "config.json:2:18: hidden_size: expected a whole number that is not negative, found "
          "'-5'\n"},
         {"{\n  \"hidden_size\": 4096,\n",
-         "config.json:3:1: JSON syntax: did not find expected node content\n"},
+         "config.json:3:1: JSON syntax: string or '}' expected near end of file\n"},
         {"[1, 2]\n", "config.json:1:1: expected a JSON object (a config.json), found another "
                      "value\n"},
     };

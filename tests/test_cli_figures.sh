@@ -36,8 +36,14 @@ plan --mode train --gpus 2 --cp 2 --gpus-per-node 1 --inter-node-bw 1GB/s
 plan --model llama-3.1-70b --format int4-g32 --gpus 2 --tp 2 --runtime vllm@0.21 --prompt 1024
 plan --runtime sglang
 plan --runtime trtllm
+plan --device cpu --format q4-k --runtime llama.cpp
 EOF
 }
+# --device cpu: this machine's CPU as the fake CPU probe measures it (fixed
+# rates), saved under the test's own state directory.
+VRAMLAB_PROBE=$(cd "${top_srcdir:-.}/tests/fixtures/probe" && pwd)/fake-cpu.sh
+XDG_STATE_HOME="$TMP/state"
+export VRAMLAB_PROBE XDG_STATE_HOME
 
 : >"$TMP/shown"
 : >"$TMP/keys"
@@ -162,4 +168,31 @@ for args in "plan --model llama-3.1-70b --format int4-g32" \
     else pass; fi
     grep -q "GiB" "$TMP/es_values.$m" && pass || fail "es $m: no GiB in the values"
 done
+# The warnings and the invalid-scenario reasons (engine/warnings.c) in
+# Spanish too, their figures in the reader's marks and units.
+w=0
+for args in "plan --model llama-3.1-70b --gpu rtx-3060 --context 200000" \
+    "plan --model llama-3.1-70b --mode train --gpus 32 --tp 16 --pp 2 --dp 1" \
+    "plan --model llama-3.1-8b --measured-bw 3TB/s --measured-flops 700T" \
+    "plan --model llama-3.1-70b --format int4-g32 --gpu rtx-5090 --runtime llama.cpp --gpu-layers 40" \
+    "plan --model llama-3.1-8b --runtime vllm --gpu rtx-4090 --context 131072" \
+    "plan --model llama-3.1-8b --mode train --cp 3 --gpus 3 --context 4096"; do
+    w=$((w + 1))
+    # shellcheck disable=SC2086
+    LC_ALL=es_ES.UTF-8 LANGUAGE= "$VRAMLAB" $args --units gib >"$TMP/esw.$w" 2>&1
+    grep -E '^  - |^vramlab: ' "$TMP/esw.$w" >"$TMP/esw_lines.$w"
+    [ -s "$TMP/esw_lines.$w" ] && pass || fail "esw $w ($args): no warning or reason"
+    sed "s/«[^»]*»//g; s/$nbsp/ /g" "$TMP/esw_lines.$w" | tr ' ,;:()[]*+' '\n' |
+        grep -v '[_./=0-9-]' | grep -Ewx "$english" | sort -u >"$TMP/esw_english.$w"
+    if [ -s "$TMP/esw_english.$w" ]; then
+        fail "esw $w ($args): English words in a warning: $(tr '\n' ' ' <"$TMP/esw_english.$w")"
+        cat "$TMP/esw_lines.$w" >&2
+    else pass; fi
+    if grep -E "[0-9]($nbsp| )(KB|MB|GB|TB)([^/]|$)" "$TMP/esw_lines.$w" >"$TMP/esw_gb"; then
+        fail "esw $w: decimal units under --units gib:"; head -3 "$TMP/esw_gb" >&2
+    else pass; fi
+done
+# The plan's header in Spanish: the parameter count and the mode in words.
+head -1 "$TMP/esw.2" | grep -q "parámetros) |.*| entrenamiento" && pass ||
+    fail "es header: $(head -1 "$TMP/esw.2")"
 finish

@@ -559,7 +559,7 @@ Test(invalid, reports_bad_input) {
     cr_assert(e.invalid & ENGINE_INVALID_ZERO);
     cr_assert(e.invalid & ENGINE_INVALID_EFFICIENCY);
     char buf[200];
-    engine_invalid_text(&sc, ENGINE_INVALID_ZERO, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_ZERO, buf, sizeof buf);
     cr_assert(strstr(buf, "ZeRO stage 4"), "%s", buf);
 }
 
@@ -765,7 +765,7 @@ Test(training, global_batch_derives_gradient_accumulation) {
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_BATCH);
     char buf[256];
-    engine_invalid_text(&sc, ENGINE_INVALID_BATCH, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_BATCH, buf, sizeof buf);
     cr_assert(strstr(buf, "--global-batch 1000") && strstr(buf, "--dp 128"), "%s", buf);
 }
 
@@ -903,7 +903,7 @@ Test(zero, megatron_bytes_per_parameter) {
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_CONVENTION);
     char buf[256];
-    engine_invalid_text(&sc, ENGINE_INVALID_CONVENTION, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_CONVENTION, buf, sizeof buf);
     cr_assert(strstr(buf, "--memory-convention megatron") && strstr(buf, "ZeRO-2"), "%s", buf);
 }
 
@@ -996,7 +996,7 @@ Test(zero, zero_offload_paper_16m_to_2m) {
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_OFFLOAD);
     char buf[256];
-    engine_invalid_text(&sc, ENGINE_INVALID_OFFLOAD, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_OFFLOAD, buf, sizeof buf);
     cr_assert(strstr(buf, "--zero"), "%s", buf);
     sc.zero = 1;
     sc.mode = ENGINE_MODE_LORA;
@@ -1144,13 +1144,13 @@ Test(invalid, expert_parallel_layouts) {
     sc.ep = 3; /* divides neither the 8 experts nor d = 8 */
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_EP);
-    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_EP, buf, sizeof buf);
     cr_assert(strstr(buf, "--ep 3") && strstr(buf, "8 experts"), "%s", buf);
     sc.ep = 8;
     sc.gpus = sc.dp = 4; /* ep above d */
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_EP);
-    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_EP, buf, sizeof buf);
     cr_assert(strstr(buf, "--ep 8") && strstr(buf, "--dp 4"), "%s", buf);
     sc = th_scenario(th_llama31_8b()); /* dense */
     sc.mode = ENGINE_MODE_TRAIN;
@@ -1158,7 +1158,7 @@ Test(invalid, expert_parallel_layouts) {
     sc.ep = 2;
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_EP);
-    engine_invalid_text(&sc, ENGINE_INVALID_EP, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_EP, buf, sizeof buf);
     cr_assert(strstr(buf, "mixture-of-experts"), "%s", buf);
     /* The layout search rejects the d that ep does not divide. */
     sc = th_scenario(th_mixtral_8x7b());
@@ -1355,4 +1355,147 @@ Test(activations, recompute_num_layers_block_and_uniform) {
     cr_assert(close_rel(e.train_hw_flops_per_token, full.train_hw_flops_per_token, 1e-12));
     /* The paper's Table 2 full-recompute figure per layer: 2 s b h (/ t with SP). */
     cr_assert(close_rel(full.act_per_layer_bytes, ckpt, 1e-12));
+}
+
+/* ---- a CPU as the device (issue 26, engine/core.c) ---------------------- */
+
+/* A CPU device: read 30 GB/s, FMA peak 150 GFLOP/s, the 4-bit class's
+ * GEMV at 20e9 weights/s (batch 1) and 3e9 (batch 16: 48e9 weight-vector
+ * products a second), the 16-bit one at 8e9 (batch 1 only). Made-up rates
+ * of the shape `vramlab measure --device cpu` gives. */
+static struct engine_scenario core_scenario(void) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    struct engine_gpu *g = &sc.gpu;
+    memset(g, 0, sizeof *g);
+    snprintf(g->id, sizeof g->id, "cpu");
+    snprintf(g->name, sizeof g->name, "CPU: test");
+    g->memory_bytes = 64e9;
+    g->bandwidth_bytes_per_s = 30e9;
+    for (int c = 0; c < ENGINE_COMPUTE_COUNT; c++)
+        g->flops[c] = 150e9;
+    g->gpus_per_node = 1;
+    g->cpu = true;
+    g->core.threads = 8;
+    g->core.batch[ENGINE_WIDTH_4][0] = 1;
+    g->core.weights_per_s[ENGINE_WIDTH_4][0] = 20e9;
+    g->core.batch[ENGINE_WIDTH_4][1] = 16;
+    g->core.weights_per_s[ENGINE_WIDTH_4][1] = 3e9;
+    snprintf(g->core.kernel[ENGINE_WIDTH_4], sizeof g->core.kernel[0], "w4a16");
+    g->core.batch[ENGINE_WIDTH_16][0] = 1;
+    g->core.weights_per_s[ENGINE_WIDTH_16][0] = 8e9;
+    snprintf(g->core.kernel[ENGINE_WIDTH_16], sizeof g->core.kernel[0], "gemv-fp16");
+    sc.weight_format.bits = 4.5; /* the 4-bit class */
+    sc.weight_format.kind = ENGINE_FMT_BLOCK;
+    sc.weight_format.block = 0;
+    sc.context = 640;
+    sc.prompt = 512;
+    return sc;
+}
+
+/* The core-bound ceiling is its formula: the dotted weights (Llama 3.1 8B:
+ * 8.03B active less the 128,256 x 4,096 untied embedding) over the class's
+ * rate; decode takes the lowest ceiling; a GPU has none. */
+Test(core, the_core_bound_is_weights_over_the_measured_rate) {
+    struct engine_scenario sc = core_scenario();
+    struct engine_estimate e, g;
+    engine_estimate(&sc, &e);
+    cr_assert_eq(e.invalid, 0);
+    double w = e.params_active - 128256.0 * 4096;
+    cr_assert(close_rel(e.decode_tokens_per_s_core_bound, 20e9 / w, 1e-12), "%.6g",
+              e.decode_tokens_per_s_core_bound);
+    cr_assert(close_rel(e.decode_tokens_per_s,
+                        fmin(fmin(e.decode_tokens_per_s_memory_bound,
+                                  e.decode_tokens_per_s_compute_bound),
+                             e.decode_tokens_per_s_core_bound),
+                        1e-12));
+    cr_assert(engine_key_applies(&sc, ENGINE_KEY_DECODE_CORE_BOUND));
+    struct engine_explanation x;
+    engine_explain(&sc, &e, ENGINE_KEY_DECODE_CORE_BOUND, &x);
+    cr_assert(strstr(x.values, "at 20.0B weights/s (w4a16, measured at batch 1, 8 threads)"), "%s",
+              x.values);
+    /* a GPU: no core-bound ceiling, the decode as before */
+    struct engine_scenario gs = th_scenario(th_llama31_8b());
+    engine_estimate(&gs, &g);
+    cr_assert(isnan(g.decode_tokens_per_s_core_bound));
+    cr_assert_not(engine_key_applies(&gs, ENGINE_KEY_DECODE_CORE_BOUND));
+}
+
+/* Properties: twice the rate, twice the ceiling; more sequences never
+ * fewer tokens/s in all; a class not measured takes the nearest one; the
+ * batch between two measured ones interpolates the step time. */
+Test(core, properties_of_the_core_bound) {
+    struct engine_scenario sc = core_scenario();
+    struct engine_estimate a, b;
+    engine_estimate(&sc, &a);
+    sc.gpu.core.weights_per_s[ENGINE_WIDTH_4][0] *= 2;
+    engine_estimate(&sc, &b);
+    cr_assert(close_rel(b.decode_tokens_per_s_core_bound, 2 * a.decode_tokens_per_s_core_bound,
+                        1e-12));
+    sc = core_scenario();
+    double prev = 0;
+    for (uint32_t batch = 1; batch <= 64; batch *= 2) {
+        sc.batch = batch;
+        engine_estimate(&sc, &a);
+        cr_assert_geq(a.decode_tokens_per_s_core_bound, prev * (1 - 1e-12), "batch %u", batch);
+        prev = a.decode_tokens_per_s_core_bound;
+    }
+    /* batch 16: one pass of W at 3e9 weights/s serves 16 sequences */
+    sc.batch = 16;
+    engine_estimate(&sc, &a);
+    double w = a.params_active - 128256.0 * 4096;
+    cr_assert(close_rel(a.decode_tokens_per_s_core_bound, 16 * 3e9 / w, 1e-12));
+    /* batch 4: the step time a quarter of the way from batch 1 to 16's
+     * (w / 20e9 to w / 3e9, by (4 - 1) / 15) */
+    sc.batch = 4;
+    engine_estimate(&sc, &a);
+    double s = w / 20e9 + (w / 3e9 - w / 20e9) * 3 / 15;
+    cr_assert(close_rel(a.decode_tokens_per_s_core_bound, 4 / s, 1e-12));
+    /* 8-bit weights: no 8-bit kernel measured, the nearest class (4-bit) */
+    sc = core_scenario();
+    sc.weight_format.bits = 8.5;
+    engine_estimate(&sc, &a);
+    cr_assert(close_rel(a.decode_tokens_per_s_core_bound, 20e9 / w, 1e-12));
+    /* FP16 weights: the 16-bit class's own rate */
+    sc.weight_format.bits = 16;
+    engine_estimate(&sc, &a);
+    cr_assert(close_rel(a.decode_tokens_per_s_core_bound, 8e9 / w, 1e-12));
+}
+
+/* A model file's tensors by width: the step is the sum of each class's
+ * weights over its rate; prefill computes at the cores' rate at the
+ * largest measured batch when below the FMA peak. */
+Test(core, a_files_classes_and_the_prefill_rate) {
+    struct engine_scenario sc = core_scenario();
+    struct engine_estimate a, f;
+    engine_estimate(&sc, &a);
+    double w = a.params_active - 128256.0 * 4096;
+    /* the same model as a file: 3/4 of its elements in 4-bit types, 1/4
+     * in FP16 (the per-layer bytes only set the memory, not this) */
+    sc.model.file_bytes = true;
+    sc.model.file_params = a.params_total;
+    sc.model.file_width_params[ENGINE_WIDTH_4] = 0.75 * a.params_total;
+    sc.model.file_width_params[ENGINE_WIDTH_16] = 0.25 * a.params_total;
+    sc.model.file_embed_params = 128256.0 * 4096;
+    sc.model.file_layer_params = a.params_total - sc.model.file_embed_params;
+    for (uint32_t l = 0; l < sc.model.layers; l++)
+        sc.model.file_layer_bytes[l] = a.memory.weights / sc.model.layers;
+    engine_estimate(&sc, &f);
+    cr_assert_eq(f.invalid, 0);
+    double wf = f.params_active - 128256.0 * 4096;
+    cr_assert(close_rel(f.decode_tokens_per_s_core_bound, 1 / (0.75 * wf / 20e9 + 0.25 * wf / 8e9),
+                        1e-12),
+              "%.6g", f.decode_tokens_per_s_core_bound);
+    /* prefill: 2 x 3e9 x 16 = 96 GFLOP/s, below the 150 GFLOP/s peak */
+    sc = core_scenario();
+    engine_estimate(&sc, &a);
+    struct engine_scenario gpu = sc;
+    gpu.gpu.cpu = false; /* the same rates without the cores: the FMA peak */
+    struct engine_estimate g;
+    engine_estimate(&gpu, &g);
+    cr_assert(close_rel(a.serving.prefill_compute_s, g.serving.prefill_compute_s * 150.0 / 96.0,
+                        1e-9),
+              "%.6g vs %.6g", a.serving.prefill_compute_s, g.serving.prefill_compute_s);
+    struct engine_explanation x;
+    engine_explain(&sc, &a, ENGINE_KEY_PREFILL, &x);
+    cr_assert(strstr(x.values, "the cores' measured dot rate 96.0 GFLOP/s"), "%s", x.values);
 }

@@ -25,7 +25,7 @@
 #include "engine/figures.h"
 #include "tests/helpers.h"
 
-#define N_SCENARIOS 17
+#define N_SCENARIOS 18
 
 /* The scenarios: each figure applies and is shown in at least one. */
 static void scenarios(struct engine_scenario *s) {
@@ -109,6 +109,19 @@ static void scenarios(struct engine_scenario *s) {
     /* 15, 16: SGLang and TensorRT-LLM. */
     s[15].serving.runtime = ENGINE_RUNTIME_SGLANG;
     s[16].serving.runtime = ENGINE_RUNTIME_TRTLLM;
+    /* 17: a CPU as the device (--device cpu) with its cores' measured
+     * rates, under llama.cpp: the core-bound ceiling. */
+    s[17].serving.runtime = ENGINE_RUNTIME_LLAMACPP;
+    s[17].weight_format = th_format("int4-g32", 4, 32, 16);
+    s[17].gpu.cpu = true;
+    s[17].gpu.memory_bytes = 64e9;
+    s[17].gpu.bandwidth_bytes_per_s = 30e9;
+    for (int c = 0; c < ENGINE_COMPUTE_COUNT; c++)
+        s[17].gpu.flops[c] = 150e9;
+    s[17].gpu.core.threads = 8;
+    s[17].gpu.core.batch[ENGINE_WIDTH_4][0] = 1;
+    s[17].gpu.core.weights_per_s[ENGINE_WIDTH_4][0] = 20e9;
+    snprintf(s[17].gpu.core.kernel[ENGINE_WIDTH_4], sizeof s[17].gpu.core.kernel[0], "w4a16");
 }
 
 /* A Spanish-like reader: its own marks, every text through a function

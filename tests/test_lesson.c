@@ -75,7 +75,7 @@ Test(lesson, unknown_engine_key_with_closest) {
     expect_errors("bad_explain.yaml",
                   "bad_explain.yaml:6:14: explain: expected an engine key like "
                   "decode.tokens_per_s_memory_bound (closest: decode.tokens_per_s_memory_bound, "
-                  "decode.tokens_per_s_compute_bound), found 'decode.tokens_per_s_memorybound'\n"
+                  "decode.tokens_per_s_core_bound), found 'decode.tokens_per_s_memorybound'\n"
                   "        explain: decode.tokens_per_s_memorybound\n"
                   "                 ^\n");
 }

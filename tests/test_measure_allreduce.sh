@@ -63,6 +63,37 @@ a, b = (json.load(open(f))["training"] for f in sys.argv[1:3])
 assert abs(a["tp_comm_seconds"] - b["tp_comm_seconds"]) <= 1e-9 * b["tp_comm_seconds"], (a, b)
 assert abs(a["days"] - b["days"]) <= 1e-9 * b["days"]
 PY
+    # The flags the text report prints calibrate as its --json does (moved
+    # here from test_allreduce_mpi.sh: a recorded run has a fit whatever the
+    # load, so this holds on every machine, with MPI or without).
+    tflags=$(sed -n 's/.*vramlab plan \(--intra-node-bw [^ ]* --allreduce-latency [^ ]*\).*/\1/p' "$TMP/m.txt")
+    if [ -n "$tflags" ] && "$VRAMLAB" plan $P --json $tflags >"$TMP/q1.json" &&
+        python3 - "$TMP/q1.json" "$TMP/p1.json" <<'PY'; then
+import json, sys
+a, b = (json.load(open(f))["training"]["tp_comm_seconds"] for f in sys.argv[1:3])
+assert abs(a - b) <= 2e-3 * a, (a, b)  # the flags keep 4 significant digits (0.05% each)
+PY
+        ok "the printed flags ($tflags) calibrate as the --json file does"
+    else
+        fail "flags vs file: '$tflags'"
+    fi
+fi
+
+# The progress line of the all-reduce on a terminal (the mechanism is
+# test_measure_cpu.sh's): its steps are sizes, then it is cleared.
+if command -v tmux >/dev/null 2>&1; then
+    tmux -L "$SOCK" -f /dev/null new-session -d -s arprog -x 100 -y 10 \
+        "env LANG=C TERM=vt100 VRAMLAB_PROBE='$FIX/fake-allreduce.sh' FAKE_PROBE_SLEEP=2 '$VRAMLAB' measure --allreduce >'$TMP/arprog.out'; echo \$? >'$TMP/arprog.rc'; sleep 30"
+    wait_for arprog "all-reduce, size 11 of 20,  50%, about 2 s left" 100 &&
+        ok "a terminal shows 'all-reduce, size i of N, time left'" ||
+        { fail "no all-reduce progress line"; capture arprog; }
+    i=0
+    while [ $i -lt 300 ] && [ ! -s "$TMP/arprog.rc" ]; do sleep 0.1; i=$((i + 1)); done
+    [ "$(cat "$TMP/arprog.rc" 2>/dev/null)" = 0 ] && ! capture arprog | grep -q "size 11 of" &&
+        grep -q "^fit fp32: t = " "$TMP/arprog.out" &&
+        ok "the progress line is cleared at the end, the report on stdout" ||
+        fail "progress line left: $(capture arprog)"
+    tmux -L "$SOCK" kill-session -t arprog 2>/dev/null
 fi
 
 if ! command -v tmux >/dev/null 2>&1; then
@@ -84,7 +115,7 @@ keys() {
 }
 wait_exit() {
     i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
+    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
         sleep 0.1
         i=$((i + 1))
     done

@@ -15,7 +15,13 @@ VRAMLAB=$top_builddir/vramlab
 FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
 fail=0
 t=$(mktemp -d) || exit 99
+# a CPU run is saved for --device cpu: here, not in the user\'s state
+XDG_STATE_HOME=$t/state
+export XDG_STATE_HOME
 SOCK=vramlab-mcpu-$$
+# the tmux socket in the scratch directory: private to this run
+[ ${#t} -gt 60 ] || export TMUX_TMPDIR="$t"
+unset TMUX
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$t"' EXIT
 
 check() { # name condition...
@@ -181,7 +187,7 @@ if command -v tmux >/dev/null 2>&1; then
         "env LANG=C TERM=vt100 VRAMLAB_PROBE='$FIX/fake-cpu.sh' FAKE_PROBE_SLEEP=2 '$VRAMLAB' measure >'$t/prog.out'; echo \$? >'$t/prog.rc'; sleep 30"
     seen=no
     i=0
-    while [ $i -lt 60 ]; do
+    while [ $i -lt 300 ]; do
         if tmux -L "$SOCK" capture-pane -p -t prog | grep -q "test [0-9] of 9, [a-z0-9-]*, *[0-9]*%, about [0-9.]* s left"; then
             seen=yes
             break
@@ -191,7 +197,7 @@ if command -v tmux >/dev/null 2>&1; then
     done
     check "a terminal shows 'test i of N, name, time left'" [ $seen = yes ]
     i=0
-    while [ $i -lt 100 ] && [ ! -s "$t/prog.rc" ]; do sleep 0.1; i=$((i + 1)); done
+    while [ $i -lt 300 ] && [ ! -s "$t/prog.rc" ]; do sleep 0.1; i=$((i + 1)); done
     check "the run ends 0" [ "$(cat "$t/prog.rc" 2>/dev/null)" = 0 ]
     check "the progress line is cleared at the end" \
         sh -c "! tmux -L '$SOCK' capture-pane -p -t prog | grep -q 'test [0-9] of'"

@@ -9,6 +9,9 @@ VRAMLAB=$top_builddir/vramlab
 FIX=$top_srcdir/tests/fixtures/probe
 fail=0
 t=$(mktemp -d) || exit 99
+# a CPU run is saved for --device cpu: here, not in the user\'s state
+XDG_STATE_HOME=$t/state
+export XDG_STATE_HOME
 trap 'rm -rf "$t"' EXIT
 
 check() { # name condition...

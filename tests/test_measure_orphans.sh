@@ -13,6 +13,9 @@ PROBE=$top_builddir/vramlab-probe
 FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
 fail=0
 t=$(mktemp -d) || exit 99
+# a CPU run is saved for --device cpu: here, not in the user\'s state
+XDG_STATE_HOME=$t/state
+export XDG_STATE_HOME
 trap 'rm -rf "$t"' EXIT
 [ -x "$VRAMLAB" ] || { echo "SKIP: $VRAMLAB not built"; exit 77; }
 command -v pgrep >/dev/null 2>&1 || { echo "SKIP: pgrep (procps) not found"; exit 77; }

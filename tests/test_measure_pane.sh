@@ -22,7 +22,7 @@ SCEN="--model llama-3.1-8b --gpu h100-sxm --fresh"
 PLAN="--model llama-3.1-8b --gpu h100-sxm"
 "$VRAMLAB" plan $PLAN --measured-bw 3.0TB/s 2>&1 | sed "s/$TUI_NBSP/ /g" >"$TMP/plan.txt" ||
     fail "plan --measured-bw"
-grep -q "calibrated: measured 3000 GB/s replaces the data-sheet bandwidth" "$TMP/plan.txt" &&
+grep -q "calibrated: measured 3.00 TB/s replaces the data-sheet bandwidth" "$TMP/plan.txt" &&
     grep -q "bandwidth used *3.00 TB/s" "$TMP/plan.txt" && ok "plan text: calibrated, 3.00 TB/s" ||
     fail "plan text: $(cat "$TMP/plan.txt")"
 if command -v python3 >/dev/null 2>&1; then
@@ -35,7 +35,7 @@ d0, d1 = p0["decode"], p1["decode"]
 assert d1["bandwidth_bytes_per_s"] == 3e12, d1
 r = d1["tokens_per_s_memory_bound"] / d0["tokens_per_s_memory_bound"]
 assert abs(r - 3.0 / 3.35) < 1e-9, r
-assert any(w.startswith("calibrated: measured 3000 GB/s and 700 TFLOP/s") for w in p1["warnings"]), p1["warnings"]
+assert any(w.startswith("calibrated: measured 3.00 TB/s and 700 TFLOP/s") for w in p1["warnings"]), p1["warnings"]
 assert not any(w.startswith("calibrated") for w in p0["warnings"])
 PY
 fi
@@ -74,7 +74,7 @@ keys() {
 }
 wait_exit() {
     i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
+    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
         sleep 0.1
         i=$((i + 1))
     done
@@ -173,7 +173,7 @@ keys run Tab # focus leaves Measure: Speed and Roofline come back
 # The GPU pane: the measured rate is the one used, the data sheet a note.
 if wait_for run "memory, meas." && capture run | grep -qF "· 2.90 TB/s" &&
     capture run | grep -qE "(measured; data sheet|meas.; sheet|sheet) 3.35 TB/s" &&
-    capture run | grep -qF "calibrated: measured 2902 GB/s and 709.4 TFLOP/s"; then
+    capture run | grep -qF "calibrated: measured 2.90 TB/s and 709 TFLOP/s"; then
     ok "calibrated figures shown as such (GPU pane, Speed, warning)"
 else
     fail "calibration not shown"
@@ -221,7 +221,11 @@ if wait_for esc "measuring on"; then
         fail "Esc: not cancelled"
         capture esc | tail -16
     fi
-    sleep 0.5
+    i=0
+    while [ $i -lt 300 ] && pgrep -f "slow-probe-$$.sh --device" >/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
     pgrep -f "slow-probe-$$.sh --device" >/dev/null && fail "the probe still runs after Esc" ||
         ok "no probe left after Esc"
     capture esc | grep -q "Memory per GPU" && ok "the explorer is still running" ||

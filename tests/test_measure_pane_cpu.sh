@@ -48,7 +48,7 @@ keys() {
 }
 wait_exit() {
     i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
+    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
         sleep 0.1
         i=$((i + 1))
     done
@@ -59,7 +59,9 @@ focus() {
     i=0
     while [ $i -lt 10 ]; do
         capture "$1" | grep -q "test  *measured" && return 0
+        capture "$1" >"$TMP/focus.before"
         keys "$1" Tab
+        wait_change "$1" "$TMP/focus.before"
         i=$((i + 1))
     done
     return 1
@@ -68,10 +70,10 @@ focus() {
 pane() {
     capture "$1" | sed -n '/+ Measure /,$p'
 }
-# gone PID: whether the process has exited (5 s at most).
+# gone PID: whether the process has exited (30 s at most: a bound).
 gone() {
     i=0
-    while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do
+    while kill -0 "$1" 2>/dev/null && [ $i -lt 300 ]; do
         sleep 0.1
         i=$((i + 1))
     done
@@ -208,7 +210,7 @@ for how in q TERM HUP; do
     wait_for "$n" "Roofline"
     keys "$n" m
     i=0
-    while [ ! -s "$TMP/$n.probe" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    while [ ! -s "$TMP/$n.probe" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
     probe=$(cat "$TMP/$n.probe" 2>/dev/null)
     [ -n "$probe" ] || { fail "$how: the probe never started"; continue; }
     wait_for "$n" "measuring on AMD EPYC" || fail "$how: not measuring"

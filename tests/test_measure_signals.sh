@@ -14,24 +14,29 @@ VRAMLAB=$top_builddir/vramlab
 FIX=$(cd "$top_srcdir/tests/fixtures/probe" && pwd)
 fail=0
 t=$(mktemp -d) || exit 99
+# a CPU run is saved for --device cpu: here, not in the user\'s state
+XDG_STATE_HOME=$t/state
+export XDG_STATE_HOME
 trap 'rm -rf "$t"' EXIT
 
 [ -x "$VRAMLAB" ] || { echo "SKIP: $VRAMLAB not built"; exit 77; }
 
-# wait_file FILE: until FILE has something in it (10 s at most).
+# wait_file FILE: until FILE has something in it (60 s at most: a bound
+# for a loaded machine, not a pace).
 wait_file() {
     i=0
-    while [ ! -s "$1" ] && [ $i -lt 100 ]; do
+    while [ ! -s "$1" ] && [ $i -lt 600 ]; do
         sleep 0.1
         i=$((i + 1))
     done
     [ -s "$1" ]
 }
 
-# gone PID: whether the process has exited (5 s at most).
+# gone PID: whether the process has exited (30 s at most: a bound, the
+# stop itself takes half a second past the grace).
 gone() {
     i=0
-    while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do
+    while kill -0 "$1" 2>/dev/null && [ $i -lt 300 ]; do
         sleep 0.1
         i=$((i + 1))
     done

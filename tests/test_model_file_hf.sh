@@ -181,14 +181,28 @@ mkfifo "$t/bad/pipe.safetensors"
 check "a FIFO is refused, unopened" notfile "$t/bad/pipe.safetensors" "FIFO"
 
 # The safetensors package (Hugging Face) writes the same models: use it
-# where it imports, else install it into a venv kept in the build tree.
+# where it imports, else install it into a venv kept in the build tree, or
+# at $VRAMLAB_TEST_VENV (.ci/run: one for both of its builds; a lock, where
+# flock exists, lets one test install it while another waits).
 PY=python3
 if ! HOME=$REALHOME python3 -c "import safetensors.numpy, numpy" 2>/dev/null; then
-    venv=$top_builddir/tests/st-venv
-    if [ ! -x "$venv/bin/python" ] && [ -z "${VRAMLAB_TEST_NO_PIP:-}" ]; then
-        { python3 -m venv "$venv" &&
-            timeout 300 "$venv/bin/python" -m pip install -q --retries 0 --timeout 20 \
-                safetensors numpy; } >/dev/null 2>&1 || rm -rf "$venv"
+    venv=${VRAMLAB_TEST_VENV:-$top_builddir/tests/st-venv}
+    make_venv() {
+        if [ ! -x "$venv/bin/python" ] && [ -z "${VRAMLAB_TEST_NO_PIP:-}" ]; then
+            { python3 -m venv "$venv" &&
+                timeout 300 "$venv/bin/python" -m pip install -q --retries 0 --timeout 20 \
+                    safetensors numpy; } >/dev/null 2>&1 || rm -rf "$venv"
+        fi
+    }
+    mkdir -p "$(dirname "$venv")"
+    if command -v flock >/dev/null 2>&1; then
+        exec 8>"$venv.lock"
+        flock 8
+        make_venv
+        flock -u 8
+        exec 8>&-
+    else
+        make_venv
     fi
     PY=$venv/bin/python
 fi

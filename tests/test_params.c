@@ -54,6 +54,10 @@ static void setup(void) {
     fclose(f);
     snprintf(config, sizeof(config), "%s/tests/fixtures/catalog/hf/Llama-3.1-8B/config.json",
              TOP_SRCDIR);
+    /* --device cpu: this machine's CPU measured by the fake CPU probe
+     * (fixed rates), saved in the scratch directory, not the user's. */
+    setenv("VRAMLAB_PROBE", TOP_SRCDIR "/tests/fixtures/probe/fake-cpu.sh", 1);
+    setenv("XDG_STATE_HOME", dir, 1);
 }
 
 static void teardown(void) {
@@ -318,7 +322,10 @@ Test(params, the_man_page_lists_each_row_and_no_other_scenario_option) {
     static const char *const others[] = {
         /* measure, quantize, the program's own */
         "device", "quick", "tests", "threads", "allreduce", "sizes", "dtypes", "iters",
-        "deadline", "mpirun", "bits", "group", "lang", "version", "help"};
+        "deadline", "mpirun", "bits", "group", "lang", "version", "help",
+        /* measure --batches; bench's own */
+        "batches", "url", "max-tokens", "repetitions", "warmup", "api", "server-model",
+        "timeout", "events"};
     char *man = man_entries();
     for (int i = 0; i < PARAM_COUNT; i++) {
         const struct param_info *p = param_info((enum param_id)i);

@@ -15,6 +15,9 @@ VRAMLAB=$top_builddir/vramlab
 VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-readme.XXXXXX")
 SOCK=vramlab-readme-$$
+# the tmux socket in the scratch directory: private to this run
+[ ${#TMP} -gt 60 ] || export TMUX_TMPDIR="$TMP"
+unset TMUX
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT INT TERM
 export XDG_STATE_HOME="$TMP/state" XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
 fails=0
@@ -73,7 +76,7 @@ else
     tmux -L "$SOCK" -f /dev/null new-session -d -s readme -x 100 -y 30 \
         "env -u NO_COLOR LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=xterm-256color '$VRAMLAB' --fresh $cmd; sleep 60"
     i=0
-    while [ $i -lt 50 ] && ! tmux -L "$SOCK" capture-pane -p -t readme | grep -q "q quit"; do
+    while [ $i -lt 300 ] && ! tmux -L "$SOCK" capture-pane -p -t readme | grep -q "q quit"; do
         sleep 0.1
         i=$((i + 1))
     done

@@ -141,8 +141,9 @@ static const struct {
     {"{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0]}}", 8, "'w'", "data_offsets"},
     {"{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,1e3]}}", 8, "'w'",
      "data_offsets"},
+    /* past 2^63: jansson's own syntax error, at the number */
     {"{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,99999999999999999999999]}}", 8,
-     "'w'", "data_offsets"},
+     "byte 58: JSON syntax: too big integer", "(in the header)"},
     {"{\"w\":[1,2]}", 8, "'w'", "object"},
     {"[1,2,3]", 8, "header", "object"},
     {"{\"w\": {\"dtype\": \"F32\", \"sha", 8, "header", "JSON"},
@@ -188,7 +189,7 @@ Test(safetensors, empty_header_object_has_no_tensors) {
 #include <sys/stat.h>
 
 #include "catalog/hfmodel.h"
-#include "catalog/jscan.h"
+#include "catalog/json.h"
 #include "catalog/modelfile.h"
 
 /* Write a file image; returns its path in buf. */
@@ -252,7 +253,7 @@ Test(safetensors, json_escapes_nesting_and_bombs) {
     kern_st_close(&f);
     free(b);
     cr_assert_eq(parse("{\"a\\ud800\":{}}", 0, err, sizeof err), -1);
-    cr_assert(strstr(err, "surrogate"), "%s", err);
+    cr_assert(strstr(err, "byte 9: JSON syntax: invalid Unicode '\\uD800'"), "%s", err);
     cr_assert_eq(parse("{\"__metadata__\":{\"a\":\"b\",}}", 0, err, sizeof err), -1);
     cr_assert(strstr(err, "trailing comma") && strstr(err, "byte 33"), "%s", err);
     /* nesting past the limit is refused at the bracket that goes too deep */

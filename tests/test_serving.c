@@ -132,7 +132,7 @@ Test(prefill, prompt_longer_than_context_is_invalid) {
     engine_estimate(&sc, &e);
     cr_assert(e.invalid & ENGINE_INVALID_PROMPT);
     char buf[256];
-    engine_invalid_text(&sc, ENGINE_INVALID_PROMPT, buf, sizeof buf);
+    engine_invalid_text(NULL, &sc, ENGINE_INVALID_PROMPT, buf, sizeof buf);
     cr_assert(strstr(buf, "--prompt 8192") && strstr(buf, "--context 4096"), "%s", buf);
     sc.mode = ENGINE_MODE_TRAIN; /* training has no prompt */
     engine_estimate(&sc, &e);
@@ -312,7 +312,7 @@ Test(vllm, refusal_is_said_with_the_advice) {
     cr_assert_eq(e.serving.runtime_refuses, 1);
     cr_assert(e.warnings & ENGINE_WARN_RUNTIME_REFUSES);
     char buf[512];
-    engine_warning_text(&sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
+    engine_warning_text(NULL, &sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
     cr_assert(strstr(buf, "No available memory for the cache blocks"), "%s", buf);
     /* 8B at 131,072 tokens on a 24 GiB GPU: weights fit, one request not. */
     sc = th_scenario(th_llama31_8b());
@@ -322,7 +322,7 @@ Test(vllm, refusal_is_said_with_the_advice) {
     sc.gpu.memory_reported_bytes = 0;
     engine_estimate(&sc, &e);
     cr_assert_eq(e.serving.runtime_refuses, 1);
-    engine_warning_text(&sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
+    engine_warning_text(NULL, &sc, &e, ENGINE_WARN_RUNTIME_REFUSES, buf, sizeof buf);
     char longest[32];
     snprintf(longest, sizeof longest, "is %.0f;", e.serving.max_model_len_that_fits);
     cr_assert(strstr(buf, "decreasing `max_model_len`") && strstr(buf, longest), "%s", buf);
@@ -946,9 +946,10 @@ Test(rope, past_the_native_context_is_said) {
     e = est(&sc);
     cr_assert(e.warnings & ENGINE_WARN_CONTEXT_OVER_NATIVE);
     char buf[512];
-    engine_warning_text(&sc, &e, ENGINE_WARN_CONTEXT_OVER_NATIVE, buf, sizeof buf);
-    cr_assert(strstr(buf, "16384") && strstr(buf, "8192") && strstr(buf, "llama3") &&
-                  strstr(buf, "131072"),
+    engine_warning_text(NULL, &sc, &e, ENGINE_WARN_CONTEXT_OVER_NATIVE, buf, sizeof buf);
+    /* figures in the reader's marks (English here: no numfmt) */
+    cr_assert(strstr(buf, "16,384") && strstr(buf, "8,192") && strstr(buf, "llama3") &&
+                  strstr(buf, "131,072"),
               "%s", buf);
     sc.model.native_context = 0; /* no rope scaling: nothing to say */
     e = est(&sc);

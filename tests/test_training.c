@@ -210,7 +210,7 @@ Test(fp8, gemms_at_the_fp8_rate_copies_and_warnings) {
     engine_estimate(&sc, &f8);
     cr_assert(f8.warnings & ENGINE_WARN_NO_FORMAT_FLOPS);
     char buf[256];
-    engine_warning_text(&sc, &f8, ENGINE_WARN_NO_FORMAT_FLOPS, buf, sizeof buf);
+    engine_warning_text(NULL, &sc, &f8, ENGINE_WARN_NO_FORMAT_FLOPS, buf, sizeof buf);
     cr_assert(strstr(buf, "FP8"), "%s", buf);
     cr_assert_gt(f8.train_step_seconds, bf.train_step_seconds);
     /* MXFP8 (blocks of 32 with an 8-bit scale: 8.25 bits) on an H100: no MX. */

@@ -37,10 +37,11 @@ start() {
         "ulimit -c 0; env TERM=screen-256color $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; stty -a > '$TMP/$name.stty' 2>&1; sleep 60"
 }
 
-# wait_exit NAME: wait for the recorded exit status (5 s); print it.
+# wait_exit NAME: wait for the recorded exit status (30 s: a bound for a
+# loaded machine); print it.
 wait_exit() {
     i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.stty" ]; do
+    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.stty" ]; do
         sleep 0.1
         i=$((i + 1))
     done
@@ -192,7 +193,7 @@ if wait_for mouse "Roofline"; then
     if wait_for mouse "pick a weight format"; then
         ok "mouse: click focuses, second click opens the picker"
         click mouse 'I' '.'
-        sleep 0.3
+        wait_gone mouse "pick a" && settle mouse
         if capture mouse | grep -q "pick a" || capture mouse | grep -q "weights FP16 "; then
             fail "mouse: clicking a picker row did not choose it"
         else
@@ -208,8 +209,9 @@ fi
 # --- LANG=C: not one non-ASCII byte ----------------------------------------------
 start ascii 100 30 LANG=C LC_ALL=C -- $SCEN
 if wait_for ascii "Roofline"; then
+    capture ascii >"$TMP/ascii.before"
     tmux -L "$SOCK" send-keys -t ascii Tab Enter
-    sleep 0.3
+    wait_change ascii "$TMP/ascii.before"
     if capture ascii | LC_ALL=C grep -q '[^ -~]'; then
         fail "LANG=C: non-ASCII bytes on screen"
         capture ascii | LC_ALL=C grep -n '[^ -~]' | head -5

@@ -30,6 +30,13 @@ start() {
     wait_for "$name" "Memory per GPU" || fail "$name: no screen"
 }
 
+# plan_text ARGS...: `vramlab plan ARGS`, run once per set of arguments
+# (a 405B training plan takes seconds of CPU; its lines are read thrice).
+plan_text() {
+    key=$(printf '%s ' "$@" | cksum | cut -d' ' -f1)
+    [ -s "$TMP/plan.$key" ] || "$VRAMLAB" plan "$@" | sed "s/$TUI_NBSP/ /g" >"$TMP/plan.$key"
+    cat "$TMP/plan.$key"
+}
 # keys NAME KEY...: send keys one at a time, letting each frame draw.
 keys() {
     n=$1
@@ -42,7 +49,7 @@ keys() {
 
 # has NAME TEXT WHAT: ok when TEXT shows, else fail with the screen.
 has() {
-    if wait_for "$1" "$2" 20; then
+    if wait_for "$1" "$2"; then
         ok "$3"
     else
         fail "$3: '$2' not on screen"
@@ -75,7 +82,7 @@ for size in "100 30" "80 24"; do
     start "t$1" "$1" "$2" C $SC
     keys "t$1" t t t
     wait_for "t$1" "QLoRA" || fail "t$1: t t t did not reach QLoRA"
-    sleep 0.3
+    settle "t$1"
     a=$(total "q$1") b=$(total "t$1")
     ta=$(capture "q$1" | head -1) tb=$(capture "t$1" | head -1)
     if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$ta" = "$tb" ]; then
@@ -83,8 +90,7 @@ for size in "100 30" "80 24"; do
     else
         fail "$1x$2: --mode qlora: $a, '$ta'; t t t: $b, '$tb'"
     fi
-    plan=$("$VRAMLAB" plan $SC --mode qlora | sed "s/$TUI_NBSP/ /g" | grep '^  total per GPU' |
-        head -1 | awk '{ print $4, $5 }')
+    plan=$(plan_text $SC --mode qlora | grep '^  total per GPU' | head -1 | awk '{ print $4, $5 }')
     [ "$a" = "total $plan" ] && ok "$1x$2: QLoRA total is plan's ($plan)" ||
         fail "$1x$2: QLoRA total $a, plan $plan"
     has "q$1" "full" "$1x$2: the title says the recompute"
@@ -93,9 +99,9 @@ for size in "100 30" "80 24"; do
 done
 # Back to training: the training default again (selective), as --mode train.
 keys t100 t
-wait_for t100 "inference" || fail "t100: no inference"
+wait_title t100 "inference" || fail "t100: no inference"
 keys t100 t
-sleep 0.3
+wait_title t100 "training" && settle t100
 start tr100 100 30 C $SC --mode train
 a=$(total t100) b=$(total tr100)
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "training after QLoRA is --mode train's ($a)" ||
@@ -105,10 +111,9 @@ capture t100 | head -1 | grep -q "training, selective recompute" ||
 # A recompute the user set is kept across modes.
 start rc100 100 30 C $SC --mode lora --recompute none
 keys rc100 t t
-sleep 0.3
-capture rc100 | head -1 | grep -q "inference" || fail "rc100: not in inference"
+wait_title rc100 "inference" || fail "rc100: not in inference"
 keys rc100 t
-sleep 0.3
+wait_title rc100 "training" && settle rc100
 capture rc100 | head -1 | grep -qE "training, (none recompute|rc none)" ||
     fail "--recompute none is not kept: $(capture rc100 | head -1)"
 
@@ -139,6 +144,7 @@ sums() {
 # Every weight format of the catalog, at the widths where its formula fits
 # whole (120 columns) and where a narrower form must be used (80).
 ids=$("$VRAMLAB" catalog formats | awk 'NR > 1 { print $1 }' | grep -vx int4)
+"$VRAMLAB" catalog formats --json >"$TMP/formats.json"
 for size in "120 40" "80 24"; do
     set -- $size
     for id in $ids; do
@@ -147,8 +153,8 @@ for size in "120 40" "80 24"; do
         wait_for "$n" "b/w" || { fail "$id at $1x$2: no bits per weight"; continue; }
         line=$(capture "$n" | grep -oE "[0-9][0-9 +/.]*= ?[0-9.]+ ?b/w|[0-9.]+ b/w" | head -1)
         tmux -L "$SOCK" kill-session -t "$n"
-        bits=$("$VRAMLAB" catalog formats --json | awk -v id="\"$id\"" '
-            $0 ~ "\"id\": " id "," { f = 1 } f && /"bits_per_weight"/ { gsub(/[^0-9.e+-]/, "", $2); print $2; exit }')
+        bits=$(awk -v id="\"$id\"" '
+            $0 ~ "\"id\": " id "," { f = 1 } f && /"bits_per_weight"/ { gsub(/[^0-9.e+-]/, "", $2); print $2; exit }' "$TMP/formats.json")
         case $line in
         *=*)
             set -- $(sums "$line") "$1" "$2"
@@ -250,7 +256,7 @@ pl() {
     args=""
     while [ "$1" != "--" ]; do args="$args $1"; shift; done
     shift
-    "$VRAMLAB" plan $args | sed "s/$TUI_NBSP/ /g" | awk -v l="$*" 'index($0, "  " l " ") == 1 {
+    plan_text $args | awk -v l="$*" 'index($0, "  " l " ") == 1 {
         v = substr($0, 3 + length(l)); sub(/^ +/, "", v); sub(/   .*$/, "", v); print v; exit }'
 }
 # Llama 3.1 405B training on one H100: 6.78 TB (not "6782.7 GB"), 578,295
@@ -267,11 +273,11 @@ v=$(pl $T405 -- cost)
 has f405 "$v" "the cost is plan's ($v)"
 # The verdict's ratio is plan's warning's ("1.0x" where plan says 1.02x).
 T8="--model llama-3.1-405b --gpu h100-sxm --mode train --gpus 8 --tp 8"
-r=$("$VRAMLAB" plan $T8 | sed -n 's/^  - needs \([0-9.,]*x\) the memory.*/\1/p')
+r=$(plan_text $T8 | sed -n 's/^  - needs \([0-9.,]*x\) the memory.*/\1/p')
 start f8 120 40 C $T8
 has f8 "needs $r the memory" "the verdict's ratio is plan's ($r)"
 # Llama 3.1 70B QLoRA on an RTX A6000: 52.7 of 51.5 GB, 1.02x (not "1.0x").
-r=$("$VRAMLAB" plan $SC --mode qlora | sed -n 's/^  - needs \([0-9.,]*x\) the memory.*/\1/p')
+r=$(plan_text $SC --mode qlora | sed -n 's/^  - needs \([0-9.,]*x\) the memory.*/\1/p')
 [ "$r" = "1.02x" ] && ok "plan: 1.02x" || fail "plan's ratio: $r"
 start rq 100 30 C $SC --mode qlora
 has rq "needs $r the memory" "the verdict's ratio near 1 is plan's ($r)"

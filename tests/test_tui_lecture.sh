@@ -46,7 +46,7 @@ keys() {
 quit() {
     keys "$1" q
     i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
+    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
         sleep 0.1
         i=$((i + 1))
         [ $i -eq 10 ] && keys "$1" q
@@ -283,8 +283,8 @@ keys cmp Tab Enter
 wait_for cmp "pick a weight format" || fail "cmp: no format picker"
 keys cmp -l int4-g32
 keys cmp Enter
-if wait_for cmp "current:" && capture cmp | grep -q "^│pinned " && capture cmp | grep -q "^│current " &&
-    capture cmp | head -1 | grep -q "pinned: FP16.*current: INT4 g32"; then
+if wait_title cmp "pinned: FP16.*current: INT4 g32" && settle cmp && grep -q "^│pinned " "$TMP/settled" &&
+    grep -q "^│current " "$TMP/settled"; then
     ok "comparison: both bars labelled, title pinned FP16 vs current INT4"
 else
     fail "comparison screen"

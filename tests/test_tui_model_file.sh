@@ -46,7 +46,7 @@ type_text() {
     sleep 0.2
 }
 has() {
-    if wait_for "$1" "$2" 20; then
+    if wait_for "$1" "$2"; then
         ok "$3"
     else
         fail "$3: '$2' not on screen"
@@ -102,10 +102,10 @@ has c "/dev/zero: a character device" "/dev/zero is refused unopened"
 keys c q
 # The explorer gone, the session's shell runs its sleep.
 i=0
-while [ $i -lt 50 ] && [ "$(tmux -L "$SOCK" display -p -t c '#{pane_current_command}')" != sleep ]; do
+while [ $i -lt 300 ] && [ "$(tmux -L "$SOCK" display -p -t c '#{pane_current_command}')" != sleep ]; do
     sleep 0.1
     i=$((i + 1))
 done
-if [ $i -lt 50 ]; then ok "q quits after the errors"; else fail "q did not quit"; fi
+if [ $i -lt 300 ]; then ok "q quits after the errors"; else fail "q did not quit"; fi
 
 [ "$fails" -eq 0 ] || exit 1

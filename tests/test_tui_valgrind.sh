@@ -16,6 +16,9 @@ export LC_ALL=C.UTF-8
 
 SOCK=vramlab-vg-$$
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-vg.XXXXXX")
+# the tmux socket in the scratch directory: private to this run
+[ ${#TMP} -gt 60 ] || export TMUX_TMPDIR="$TMP"
+unset TMUX
 # The explorer restores and saves its last scenario: keep that private.
 export XDG_STATE_HOME="$TMP/state"
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT INT TERM

@@ -6,13 +6,18 @@
 # sets the app's own). Then: fail/ok count and print results; capture,
 # wait_for and wait_gone read the screen.
 
-# tui_setup NAME: locate ./vramlab (absolute), make $SOCK and $TMP.
+# tui_setup NAME: locate ./vramlab (absolute), make $SOCK and $TMP; the
+# tmux server's socket lives in $TMP (TMUX_TMPDIR), so two suites running
+# at once (two checkouts, two builds) never share one.
 tui_setup() {
     VRAMLAB=$top_builddir/vramlab
     [ -x "$VRAMLAB" ] || { echo "FAIL: $VRAMLAB not built"; exit 1; }
     VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
     SOCK=vramlab-$1-$$
     TMP=$(mktemp -d "${TMPDIR:-/tmp}/vramlab-$1.XXXXXX")
+    # (a socket path has room for about 100 bytes)
+    [ ${#TMP} -gt 60 ] || export TMUX_TMPDIR="$TMP"
+    unset TMUX
     export XDG_STATE_HOME="$TMP/state"
     fails=0
     trap tui_cleanup EXIT INT TERM
@@ -50,10 +55,12 @@ capture() {
     tmux -L "$SOCK" capture-pane -p ${2:-} -t "$1" | sed "s/$TUI_NBSP/ /g"
 }
 
-# wait_for NAME TEXT [TENTHS]: poll the screen until TEXT shows (5 s).
+# wait_for NAME TEXT [TENTHS]: poll the screen until TEXT shows (30 s: a
+# bound for a loaded machine, not a pace; it returns as soon as TEXT shows).
+# Give TENTHS only where the wait is expected to fail or is retried.
 wait_for() {
     i=0
-    while [ $i -lt "${3:-50}" ]; do
+    while [ $i -lt "${3:-300}" ]; do
         capture "$1" | grep -qF -- "$2" && return 0
         sleep 0.1
         i=$((i + 1))
@@ -61,10 +68,52 @@ wait_for() {
     return 1
 }
 
-# wait_gone NAME TEXT: poll until TEXT is no longer on the screen (5 s).
+# settle NAME: wait until the screen stops changing (two captures 0.1 s
+# apart agree; 30 s at most), so that a frame is read whole, without
+# guessing how long drawing takes on a loaded machine. The screen it saw
+# last is left in $TMP/settled.
+settle() {
+    capture "$1" >"$TMP/settled" 2>/dev/null
+    _si=0
+    while [ $_si -lt 300 ]; do
+        sleep 0.1
+        capture "$1" >"$TMP/.settle" 2>/dev/null
+        if cmp -s "$TMP/settled" "$TMP/.settle"; then
+            rm -f "$TMP/.settle"
+            return 0
+        fi
+        mv "$TMP/.settle" "$TMP/settled"
+        _si=$((_si + 1))
+    done
+    return 1
+}
+
+# wait_change NAME FILE: poll until the screen differs from FILE (a capture
+# taken before sending keys; 30 s), then settle: the keys' frame, whole.
+wait_change() {
+    _wi=0
+    while [ $_wi -lt 300 ] && capture "$1" | cmp -s - "$2"; do
+        sleep 0.1
+        _wi=$((_wi + 1))
+    done
+    settle "$1"
+}
+
+# wait_title NAME ERE: poll until the screen's first row matches ERE (30 s).
+wait_title() {
+    _wi=0
+    while [ $_wi -lt 300 ]; do
+        capture "$1" | head -1 | grep -qE -- "$2" && return 0
+        sleep 0.1
+        _wi=$((_wi + 1))
+    done
+    return 1
+}
+
+# wait_gone NAME TEXT: poll until TEXT is no longer on the screen (30 s).
 wait_gone() {
     i=0
-    while [ $i -lt 50 ]; do
+    while [ $i -lt 300 ]; do
         capture "$1" | grep -qF -- "$2" || return 0
         sleep 0.1
         i=$((i + 1))

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tui/commands.h"
+#include "tui/cpu_device.h"
 #include "tui/draw.h"
 #include "tui/i18n.h"
 #include "tui/lecture_ui.h"
@@ -187,9 +188,10 @@ static int run_loop(struct tui_state *st, struct tui_session *ss) {
         }
         dirty = 0;
 
-        /* Poll the keyboard briefly while the probe runs, and while the
-         * advice worker searches (its spinner turns, its answer shows). */
-        timeout(probe.running ? 30 : tui_state_advice_pending(st) ? 100 : 250);
+        /* Poll the keyboard briefly while the probe or the runtime bench
+         * runs, and while the advice worker searches (its spinner turns,
+         * its answer shows). */
+        timeout(probe.running || probe.rt_running ? 30 : tui_state_advice_pending(st) ? 100 : 250);
         int ch = getch();
         dirty |= tui_mpane_poll(&probe, st);
         dirty |= tui_state_advice_poll(st);
@@ -345,6 +347,15 @@ int tui_main(int argc, char **argv) {
     if (to.scheme == TUI_SCHEME_MONO)
         to.no_color = true;
 
+    /* This machine's CPU in the GPU picker once it has been measured
+     * (vramlab measure --device cpu, the Measure pane, --device cpu). */
+    struct cpu_device cpu;
+    char cpu_err[256];
+    if (!catalog_find_gpu(&cat, "cpu") && cpu_device_load(&cpu, true, cpu_err, sizeof(cpu_err)) == 0) {
+        struct engine_gpu g;
+        cpu_device_gpu(&cpu, &g);
+        catalog_add_gpu(&cat, &g);
+    }
     restore_last(&o, &cat, msg, sizeof(msg), &keep_state);
     /* A scenario's model file gone (--scenario, last.yaml): said at once. */
     if (!msg[0] && o.note[0])

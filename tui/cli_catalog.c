@@ -174,7 +174,7 @@ static void catalog_formats_text(FILE *f, const struct catalog *c) {
 /* A string member (null when s is NULL). */
 static void catalog_json_str(struct json_writer *w, const char *key, const char *s) {
     json_key(w, key);
-    json_string(w, s);
+    json_text(w, s);
 }
 
 /* A number member. */

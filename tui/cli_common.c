@@ -104,7 +104,7 @@ void cli_report_invalid(const struct engine_scenario *sc, uint32_t invalid) {
         char text[320];
         if (!(invalid & (1u << b)))
             continue;
-        engine_invalid_text(sc, 1u << b, text, sizeof(text));
+        engine_invalid_text(i18n_numfmt(false), sc, 1u << b, text, sizeof(text));
         fprintf(stderr, _("vramlab: invalid scenario: %s\n"), text);
     }
 }

@@ -105,13 +105,13 @@ static const char *fewest_status_name(enum engine_fewest_status s) {
 static void knobs_json(struct json_writer *w, unsigned knobs) {
     json_begin_array(w);
     if (knobs & ENGINE_KNOB_ZERO)
-        json_string(w, "zero");
+        json_text(w, "zero");
     if (knobs & ENGINE_KNOB_SEQUENCE_PARALLEL)
-        json_string(w, "sequence_parallel");
+        json_text(w, "sequence_parallel");
     if (knobs & ENGINE_KNOB_RECOMPUTE)
-        json_string(w, "recompute");
+        json_text(w, "recompute");
     if (knobs & ENGINE_KNOB_CP)
-        json_string(w, "cp");
+        json_text(w, "cp");
     json_end_array(w);
 }
 
@@ -121,23 +121,23 @@ void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
     json_key(w, "limits");
     json_begin_object(w);
     json_key(w, "max_batch");
-    l->max_batch ? json_number(w, l->max_batch) : json_null(w);
+    l->max_batch ? json_number(w, l->max_batch) : json_none(w);
     json_key(w, "max_concurrency");
-    l->max_batch && sc->mode == ENGINE_MODE_INFER ? json_number(w, l->max_batch) : json_null(w);
+    l->max_batch && sc->mode == ENGINE_MODE_INFER ? json_number(w, l->max_batch) : json_none(w);
     json_key(w, "max_context");
-    l->max_context ? json_number(w, l->max_context) : json_null(w);
+    l->max_context ? json_number(w, l->max_context) : json_none(w);
     json_key(w, "batch_fits");
     json_bool(w, l->batch_fits);
     json_key(w, "max_context_is_model_max");
     json_bool(w, l->max_context_capped);
     json_key(w, "max_gpu_layers");
-    l->max_gpu_layers >= 0 ? json_number(w, l->max_gpu_layers) : json_null(w);
+    l->max_gpu_layers >= 0 ? json_number(w, l->max_gpu_layers) : json_none(w);
     json_key(w, "min_gpus");
-    l->min_gpus ? json_number(w, l->min_gpus) : json_null(w);
+    l->min_gpus ? json_number(w, l->min_gpus) : json_none(w);
     json_key(w, "min_gpus_searched_up_to");
     json_number(w, PLAN_MAX_GPUS);
     json_key(w, "min_gpus_status");
-    json_string(w, fewest_status_name(l->min_status));
+    json_text(w, fewest_status_name(l->min_status));
     json_key(w, "min_gpus_varies");
     knobs_json(w, l->min_knobs);
     json_key(w, "min_gpus_layout");
@@ -158,18 +158,18 @@ void plan_limits_json(struct json_writer *w, const struct engine_scenario *sc,
             json_key(w, "sequence_parallel");
             json_bool(w, m->sequence_parallel);
             json_key(w, "recompute");
-            json_string(w, engine_recompute_name(m->recompute));
+            json_text(w, engine_recompute_name(m->recompute));
             json_key(w, "micro_batches");
             json_number(w, m->micro_batches);
         }
         json_end_object(w);
     } else {
-        json_null(w);
+        json_none(w);
     }
     json_key(w, "family");
-    l->has_family ? json_string(w, sc->model.family) : json_null(w);
+    l->has_family ? json_text(w, sc->model.family) : json_none(w);
     json_key(w, "largest_in_family");
-    l->largest ? json_string(w, l->largest->id) : json_null(w);
+    l->largest ? json_text(w, l->largest->id) : json_none(w);
     json_end_object(w);
 }
 

@@ -20,6 +20,7 @@
 #include "engine/figures.h"
 #include "tui/cli.h"
 #include "tui/json.h"
+#include "tui/lesson_text.h"
 #include "tui/i18n.h"
 #include "tui/report.h"
 
@@ -47,27 +48,27 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_key(w, "scenario");
     json_begin_object(w);
     json_key(w, "model");
-    json_string(w, sc->model.id);
+    json_text(w, sc->model.id);
     json_key(w, "model_name");
-    json_string(w, sc->model.name);
+    json_text(w, sc->model.name);
     json_key(w, "format");
-    json_string(w, sc->weight_format.id);
+    json_text(w, sc->weight_format.id);
     json_key(w, "kv_format");
-    json_string(w, sc->kv_format.id);
+    json_text(w, sc->kv_format.id);
     json_key(w, "gpu");
-    json_string(w, sc->gpu.id);
+    json_text(w, sc->gpu.id);
     json_key(w, "system");
     if (sc->system_gpus > 0)
-        json_string(w, sc->system_id);
+        json_text(w, sc->system_id);
     else
-        json_null(w);
+        json_none(w);
     json_key(w, "systems");
     if (sc->system_gpus > 0 && sc->gpus > 0)
         json_number(w, ceil((double)sc->gpus / sc->system_gpus));
     else
-        json_null(w);
+        json_none(w);
     json_key(w, "mode");
-    json_string(w, engine_mode_name(sc->mode));
+    json_text(w, engine_mode_name(sc->mode));
     json_key(w, "batch");
     json_number(w, sc->batch);
     json_key(w, "context");
@@ -77,9 +78,9 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_key(w, "zero");
     json_number(w, sc->zero);
     json_key(w, "memory_convention");
-    json_string(w, engine_memory_convention_name(sc->memory_convention));
+    json_text(w, engine_memory_convention_name(sc->memory_convention));
     json_key(w, "offload");
-    json_string(w, engine_offload_name(sc->offload));
+    json_text(w, engine_offload_name(sc->offload));
     json_key(w, "micro_batches");
     json_number(w, sc->micro_batches);
     json_key(w, "ep");
@@ -93,9 +94,9 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
     json_key(w, "interleave");
     json_number(w, sc->interleave);
     json_key(w, "recompute");
-    json_string(w, engine_recompute_name(sc->recompute));
+    json_text(w, engine_recompute_name(sc->recompute));
     json_key(w, "recompute_method");
-    json_string(w, engine_recompute_method_name(sc->recompute_method));
+    json_text(w, engine_recompute_method_name(sc->recompute_method));
     json_key(w, "recompute_num_layers");
     json_number(w, sc->recompute_num_layers);
     json_key(w, "recompute_modules");
@@ -104,29 +105,29 @@ static void plan_json_scenario(struct json_writer *w, const struct options *o) {
                          i < ENGINE_RECOMPUTE_MODULE_COUNT;
          i++)
         if (engine_recompute_modules(sc) & (1u << i))
-            json_string(w, engine_recompute_module_name(i));
+            json_text(w, engine_recompute_module_name(i));
     json_end_array(w);
     json_key(w, "optimizer");
-    json_string(w, engine_recipe_info(sc->recipe)->id);
+    json_text(w, engine_recipe_info(sc->recipe)->id);
     json_key(w, "flops_model");
-    json_string(w, engine_flops_model_name(sc->flops_model));
+    json_text(w, engine_flops_model_name(sc->flops_model));
     json_key(w, "mfu_given");
     json_bool(w, sc->mfu > 0);
     json_key(w, "runtime");
-    json_string(w, engine_runtime_name(sc->serving.runtime));
+    json_text(w, engine_runtime_name(sc->serving.runtime));
     {
         char who[48];
         engine_runtime_profile_name(&sc->serving, who, sizeof who);
         json_key(w, "runtime_profile");
-        json_string(w, who);
+        json_text(w, who);
     }
     json_key(w, "request_rate");
     if (sc->serving.request_rate > 0)
         json_number(w, sc->serving.request_rate);
     else
-        json_null(w);
+        json_none(w);
     json_key(w, "units");
-    json_string(w, o->units == UNITS_GIB ? "gib" : "gb");
+    json_text(w, o->units == UNITS_GIB ? "gib" : "gb");
     json_end_object(w);
 }
 
@@ -136,19 +137,19 @@ static void plan_json_model_file(struct json_writer *w, const struct catalog_mod
     json_key(w, "model");
     json_begin_object(w);
     json_key(w, "file");
-    json_string(w, mf->path);
+    json_text(w, mf->path);
     json_key(w, "format");
-    json_string(w, mf->format);
+    json_text(w, mf->format);
     json_key(w, "version");
     json_number(w, mf->version);
     json_key(w, "architecture");
-    json_string(w, mf->arch);
+    json_text(w, mf->arch);
     json_key(w, "files");
     json_number(w, mf->shards);
     json_key(w, "file_bytes");
     json_number(w, mf->file_size);
     json_key(w, "quantization");
-    json_string(w, mf->quant);
+    json_text(w, mf->quant);
     json_key(w, "tensors");
     json_number(w, (double)mf->tensors);
     json_key(w, "parameters");
@@ -162,7 +163,7 @@ static void plan_json_model_file(struct json_writer *w, const struct catalog_mod
     for (size_t i = 0; i < mf->n_types; i++) {
         json_begin_object(w);
         json_key(w, "type");
-        json_string(w, mf->types[i].name);
+        json_text(w, mf->types[i].name);
         json_key(w, "tensors");
         json_number(w, (double)mf->types[i].tensors);
         json_key(w, "parameters");
@@ -216,9 +217,9 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
             /* --memory-convention peak: the phase of the step that peaks. */
             json_key(&w, "peak_phase");
             if (est->peak_phase != ENGINE_PEAK_NONE)
-                json_string(&w, engine_peak_phase_name(est->peak_phase));
+                json_text(&w, engine_peak_phase_name(est->peak_phase));
             else
-                json_null(&w);
+                json_none(&w);
         }
         if (k == ENGINE_KEY_FITS) {
             json_key(&w, "layout");
@@ -246,17 +247,17 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
         struct engine_explanation ex;
         json_key(&w, engine_key_name(k));
         if (!engine_key_applies(sc, k)) {
-            json_null(&w);
+            json_none(&w);
             continue;
         }
         engine_explain(sc, est, k, &ex);
         json_begin_object(&w);
         json_key(&w, "formula");
-        json_string(&w, ex.formula ? ex.formula : "");
+        json_text(&w, ex.formula ? ex.formula : "");
         json_key(&w, "values");
-        json_string(&w, ex.values);
+        json_text(&w, ex.values);
         json_key(&w, "source");
-        json_string(&w, ex.source ? ex.source : "");
+        json_text(&w, ex.source ? ex.source : "");
         json_end_object(&w);
     }
     json_end_object(&w);
@@ -267,13 +268,17 @@ void plan_write_json(FILE *f, const struct options *o, const struct engine_estim
     json_key(&w, "warnings");
     json_begin_array(&w);
     for (size_t i = 0; notes && i < notes->n; i++)
-        json_string(&w, notes->text[i]);
+        json_text(&w, notes->text[i]);
     for (int b = 0; b < ENGINE_WARNING_COUNT; b++) {
         char text[512];
         if (!(est->warnings & (1u << b)))
             continue;
-        report_warning(sc, est, (enum engine_warning)(1u << b), o->units, text, sizeof(text));
-        json_string(&w, text);
+        /* the JSON in English and decimal marks, as its explanations */
+        struct engine_numfmt en;
+        engine_numfmt_english(&en);
+        en.binary = o->units == UNITS_GIB;
+        engine_warning_text(&en, sc, est, (enum engine_warning)(1u << b), text, sizeof(text));
+        json_text(&w, text);
     }
     json_end_array(&w);
     json_end_object(&w);
@@ -361,7 +366,9 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
     if (o->model_file)
         params = o->model_file->params;
     report_count(params, count, sizeof(count));
-    fprintf(f, "%s (%s params) | ", sc->model.name[0] ? sc->model.name : sc->model.id, count);
+    char name[96]; /* a bare size in the reader's words ("modelo de 7B parámetros") */
+    lesson_model_name(i18n_numfmt(false), &sc->model, name, sizeof(name));
+    fprintf(f, _("%s (%s params) | "), name, count);
     /* Full training stores the weights as the recipe says (--format has no
      * effect there); the KV cache is an inference figure. */
     if (o->model_file && sc->mode == ENGINE_MODE_INFER)
@@ -393,7 +400,10 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _("EP %u inside DP | "), engine_ep(sc));
     if (sc->mode == ENGINE_MODE_INFER && sc->serving.runtime != ENGINE_RUNTIME_PLAIN)
         fprintf(f, "%s | ", engine_runtime_name(sc->serving.runtime));
-    fprintf(f, "%s", engine_mode_name(sc->mode));
+    /* the mode as --mode spells it, in the reader's language */
+    static const char *const mode_words[] __attribute__((unused)) = {N_("infer"), N_("train"),
+                                                                     N_("lora"), N_("qlora")};
+    fprintf(f, "%s", _(engine_mode_name(sc->mode)));
     if (sc->mode != ENGINE_MODE_INFER)
         plan_header_budget(f, o);
     fputc('\n', f);
@@ -406,10 +416,10 @@ void plan_write_header(FILE *f, const struct options *o, bool with_layout) {
         fprintf(f, _(", prompt %s"), np);
     else if (engine_micro_batches(sc) == 1)
         fprintf(f, _(", %s recompute, %s, ZeRO %u, 1 micro-batch"),
-                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero);
+                _(engine_recompute_name(sc->recompute)), engine_recipe_info(sc->recipe)->id, sc->zero);
     else
         fprintf(f, _(", %s recompute, %s, ZeRO %u, %u micro-batches"),
-                engine_recompute_name(sc->recompute), engine_recipe_info(sc->recipe)->id, sc->zero,
+                _(engine_recompute_name(sc->recompute)), engine_recipe_info(sc->recipe)->id, sc->zero,
                 engine_micro_batches(sc));
     if (sc->mode != ENGINE_MODE_INFER && sc->recompute == ENGINE_RECOMPUTE_FULL &&
         (sc->recompute_method != ENGINE_RECOMPUTE_UNIFORM || sc->recompute_num_layers > 1)) {

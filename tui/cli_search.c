@@ -88,7 +88,7 @@ static void search_only_json(struct json_writer *w, const char *key, uint32_t v)
     if (v)
         json_number(w, v);
     else
-        json_null(w);
+        json_none(w);
 }
 
 /* Write the ranked layouts as JSON. */
@@ -99,17 +99,17 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
     json_init(&w, f);
     json_begin_object(&w);
     json_key(&w, "model");
-    json_string(&w, o->sc.model.id);
+    json_text(&w, o->sc.model.id);
     json_key(&w, "gpu");
-    json_string(&w, o->sc.gpu.id);
+    json_text(&w, o->sc.gpu.id);
     json_key(&w, "mode");
-    json_string(&w, engine_mode_name(o->sc.mode));
+    json_text(&w, engine_mode_name(o->sc.mode));
     json_key(&w, "gpus");
     json_number(&w, o->sc.gpus);
     json_key(&w, "rank");
-    json_string(&w, engine_rank_name(o->rank));
+    json_text(&w, engine_rank_name(o->rank));
     json_key(&w, "runtime");
-    json_string(&w, engine_runtime_name(o->sc.serving.runtime));
+    json_text(&w, engine_runtime_name(o->sc.serving.runtime));
     json_key(&w, "candidates");
     json_number(&w, (double)n);
     json_key(&w, "all_candidates");
@@ -124,19 +124,19 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
         json_key(&w, "varies");
         json_begin_array(&w);
         if (o->knobs_free & ENGINE_KNOB_ZERO)
-            json_string(&w, "zero");
+            json_text(&w, "zero");
         if (o->knobs_free & ENGINE_KNOB_SEQUENCE_PARALLEL)
-            json_string(&w, "sequence_parallel");
+            json_text(&w, "sequence_parallel");
         if (o->knobs_free & ENGINE_KNOB_RECOMPUTE)
-            json_string(&w, "recompute");
+            json_text(&w, "recompute");
         if (o->knobs_free & ENGINE_KNOB_CP)
-            json_string(&w, "cp");
+            json_text(&w, "cp");
         json_end_array(&w);
     }
     json_key(&w, "warnings");
     json_begin_array(&w);
     for (size_t i = 0; i < notes->n; i++)
-        json_string(&w, notes->text[i]);
+        json_text(&w, notes->text[i]);
     json_end_array(&w);
     json_key(&w, "layouts");
     json_begin_array(&w);
@@ -158,7 +158,7 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
             json_key(&w, "sequence_parallel");
             json_bool(&w, v[i].sequence_parallel);
             json_key(&w, "recompute");
-            json_string(&w, engine_recompute_name(v[i].recompute));
+            json_text(&w, engine_recompute_name(v[i].recompute));
             json_key(&w, "micro_batches");
             json_number(&w, v[i].micro_batches);
         }
@@ -166,9 +166,9 @@ static void search_json(FILE *f, const struct options *o, const struct search_on
         json_bool(&w, v[i].fits);
         json_key(&w, "rejected");
         if (v[i].reject == ENGINE_REJECT_NONE)
-            json_null(&w);
+            json_none(&w);
         else
-            json_string(&w, engine_reject_text(v[i].reject));
+            json_text(&w, engine_reject_text(v[i].reject));
         json_key(&w, "memory_total");
         json_number(&w, v[i].memory_total);
         json_key(&w, "tokens_per_s");

@@ -151,6 +151,8 @@ int cmd_lesson(int argc, char **argv);
 /* Measure and quantize (tui/measure.c, tui/quantize.c). */
 int cmd_measure(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
+/* Benchmark a running inference server (tui/bench.c). */
+int cmd_bench(int argc, char **argv);
 /* The interactive explorer (tui/app.c). */
 int tui_main(int argc, char **argv);
 

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -401,7 +402,9 @@ static int mtable(struct tui_pen *p, int line) {
     size_t total = 0, shown = 0;
     for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++)
         total += tui_measure_find(m, mtests[i].id) != NULL;
-    int room = p->ih - 1 - line - mlegend_lines(p, p->ih - 1 - line);
+    /* the runtime row (r), when it runs or ran, below the kernels' rows */
+    int rt = m->rt.status != TUI_MEASURE_IDLE;
+    int room = p->ih - 1 - line - rt - mlegend_lines(p, p->ih - 1 - line - rt);
     size_t fit = room < 0 ? 0 : (size_t)room;
     if (total > fit)
         fit = fit > 0 ? fit - 1 : 0;
@@ -648,6 +651,44 @@ static int mallreduce(struct tui_pen *p, int line) {
     return line;
 }
 
+/* The runtime row (r): a running server's decode and time to first token
+ * beside the prediction, like the kernel rows; the longest form that fits. */
+static void mruntime(struct tui_pen *p, int line) {
+    const struct tui_measure_runtime *rt = &p->st->measure.rt;
+    char f[4][320], buf[320], d[32], pd[32], ra[32], t[32], pt[32];
+    if (rt->status == TUI_MEASURE_IDLE)
+        return;
+    int x = tui_pen_field(p, line, 0, TUI_F_MEASURE, _("runtime"));
+    x++;
+    if (rt->status == TUI_MEASURE_RUNNING) {
+        snprintf(buf, sizeof(buf), _("benchmarking %s (%.0f%%)"), rt->url, 100 * rt->fraction);
+        tui_pen_text(p, line, x, TUI_ROLE_WARN, buf);
+        return;
+    }
+    if (rt->status == TUI_MEASURE_FAILED) {
+        snprintf(buf, sizeof(buf), _("%s  (r retries)"), rt->error);
+        tui_pen_text(p, line, x, TUI_ROLE_BAD, buf);
+        return;
+    }
+    report_number(rt->decode, d, sizeof(d));
+    report_number(rt->predicted_decode, pd, sizeof(pd));
+    report_ratio(rt->decode / rt->predicted_decode, ra, sizeof(ra));
+    report_seconds(rt->ttft_s, t, sizeof(t));
+    report_seconds(rt->predicted_ttft_s, pt, sizeof(pt));
+    snprintf(f[0], sizeof(f[0]),
+             _("%s (%s, %s on %s): decode %s tok/s, predicted %s (%s); first token %s, "
+               "predicted %s"),
+             rt->server_model, rt->runtime, rt->model, rt->device, d, pd, ra, t, pt);
+    snprintf(f[1], sizeof(f[1]),
+             _("%s: decode %s tok/s, predicted %s (%s); first token %s, predicted %s"),
+             rt->runtime, d, pd, ra, t, pt);
+    snprintf(f[2], sizeof(f[2]), _("decode %s tok/s, predicted %s (%s); TTFT %s"), d, pd, ra, t);
+    snprintf(f[3], sizeof(f[3]), _("%s tok/s, predicted %s"), d, pd);
+    const char *cand[] = {f[0], f[1], f[2], f[3]};
+    mfit(buf, sizeof(buf), p->iw - x, cand, 4);
+    tui_pen_text(p, line, x, TUI_ROLE_VALUE, buf);
+}
+
 /* The key hints or the last note on a content line. */
 static void mhints(struct tui_pen *p, int line) {
     const struct tui_measure *m = &p->st->measure;
@@ -769,9 +810,13 @@ void tui_draw_measure(struct tui_pen *p) {
         tui_pen_text(
             p, 1, 0, TUI_ROLE_DIM,
             _("(quick: copy, read, FP16 GEMV, W8A16/W4A16, error lab; `vramlab measure` for all)"));
-        if (p->ih > 3 && !m->note[0])
+        if (p->ih > 3 && m->rt.status != TUI_MEASURE_IDLE)
+            mruntime(p, 2);
+        else if (p->ih > 3 && !m->note[0])
             tui_pen_text(p, 2, 0, TUI_ROLE_DIM,
-                         _("x (Tab here): the all-reduce, NCCL over this machine's GPUs"));
+                         getenv("VRAMLAB_BENCH_URL")
+                             ? _("r (Tab here): benchmark the server at $VRAMLAB_BENCH_URL")
+                             : _("x (Tab here): the all-reduce, NCCL over this machine's GPUs"));
         if (p->ih > 3)
             mhints(p, p->ih - 1);
         return;
@@ -830,8 +875,10 @@ void tui_draw_measure(struct tui_pen *p) {
                 mdevice(p, line++);
             mscenario(p, line++);
         }
-        int legend = mlegend_lines(p, p->ih - 1 - line);
+        int legend = mlegend_lines(p, p->ih - 1 - line - (m->rt.status != TUI_MEASURE_IDLE));
         line = mtable(p, line);
+        if (m->rt.status != TUI_MEASURE_IDLE && line < p->ih - 1)
+            mruntime(p, line++);
         line = mlegend(p, line, legend);
     }
     if (line < p->ih)

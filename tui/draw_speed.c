@@ -297,7 +297,8 @@ void tui_draw_speed(struct tui_pen *p) {
     tui_pen_text(p, 5, 0, TUI_ROLE_DIM, buf);
 }
 
-/* A short SI figure for an axis: "989T", "1.2P", "45G". */
+/* A short SI figure for an axis: "989T", "1.2P" ("1,2P" in es_ES: the
+ * digits through the one formatter, in the reader's decimal mark). */
 static void si_short(double v, char *buf, size_t len) {
     static const char *const sfx[] = {"", "k", "M", "G", "T", "P", "E"};
     int i = 0;
@@ -305,7 +306,9 @@ static void si_short(double v, char *buf, size_t len) {
         v /= 1000;
         i++;
     }
-    snprintf(buf, len, v < 10 ? "%.1f%s" : "%.0f%s", v, sfx[i]);
+    char num[24];
+    engine_format_fixed(i18n_numfmt(false), v, v < 10 ? 1 : 0, num, sizeof(num));
+    snprintf(buf, len, "%s%s", num, sfx[i]);
 }
 
 /* A dot canvas: UTF-8 braille (2x4 per cell) or ASCII (1x2 per cell). */

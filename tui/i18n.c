@@ -29,6 +29,7 @@
 static char i18n_point[8] = ".";
 static char i18n_sep[8] = ",";
 static char i18n_space[8] = " ";
+static char i18n_num_lang[8] = "en"; /* the language of LC_NUMERIC's locale */
 
 /* gettext for the formatter's unit words. */
 static const char *i18n_translate(const char *msgid) {
@@ -70,6 +71,11 @@ void i18n_init(const char *argv0) {
     const char *codeset = nl_langinfo(CODESET);
     if (codeset && (!strcmp(codeset, "UTF-8") || !strcmp(codeset, "utf8")))
         snprintf(i18n_space, sizeof(i18n_space), "\xc2\xa0");
+    const char *num = setlocale(LC_NUMERIC, NULL);
+    if (num && strcmp(num, "C") && strcmp(num, "POSIX") && strncmp(num, "C.", 2)) {
+        size_t k = strcspn(num, "_.@");
+        snprintf(i18n_num_lang, sizeof(i18n_num_lang), "%.*s", (int)(k < 7 ? k : 7), num);
+    }
     setlocale(LC_NUMERIC, "C");
 #ifdef ENABLE_NLS
     const char *dir = VRAMLAB_LOCALEDIR;
@@ -93,6 +99,14 @@ const struct engine_numfmt *i18n_numfmt(bool binary) {
     p->binary = binary;
     p->point = i18n_point;
     p->group = i18n_sep;
+    /* --lang chose a language other than the locale's: its marks too, as a
+     * reader of that language writes numbers (es: 1.234,5; en: 1,234.5). */
+    const char *forced = getenv("VRAMLAB_LANG");
+    if (forced && *forced && strncmp(forced, i18n_num_lang, 2) != 0) {
+        bool es = !strncmp(forced, "es", 2);
+        p->point = es ? "," : ".";
+        p->group = es ? "." : ",";
+    }
     p->space = i18n_space;
     p->translate = i18n_translate;
     return p;

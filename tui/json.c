@@ -87,7 +87,7 @@ void json_key(struct json_writer *w, const char *key) {
 }
 
 /* Write a string value. */
-void json_string(struct json_writer *w, const char *s) {
+void json_text(struct json_writer *w, const char *s) {
     json_before_item(w);
     if (s)
         json_write_string(w->f, s);
@@ -110,7 +110,7 @@ void json_bool(struct json_writer *w, bool v) {
 }
 
 /* Write null. */
-void json_null(struct json_writer *w) {
+void json_none(struct json_writer *w) {
     json_before_item(w);
     fputs("null", w->f);
 }

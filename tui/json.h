@@ -6,6 +6,10 @@
  * double, so nothing is rounded for display. NaN and infinities become null
  * (JSON has no such numbers; in vramlab NaN means "does not apply").
  * Output is indented two spaces per level, one member per line.
+ *
+ * The values' writers are json_text and json_none, not json_string and
+ * json_null: vramlab links jansson (the JSON it reads), whose functions of
+ * those names ours would silently replace, in jansson's own calls too.
  */
 #ifndef VRAMLAB_JSON_H
 #define VRAMLAB_JSON_H
@@ -32,10 +36,10 @@ void json_end_array(struct json_writer *w);
 /* Write a member name inside an object; the next call writes its value. */
 void json_key(struct json_writer *w, const char *key);
 /* Values. */
-void json_string(struct json_writer *w, const char *s);
+void json_text(struct json_writer *w, const char *s);
 void json_number(struct json_writer *w, double v);
 void json_bool(struct json_writer *w, bool v);
-void json_null(struct json_writer *w);
+void json_none(struct json_writer *w);
 
 /* Format a number as json_number writes it ("null" for NaN) into buf. */
 void json_format_number(double v, char *buf, size_t len);

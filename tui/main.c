@@ -30,6 +30,7 @@ static const struct command commands[] = {
     {"search", cmd_search, N_("rank the (tp, pp, dp) layouts of --gpus N")},
     {"measure", cmd_measure, N_("predicted vs measured bandwidth and FLOP/s")},
     {"quantize", cmd_quantize, N_("quantize weights and report the error")},
+    {"bench", cmd_bench, N_("benchmark a running server (--url) against the prediction")},
     {"catalog", cmd_catalog, N_("list gpus, models, formats or systems")},
     {"import", cmd_import, N_("turn a Hugging Face config.json into a catalog entry")},
     {"lesson", cmd_lesson, N_("a lesson without a terminal: show, check, export")},

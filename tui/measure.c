@@ -52,6 +52,7 @@
 
 #include "kernels/probe_options.h"
 #include "tui/commands.h"
+#include "tui/cpu_device.h"
 #include "tui/measure_run.h"
 #include "tui/probe_client.h"
 #include "tui/report.h"
@@ -83,10 +84,6 @@ static const struct {
 /* Usage text. */
 static void measure_usage(FILE *f) {
     fputs("usage: vramlab measure [--device cpu|cuda|cuda:N] [--quick] [--tests LIST]\n"
-          "                       [--threads N] [--json] [--catalog FILE]\n"
-          "       vramlab measure --allreduce [--device cpu|cuda] [--sizes LIST]\n"
-          "                       [--dtypes fp32,bf16] [--iters N] [--deadline S]\n"
-          "                       [--mpirun CMD] [--json] [--catalog FILE]\n"
           "Runs vramlab-probe on this machine and prints predicted versus measured\n"
           "bandwidth and FLOP/s. The probe is found through $VRAMLAB_PROBE, the build\n"
           "tree, or " VRAMLAB_PKGLIBEXECDIR ".\n"
@@ -100,12 +97,16 @@ static void measure_usage(FILE *f) {
           "\n"
           "--allreduce: NCCL over this machine's GPUs (--device cuda), or with --mpirun\n"
           "one rank per process: --mpirun 'mpirun -n 4 --hostfile H' runs the probe\n"
-          "under that launcher (--device cpu: MPI_Allreduce on host buffers). Sizes\n"
-          "8 B to 1 GiB by 4 (--sizes 8,64K,1M or MIN-MAX[x2|x4]), FP32 and BF16 sums,\n"
-          "the median of at least 20 timed samples, algbw = bytes / t and busbw =\n"
-          "algbw x 2(n-1)/n as nccl-tests defines them, beside the engine's ring model;\n"
-          "the fit t = alpha + bytes / beta calibrates a plan (plan --measured-allreduce\n"
-          "FILE with this command's --json).\n",
+          "under that launcher (--device cpu: MPI_Allreduce on host buffers). FP32 and\n"
+          "BF16 sums, each size's median time, algbw = bytes / t and busbw = algbw x\n"
+          "2(n-1)/n as nccl-tests defines them, beside the engine's ring model; the fit\n"
+          "t = alpha + bytes / beta calibrates a plan (plan --measured-allreduce FILE\n"
+          "with this command's --json).\n"
+          "By default 8 B to 1 GiB by 8, each size's timed samples within --budget\n"
+          "seconds (default 1: 5 to --iters samples), the sizes above one that\n"
+          "outruns it left out (its note says so): about a minute on a 2-core host.\n"
+          "--full: 8 B to 1 GiB by 4, --iters samples (default 20) of every size, as\n"
+          "before (minutes on a host). --sizes 8,64K,1M or MIN-MAX[x2|x4|x8|x16].\n",
           f);
 }
 
@@ -458,12 +459,17 @@ static void print_allreduce(const struct measure_run *m) {
                probe_json_bool(r, "verified", false) ? "yes" : "NO", report_pad(te, 10), te,
                report_pad(tf, 11), tf, ratio);
     }
+    /* each note once (a one-GPU note is on every size; a budget's on the
+     * last size of each type) */
     for (size_t i = 0; i < m->n_ar; i++) {
         const char *note = probe_json_str(&m->ar[i], "note");
-        if (note && *note) {
-            printf("note: %s\n", note);
-            break;
+        bool seen = false;
+        for (size_t k = 0; k < i && note && !seen; k++) {
+            const char *o = probe_json_str(&m->ar[k], "note");
+            seen = o && !strcmp(o, note);
         }
+        if (note && *note && !seen)
+            printf("note: %s\n", note);
     }
     struct measure_ar_fit fits[8];
     size_t nf = 0;
@@ -658,6 +664,23 @@ static bool tests_list_ok(const char *list) {
 }
 
 /* `vramlab measure`. */
+/* A complete run on the CPU: saved for --device cpu (tui/cpu_device.c). */
+static void measure_save_cpu(const struct measure_run *m, const struct engine_gpu *g,
+                             const struct catalog_cpu *cpu) {
+    const char *backend = m->have_device ? probe_json_str(&m->device, "backend") : NULL;
+    char *buf = NULL, err[300];
+    size_t len = 0;
+    if (!backend || strcmp(backend, "cpu") != 0 || m->n_results == 0)
+        return;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    measure_run_json(f, m, g, cpu);
+    if (fclose(f) == 0 && cpu_device_save(buf, len, err, sizeof err) != 0)
+        fprintf(stderr, "vramlab measure: not saved for --device cpu: %s\n", err);
+    free(buf);
+}
+
 /* What `vramlab measure` takes: the probe's options (passed on to it),
  * then its own. */
 enum { MEASURE_OPT_JSON = PROBE_OPT_BUILD_INFO, MEASURE_OPT_MPIRUN, MEASURE_OPT_CATALOG,
@@ -669,7 +692,7 @@ struct measure_args {
     const char *args[32]; /* the probe's */
     size_t na;
     const char *mpirun, *catalog;
-    bool json, allreduce, help, bad_tests, full;
+    bool json, allreduce, help, bad_tests, too_many;
     const char *tests;
 };
 
@@ -677,7 +700,7 @@ struct measure_args {
 static int measure_visit(void *ctx, int i, const char *v) {
     struct measure_args *a = ctx;
     if (a->na + 3 > sizeof a->args / sizeof a->args[0]) {
-        a->full = true;
+        a->too_many = true;
         return 1;
     }
     switch (i) {
@@ -700,6 +723,9 @@ static int measure_visit(void *ctx, int i, const char *v) {
         return 0;
     case PROBE_OPT_QUICK:
         a->args[a->na++] = "--quick";
+        return 0;
+    case PROBE_OPT_FULL:
+        a->args[a->na++] = "--full";
         return 0;
     case PROBE_OPT_TESTS:
         if (!tests_list_ok(v)) {
@@ -741,7 +767,7 @@ int cmd_measure(int argc, char **argv) {
         argv_error_value(&spec, uerr, sizeof uerr, "tests",
                          "a comma-separated list of tests (see --help)", ma.tests);
         scan = -1;
-    } else if (ma.full) {
+    } else if (ma.too_many) {
         snprintf(uerr, sizeof uerr, "too many options");
         scan = -1;
     }
@@ -846,6 +872,8 @@ int cmd_measure(int argc, char **argv) {
         measure_run_json(stdout, m, g, cpu);
     else
         measure_print_text(m, g, cpu);
+    if (!allreduce && !m->failed && !m->truncated)
+        measure_save_cpu(m, g, cpu);
     rc = VRAMLAB_EXIT_OK;
     if (m->failed || m->truncated) {
         const char *msg =

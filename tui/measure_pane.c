@@ -6,12 +6,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tui/cpu_device.h"
 #include "tui/i18n.h"
 #include "tui/measure_model.h"
 #include "tui/measure_pane.h"
@@ -85,6 +87,8 @@ static void mpane_start(struct tui_mpane *mp, struct tui_state *st, const char *
     mpane_say(st);
 }
 
+static void mpane_rt_start(struct tui_mpane *mp, struct tui_state *st);
+
 /* Whether an error event means "no GPU here" (then the CPU is measured). */
 static bool mpane_no_gpu(const struct probe_event *ev) {
     static const char *const codes[] = {"no-cuda", "no-driver", "no-device", "driver-too-old"};
@@ -93,6 +97,21 @@ static bool mpane_no_gpu(const struct probe_event *ev) {
         if (strcmp(c, codes[i]) == 0)
             return true;
     return false;
+}
+
+/* A CPU run, saved for --device cpu (tui/cpu_device.c): the same object
+ * as `vramlab measure --json`. */
+static void mpane_save_cpu(struct tui_mpane *mp, struct tui_state *st) {
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    measure_run_json(f, &mp->run, st->measure.match, st->measure.cpu);
+    if (fclose(f) == 0 && cpu_device_save(buf, len, err, sizeof(err)) != 0)
+        snprintf(st->measure.note, sizeof(st->measure.note), _("not saved for --device cpu: %.100s"),
+                 err);
+    free(buf);
 }
 
 /* Read what the probe wrote; at EOF reap it and settle the status. */
@@ -159,6 +178,11 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
     }
     if (rc == 0 && !m->error[0] && (m->n_rows > 0 || m->n_lab > 0 || m->ar.n > 0)) {
         m->status = TUI_MEASURE_DONE;
+        if (mp->on_cpu && !mp->ar_run)
+            mpane_save_cpu(mp, st); /* for --device cpu and the GPU picker */
+        const char *url = getenv("VRAMLAB_BENCH_URL");
+        if (!mp->ar_run && url && *url)
+            mpane_rt_start(mp, st); /* then the server, as r would */
     } else {
         m->status = TUI_MEASURE_FAILED;
         if (!m->error[0])
@@ -168,8 +192,119 @@ static unsigned mpane_read(struct tui_mpane *mp, struct tui_state *st) {
     return TUI_DIRTY_REPAINT;
 }
 
+static unsigned mpane_poll_probe(struct tui_mpane *mp, struct tui_state *st);
+
+/* ---- the runtime row: vramlab bench --events in a child ------------------ */
+
+/* Start the bench of the server at m->rt.url (or $VRAMLAB_BENCH_URL). */
+static void mpane_rt_start(struct tui_mpane *mp, struct tui_state *st) {
+    struct tui_measure_runtime *rt = &st->measure.rt;
+    const char *url = getenv("VRAMLAB_BENCH_URL");
+    char self[1024], err[256];
+    if (mp->rt_running)
+        return;
+    if (!url || !*url) {
+        snprintf(st->measure.note, sizeof(st->measure.note), "%s",
+                 _("r: start vramlab with VRAMLAB_BENCH_URL=http://HOST:PORT of a running "
+                   "server (llama-server, vLLM, Ollama)"));
+        return;
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) {
+        snprintf(rt->error, sizeof(rt->error), "%s", _("cannot find this program to run bench"));
+        rt->status = TUI_MEASURE_FAILED;
+        return;
+    }
+    self[n] = '\0';
+    memset(rt, 0, sizeof(*rt));
+    snprintf(rt->url, sizeof(rt->url), "%s", url);
+    /* a short load: one request at a time, the prediction for the
+     * scenario's GPU */
+    const char *args[16] = {"bench", "--events", "--url", rt->url, "--concurrency", "1",
+                            "--repetitions", "2", "--warmup", "1", "--prompt", "64",
+                            "--max-tokens", "32"};
+    int k = 14;
+    char gpu[ENGINE_ID_MAX + 8];
+    if (st->opt.sc.gpu.cpu) { /* this machine's CPU: its saved rates */
+        args[k++] = "--device=cpu";
+    } else if (!st->opt.gpu_custom && st->opt.sc.gpu.id[0]) {
+        snprintf(gpu, sizeof(gpu), "--gpu=%s", st->opt.sc.gpu.id);
+        args[k++] = gpu;
+    }
+    args[k] = NULL;
+    if (probe_client_start(&mp->rtc, self, args, err, sizeof(err)) != 0) {
+        snprintf(rt->error, sizeof(rt->error), "%.150s", err);
+        rt->status = TUI_MEASURE_FAILED;
+        return;
+    }
+    mp->rt_running = true;
+    rt->status = TUI_MEASURE_RUNNING;
+}
+
+/* Read the bench's lines; at its end settle the row. */
+static unsigned mpane_rt_read(struct tui_mpane *mp, struct tui_state *st) {
+    static struct probe_event ev;
+    struct tui_measure_runtime *rt = &st->measure.rt;
+    unsigned dirty = 0;
+    for (bool more = true; more;) {
+        while (probe_client_next(&mp->rtc, &ev) > 0) {
+            dirty = TUI_DIRTY_REPAINT;
+            const struct probe_json *j = &ev.j;
+            if (ev.kind == PROBE_EV_PROGRESS) {
+                rt->fraction = probe_json_num(j, "fraction", rt->fraction);
+            } else if (ev.kind == PROBE_EV_RESULT && probe_json_num(j, "concurrency", 0) == 1) {
+                snprintf(rt->server_model, sizeof(rt->server_model), "%s",
+                         measure_str_or(probe_json_str(j, "server_model"), "?"));
+                snprintf(rt->model, sizeof(rt->model), "%s",
+                         measure_str_or(probe_json_str(j, "model"), "?"));
+                snprintf(rt->device, sizeof(rt->device), "%s",
+                         measure_str_or(probe_json_str(j, "device"), "?"));
+                snprintf(rt->runtime, sizeof(rt->runtime), "%s",
+                         measure_str_or(probe_json_str(j, "runtime"), "?"));
+                rt->ttft_s = probe_json_num(j, "ttft_s", NAN);
+                rt->predicted_ttft_s = probe_json_num(j, "predicted_ttft_s", NAN);
+                rt->decode = probe_json_num(j, "decode_tokens_per_s", NAN);
+                rt->predicted_decode = probe_json_num(j, "predicted_decode_tokens_per_s", NAN);
+            } else if (ev.kind == PROBE_EV_ERROR) {
+                snprintf(rt->error, sizeof(rt->error), "%.150s",
+                         measure_str_or(probe_json_str(j, "message"), "?"));
+            }
+        }
+        more = !mp->rtc.eof && probe_client_read(&mp->rtc) > 0;
+    }
+    if (!mp->rtc.eof)
+        return dirty;
+    int rc = probe_client_finish(&mp->rtc);
+    mp->rt_running = false;
+    if (rt->error[0] || !isfinite(rt->decode)) {
+        if (!rt->error[0])
+            snprintf(rt->error, sizeof(rt->error), _("vramlab bench exited with status %d"), rc);
+        rt->status = TUI_MEASURE_FAILED;
+    } else {
+        rt->status = TUI_MEASURE_DONE;
+    }
+    return TUI_DIRTY_REPAINT;
+}
+
 /* Start, cancel and read the probe as st->measure asks. */
 unsigned tui_mpane_poll(struct tui_mpane *mp, struct tui_state *st) {
+    unsigned dirty = 0;
+    if (mp->rt_running && st->measure.cancel_request && !mp->running) {
+        probe_client_cancel(&mp->rtc, 200);
+        mp->rt_running = false;
+        st->measure.cancel_request = false;
+        st->measure.rt.status = TUI_MEASURE_FAILED;
+        snprintf(st->measure.rt.error, sizeof(st->measure.rt.error), "%s",
+                 _("cancelled (r measures again)"));
+        return TUI_DIRTY_REPAINT;
+    }
+    if (mp->rt_running)
+        dirty |= mpane_rt_read(mp, st);
+    return dirty | mpane_poll_probe(mp, st);
+}
+
+/* Start, cancel and read the probe as st->measure asks. */
+static unsigned mpane_poll_probe(struct tui_mpane *mp, struct tui_state *st) {
     struct tui_measure *m = &st->measure;
     if (tui_measure_recheck_calibration(m, &st->opt.sc)) {
         snprintf(st->message, sizeof(st->message), "%s", m->note);
@@ -199,6 +334,9 @@ void tui_mpane_stop(struct tui_mpane *mp) {
     if (mp->running)
         probe_client_cancel(&mp->pc, 200);
     mp->running = false;
+    if (mp->rt_running)
+        probe_client_cancel(&mp->rtc, 200);
+    mp->rt_running = false;
     measure_run_free(&mp->run);
 }
 
@@ -330,6 +468,10 @@ bool tui_mpane_key(struct tui_mpane *mp, struct tui_state *st, int key, unsigned
         } else {
             m->lab_view = true;
         }
+        *dirty = TUI_DIRTY_REPAINT;
+        return true;
+    case 'r':
+        mpane_rt_start(mp, st);
         *dirty = TUI_DIRTY_REPAINT;
         return true;
     case 'x':

@@ -24,6 +24,13 @@
  * rank has nothing to reduce: `vramlab measure --allreduce --mpirun`),
  * and a in the all-reduce view calibrates the scenario's links and
  * latency from its fit (again: the figures before).
+ *
+ * r benchmarks the inference server at $VRAMLAB_BENCH_URL (llama-server,
+ * vLLM, Ollama; m does too after the kernels when it is set): this
+ * program's own `vramlab bench --events` in a child process, read like
+ * the probe (probe_client), its predictions for the scenario's GPU (or
+ * this machine's CPU, --device cpu, when the scenario's device is it); the
+ * runtime row shows measured decode and time to first token beside them.
  */
 #ifndef VRAMLAB_TUI_MEASURE_PANE_H
 #define VRAMLAB_TUI_MEASURE_PANE_H
@@ -48,6 +55,8 @@ struct tui_mpane {
     bool retry_a16;         /* the probe refused w8a8: run again without the A8 tests */
     bool ar_run;            /* this run is the all-reduce (x) */
     struct measure_run run; /* the last run's events, for w */
+    struct probe_client rtc; /* r: vramlab bench --events */
+    bool rt_running;
 };
 
 /* Start, cancel and read the probe as st->measure asks; returns dirty

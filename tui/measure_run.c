@@ -238,7 +238,9 @@ int measure_progress_text(const struct probe_json *ev, char *buf, size_t len) {
            n = probe_json_num(ev, "count", 0), eta = probe_json_num(ev, "eta_seconds", NAN);
     f = f < 0 ? 0 : f > 1 ? 1 : f;
     int k;
-    if (i >= 1 && n >= i)
+    if (i >= 1 && n >= i && strcmp(t, "allreduce") == 0) /* its steps are sizes */
+        k = snprintf(buf, len, "all-reduce, size %.0f of %.0f, %3.0f%%", i, n, 100 * f);
+    else if (i >= 1 && n >= i)
         k = snprintf(buf, len, "test %.0f of %.0f, %.40s, %3.0f%%", i, n, t, 100 * f);
     else
         k = snprintf(buf, len, "%.40s %3.0f%%", t, 100 * f);
@@ -277,7 +279,7 @@ static void json_members(struct json_writer *w, const struct probe_json *j, cons
         json_key(w, f->key);
         switch (f->type) {
         case PROBE_JSON_STR:
-            json_string(w, f->str);
+            json_text(w, f->str);
             break;
         case PROBE_JSON_NUM:
             json_number(w, f->num);
@@ -286,7 +288,7 @@ static void json_members(struct json_writer *w, const struct probe_json *j, cons
             json_bool(w, f->b);
             break;
         default:
-            json_null(w);
+            json_none(w);
             break;
         }
     }
@@ -334,26 +336,26 @@ static void json_here(struct json_writer *w, const struct measure_run *m,
     enum measure_cpu_kind k = measure_cpu_kind(cpu, virt);
     json_begin_object(w);
     json_key(w, "device");
-    json_string(w, measure_str_or(probe_json_str(&m->device, "name"), "?"));
+    json_text(w, measure_str_or(probe_json_str(&m->device, "name"), "?"));
     json_key(w, "catalog_cpu_id");
     if (cpu)
-        json_string(w, cpu->id);
+        json_text(w, cpu->id);
     else
-        json_null(w);
+        json_none(w);
     json_key(w, "virtual");
     if (virt < 0)
-        json_null(w);
+        json_none(w);
     else
         json_bool(w, virt == 1);
     json_key(w, "isa");
     if (probe_json_str(&m->device, "isa"))
-        json_string(w, probe_json_str(&m->device, "isa"));
+        json_text(w, probe_json_str(&m->device, "isa"));
     else
-        json_null(w);
+        json_none(w);
     json_key(w, "comparison");
-    json_string(w, measure_cpu_word(k));
+    json_text(w, measure_cpu_word(k));
     json_key(w, "message");
-    json_string(w, measure_cpu_phrase(k));
+    json_text(w, measure_cpu_phrase(k));
     json_key(w, "ceiling_bytes_per_s");
     json_number(w, c);
     double sheet = k == MEASURE_CPU_KNOWN ? cpu->bandwidth_bytes_per_s : NAN;
@@ -375,9 +377,9 @@ static void json_here(struct json_writer *w, const struct measure_run *m,
         double bw = run_rate(m, t);
         json_begin_object(w);
         json_key(w, "weights");
-        json_string(w, widths[i].weights);
+        json_text(w, widths[i].weights);
         json_key(w, "test");
-        json_string(w, t);
+        json_text(w, t);
         json_key(w, "nearest");
         json_bool(w, nearest);
         json_key(w, "bytes_per_s");
@@ -398,9 +400,9 @@ static void json_here(struct json_writer *w, const struct measure_run *m,
             continue;
         json_begin_object(w);
         json_key(w, "weights");
-        json_string(w, a8[i].weights);
+        json_text(w, a8[i].weights);
         json_key(w, "test");
-        json_string(w, a8[i].test);
+        json_text(w, a8[i].test);
         json_key(w, "nearest");
         json_bool(w, false);
         json_key(w, "bytes_per_s");
@@ -435,17 +437,17 @@ void measure_run_json(FILE *f, const struct measure_run *m, const struct engine_
         json_members(&w, &m->device, NULL);
         json_key(&w, "catalog_id");
         if (g)
-            json_string(&w, g->id);
+            json_text(&w, g->id);
         else
-            json_null(&w);
+            json_none(&w);
         json_key(&w, "catalog_cpu_id");
         if (on_cpu && cpu)
-            json_string(&w, cpu->id);
+            json_text(&w, cpu->id);
         else
-            json_null(&w);
+            json_none(&w);
         json_end_object(&w);
     } else {
-        json_null(&w);
+        json_none(&w);
     }
     json_key(&w, "copy_bytes_per_s");
     json_number(&w, measure_copy_c(m));
@@ -548,18 +550,18 @@ void measure_run_json(FILE *f, const struct measure_run *m, const struct engine_
     if (on_cpu)
         json_here(&w, m, cpu);
     else
-        json_null(&w);
+        json_none(&w);
     json_key(&w, "error");
     if (m->failed || m->truncated) {
         json_begin_object(&w);
         json_key(&w, "message");
-        json_string(&w,
+        json_text(&w,
                     m->error[0] ? m->error : "the probe's output ended in the middle of a line");
         json_key(&w, "code");
-        json_string(&w, m->error_code[0] ? m->error_code : "truncated");
+        json_text(&w, m->error_code[0] ? m->error_code : "truncated");
         json_end_object(&w);
     } else {
-        json_null(&w);
+        json_none(&w);
     }
     json_key(&w, "complete");
     json_bool(&w, !m->failed && !m->truncated);

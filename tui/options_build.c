@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "tui/cpu_device.h"
 #include "tui/i18n.h"
 #include "tui/measure_ar.h"
 #include "tui/options_internal.h"
@@ -375,6 +376,46 @@ static int opt_system(const struct options_given *s, const struct catalog *cat, 
     return 0;
 }
 
+/* --device cpu: this machine's CPU with its measured rates (saved by
+ * vramlab measure --device cpu, else measured now); one device, so no
+ * --gpu, --system or --gpus with it. The kernels with 8-bit activations
+ * stand for the runtimes that run them (llama.cpp, Ollama; also the
+ * default, as the runtime a CPU is served with). */
+static int opt_device(const struct options_given *s, struct options *o) {
+    struct cpu_device d;
+    char err[512];
+    const char *v = s->val[PARAM_DEVICE];
+    if (strcmp(v, "cpu") != 0) {
+        opt_error("--device: expected cpu (a GPU is --gpu ID), found '%s'", v);
+        return VRAMLAB_EXIT_USAGE;
+    }
+    static const enum param_id other[] = {PARAM_GPU, PARAM_SYSTEM, PARAM_GPU_MEMORY,
+                                          PARAM_GPU_BANDWIDTH, PARAM_GPU_FLOPS};
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+        if (s->set[other[i]]) {
+            opt_error("--device cpu and --%s: one device (the CPU's figures are measured)",
+                      param_info(other[i])->name);
+            return VRAMLAB_EXIT_USAGE;
+        }
+    static const enum param_id layout[] = {PARAM_GPUS, PARAM_TP, PARAM_PP, PARAM_DP, PARAM_CP};
+    for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]); i++)
+        if (s->set[layout[i]] && strcmp(s->val[layout[i]], "1") != 0) {
+            opt_error("--device cpu is one device: --%s %s does not apply",
+                      param_info(layout[i])->name, s->val[layout[i]]);
+            return VRAMLAB_EXIT_USAGE;
+        }
+    /* the runtimes that run 8-bit activations on a CPU (llama.cpp, Ollama) */
+    const char *rt = s->set[PARAM_RUNTIME] ? s->val[PARAM_RUNTIME] : "llama.cpp";
+    bool a8 = strncmp(rt, "vllm", 4) != 0 && strcmp(rt, "plain") != 0 &&
+              strncmp(rt, "sglang", 6) != 0 && strncmp(rt, "trtllm", 6) != 0;
+    if (cpu_device_get(&d, a8, err, sizeof(err)) != 0) {
+        fprintf(stderr, "vramlab: --device cpu: %s\n", err);
+        return VRAMLAB_EXIT_DEVICE;
+    }
+    cpu_device_gpu(&d, &o->sc.gpu);
+    return 0;
+}
+
 /* Choose the GPU (catalog or custom) and apply --gpu-* overrides. The
  * values are checked first, so a bad unit is reported before a missing
  * companion flag. */
@@ -385,6 +426,8 @@ int opt_gpu(const struct options_given *s, const struct catalog *cat, struct opt
 
     if (opt_gpu_values(s, &mem, &bw, &fl) != 0)
         return VRAMLAB_EXIT_USAGE;
+    if (s->set[PARAM_DEVICE]) /* this machine's CPU (issue 26) */
+        return opt_device(s, o);
     int rc = opt_system(s, cat, o);
     if (rc != 0)
         return rc;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,246 +23,69 @@
 
 /* ---- the JSON line parser ----------------------------------------------- */
 
-struct jp {
-    const char *s, *end;
-    char *err;
-    size_t errlen;
-};
-
-/* Skip JSON whitespace. */
-static void jp_ws(struct jp *p) {
-    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\r' || *p->s == '\n'))
-        p->s++;
+/* Copy s into a field's buffer, cut to cap - 1 bytes. */
+static void pj_copy(char *out, size_t cap, const char *s, size_t n) {
+    if (cap == 0)
+        return;
+    if (n > cap - 1)
+        n = cap - 1;
+    memcpy(out, s, n);
+    out[n] = 0;
 }
 
-/* Record an error at the current position; returns -1. */
-static int jp_fail(struct jp *p, const char *what, const char *start) {
-    snprintf(p->err, p->errlen, "%s at column %ld", what, (long)(p->s - start) + 1);
-    return -1;
-}
-
-/* Append the UTF-8 encoding of code point u to out (bounded). */
-static void put_utf8(char *out, size_t cap, size_t *n, unsigned u) {
-    unsigned char b[4];
-    size_t k;
-    if (u < 0x80) {
-        b[0] = (unsigned char)u;
-        k = 1;
-    } else if (u < 0x800) {
-        b[0] = (unsigned char)(0xc0 | (u >> 6));
-        b[1] = (unsigned char)(0x80 | (u & 0x3f));
-        k = 2;
-    } else if (u < 0x10000) {
-        b[0] = (unsigned char)(0xe0 | (u >> 12));
-        b[1] = (unsigned char)(0x80 | ((u >> 6) & 0x3f));
-        b[2] = (unsigned char)(0x80 | (u & 0x3f));
-        k = 3;
-    } else {
-        b[0] = (unsigned char)(0xf0 | (u >> 18));
-        b[1] = (unsigned char)(0x80 | ((u >> 12) & 0x3f));
-        b[2] = (unsigned char)(0x80 | ((u >> 6) & 0x3f));
-        b[3] = (unsigned char)(0x80 | (u & 0x3f));
-        k = 4;
-    }
-    for (size_t i = 0; i < k && *n + 1 < cap; i++)
-        out[(*n)++] = (char)b[i];
-}
-
-/* Four hex digits. */
-static int hex4(const char *s, unsigned *u) {
-    *u = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = s[i];
-        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
-                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-                                            : 16u;
-        if (d == 16)
-            return -1;
-        *u = *u * 16 + d;
-    }
-    return 0;
-}
-
-/* Parse a string at p->s (on the quote) into out (truncated to cap). */
-static int jp_string(struct jp *p, char *out, size_t cap, const char *start) {
-    size_t n = 0;
-    p->s++; /* opening quote */
-    while (p->s < p->end && *p->s != '"') {
-        char c = *p->s++;
-        if ((unsigned char)c < 0x20)
-            return jp_fail(p, "control character in a string", start);
-        if (c != '\\') {
-            if (n + 1 < cap)
-                out[n++] = c;
-            continue;
-        }
-        if (p->s >= p->end)
-            break;
-        char e = *p->s++;
-        unsigned u;
-        switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-            c = e;
-            break;
-        case 'b':
-            c = '\b';
-            break;
-        case 'f':
-            c = '\f';
-            break;
-        case 'n':
-            c = '\n';
-            break;
-        case 'r':
-            c = '\r';
-            break;
-        case 't':
-            c = '\t';
-            break;
-        case 'u':
-            if (p->end - p->s < 4 || hex4(p->s, &u) != 0)
-                return jp_fail(p, "bad \\u escape", start);
-            p->s += 4;
-            /* a surrogate pair becomes one code point; a lone one U+FFFD */
-            if (u >= 0xd800 && u < 0xdc00 && p->end - p->s >= 6 && p->s[0] == '\\' &&
-                p->s[1] == 'u') {
-                unsigned lo;
-                if (hex4(p->s + 2, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
-                    u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-                    p->s += 6;
-                }
-            }
-            if (u >= 0xd800 && u < 0xe000)
-                u = 0xfffd;
-            put_utf8(out, cap, &n, u);
-            continue;
-        default:
-            return jp_fail(p, "bad escape", start);
-        }
-        if (n + 1 < cap)
-            out[n++] = c;
-    }
-    if (p->s >= p->end)
-        return jp_fail(p, "unterminated string", start);
-    p->s++; /* closing quote */
-    if (cap)
-        out[n < cap ? n : cap - 1] = 0;
-    return 0;
-}
-
-/* Skip a nested array or object, keeping its raw text (truncated). */
-static int jp_nested(struct jp *p, char *out, size_t cap, const char *start) {
-    const char *b = p->s;
-    int depth = 0;
-    bool in_str = false;
-    for (; p->s < p->end; p->s++) {
-        char c = *p->s;
-        if (in_str) {
-            if (c == '\\')
-                p->s++;
-            else if (c == '"')
-                in_str = false;
-            continue;
-        }
-        if (c == '"')
-            in_str = true;
-        else if (c == '[' || c == '{')
-            depth++;
-        else if ((c == ']' || c == '}') && --depth == 0) {
-            p->s++;
-            size_t n = (size_t)(p->s - b);
-            n = n < cap - 1 ? n : cap - 1;
-            memcpy(out, b, n);
-            out[n] = 0;
-            return 0;
-        }
-    }
-    return jp_fail(p, "unterminated array or object", start);
-}
-
-/* Parse one JSON object with scalar (or raw nested) members. */
+/* Parse one JSON object (jansson) into the flat fields: scalars kept,
+ * nested arrays and objects as their compact text. */
 int probe_json_parse(const char *text, size_t len, struct probe_json *out, char *err,
                      size_t errlen) {
-    struct jp p = {text, text + len, err, errlen};
+    json_error_t e;
+    const char *key;
+    json_t *v;
     out->n = 0;
-    jp_ws(&p);
-    if (p.s >= p.end || *p.s != '{')
-        return jp_fail(&p, "expected '{'", text);
-    p.s++;
-    jp_ws(&p);
-    if (p.s < p.end && *p.s == '}') {
-        p.s++;
-        goto tail;
+    json_t *root = json_loadb(text, len, 0, &e);
+    if (!root) {
+        snprintf(err, errlen, "%s at column %d", e.text, e.column);
+        return -1;
     }
-    for (;;) {
-        jp_ws(&p);
-        if (p.s >= p.end || *p.s != '"')
-            return jp_fail(&p, "expected a member name", text);
-        struct probe_json_field scratch,
-            *f = out->n < PROBE_CLIENT_MAX_FIELDS ? &out->f[out->n] : &scratch;
+    if (!json_is_object(root)) {
+        snprintf(err, errlen, "expected '{' at column 1");
+        json_decref(root);
+        return -1;
+    }
+    json_object_foreach(root, key, v) {
+        if (out->n >= PROBE_CLIENT_MAX_FIELDS)
+            break;
+        struct probe_json_field *f = &out->f[out->n++];
         memset(f, 0, sizeof *f);
-        if (jp_string(&p, f->key, sizeof f->key, text) != 0)
-            return -1;
-        jp_ws(&p);
-        if (p.s >= p.end || *p.s != ':')
-            return jp_fail(&p, "expected ':'", text);
-        p.s++;
-        jp_ws(&p);
-        if (p.s >= p.end)
-            return jp_fail(&p, "expected a value", text);
-        char c = *p.s;
-        if (c == '"') {
+        pj_copy(f->key, sizeof f->key, key, strlen(key));
+        switch (json_typeof(v)) {
+        case JSON_STRING:
             f->type = PROBE_JSON_STR;
-            if (jp_string(&p, f->str, sizeof f->str, text) != 0)
-                return -1;
-        } else if (c == '{' || c == '[') {
-            f->type = PROBE_JSON_RAW;
-            if (jp_nested(&p, f->str, sizeof f->str, text) != 0)
-                return -1;
-        } else if (p.end - p.s >= 4 && memcmp(p.s, "true", 4) == 0) {
-            f->type = PROBE_JSON_BOOL;
-            f->b = true;
-            p.s += 4;
-        } else if (p.end - p.s >= 5 && memcmp(p.s, "false", 5) == 0) {
-            f->type = PROBE_JSON_BOOL;
-            p.s += 5;
-        } else if (p.end - p.s >= 4 && memcmp(p.s, "null", 4) == 0) {
-            f->type = PROBE_JSON_NULL;
-            p.s += 4;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            char num[64];
-            size_t k = 0;
-            while (p.s < p.end && k + 1 < sizeof num && strchr("+-0123456789.eE", *p.s) != NULL)
-                num[k++] = *p.s++;
-            num[k] = 0;
-            char *e;
+            pj_copy(f->str, sizeof f->str, json_string_value(v), json_string_length(v));
+            break;
+        case JSON_INTEGER:
+        case JSON_REAL:
             f->type = PROBE_JSON_NUM;
-            f->num = strtod(num, &e);
-            if (*e || k == 0)
-                return jp_fail(&p, "bad number", text);
-        } else {
-            return jp_fail(&p, "unexpected character", text);
-        }
-        if (f != &scratch)
-            out->n++;
-        jp_ws(&p);
-        if (p.s < p.end && *p.s == ',') {
-            p.s++;
-            continue;
-        }
-        if (p.s < p.end && *p.s == '}') {
-            p.s++;
+            f->num = json_number_value(v);
+            break;
+        case JSON_TRUE:
+        case JSON_FALSE:
+            f->type = PROBE_JSON_BOOL;
+            f->b = json_is_true(v);
+            break;
+        case JSON_NULL:
+            f->type = PROBE_JSON_NULL;
+            break;
+        default: {
+            char *raw = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            f->type = PROBE_JSON_RAW;
+            if (raw)
+                pj_copy(f->str, sizeof f->str, raw, strlen(raw));
+            free(raw);
             break;
         }
-        return jp_fail(&p, "expected ',' or '}'", text);
+        }
     }
-tail:
-    jp_ws(&p);
-    if (p.s != p.end)
-        return jp_fail(&p, "text after the object", text);
+    json_decref(root);
     return 0;
 }
 

@@ -15,11 +15,12 @@
  * The probe's stderr goes to /dev/null so it can never scribble on a
  * curses screen.
  *
- * The JSON parser is small and tolerant: one flat object per line, scalar
- * members (string, number, true/false/null) kept, nested arrays/objects
- * kept as raw text; unknown members and unknown events are ignored by the
- * callers, malformed lines reported as PROBE_EV_BAD, a last line without
- * its newline at EOF as a truncated stream.
+ * Each line is read with jansson into one flat object: scalar members
+ * (string, number, true/false/null) kept, nested arrays/objects kept as
+ * their compact JSON text; unknown members and unknown events are ignored
+ * by the callers, malformed lines reported as PROBE_EV_BAD (jansson's
+ * message and column), a last line without its newline at EOF as a
+ * truncated stream.
  */
 #ifndef VRAMLAB_PROBE_CLIENT_H
 #define VRAMLAB_PROBE_CLIENT_H

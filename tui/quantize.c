@@ -206,7 +206,7 @@ static void json_group(struct json_writer *w, size_t group) {
     if (group)
         json_number(w, (double)group);
     else
-        json_string(w, "matrix");
+        json_text(w, "matrix");
 }
 
 /* Print the --json report. */
@@ -216,7 +216,7 @@ static void print_json(const char *file, const struct qtensor *q, size_t n, unsi
     json_init(&w, stdout);
     json_begin_object(&w);
     json_key(&w, "file");
-    json_string(&w, file);
+    json_text(&w, file);
     json_key(&w, "bits");
     json_number(&w, bits);
     json_group(&w, group);
@@ -229,9 +229,9 @@ static void print_json(const char *file, const struct qtensor *q, size_t n, unsi
             const struct kern_st_tensor *t = q[i].t;
             json_begin_object(&w);
             json_key(&w, "name");
-            json_string(&w, t->name);
+            json_text(&w, t->name);
             json_key(&w, "dtype");
-            json_string(&w, kern_st_dtype_name(t->dtype));
+            json_text(&w, kern_st_dtype_name(t->dtype));
             json_key(&w, "shape");
             json_begin_array(&w);
             for (unsigned d = 0; d < t->ndim; d++)
@@ -239,7 +239,7 @@ static void print_json(const char *file, const struct qtensor *q, size_t n, unsi
             json_end_array(&w);
             if (pass) {
                 json_key(&w, "reason");
-                json_string(&w, q[i].skip);
+                json_text(&w, q[i].skip);
             } else {
                 json_key(&w, "bits");
                 json_number(&w, bits);

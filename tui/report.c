@@ -88,25 +88,9 @@ void report_split_unit(const char *s, char *num, size_t nl, char *unit, size_t u
         snprintf(unit, ul, "%s", sp ? sp + skip : "");
 }
 
-/* The text of one engine warning with its figures in this formatter's
- * words (see report.h). */
+/* The text of one engine warning in the reader's language, units and
+ * marks (see report.h). */
 void report_warning(const struct engine_scenario *sc, const struct engine_estimate *e,
                     enum engine_warning w, enum units u, char *buf, size_t len) {
-    char a[48], b[48];
-    switch (w) {
-    case ENGINE_WARN_DOES_NOT_FIT:
-        report_ratio(e->memory_ratio, a, sizeof(a));
-        report_bytes(-e->spare_bytes, u, b, sizeof(b));
-        snprintf(buf, len, _("needs %s the memory of one GPU (%s short)"), a, b);
-        return;
-    case ENGINE_WARN_COMM_BOUND:
-        report_seconds(e->train_tp_comm_seconds + e->train_pp_comm_seconds +
-                           e->train_dp_comm_seconds,
-                       a, sizeof(a));
-        report_seconds(e->train_step_seconds, b, sizeof(b));
-        snprintf(buf, len, _("communication (%s) exceeds compute (%s) per step"), a, b);
-        return;
-    default:
-        engine_warning_text(sc, e, w, buf, len);
-    }
+    engine_warning_text(i18n_numfmt(u == UNITS_GIB), sc, e, w, buf, len);
 }

@@ -275,8 +275,12 @@ static void sf_write_row(FILE *f, const struct param_info *p, const struct optio
         fprintf(f, "kv-format: %s\n", sc->kv_format.id);
         return;
     case PARAM_GPU:
-        if (cg)
+        if (cg && !g->cpu)
             fprintf(f, "gpu: %s\n", cg->id);
+        return;
+    case PARAM_DEVICE: /* this machine's CPU: measured again (or read) when loaded */
+        if (g->cpu)
+            fprintf(f, "device: cpu\n");
         return;
     case PARAM_SYSTEM:
         if (sc->system_gpus > 0 && sc->system_id[0])

@@ -274,7 +274,8 @@ unsigned tui_state_key(struct tui_state *st, int key) {
     st->message[0] = '\0';
     switch (key) {
     case TUI_KEY_ESC:
-        if (st->measure.status == TUI_MEASURE_RUNNING) {
+        if (st->measure.status == TUI_MEASURE_RUNNING ||
+            st->measure.rt.status == TUI_MEASURE_RUNNING) {
             st->measure.cancel_request = true;
             return TUI_DIRTY_REPAINT;
         }

@@ -185,6 +185,18 @@ struct tui_measure_ar {
     bool calibrated;
     double saved_intra, saved_inter, saved_latency;
 };
+/* The runtime row (issue 26): `vramlab bench --events` against a server
+ * that is running (r, or m when VRAMLAB_BENCH_URL is set), measured
+ * decode and time to first token beside the prediction. */
+struct tui_measure_runtime {
+    enum tui_measure_status status; /* IDLE until r or m starts it */
+    char url[256];
+    char server_model[96], model[96], device[64], runtime[24];
+    double fraction;
+    double ttft_s, predicted_ttft_s, decode, predicted_decode;
+    char error[160];
+};
+
 struct tui_measure {
     enum tui_measure_status status;
     bool start_request;  /* set by m; the app starts the probe */
@@ -214,6 +226,7 @@ struct tui_measure {
     bool confirm_calibrate;         /* a asked: y applies another device's figures */
     struct tui_measure_ar ar;       /* x: the all-reduce */
     bool ar_view;                   /* v: the all-reduce view */
+    struct tui_measure_runtime rt;  /* r: a running server's figures */
 };
 
 /* The lecture kit's part of the state (kept by tui/lecture_ui.c, read by

@@ -481,7 +481,7 @@ void tui_state_verdict(struct tui_state *st) {
         for (unsigned bit = 1; bit; bit <<= 1) {
             if (e->invalid & bit) {
                 char why[120];
-                engine_invalid_text(sc, bit, why, sizeof(why));
+                engine_invalid_text(i18n_numfmt(st->opt.units == UNITS_GIB), sc, bit, why, sizeof(why));
                 snprintf(st->verdict, sizeof(st->verdict), _("invalid: %s"), why);
                 return;
             }

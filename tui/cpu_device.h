@@ -1,0 +1,72 @@
+/*
+ * cpu_device.h: this machine's CPU as a device for plan, search and the
+ * explorer (`--device cpu`, issue 26).
+ *
+ * Its figures are measured, never looked up: the probe's read bandwidth
+ * and FMA peak with all threads, and the weights per second its GEMV of
+ * each width dequantizes and dots (gemv-fp16, w8a16, w4a16; w8a8 and w4a8,
+ * x in 8 bits as llama.cpp runs it, where the probe has them and the
+ * runtime quantizes its activations), at each batch measured. They come
+ * from what `vramlab measure --device cpu` (or the Measure pane on the CPU)
+ * saved, ${XDG_STATE_HOME:-~/.local/state}/vramlab/measure-cpu.json (the
+ * `vramlab measure --json` object), or, when nothing is saved, from a quick
+ * run of the probe (at most CPU_DEVICE_QUICK_S seconds, a progress line on
+ * a terminal), which is saved in turn. Capacity: the memory available now
+ * (/proc/meminfo MemAvailable).
+ *
+ * The device is an engine_gpu with cpu set and its core rates
+ * (engine/core.c turns them into the core-bound decode and the prefill
+ * rate); its name says what it is: "CPU: AMD EPYC, 2 cores, avx512".
+ */
+#ifndef VRAMLAB_TUI_CPU_DEVICE_H
+#define VRAMLAB_TUI_CPU_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/engine.h"
+
+#define CPU_DEVICE_QUICK_S 10 /* the quick measurement's limit */
+#define CPU_DEVICE_FILE    "measure-cpu.json"
+
+struct cpu_device {
+    char name[96];    /* the CPU's model name */
+    char isa[16];     /* the SIMD path the kernels ran ("avx2") */
+    unsigned cores;   /* compute units the probe saw */
+    unsigned threads; /* threads the rates were measured with */
+    double read_bytes_per_s, copy_bytes_per_s, fma_flop_per_s;
+    struct engine_core_rates core;
+    char when[40];    /* "saved 2026-12-04 22:30" or "measured now" */
+};
+
+/* The saved file's path (its directory made when create). 0 or -1. */
+int cpu_device_path(char *buf, size_t len, bool create, char *err, size_t errlen);
+
+/* Read a `vramlab measure --json` object of a CPU (or the probe's device
+ * and result lines wrapped the same way). a8: prefer the kernels with
+ * 8-bit activations (llama.cpp, Ollama). 0, or -1 with err. */
+int cpu_device_parse(struct cpu_device *d, const char *text, size_t len, bool a8, char *err,
+                     size_t errlen);
+
+/* The saved measurement: 0, 1 when there is none, -1 with err (a bad file). */
+int cpu_device_load(struct cpu_device *d, bool a8, char *err, size_t errlen);
+
+/* Save a `vramlab measure --json` object of a CPU (written aside, renamed). */
+int cpu_device_save(const char *text, size_t len, char *err, size_t errlen);
+
+/* Measure now with the probe (at most CPU_DEVICE_QUICK_S s; a progress
+ * line on stderr when it is a terminal), save, fill d. 0 or -1 with err. */
+int cpu_device_measure(struct cpu_device *d, bool a8, char *err, size_t errlen);
+
+/* The saved measurement, else one made now: 0 or -1 with err. */
+int cpu_device_get(struct cpu_device *d, bool a8, char *err, size_t errlen);
+
+/* The device as the engine sees it: memory available now, read bandwidth,
+ * FMA peak in every compute column, the core rates. */
+void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g);
+
+/* MemAvailable of /proc/meminfo in bytes (else the physical memory), read
+ * at the first call of the run. */
+double cpu_device_available_memory(void);
+
+#endif
