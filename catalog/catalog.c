@@ -6,7 +6,8 @@
  * always whole: "h100" never finds "h100-sxm", because a PCIe card's
  * figures must never stand in for an SXM part. Suggestions rank ids by edit
  * distance, with a prefix counted as distance 1 so "h100" still suggests
- * both H100 entries.
+ * both H100 entries, and so is a query found inside an id ("3060" suggests
+ * rtx-3060 before b300, which is fewer edits away).
  */
 #include "catalog/internal.h"
 
@@ -502,8 +503,10 @@ size_t catalog_suggest(const struct catalog *c, enum catalog_kind kind, const ch
         size_t dist, j;
         catalog_normalise(cand, have, sizeof have);
         dist = catalog_edit_distance(want, have);
-        if (strncmp(have, want, strlen(want)) == 0 || strncmp(want, have, strlen(have)) == 0)
-            dist = dist < 1 ? dist : 1; /* a prefix either way is nearly a hit */
+        if (strncmp(have, want, strlen(want)) == 0 || strncmp(want, have, strlen(have)) == 0 ||
+            (strlen(want) >= 3 && strstr(have, want) != NULL))
+            dist = dist < 1 ? dist : 1; /* a prefix either way, or the number of a name
+                                         * ("3060" in rtx-3060), is nearly a hit */
         if (dist > limit)
             continue;
         /* Insertion into the sorted top n: by distance, then by id. */

@@ -140,6 +140,15 @@ bool catalog_file_check(const char *path, size_t max, char *why, size_t whylen);
  * checked (catalog_file_check) before it is opened, and opened with
  * O_NONBLOCK: a FIFO or a device given as a file never blocks. */
 char *catalog_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+/* What a file is, from its first n bytes b and its size, for a reader's
+ * message when the file is not what it reads: "a GGUF file (llama.cpp's
+ * format)", "an empty file", "text", "JSON text", "a ZIP archive (...)",
+ * ... (English, marked for translation: show it through gettext); NULL
+ * when it looks like a safetensors file (its reader's message stands).
+ * catalog_sniff_file reads the first bytes of a regular file (NULL for
+ * anything else or when it cannot be read). */
+const char *catalog_sniff(const unsigned char *b, size_t n, uint64_t size);
+const char *catalog_sniff_file(const char *path);
 /* Open a regular file for reading as catalog_read_regular does (checked by
  * stat first, opened with O_NONBLOCK, checked again with fstat); its size in
  * *size. Returns the descriptor, or -1 with "PATH: why" in err. */

@@ -460,6 +460,31 @@ static void make_id(const char *in, char *out, size_t len) {
         snprintf(out, len, "imported");
 }
 
+/* A note (not an error) in d when the config does not name a family
+ * vramlab knows: what its shape was taken as (issue 27 item 6). */
+static void say_assumed(struct hf_ctx *x, const struct hf_config *c,
+                        const struct hf_family *fam) {
+    bool gated = strcmp(c->act, "silu") == 0 || strcmp(c->act, "swiglu") == 0;
+    if (fam != NULL && c->model_type[0] != '\0')
+        return;
+    if (fam != NULL) {
+        catalog_diag_append(x->d, "%s: note: no model_type; taken as %s, from architectures (%s)\n",
+                            x->name, fam->type, c->arch);
+        return;
+    }
+    if (c->model_type[0] != '\0')
+        catalog_diag_append(x->d, "%s: note: model_type '%s' is not one vramlab knows;", x->name,
+                            c->model_type);
+    else
+        catalog_diag_append(x->d, "%s: note: no model_type%s%s%s;", x->name,
+                            c->arch[0] ? " and architectures (" : "", c->arch,
+                            c->arch[0] ? ") not one vramlab knows" : " nor architectures");
+    catalog_diag_append(x->d, " assumed %s MLP (hidden_act %s), RMSNorm, no biases%s; check "
+                        "them against the model's code\n",
+                        gated ? "a gated (SwiGLU)" : "a plain", c->act[0] ? c->act : "not given",
+                        c->v[H_TIED] < 0 ? ", tied embeddings" : "");
+}
+
 /* Turn what the config said into the model's exact shape. */
 static void build_model(struct hf_ctx *x, size_t root, const struct hf_config *c,
                         const char *fallback_name, struct engine_model *m) {
@@ -482,7 +507,7 @@ static void build_model(struct hf_ctx *x, size_t root, const struct hf_config *c
     }
     /* Given, a count must be positive (0 heads is not "no heads given"). */
     static const int positive[] = {H_LAYERS, H_HIDDEN, H_HEADS, H_KV_HEADS, H_HEAD_DIM,
-                                   H_VOCAB,  H_FFN};
+                                   H_VOCAB,  H_FFN,    H_MAX_POS};
     for (i = 0; i < sizeof positive / sizeof positive[0]; i++) {
         int slot = positive[i];
         if (c->v[slot] == 0 && c->at[slot] != HF_NONE)
@@ -501,6 +526,36 @@ static void build_model(struct hf_ctx *x, size_t root, const struct hf_config *c
         hf_error(x, c->at[H_KV_HEADS] != HF_NONE ? c->at[H_KV_HEADS] : root,
                  c->key[H_KV_HEADS] ? c->key[H_KV_HEADS] : "num_key_value_heads", msg);
     }
+    /* Multi-head latent attention (kv_lora_rank) needs its head widths. */
+    if (c->v[H_KV_LORA] > 0) {
+        static const int mla[] = {H_ROPE_DIM, H_NOPE_DIM, H_V_HEAD_DIM};
+        static const char *const mla_key[] = {"qk_rope_head_dim", "qk_nope_head_dim",
+                                              "v_head_dim"};
+        for (i = 0; i < 3; i++) {
+            if (c->v[mla[i]] > 0)
+                continue;
+            if (c->v[mla[i]] == 0 && c->at[mla[i]] != HF_NONE)
+                hf_error(x, c->at[mla[i]], c->key[mla[i]],
+                         "expected a positive whole number, found 0");
+            else
+                hf_error(x, root, mla_key[i],
+                         "expected in a config.json with kv_lora_rank (multi-head latent "
+                         "attention's head widths), found none");
+        }
+    }
+    /* A token is routed to one expert at least and to every expert at
+     * most (issue 27 item 6); a dense model's 0 is no routing. */
+    if (c->v[H_EXPERTS] > 0 && c->v[H_ACTIVE] == 0 && c->at[H_ACTIVE] != HF_NONE)
+        hf_error(x, c->at[H_ACTIVE], c->key[H_ACTIVE],
+                 "expected a positive whole number, found 0");
+    if (c->v[H_EXPERTS] > 0 && c->v[H_ACTIVE] > c->v[H_EXPERTS]) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "expected at most %s (%lld), found %lld",
+                 c->key[H_EXPERTS] ? c->key[H_EXPERTS] : "num_experts", c->v[H_EXPERTS],
+                 c->v[H_ACTIVE]);
+        hf_error(x, c->at[H_ACTIVE] != HF_NONE ? c->at[H_ACTIVE] : root,
+                 c->key[H_ACTIVE] ? c->key[H_ACTIVE] : "num_experts_per_tok", msg);
+    }
     if (c->v[H_HEAD_DIM] < 0 && c->v[H_HIDDEN] % c->v[H_HEADS] != 0) {
         char msg[200];
         snprintf(msg, sizeof msg,
@@ -512,6 +567,7 @@ static void build_model(struct hf_ctx *x, size_t root, const struct hf_config *c
     }
     if (x->errors > 0)
         return;
+    say_assumed(x, c, fam);
 
     memset(m, 0, sizeof *m);
     name = c->name[0] != '\0' ? c->name : fallback_name;
@@ -747,9 +803,10 @@ int catalog_format_model_yaml(const struct engine_model *m, char *buf, size_t le
         m->norms_per_layer ? m->norms_per_layer : 2);
     out(buf, len, &n, "    qk_norm: %s\n    pos_embeddings: %u\n    max_context: %u\n",
         m->qk_norm ? "true" : "false", m->pos_embeddings, m->max_context);
-    if (m->native_context)
+    if (m->native_context) /* the type quoted: it is the config's text ("}yarn" too) */
         out(buf, len, &n, "    rope_scaling: {type: %s, factor: %g, native_context: %u}\n",
-            m->rope_scaling[0] ? m->rope_scaling : "unknown", m->rope_factor, m->native_context);
+            yaml_quoted(m->rope_scaling[0] ? m->rope_scaling : "unknown", q, sizeof q),
+            m->rope_factor, m->native_context);
     if (m->sliding_window > 0)
         out(buf, len, &n, "    sliding_window: %u\n    sliding_layers: %u\n", m->sliding_window,
             m->sliding_layers);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catalog/catalog.h"
 #include "catalog/gguf.h"
 #include "catalog/hfmodel.h"
 
@@ -357,14 +358,30 @@ static bool hf_path(const char *path) {
 int catalog_model_file_load(const char *path, struct engine_model *m,
                             struct catalog_model_file *mf, char *err, size_t errlen) {
     int rc;
+    const char *kind = NULL;
     if (hf_path(path)) {
         char gguf[1400];
         rc = catalog_hf_model_load(path, m, mf, gguf, sizeof gguf, err, errlen);
         if (rc > 0)
             rc = load_gguf(gguf, m, mf, err, errlen); /* a folder with one GGUF file */
+        /* an index is JSON: its reader's message stands */
+        else if (rc != 0 && (kind = catalog_sniff_file(path)) && !strcmp(kind, "JSON text"))
+            kind = NULL;
     } else {
         rc = load_gguf(path, m, mf, err, errlen);
+        /* a damaged GGUF file: the GGUF reader's message stands */
+        if (rc != 0 && (kind = catalog_sniff_file(path)) && !strncmp(kind, "a GGUF", 6))
+            kind = NULL;
     }
+    /* Not a model file of its kind at all: say what it is rather than what
+     * its first bytes are not (issue 27 item 6). */
+    if (rc != 0 && kind && !strncmp(kind, "a GGUF", 6))
+        snprintf(err, errlen, "%s: not a safetensors file: it is %s; name it .gguf", path, kind);
+    else if (rc != 0 && kind)
+        snprintf(err, errlen,
+                 "%s: not a model file: it is %s; --model-file reads a GGUF file, a safetensors "
+                 "file, its index .json or a Hugging Face model folder",
+                 path, kind);
     if (rc == 0)
         file_widths(m, mf);
     return rc;

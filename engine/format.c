@@ -341,7 +341,11 @@ size_t engine_format(const struct engine_numfmt *f, enum engine_unit u, double v
         unit(&o, f, "h");
         break;
     case ENGINE_UNIT_FRACTION:
-        if (fabs(v * 100) >= E_NOTATION)
+        /* Past 999.9% a fill reads ">999%": 2328341.2% says nothing more
+         * (the JSON keeps the ratio, the verdict the bytes). */
+        if (isfinite(v) && v * 100 >= 999.95)
+            put(&o, ">999");
+        else if (fabs(v * 100) >= E_NOTATION)
             num_e(&o, f, v * 100);
         else
             num_fixed(&o, f, v * 100, 1);

@@ -567,6 +567,32 @@ Test(lookup, suggestions_by_edit_distance) {
     catalog_free(&c);
 }
 
+/* What was typed is found inside an id before ids fewer edits away (issue
+ * 27 item 6): "3060" is rtx-3060 first, not b300 (2 edits). */
+Test(lookup, a_number_inside_an_id_comes_first) {
+    struct catalog c;
+    struct catalog_diag d = {0};
+    const char *out[4];
+    size_t n;
+
+    catalog_init(&c);
+    cr_assert_eq(catalog_load_default(&c, &d), 0);
+    n = catalog_suggest(&c, CATALOG_GPU, "3060", out, 4);
+    cr_assert_geq(n, 1);
+    cr_expect_str_eq(out[0], "rtx-3060");
+    n = catalog_suggest(&c, CATALOG_GPU, "4090", out, 4);
+    cr_assert_geq(n, 1);
+    cr_expect_str_eq(out[0], "rtx-4090");
+    n = catalog_suggest(&c, CATALOG_GPU, "mi300", out, 4);
+    cr_assert_geq(n, 1);
+    cr_expect_str_eq(out[0], "mi300x");
+    /* two characters are too few to mean a name */
+    n = catalog_suggest(&c, CATALOG_GPU, "30", out, 4);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_str_neq(out[i], "rtx-3060");
+    catalog_free(&c);
+}
+
 Test(lookup, driver_names_match_exactly) {
     struct catalog c;
     struct catalog_diag d = {0};

@@ -87,6 +87,11 @@ Test(format, significant_figures_by_kind) {
     SAME(fmt(e, ENGINE_UNIT_BYTE_SIZE, 0.5), "0.5 B");
     SAME(fmt(e, ENGINE_UNIT_BITS, 4.5), "4.5 bits");
     SAME(fmt(e, ENGINE_UNIT_FRACTION, 0.368), "36.8%");
+    /* Issue 27 item 6: a fill past 999.9% reads ">999%", not 2328341.2%. */
+    SAME(fmt(e, ENGINE_UNIT_FRACTION, 9.999), "999.9%");
+    SAME(fmt(e, ENGINE_UNIT_FRACTION, 9.9996), ">999%");
+    SAME(fmt(e, ENGINE_UNIT_FRACTION, 23283.412), ">999%");
+    SAME(fmt(e, ENGINE_UNIT_FRACTION, -0.5), "-50.0%");
     SAME(fmt(e, ENGINE_UNIT_RATIO, 1.0234), "1.02x");
     SAME(fmt(e, ENGINE_UNIT_RATIO, 2746.2), "2,746x");
     SAME(fmt(e, ENGINE_UNIT_MONEY, 12.345), "$12.35");

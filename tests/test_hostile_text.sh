@@ -3,7 +3,8 @@
 # window title, BEL, backspaces, a screen clear, a C1 CSI and a byte that is
 # not UTF-8, and a config.json whose _name_or_path holds the same (as JSON
 # escapes): `plan` (text and --json), `search` and `import` print none of
-# those bytes, and a catalog file with "\e" in a quoted name likewise. A
+# those bytes, and a catalog file with "\e" in a quoted name likewise, and
+# a scenario file's refused line. A
 # control is shown as '?' and the rest of the name is kept.
 set -u
 top_builddir=${top_builddir:-.}
@@ -90,4 +91,15 @@ kept "a catalog name" "$t/catalog.txt" "Evil"
 "$VRAMLAB" plan --catalog "$t/cat.yaml" --gpu evil-gpu --json >"$t/catalog.json" 2>&1
 clean "a catalog name (--json)" "$t/catalog.json"
 noescape "a catalog name (--json)" "$t/catalog.json"
+
+# A scenario file: a refused value's line is quoted in the message, its
+# control bytes as '?' (the quoted line, and a value the message repeats);
+# a catalog file's broken line likewise.
+printf 'model: llama-3.1-70b\ntp: \033]0;pwned\007x\n' >"$t/esc.yaml"
+"$VRAMLAB" plan --scenario "$t/esc.yaml" >"$t/scen.txt" 2>&1
+clean "a scenario file's quoted line" "$t/scen.txt"
+kept "a scenario file's quoted line" "$t/scen.txt" "tp: ?]0;pwned?x"
+printf 'model: llama-3.1-70b\ngpu: "h\\e]0;x\\a100"\n' >"$t/esc2.yaml"
+"$VRAMLAB" plan --scenario "$t/esc2.yaml" >"$t/scen2.txt" 2>&1
+clean "a scenario file's unknown id" "$t/scen2.txt"
 exit $fail

@@ -30,7 +30,25 @@ Test(probe_client, parses_scalars_escapes_and_nested_values) {
     cr_assert_eq(probe_json_get(&ev.j, "flop")->type, PROBE_JSON_NULL);
     cr_assert(isnan(probe_json_num(&ev.j, "flop", NAN)));
     cr_assert_str_eq(probe_json_get(&ev.j, "list")->str, "[1,[2,\"]\"],{\"a\":3}]");
-    cr_assert_str_eq(probe_json_str(&ev.j, "s"), "q\"\\\n\xc3\xa9\xf0\x9f\x98\x80");
+    cr_assert_str_eq(probe_json_str(&ev.j, "s"), "q\"\\?\xc3\xa9\xf0\x9f\x98\x80"); /* the newline: '?' */
+}
+
+/* Issue 27 item 5: the parser unescapes; the event then shows every control
+ * character of a string (a device name, a message) as '?', keeping the
+ * rest. */
+Test(probe_client, an_events_strings_carry_no_control_characters) {
+    struct probe_json j;
+    char err[128];
+    const char *t = "{\"s\":\"a\\nb\"}";
+    cr_assert_eq(probe_json_parse(t, strlen(t), &j, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(probe_json_str(&j, "s"), "a\nb");
+    struct probe_event ev;
+    line("{\"event\":\"device\",\"name\":\"GPU\\u001b]0;pwned\\u0007 \\u009b2J\xc3\xa9\","
+         "\"raw\":[\"\\u001b\"]}",
+         &ev);
+    cr_assert_eq(ev.kind, PROBE_EV_DEVICE, "%s", ev.error);
+    cr_assert_str_eq(probe_json_str(&ev.j, "name"), "GPU?]0;pwned? ?2J\xc3\xa9");
+    cr_assert_null(strchr(probe_json_get(&ev.j, "raw")->str, 0x1b));
 }
 
 Test(probe_client, classifies_events) {

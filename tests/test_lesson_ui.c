@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tui/lecture_ui.h"
@@ -182,6 +183,68 @@ Test(lesson_ui, a_failed_load_keeps_the_scenario) {
     cr_expect(strstr(st.message, "bad.yaml:2:5: tp:") != NULL, "%s", st.message);
     cr_expect_eq(st.opt.sc.mode, mode);
     cr_expect_float_eq(st.est.memory.total, total, 1);
+}
+
+/* Issue 27 item 3: the offered name is selected, so a typed name replaces
+ * it (never "scenario.yamlmine.yaml"); End keeps it; Ctrl-U then a path
+ * saves there; ~ is HOME, and without HOME the prompt says so. */
+Test(lesson_ui, the_save_prompt_edits_as_a_shell_line) {
+    press('s');
+    cr_expect(st.lx.prompt_selected);
+    type("mine.yaml");
+    cr_expect_str_eq(st.lx.prompt_text, "mine.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect_str_eq(st.message, "saved mine.yaml");
+    cr_expect_eq(access("mine.yaml", F_OK), 0);
+
+    press('s');
+    cr_expect_str_eq(st.lx.prompt_text, "mine.yaml", "the last name is offered");
+    press(TUI_KEY_END);
+    type(".bak");
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(access("mine.yaml.bak", F_OK), 0, "End kept the offered name");
+
+    cr_assert_eq(mkdir("sub", 0700), 0);
+    press('s');
+    press(TUI_KEY_RIGHT);
+    press(21); /* Ctrl-U */
+    type("sub/a.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(access("sub/a.yaml", F_OK), 0, "%s", st.message);
+
+    press('s');
+    press(TUI_KEY_END);
+    press(23); /* Ctrl-W: back to "sub/" */
+    cr_expect_str_eq(st.lx.prompt_text, "sub/");
+    type("b.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect_eq(access("sub/b.yaml", F_OK), 0, "%s", st.message);
+
+    char cwd[512], *old = getenv("HOME"), saved[512];
+    snprintf(saved, sizeof(saved), "%s", old ? old : "");
+    cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+    setenv("HOME", cwd, 1);
+    press('s');
+    type("~/sub/c.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect_str_eq(st.message, "saved ~/sub/c.yaml");
+    cr_expect_eq(access("sub/c.yaml", F_OK), 0);
+    cr_expect_eq(access("~", F_OK), -1, "no directory named ~");
+    press('o');
+    cr_expect_str_eq(st.lx.prompt_text, "~/sub/c.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect_str_eq(st.message, "loaded ~/sub/c.yaml");
+
+    unsetenv("HOME");
+    press('s');
+    type("~/d.yaml");
+    press(TUI_KEY_ENTER);
+    cr_expect(strstr(st.message, "HOME is not set") != NULL, "%s", st.message);
+    cr_expect_eq(st.lx.prompt, TUI_PROMPT_NONE);
+    cr_expect_eq(access("d.yaml", F_OK), -1);
+    cr_expect_eq(access("~", F_OK), -1);
+    if (old)
+        setenv("HOME", saved, 1);
 }
 
 Test(lesson_ui, esc_cancels_the_prompt) {

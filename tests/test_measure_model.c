@@ -239,6 +239,20 @@ Test(measure_model, save_never_replaces_without_being_asked) {
     /* no temporary file left behind */
     snprintf(text, sizeof(text), "ls -A %s | grep -v '^out.json$'", dir);
     cr_assert_neq(system(text), 0);
+    /* a link is followed and kept; a FIFO is refused and kept (issue 27) */
+    char link[600], fifo[600];
+    snprintf(link, sizeof(link), "%s/link.json", dir);
+    cr_assert_eq(symlink("out.json", link), 0);
+    cr_assert_eq(tui_mpane_save(&run, NULL, NULL, link, false, err, sizeof(err)), 1);
+    cr_assert_eq(tui_mpane_save(&run, NULL, NULL, link, true, err, sizeof(err)), 0, "%s", err);
+    cr_assert(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode), "the link was replaced");
+    snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(tui_mpane_save(&run, NULL, NULL, fifo, true, err, sizeof(err)), -1);
+    cr_assert(strstr(err, "FIFO") && !strchr(err, '\n'), "%s", err);
+    cr_assert(lstat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode), "the FIFO was replaced");
+    unlink(fifo);
+    unlink(link);
     unlink(path);
     rmdir(dir);
     measure_run_free(&run);

@@ -540,6 +540,117 @@ Test(scenario_file, exists_message_names_the_file) {
     cr_expect_str_eq(err, want);
 }
 
+/* Saving over a FIFO (issue 27 item 3): refused, named, the FIFO still a
+ * FIFO, with and without overwrite; nothing blocks (no reader is there). */
+Test(scenario_file, a_fifo_is_refused_and_left_a_fifo) {
+    struct options o;
+    char path[512], err[SCENARIO_FILE_ERR_MAX];
+    struct stat st;
+
+    parse_args(&o, (const char *const[]){NULL});
+    snprintf(path, sizeof(path), "%s/pipe.yaml", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    for (int overwrite = 0; overwrite < 2; overwrite++) {
+        err[0] = '\0';
+        cr_expect_eq(scenario_file_save(path, &o, &cat, overwrite, err, sizeof(err)),
+                     SCENARIO_FILE_ERROR);
+        cr_expect_not_null(strstr(err, "FIFO"), "%s", err);
+        cr_expect_not_null(strstr(err, "not a regular file"), "%s", err);
+        cr_assert_eq(lstat(path, &st), 0);
+        cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+        cr_expect_eq(dir_entries(), 1, "a temporary file was left behind");
+    }
+}
+
+/* A symbolic link: its target is written, the link stays a link; without
+ * overwrite it is "exists" like its target. */
+Test(scenario_file, a_symlink_is_followed_and_kept) {
+    struct options a, b, back;
+    char path[512], target[512], err[SCENARIO_FILE_ERR_MAX], to[512];
+    struct stat st;
+    ssize_t n;
+
+    parse_args(&a, (const char *const[]){"--model", "llama-3.1-8b", NULL});
+    parse_args(&b, (const char *const[]){"--model", "llama-3.1-70b", "--gpus", "2", NULL});
+    snprintf(target, sizeof(target), "%s/real.yaml", dir);
+    snprintf(path, sizeof(path), "%s/link.yaml", dir);
+    cr_assert_eq(scenario_file_save(target, &a, &cat, false, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(chmod(target, 0640), 0);
+    cr_assert_eq(symlink("real.yaml", path), 0); /* relative, as ln -s makes them */
+
+    cr_expect_eq(scenario_file_save(path, &b, &cat, false, err, sizeof(err)),
+                 SCENARIO_FILE_EXISTS);
+    cr_assert_eq(scenario_file_save(path, &b, &cat, true, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(lstat(path, &st), 0);
+    cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
+    n = readlink(path, to, sizeof(to) - 1);
+    cr_assert_gt(n, 0);
+    to[n] = '\0';
+    cr_expect_str_eq(to, "real.yaml");
+    cr_assert_eq(scenario_file_load(target, &cat, &back, err, sizeof(err)), 0, "%s", err);
+    cr_expect_str_eq(back.sc.model.id, "llama-3.1-70b", "the link's target was not written");
+    cr_assert_eq(stat(target, &st), 0);
+    cr_expect_eq(st.st_mode & 0777, 0640, "the target's permissions changed");
+    cr_expect_eq(dir_entries(), 2, "a temporary file was left behind");
+}
+
+/* A link to a FIFO, a dangling link, a directory, a device: each refused,
+ * named, and left as it was. */
+Test(scenario_file, links_to_nothing_directories_and_devices_are_refused) {
+    struct options o;
+    char path[512], fifo[512], sub[512], err[SCENARIO_FILE_ERR_MAX];
+    struct stat st;
+
+    parse_args(&o, (const char *const[]){NULL});
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(path, sizeof(path), "%s/to-fifo.yaml", dir);
+    cr_assert_eq(symlink(fifo, path), 0);
+    cr_expect_eq(scenario_file_save(path, &o, &cat, true, err, sizeof(err)), SCENARIO_FILE_ERROR);
+    cr_expect_not_null(strstr(err, "links to"), "%s", err);
+    cr_expect_not_null(strstr(err, "FIFO"), "%s", err);
+    cr_expect(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+    cr_expect(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+
+    snprintf(path, sizeof(path), "%s/dangling.yaml", dir);
+    cr_assert_eq(symlink("nowhere/at-all.yaml", path), 0);
+    cr_expect_eq(scenario_file_save(path, &o, &cat, true, err, sizeof(err)), SCENARIO_FILE_ERROR);
+    cr_expect_not_null(strstr(err, "nowhere/at-all.yaml, which does not exist"), "%s", err);
+    cr_expect(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    cr_expect_eq(scenario_file_save(sub, &o, &cat, true, err, sizeof(err)), SCENARIO_FILE_ERROR);
+    cr_expect_not_null(strstr(err, "a directory, not a regular file"), "%s", err);
+    cr_expect(lstat(sub, &st) == 0 && S_ISDIR(st.st_mode));
+    rmdir(sub);
+
+    cr_expect_eq(scenario_file_save("/dev/null", &o, &cat, true, err, sizeof(err)),
+                 SCENARIO_FILE_ERROR);
+    cr_expect_not_null(strstr(err, "/dev/null: cannot save: it is a character device"), "%s", err);
+    cr_expect(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+    cr_expect_eq(dir_entries(), 3, "a temporary file was left behind");
+}
+
+/* HOME naming nothing (service accounts, containers) or unset: no state,
+ * one message, nothing created; XDG_STATE_HOME is still made as asked. */
+Test(scenario_file, no_home_means_no_state_and_nothing_made) {
+    char path[512], home[512], err[256];
+    struct stat st;
+
+    unsetenv("XDG_STATE_HOME");
+    snprintf(home, sizeof(home), "%s/nonexistent", dir);
+    setenv("HOME", home, 1);
+    cr_expect_eq(scenario_file_state_path(path, sizeof(path), true, err, sizeof(err)), -1);
+    cr_expect_not_null(strstr(err, "is not a directory"), "%s", err);
+    cr_expect_not_null(strstr(err, "(HOME)"), "%s", err);
+    cr_expect_neq(lstat(home, &st), 0, "the missing home was created");
+    unsetenv("HOME");
+    cr_expect_eq(scenario_file_state_path(path, sizeof(path), true, err, sizeof(err)), -1);
+    cr_expect_not_null(strstr(err, "HOME is not set"), "%s", err);
+    cr_expect_eq(dir_entries(), 0);
+}
+
 /* A failing write (here the file size limit, as a full disk would) mid-save. */
 Test(scenario_file, failed_write_leaves_the_old_file_intact) {
     struct options old, fresh;

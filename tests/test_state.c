@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tui/line_edit.h"
 #include "tui/state.h"
 
 static struct engine_model models[3];
@@ -738,6 +739,112 @@ Test(state, capital_o_in_the_model_pane_opens_the_file_prompt_and_esc_cancels) {
     cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b");
 }
 
+/* Issue 27 item 3: the prompts' line editor (tui/line_edit.c). */
+Test(state, the_line_editor_erases_words_and_lines) {
+    char t[32] = "dir/sub/file.yaml";
+    bool sel = false;
+    cr_assert(tui_line_key(t, sizeof(t), &sel, TUI_LINE_CTRL_W));
+    cr_assert_str_eq(t, "dir/sub/");
+    tui_line_key(t, sizeof(t), &sel, TUI_LINE_CTRL_W);
+    cr_assert_str_eq(t, "dir/", "a trailing slash goes with its word");
+    snprintf(t, sizeof(t), "a b  ");
+    tui_line_key(t, sizeof(t), &sel, TUI_LINE_CTRL_W);
+    cr_assert_str_eq(t, "a ");
+    tui_line_key(t, sizeof(t), &sel, TUI_LINE_CTRL_U);
+    cr_assert_str_eq(t, "");
+    tui_line_key(t, sizeof(t), &sel, TUI_LINE_CTRL_W);
+    cr_assert_str_eq(t, "", "nothing to erase is no error");
+    /* Backspace removes a whole UTF-8 character. */
+    snprintf(t, sizeof(t), "a\xc3\xa9");
+    tui_line_key(t, sizeof(t), &sel, TUI_KEY_BACKSPACE);
+    cr_assert_str_eq(t, "a");
+    /* Full: a typed character is dropped, never written past the end. */
+    char small[4] = "abc";
+    tui_line_key(small, sizeof(small), &sel, 'd');
+    cr_assert_str_eq(small, "abc");
+    cr_assert_not(tui_line_key(t, sizeof(t), &sel, TUI_KEY_ENTER), "Enter is the prompt's");
+    cr_assert_not(tui_line_key(t, sizeof(t), &sel, TUI_KEY_ESC));
+}
+
+Test(state, the_offered_name_is_selected_typing_replaces_it_an_arrow_keeps_it) {
+    char t[32] = "scenario.yaml";
+    bool sel = true;
+    tui_line_key(t, sizeof(t), &sel, 'x');
+    cr_assert_str_eq(t, "x");
+    cr_assert_not(sel);
+    snprintf(t, sizeof(t), "scenario.yaml");
+    sel = true;
+    tui_line_key(t, sizeof(t), &sel, TUI_KEY_END);
+    cr_assert_not(sel);
+    tui_line_key(t, sizeof(t), &sel, 'x');
+    cr_assert_str_eq(t, "scenario.yamlx");
+    snprintf(t, sizeof(t), "scenario.yaml");
+    sel = true;
+    tui_line_key(t, sizeof(t), &sel, TUI_KEY_BACKSPACE);
+    cr_assert_str_eq(t, "", "Backspace erases the selection");
+    snprintf(t, sizeof(t), "scenario.yaml");
+    sel = true;
+    tui_line_key(t, sizeof(t), &sel, TUI_KEY_LEFT);
+    tui_line_key(t, sizeof(t), &sel, TUI_KEY_BACKSPACE);
+    cr_assert_str_eq(t, "scenario.yam");
+}
+
+Test(state, a_leading_tilde_is_home_and_without_home_says_so) {
+    char out[64], err[256];
+    const char *old = getenv("HOME");
+    char saved[256];
+    snprintf(saved, sizeof(saved), "%s", old ? old : "");
+    setenv("HOME", "/h/me", 1);
+    cr_assert_eq(tui_path_expand("~/x.yaml", out, sizeof(out), err, sizeof(err)), 0);
+    cr_assert_str_eq(out, "/h/me/x.yaml");
+    cr_assert_eq(tui_path_expand("~", out, sizeof(out), err, sizeof(err)), 0);
+    cr_assert_str_eq(out, "/h/me");
+    cr_assert_eq(tui_path_expand("a/~/b", out, sizeof(out), err, sizeof(err)), 0);
+    cr_assert_str_eq(out, "a/~/b", "only a leading ~ is HOME");
+    cr_assert_eq(tui_path_expand("~bob/x", out, sizeof(out), err, sizeof(err)), -1);
+    cr_assert(strstr(err, "~bob: only ~ alone") != NULL, "%s", err);
+    unsetenv("HOME");
+    cr_assert_eq(tui_path_expand("~/x.yaml", out, sizeof(out), err, sizeof(err)), -1);
+    cr_assert(strstr(err, "HOME is not set") != NULL, "%s", err);
+    setenv("HOME", "", 1);
+    cr_assert_eq(tui_path_expand("~/x.yaml", out, sizeof(out), err, sizeof(err)), -1);
+    char longer[128];
+    memset(longer, 'a', sizeof(longer) - 1);
+    longer[sizeof(longer) - 1] = '\0';
+    cr_assert_eq(tui_path_expand(longer, out, sizeof(out), err, sizeof(err)), -1);
+    cr_assert(strstr(err, "too long") != NULL, "%s", err);
+    if (old)
+        setenv("HOME", saved, 1);
+}
+
+Test(state, the_file_prompt_offers_the_last_path_selected) {
+    focus_pane(TUI_PANE_MODEL);
+    press('O');
+    cr_assert_not(st.file.selected, "nothing offered: nothing selected");
+    type("/no/such/model.gguf");
+    press(TUI_KEY_ENTER);
+    cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
+    press('O');
+    cr_assert_str_eq(st.file.text, "/no/such/model.gguf");
+    cr_assert(st.file.selected);
+    type("m.gguf");
+    cr_assert_str_eq(st.file.text, "m.gguf", "typing replaced the offered path");
+    press(TUI_KEY_ESC);
+    press('O');
+    press(TUI_LINE_CTRL_W);
+    cr_assert_str_eq(st.file.text, "");
+    press(TUI_KEY_ESC);
+    setenv("VRAMLAB_TEST_HOME_SAVED", getenv("HOME") ? getenv("HOME") : "", 1);
+    unsetenv("HOME");
+    press('O');
+    type("~/m.gguf");
+    press(TUI_KEY_ENTER);
+    cr_assert(strstr(st.message, "HOME is not set") != NULL, "%s", st.message);
+    cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b", "the scenario stays");
+    if (getenv("VRAMLAB_TEST_HOME_SAVED")[0])
+        setenv("HOME", getenv("VRAMLAB_TEST_HOME_SAVED"), 1);
+}
+
 Test(state, the_model_picker_starts_with_file) {
     press(TUI_KEY_ENTER);
     bool cur;
@@ -781,7 +888,8 @@ Test(state, a_bad_path_shows_in_the_status_line_and_keeps_the_scenario) {
     snprintf(st.file.text, sizeof(st.file.text), "%s/alpha.gguf", scratch);
     press(TUI_KEY_ENTER);
     cr_assert_eq(st.overlay, TUI_OVERLAY_NONE);
-    cr_assert(strstr(st.message, "alpha.gguf: byte 0: not a GGUF file"), "%s", st.message);
+    /* an empty file, named as such (catalog/sniff.c) */
+    cr_assert(strstr(st.message, "alpha.gguf: not a model file: it is an empty file"), "%s", st.message);
     cr_assert_str_eq(st.opt.sc.model.id, "llama-3.1-8b");
     cr_assert_null(st.opt.model_file);
     press('O');

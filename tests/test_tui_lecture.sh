@@ -14,6 +14,8 @@ set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 . "$top_srcdir/tests/tui_lib.sh"
+# a lesson asks before leaving: quit answers y
+TUI_QUIT_ANSWER=y
 LESSON_EN=$(cd "$top_srcdir" && pwd)/share/lessons/seed-000.en.yaml
 tui_need_tmux "the lecture kit's end-to-end tests"
 tui_setup lecture
@@ -35,24 +37,6 @@ start() {
     rm -f "$TMP/$name.rc"
     tmux -L "$SOCK" -f /dev/null new-session -d -s "$name" -x "$w" -y "$h" -c "$TMP/work" \
         "env -u LC_ALL -u LANGUAGE TERM=screen-256color LANG=C.UTF-8 $envs '$VRAMLAB' $*; echo \$? > '$TMP/$name.rc'; sleep 60"
-}
-keys() {
-    _session=$1
-    shift
-    tmux -L "$SOCK" send-keys -t "$_session" "$@"
-}
-# quit NAME: q (twice if an overlay was open; a lesson then asks: y), then
-# wait for the exit status; print it.
-quit() {
-    keys "$1" q
-    i=0
-    while [ $i -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
-        sleep 0.1
-        i=$((i + 1))
-        [ $i -eq 10 ] && keys "$1" q
-        [ $i -eq 20 ] && keys "$1" y
-    done
-    cat "$TMP/$1.rc" 2>/dev/null || echo none
 }
 # The caption bar: the screen below the status row (lesson at 100x30).
 caption_of() {

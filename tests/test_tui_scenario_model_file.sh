@@ -35,15 +35,6 @@ keys() {
         sleep 0.15
     done
 }
-quit() {
-    keys "$1" q
-    i=0
-    while [ $i -lt 50 ] && [ ! -s "$TMP/$1.rc" ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    cat "$TMP/$1.rc" 2>/dev/null || echo none
-}
 
 # O, the GGUF path, then s: a scenario file; q: last.yaml (no --fresh).
 start a

@@ -23,6 +23,13 @@ tui_setup() {
     trap tui_cleanup EXIT INT TERM
     export LC_ALL=${LC_ALL:-C.UTF-8}
     case "$LC_ALL" in *UTF-8* | *utf8*) ;; *) export LC_ALL=C.UTF-8 ;; esac
+    # One idle session for the whole script: the server never goes away
+    # between cases (killing the last session ends it, and a new-session
+    # that meets the closing server fails: "server exited unexpectedly").
+    if command -v tmux >/dev/null 2>&1; then
+        tmux -L "$SOCK" -f /dev/null new-session -d -s tui-keepalive -x 20 -y 5 \
+            "sleep 86400" >/dev/null 2>&1
+    fi
 }
 
 # tui_need_tmux WHAT: skip (77) visibly when tmux is missing.
@@ -119,4 +126,27 @@ wait_gone() {
         i=$((i + 1))
     done
     return 1
+}
+
+# keys NAME KEY...: send keys to the explorer in session NAME.
+keys() {
+    _session=$1
+    shift
+    tmux -L "$SOCK" send-keys -t "$_session" "$@"
+}
+
+# quit NAME: q (again after a second: an overlay was open), then wait for
+# the exit status the session's command wrote to $TMP/NAME.rc (30 s at
+# most, a bound); print it. TUI_QUIT_ANSWER (a lesson's "leave?": y) is
+# sent after two seconds when set.
+quit() {
+    keys "$1" q
+    _qi=0
+    while [ $_qi -lt 300 ] && [ ! -s "$TMP/$1.rc" ]; do
+        sleep 0.1
+        _qi=$((_qi + 1))
+        [ $_qi -eq 10 ] && keys "$1" q
+        [ $_qi -eq 20 ] && [ -n "${TUI_QUIT_ANSWER:-}" ] && keys "$1" "$TUI_QUIT_ANSWER"
+    done
+    cat "$TMP/$1.rc" 2>/dev/null || echo none
 }

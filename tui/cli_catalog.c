@@ -28,13 +28,16 @@ static void catalog_usage(FILE *f) {
 
 /* Print `vramlab import --help`. */
 static void import_usage(FILE *f) {
-    fputs(_("usage: vramlab import CONFIG.json | MODEL-DIR\n"
+    fputs(_("usage: vramlab import [--context N] CONFIG.json | MODEL-DIR\n"
           "\n"
           "Read a Hugging Face config.json and print a complete catalog file (a\n"
           "models: header and one entry with the exact parameter count). For\n"
           "DIR/config.json the id is DIR's name, lower-cased, in [a-z0-9.-]:\n"
           "  vramlab import DIR/config.json > ~/.config/vramlab/my-model.yaml\n"
-          "The same file can be used directly: vramlab plan --model-config CONFIG.json\n"),
+          "The same file can be used directly: vramlab plan --model-config CONFIG.json\n"
+          "\n"
+          "  --context N   the model's longest context, for a config.json without\n"
+          "                max_position_embeddings (an entry needs one)\n"),
           f);
 }
 
@@ -292,6 +295,7 @@ struct catalog_args {
     const char *what;         /* the word: gpus ..., or import's path */
     const char *extra;        /* a second word (refused) */
     const char *catalog;      /* --catalog FILE */
+    const char *context;      /* import --context N */
     bool json;
     enum units units;
     bool help;
@@ -320,6 +324,9 @@ static int catalog_visit(void *ctx, int i, const char *value) {
         return 0;
     case PARAM_HELP:
         a->help = true;
+        return 0;
+    case PARAM_CONTEXT:
+        a->context = value;
         return 0;
     default:
         a->catalog = value;
@@ -460,6 +467,63 @@ static void import_name_from_dir(const char *file, struct engine_model *m) {
         snprintf(m->name, sizeof(m->name), "%s", base);
 }
 
+/* The longest context of an imported model: the config's
+ * max_position_embeddings, or --context N (which wins, said so); an entry
+ * without one would not load, so none is refused (issue 27 item 6).
+ * Returns 0, or -1 having said why. */
+static int import_context(const char *path, uint32_t context, struct engine_model *m) {
+    if (context > 0) {
+        if (m->max_context > 0 && m->max_context != context)
+            fprintf(stderr,
+                    _("vramlab: import: --context %u replaces the config's "
+                      "max_position_embeddings (%u)\n"),
+                    context, m->max_context);
+        /* learned positions (OPT's offset of 2 alone): sized by the context */
+        if (m->max_context == 0 && m->pos_embeddings > 0)
+            m->pos_embeddings += context;
+        m->max_context = context;
+        if (m->native_context >= context) { /* within the native context: no extension */
+            m->native_context = 0;
+            m->rope_factor = 0;
+            m->rope_scaling[0] = '\0';
+        }
+    }
+    if (m->max_context == 0) {
+        fprintf(stderr,
+                _("%s: max_position_embeddings: expected in a config.json for a catalog entry "
+                  "(the model's longest context), found none; give it: vramlab import "
+                  "--context N %s\n"),
+                path, path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the entry in yaml loads as a catalog file (the loader's every
+ * check); if not, the loader's messages are printed and nothing else. */
+static bool import_loads(const char *path, const char *yaml) {
+    struct catalog c;
+    struct catalog_diag d = {0};
+    size_t n = strlen(yaml) + sizeof("models:\n");
+    char *text = malloc(n);
+    bool ok;
+    if (!text)
+        return false;
+    snprintf(text, n, "models:\n%s", yaml);
+    catalog_init(&c);
+    ok = catalog_load_buffer(&c, path, text, strlen(text), &d) == 0 && d.errors == 0;
+    if (!ok) {
+        fprintf(stderr, _("vramlab: import: the entry made from %s would not load; not printed:\n"),
+                path);
+        if (d.text)
+            fputs(d.text, stderr);
+    }
+    catalog_diag_free(&d);
+    catalog_free(&c);
+    free(text);
+    return ok;
+}
+
 /* `vramlab import config.json`: print a complete catalog file (a models:
  * header and the entry), ready for ~/.config/vramlab/ID.yaml. */
 int cmd_import(int argc, char **argv) {
@@ -472,9 +536,12 @@ int cmd_import(int argc, char **argv) {
     int rc = 0;
 
     /* (--catalog is accepted for symmetry; the import does not need it.) */
-    static const enum param_id ids[] = {PARAM_CATALOG, PARAM_HELP};
+    static const enum param_id ids[] = {PARAM_CATALOG, PARAM_HELP, PARAM_CONTEXT};
     struct catalog_args args = {.units = UNITS_GB};
-    if (catalog_scan(argc, argv, ids, 2, &args) != 0)
+    uint32_t context = 0;
+    if (catalog_scan(argc, argv, ids, 3, &args) != 0)
+        return VRAMLAB_EXIT_USAGE;
+    if (args.context && options_uint(PARAM_CONTEXT, args.context, &context) != 0)
         return VRAMLAB_EXIT_USAGE;
     if (args.help) {
         import_usage(stdout);
@@ -496,16 +563,27 @@ int cmd_import(int argc, char **argv) {
         catalog_diag_free(&d);
         return VRAMLAB_EXIT_CATALOG;
     }
-    catalog_diag_free(&d);
     import_name_from_dir(path, &m);
+    if (import_context(path, context, &m) != 0) {
+        catalog_diag_free(&d);
+        return VRAMLAB_EXIT_CATALOG;
+    }
     buf = malloc(cap);
-    if (!buf)
+    if (!buf) {
+        catalog_diag_free(&d);
         return 1;
+    }
     if (catalog_format_model_yaml(&m, buf, cap) < 0) {
         fputs(_("vramlab: import: the entry does not fit the output buffer\n"), stderr);
         rc = 1;
+    } else if (!import_loads(path, buf)) {
+        rc = VRAMLAB_EXIT_CATALOG;
     } else {
+        if (d.text) /* what was assumed: said, and kept in the file */
+            fputs(d.text, stderr);
         printf(_("# vramlab import %s: save as ~/.config/vramlab/%s.yaml\n"), path, m.id);
+        for (const char *l = d.text; l && *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+            printf("# %.*s\n", (int)strcspn(l, "\n"), l);
         fputs("models:\n", stdout);
         fputs(buf, stdout);
         if (fflush(stdout) != 0) {
@@ -514,5 +592,6 @@ int cmd_import(int argc, char **argv) {
         }
     }
     free(buf);
+    catalog_diag_free(&d);
     return rc;
 }

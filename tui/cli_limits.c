@@ -211,10 +211,16 @@ void plan_limits_text(FILE *f, const struct options *o, const struct plan_limits
         report_int(sc->context, nc, sizeof(nc));
         report_int(l->max_context, nx, sizeof(nx));
         snprintf(v, sizeof(v), "%s", _("batch too large"));
-        snprintf(note, sizeof(note),
-                 _("%s sequences do not fit at %s tokens, at most %s do; with %s the longest "
-                   "context is %s"),
-                 nb, nc, nm, nb, nx);
+        if (l->max_context > 0)
+            snprintf(note, sizeof(note),
+                     _("%s sequences do not fit at %s tokens, at most %s do; with %s the longest "
+                       "context is %s"),
+                     nb, nc, nm, nb, nx);
+        else /* not even a token each (issue 27 item 6): never "a context of 0" */
+            snprintf(note, sizeof(note),
+                     _("%s sequences do not fit at %s tokens, at most %s do; with %s not even "
+                       "one token each fits"),
+                     nb, nc, nm, nb);
     } else if (l->max_context_bound)
         limit_more_than(ENGINE_MAX_CONTEXT_SEARCH, "", v, sizeof(v));
     else if (l->max_context)

@@ -125,6 +125,9 @@ const char *options_tr(const char *msgid);
  * print the one wording ("vramlab: --units: expected gb or gib, found
  * 'tb'") and return -1. */
 int options_enum(enum param_id id, const char *s, int *out);
+/* Read an INT or TOKENS parameter's value (--context 8k) in its row's
+ * range; on a bad one, print the one wording and return -1. */
+int options_uint(enum param_id id, const char *s, uint32_t *out);
 
 /* Print a command's options from the parameter table, one line of help
  * each: the explorer's own (OPTIONS_HELP_EXPLORER), the scenario's, --json

@@ -253,7 +253,8 @@ static void draw_status(struct tui_ui *ui, const struct tui_state *st) {
         const char *t = st->file.text;
         while (*t && tui_width(t) > wd - x - 2)
             t++;
-        x += tui_put(ui, w, 0, x, wd - x, TUI_ROLE_VALUE, t);
+        x += tui_put(ui, w, 0, x, wd - x,
+                     st->file.selected ? TUI_ROLE_FIELD_FOCUS : TUI_ROLE_VALUE, t);
         tui_put(ui, w, 0, x, 1, TUI_ROLE_FIELD_FOCUS, " ");
         if (st->message[0] && wd - x - 3 > 10)
             tui_put(ui, w, 0, x + 2, wd - x - 2, TUI_ROLE_BAD, st->message);

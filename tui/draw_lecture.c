@@ -210,11 +210,13 @@ void tui_draw_prompt(struct tui_ui *ui, WINDOW *w, int y, const struct tui_state
     werase(w);
     int x = tui_put(ui, w, y, 1, wd - 1, TUI_ROLE_KEY, label) + 1;
     if (st->lx.prompt != TUI_PROMPT_OVERWRITE && st->lx.prompt != TUI_PROMPT_QUIT) {
-        /* Show the end of a long name, then the cursor. */
+        /* Show the end of a long name, then the cursor; the offered
+         * name is shown selected (typing replaces it). */
         const char *t = st->lx.prompt_text;
         while (tui_width(t) > wd - x - 2 && *t)
             t++;
-        x += tui_put(ui, w, y, x, wd - x, TUI_ROLE_VALUE, t);
+        x += tui_put(ui, w, y, x, wd - x,
+                     st->lx.prompt_selected ? TUI_ROLE_FIELD_FOCUS : TUI_ROLE_VALUE, t);
         tui_put(ui, w, y, x, 1, TUI_ROLE_FIELD_FOCUS, " ");
     }
 }

@@ -40,6 +40,7 @@ static const char *const tui_help_lines[] = {
     N_("c                  compare: pin this scenario (c again unpins)"),
     N_("s o                save / open a scenario file (YAML)"),
     N_("O (Model pane)     open a model file: GGUF, safetensors, HF folder (Tab completes)"),
+    N_("                   prompts: typing replaces the name; Ctrl-U clears, Ctrl-W a word, ~ HOME"),
     N_("? F1               this help (Up Down PgUp PgDn scroll it)"),
     N_("q Esc              close an overlay, or quit (a lesson asks first)"),
     N_("mouse              click focuses and picks (--no-mouse)"),

@@ -6,7 +6,9 @@
  * focuses the step's pane and opens the explain overlay on its key; `r`
  * does the same again after free exploration. Saving asks before it
  * overwrites (scenario_file_save refuses, the prompt turns into
- * "overwrite? y/n"); loading keeps the old scenario on any error.
+ * "overwrite? y/n"); loading keeps the old scenario on any error. The
+ * prompt offers the last name, selected (typing replaces it), and edits
+ * as line_edit.h says (Ctrl-U, Ctrl-W, ~ is HOME).
  */
 #include "tui/lecture_ui.h"
 
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "tui/i18n.h"
+#include "tui/line_edit.h"
 #include "tui/scenario_file.h"
 
 /* The default name the save and load prompts offer. */
@@ -228,8 +231,13 @@ static void lecture_message(struct tui_state *st, const char *text) {
 
 /* Save to the prompt's file; overwrite only when the user said yes. */
 static void lecture_save(struct tui_lecture *lx, struct tui_state *st, bool overwrite) {
-    char err[SCENARIO_FILE_ERR_MAX];
-    const char *path = st->lx.prompt_text;
+    char err[SCENARIO_FILE_ERR_MAX], path[TUI_PROMPT_MAX + 256];
+    const char *typed = st->lx.prompt_text;
+    if (tui_path_expand(typed, path, sizeof(path), err, sizeof(err)) != 0) {
+        st->lx.prompt = TUI_PROMPT_NONE;
+        lecture_message(st, err);
+        return;
+    }
     int rc = scenario_file_save(path, &st->opt, st->cat, overwrite, err, sizeof(err));
     if (rc == SCENARIO_FILE_EXISTS) {
         st->lx.prompt = TUI_PROMPT_OVERWRITE;
@@ -240,17 +248,21 @@ static void lecture_save(struct tui_lecture *lx, struct tui_state *st, bool over
         lecture_message(st, err);
         return;
     }
-    snprintf(lx->last_file, sizeof(lx->last_file), "%s", path);
-    snprintf(st->message, sizeof(st->message), _("saved %.120s"), path);
+    snprintf(lx->last_file, sizeof(lx->last_file), "%s", typed);
+    snprintf(st->message, sizeof(st->message), _("saved %.120s"), typed);
 }
 
 /* Load the prompt's file; on any error the scenario stays as it was. */
 static unsigned lecture_load(struct tui_lecture *lx, struct tui_state *st) {
     char err[SCENARIO_FILE_ERR_MAX];
     struct options loaded;
-    char path[TUI_PROMPT_MAX];
-    snprintf(path, sizeof(path), "%s", st->lx.prompt_text);
+    char typed[TUI_PROMPT_MAX], path[TUI_PROMPT_MAX + 256];
+    snprintf(typed, sizeof(typed), "%s", st->lx.prompt_text);
     st->lx.prompt = TUI_PROMPT_NONE;
+    if (tui_path_expand(typed, path, sizeof(path), err, sizeof(err)) != 0) {
+        lecture_message(st, err);
+        return TUI_DIRTY_REPAINT;
+    }
     int rc = scenario_file_load(path, st->cat, &loaded, err, sizeof(err));
     if (rc != SCENARIO_FILE_OK) {
         lecture_message(st, err);
@@ -259,8 +271,8 @@ static unsigned lecture_load(struct tui_lecture *lx, struct tui_state *st) {
     unsigned dirty = tui_lecture_set_scenario(st, &loaded);
     if (st->lx.lesson)
         st->lx.off_step = true;
-    snprintf(lx->last_file, sizeof(lx->last_file), "%s", path);
-    snprintf(st->message, sizeof(st->message), _("loaded %.120s"), path);
+    snprintf(lx->last_file, sizeof(lx->last_file), "%s", typed);
+    snprintf(st->message, sizeof(st->message), _("loaded %.120s"), typed);
     if (loaded.note[0]) /* its model file gone: the saved shape */
         snprintf(st->message, sizeof(st->message), "%.*s", (int)sizeof(st->message) - 1,
                  loaded.note);
@@ -334,20 +346,11 @@ static unsigned lecture_prompt_key(struct tui_lecture *lx, struct tui_state *st,
             return TUI_DIRTY_REPAINT;
         }
         return lecture_load(lx, st);
-    case TUI_KEY_BACKSPACE:
-        /* Remove one whole UTF-8 character. */
-        while (n > 0 && ((unsigned char)t[n - 1] & 0xc0) == 0x80)
-            t[--n] = '\0';
-        if (n > 0)
-            t[--n] = '\0';
-        return TUI_DIRTY_REPAINT;
     default:
-        if (key >= 32 && key < 256 && key != 127 && n + 1 < TUI_PROMPT_MAX) {
-            t[n] = (char)key;
-            t[n + 1] = '\0';
-            return TUI_DIRTY_REPAINT;
-        }
-        return 0;
+        /* Backspace, Ctrl-U, Ctrl-W, typing over the offered name. */
+        return tui_line_key(t, sizeof(st->lx.prompt_text), &st->lx.prompt_selected, key)
+                   ? TUI_DIRTY_REPAINT
+                   : 0;
     }
 }
 
@@ -355,6 +358,7 @@ static unsigned lecture_prompt_key(struct tui_lecture *lx, struct tui_state *st,
 static unsigned lecture_prompt(struct tui_lecture *lx, struct tui_state *st, enum tui_prompt k) {
     st->lx.prompt = k;
     snprintf(st->lx.prompt_text, sizeof(st->lx.prompt_text), "%s", lx->last_file);
+    st->lx.prompt_selected = true; /* typing replaces the offered name */
     st->message[0] = '\0';
     return TUI_DIRTY_REPAINT;
 }

@@ -17,6 +17,7 @@
 #include "tui/i18n.h"
 #include "tui/measure_model.h"
 #include "tui/measure_pane.h"
+#include "tui/save_file.h"
 
 /* The tests the pane runs, in the probe's order (the quick sizes): on a
  * GPU the GEMM sweep, on the CPU its peak FMA rate (its roofline's roof)
@@ -340,61 +341,34 @@ void tui_mpane_stop(struct tui_mpane *mp) {
     measure_run_free(&mp->run);
 }
 
-/* Write the run as JSON to path (see measure_pane.h). */
+/* Write the run as JSON to path (see measure_pane.h; the writing itself
+ * is save_file's: links followed, FIFOs and devices refused). */
 int tui_mpane_save(const struct measure_run *run, const struct engine_gpu *g,
                    const struct catalog_cpu *cpu, const char *path, bool overwrite, char *err,
                    size_t errlen) {
-    char tmp[1024];
-    const char *slash = strrchr(path, '/');
-    int dl = slash ? (int)(slash - path) : 1;
-    if (snprintf(tmp, sizeof(tmp), "%.*s/.vramlab-measure.XXXXXX", dl, slash ? path : ".") >=
-        (int)sizeof(tmp)) {
-        snprintf(err, errlen, "%s", _("path too long"));
-        return -1;
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    /* mkstemp makes the file 0600; a saved result is as readable as any */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "w");
+    char *text = NULL, why[1024];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
         snprintf(err, errlen, "%s", strerror(errno));
-        close(fd);
-        unlink(tmp);
         return -1;
     }
     measure_run_json(f, run, g, cpu);
-    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    if (bad) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        unlink(tmp);
+    if (fclose(f) != 0) {
+        free(text);
+        snprintf(err, errlen, "%s", strerror(ENOMEM));
         return -1;
     }
-    int rc = 0;
-    if (overwrite) {
-        if (rename(tmp, path) != 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            rc = -1;
-        }
-    } else if (link(tmp, path) != 0) {
-        /* link never replaces: EEXIST is the question to ask */
-        if (errno == EEXIST) {
-            rc = 1;
-        } else if (access(path, F_OK) != 0 && rename(tmp, path) == 0) {
-            return 0; /* a file system without hard links */
-        } else {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            rc = -1;
-        }
+    int rc = save_file(path, text, len, overwrite, 0666, why, sizeof(why));
+    free(text);
+    if (rc == SAVE_FILE_EXISTS)
+        return 1;
+    if (rc != SAVE_FILE_OK) {
+        why[strcspn(why, "\n")] = '\0';
+        snprintf(err, errlen, "%s", why);
+        return -1;
     }
-    unlink(tmp);
-    return rc;
+    return 0;
 }
 
 /* w (and y to confirm): save the results. */

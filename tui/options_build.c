@@ -168,6 +168,29 @@ static void opt_model_path(const char *given, struct options *o) {
     snprintf(o->model_path, sizeof(o->model_path), "%s", realpath(given, real) ? real : given);
 }
 
+/* The fewest parameters a bare size may have: below a million there is no
+ * language model worth planning (the smallest published ones, such as
+ * TinyStories-1M, have about a million), and "--params 7" is 7B with the
+ * unit forgotten (issue 27 item 6). */
+#define OPT_PARAMS_MIN 1e6
+
+/* Refuse an implausibly small --params, asking what was meant: a bare
+ * number (7) is surely a size in billions; one with a unit (500K) is
+ * simply too small. Returns 0 or -1 having said why. */
+static int opt_params_plausible(const char *raw, double n) {
+    if (n >= OPT_PARAMS_MIN)
+        return 0;
+    if (strspn(raw, "0123456789.") == strlen(raw))
+        opt_error("--params: %s parameters is surely not meant; did you mean %sB (%s billion)? "
+                  "a size takes a unit: 7B, 125M (1M at least)",
+                  raw, raw, raw);
+    else
+        opt_error("--params: %s is below 1M parameters, smaller than any language model; give "
+                  "1M at least",
+                  raw);
+    return -1;
+}
+
 /* Choose the model: --model-config, --model, --params, an architecture, or
  * the default; then apply single-field overrides. Returns 0, 2 or 3. */
 int opt_model(const struct options_given *s, const struct catalog *cat, struct options *o) {
@@ -203,6 +226,8 @@ int opt_model(const struct options_given *s, const struct catalog *cat, struct o
             catalog_diag_free(&d);
             return VRAMLAB_EXIT_CATALOG;
         }
+        if (d.text) /* what was assumed (no model_type) */
+            fputs(d.text, stderr);
         catalog_diag_free(&d);
         o->model_custom = true;
         opt_model_path(s->val[PARAM_MODEL_CONFIG], o);
@@ -210,11 +235,13 @@ int opt_model(const struct options_given *s, const struct catalog *cat, struct o
         double n;
         if (opt_number(PARAM_PARAMS, s->val[PARAM_PARAMS], &n) != 0)
             return VRAMLAB_EXIT_USAGE;
-        if (!(n >= 1)) {
+        if (!(n > 0)) {
             opt_error("--params: expected a positive size like 70B, found '%s'",
                       s->val[PARAM_PARAMS]);
             return VRAMLAB_EXIT_USAGE;
         }
+        if (opt_params_plausible(s->val[PARAM_PARAMS], n) != 0)
+            return VRAMLAB_EXIT_USAGE;
         engine_model_from_size(m, n);
         snprintf(m->id, sizeof(m->id), "params-%s", s->val[PARAM_PARAMS]);
         snprintf(m->name, sizeof(m->name), "%s-parameter model", s->val[PARAM_PARAMS]);
@@ -299,8 +326,11 @@ static int opt_at_least(const char *flag, const char *raw, double v, double min,
                         const char *what, const char *unit) {
     if (v >= min)
         return 0;
-    opt_error("--%s: %s is below %s, surely not meant; did you mean %s%s?", flag, raw, what, raw,
-              unit);
+    if (v <= 0) /* no unit makes 0 (or less) a size (issue 27 item 6) */
+        opt_error("--%s: expected a figure above zero (at least %s), found '%s'", flag, what, raw);
+    else
+        opt_error("--%s: %s is below %s, surely not meant; did you mean %s%s?", flag, raw, what,
+                  raw, unit);
     return -1;
 }
 

@@ -182,6 +182,11 @@ int options_enum(enum param_id id, const char *s, int *out) {
     return opt_enum(id, s, out);
 }
 
+/* A whole number of an INT or TOKENS row (see commands.h). */
+int options_uint(enum param_id id, const char *s, uint32_t *out) {
+    return opt_uint(id, s, out);
+}
+
 /* A fraction in (min, max], written 0.4 or 40%. */
 static int opt_ratio(const struct param_info *p, const char *s, double *out) {
     char *end;

@@ -6,6 +6,8 @@
 
 #include "tui/probe_client.h"
 
+#include "catalog/catalog.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -127,7 +129,17 @@ void probe_event_from_line(const char *line, size_t len, struct probe_event *ev)
     ev->error[0] = 0;
     if (probe_json_parse(line, len, &ev->j, ev->error, sizeof ev->error) != 0) {
         ev->kind = PROBE_EV_BAD;
+        ev->j.n = 0; /* a line that did not parse has no members */
+        catalog_text_clean_str(ev->error);
         return;
+    }
+    /* Untrusted text (issue 27 item 5): a device name, a test's name or an
+     * error message (the driver's, /proc/cpuinfo's, a probe named by
+     * VRAMLAB_PROBE) is shown and written as read: its controls '?'. */
+    for (size_t i = 0; i < ev->j.n; i++) {
+        catalog_text_clean_str(ev->j.f[i].key);
+        if (ev->j.f[i].type == PROBE_JSON_STR || ev->j.f[i].type == PROBE_JSON_RAW)
+            catalog_text_clean_str(ev->j.f[i].str);
     }
     const char *e = probe_json_str(&ev->j, "event");
     ev->kind = PROBE_EV_OTHER;

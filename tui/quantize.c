@@ -29,6 +29,7 @@
 #include "kernels/kern_quant.h"
 #include "catalog/safetensors.h"
 #include "tui/commands.h"
+#include "tui/i18n.h"
 #include "tui/json.h"
 
 #define QUANT_CHUNK_ELEMENTS (1u << 20) /* floats widened at a time */
@@ -381,7 +382,17 @@ int cmd_quantize(int argc, char **argv) {
     }
     struct kern_st_file f;
     if (kern_st_open(file, &f, err, sizeof err) != 0) {
-        fprintf(stderr, "vramlab quantize: %s\n", err);
+        /* Not safetensors at all: say what it is (issue 27 item 6). */
+        const char *kind = catalog_sniff_file(file);
+        if (kind)
+            fprintf(stderr, _("vramlab quantize: %s: not a safetensors file: it is %s\n"), file,
+                    _(kind));
+        else
+            fprintf(stderr, "vramlab quantize: %s\n", err);
+        if (kind && !strncmp(kind, "a GGUF", 6))
+            fputs(_("  (quantize measures a safetensors file's F32/F16/BF16 tensors; "
+                    "vramlab plan --model-file reads a GGUF file's header)\n"),
+                  stderr);
         return VRAMLAB_EXIT_USAGE;
     }
     struct qtensor *q = calloc(f.n ? f.n : 1, sizeof *q);

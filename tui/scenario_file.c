@@ -13,6 +13,7 @@
  */
 #include "tui/scenario_file.h"
 
+#include "catalog/catalog.h"
 #include "engine/param_table.h"
 #include "tui/i18n.h"
 
@@ -90,11 +91,40 @@ static void sf_quote_line(char *err, size_t errlen, const struct scenario_source
         unsigned char ch = (unsigned char)p[i];
         if ((ch & 0xc0) == 0x80)
             continue;
-        pad[n++] = ch == '\t' ? '\t' : ' ';
+        pad[n++] = ' '; /* a tab is shown as one space below */
         chars++;
     }
     pad[n] = '\0';
-    sf_append(err, errlen, "    %.*s\n    %s^\n", (int)(eol - p), p, pad);
+    /* The line as a terminal may show it: a control byte or bad UTF-8 in
+     * the file is '?' (catalog_text_clean), never sent to the terminal;
+     * each is one column, so the caret stays under it. */
+    char shown[256];
+    size_t k = (size_t)(eol - p) < sizeof(shown) - 1 ? (size_t)(eol - p) : sizeof(shown) - 1;
+    memcpy(shown, p, k);
+    shown[k] = '\0';
+    for (size_t i = 0; i < k; i++)
+        if (shown[i] == '\t')
+            shown[i] = ' '; /* one column, as the pad counts it */
+    catalog_text_clean(shown, k);
+    sf_append(err, errlen, "    %s\n    %s^\n", shown, pad);
+}
+
+/* Make a whole message safe to print: each line through
+ * catalog_text_clean (a value the message quotes came from the file). */
+static void sf_clean_message(char *err) {
+    char *line = err, *out = err;
+    for (;;) {
+        size_t n = strcspn(line, "\n");
+        bool more = line[n] == '\n';
+        memmove(out, line, n);
+        size_t k = catalog_text_clean(out, n);
+        out += k;
+        if (!more)
+            break;
+        *out++ = '\n';
+        line += n + 1;
+    }
+    *out = '\0';
 }
 
 /* Append "name:line:col: key: message" and the quoted line (see header). */
@@ -520,9 +550,23 @@ static void sf_syntax_error(const struct scenario_source *src, const yaml_parser
 }
 
 /* Load a scenario from YAML text (see header). */
+static int sf_load_buffer(const char *name, const char *text, size_t len,
+                          const struct catalog *cat, struct options *o, char *err,
+                          size_t errlen);
+
+/* Load from memory (see header); the message is safe to print. */
 int scenario_file_load_buffer(const char *name, const char *text, size_t len,
                               const struct catalog *cat, struct options *o, char *err,
                               size_t errlen) {
+    int rc = sf_load_buffer(name, text, len, cat, o, err, errlen);
+    if (rc != SCENARIO_FILE_OK && err && errlen)
+        sf_clean_message(err);
+    return rc;
+}
+
+static int sf_load_buffer(const char *name, const char *text, size_t len,
+                          const struct catalog *cat, struct options *o, char *err,
+                          size_t errlen) {
     struct scenario_source src = {name, text, len};
     yaml_parser_t parser;
     yaml_document_t doc;

@@ -25,10 +25,12 @@
  * Saving writes every field needed to reproduce the scenario: catalog ids
  * where the model or GPU is a catalog entry, the architecture or the GPU
  * figures otherwise, and every workload field even at its default, so a file
- * is self-describing. Files are written atomically (a temporary file in the
- * same directory, fsync, then rename; link when overwriting is not allowed,
- * so that even a racing writer is never clobbered). A failed save leaves
- * the old file as it was.
+ * is self-describing. Files are written by save_file() (tui/save_file.h):
+ * a temporary file in the target's directory, fsync, then rename over a
+ * regular file only (link when overwriting is not allowed, so that even a
+ * racing writer is never clobbered); a symbolic link's target is written
+ * and the link kept; a FIFO, device or directory is refused and left as it
+ * is. A failed save leaves the old file as it was.
  *
  * Not saved: the measure pane's calibration (it belongs to the machine, not
  * to the scenario), and model features that have no scenario option
@@ -110,8 +112,10 @@ void scenario_file_apply(struct options *session, const struct options *loaded);
 /*
  * The file the explorer restores at start (unless --fresh) and saves on
  * quit: $XDG_STATE_HOME/vramlab/last.yaml, or ~/.local/state/vramlab/
- * last.yaml when XDG_STATE_HOME is unset or not absolute. With create_dir
- * the directories are made (mode 0700). Returns 0, or -1 with a message.
+ * last.yaml when XDG_STATE_HOME is unset or not absolute
+ * (save_file_state_dir: the variable's directory must exist; HOME unset or
+ * naming nothing means no state). With create_dir the directories below it
+ * are made (mode 0700). Returns 0, or -1 with a message.
  */
 int scenario_file_state_path(char *buf, size_t len, bool create_dir, char *err, size_t errlen);
 

@@ -4,27 +4,24 @@
  * Each quantity is written in the most readable unit that parses back to
  * exactly the same double with the same parser the loader uses ("80 GiB",
  * "3.35 TB/s", "5 us"), falling back to a plain number, so a save/load
- * round trip is exact; numbers are printed with LC_NUMERIC "C". The write
- * is atomic: mkstemp in the target directory, write, fsync, then rename
- * (overwrite) or link (no clobber: refused atomically when the name
- * exists), and the directory is synced. Also here: the state file's path
+ * round trip is exact; numbers are printed with LC_NUMERIC "C". The file
+ * is written by save_file() (tui/save_file.h: a temporary file, fsync,
+ * rename over a regular file only, links followed, FIFOs and devices
+ * refused, no clobber without overwrite). Also here: the state file's path
  * (XDG base directories) and copying a loaded scenario into a session.
  */
 #include "tui/scenario_file.h"
 
 #include "engine/param_table.h"
 #include "tui/i18n.h"
+#include "tui/save_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <locale.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Append formatted text to err (truncating, always NUL-terminated). */
 static void sv_append(char *err, size_t errlen, const char *fmt, ...)
@@ -496,120 +493,28 @@ out:
     return text;
 }
 
-/* ---- saving atomically --------------------------------------------------------- */
+/* ---- saving ------------------------------------------------------------------ */
 
-/* Write all of buf to fd; 0 or -1 with errno. */
-static int sf_write_all(int fd, const char *buf, size_t len) {
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* fsync the directory holding path, so the rename itself is durable. */
-static void sf_sync_dir(const char *dir) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
-/* Save o to path atomically (see header). */
+/* Save o to path (see header; the writing itself is save_file's). */
 int scenario_file_save(const char *path, const struct options *o, const struct catalog *cat,
                        bool overwrite, char *err, size_t errlen) {
-    const char *slash = strrchr(path, '/');
-    char dir[4096], tmp[4096 + 64];
-    struct stat st;
     char *text;
-    int fd, e, rc = SCENARIO_FILE_ERROR;
-    mode_t mode = 0644;
+    int rc;
 
     if (err && errlen)
         err[0] = '\0';
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == path)
-        snprintf(dir, sizeof(dir), "/");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-    if (!*path || (slash && !slash[1])) {
-        sv_append(err, errlen, "%s: cannot save: not a file name\n", path);
-        return rc;
-    }
-    if (stat(path, &st) == 0) {
-        if (!overwrite) {
-            sv_append(err, errlen, "%s: exists; not overwritten\n", path);
-            return SCENARIO_FILE_EXISTS;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(EISDIR));
-            return rc;
-        }
-        mode = st.st_mode & 0777; /* keep the old file's permissions */
-    }
     text = scenario_file_format(o, cat,
                                 "vramlab scenario: vramlab --scenario FILE, or o in the "
                                 "explorer");
     if (!text) {
         sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(ENOMEM));
-        return rc;
+        return SCENARIO_FILE_ERROR;
     }
-    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, slash ? slash + 1 : path);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        e = errno;
-        sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(e));
-        free(text);
-        return rc;
-    }
-    if (fchmod(fd, mode) != 0 || sf_write_all(fd, text, strlen(text)) != 0 || fsync(fd) != 0) {
-        e = errno;
-        close(fd);
-        goto fail;
-    }
-    if (close(fd) != 0) {
-        e = errno;
-        goto fail;
-    }
-    if (overwrite) {
-        if (rename(tmp, path) != 0) {
-            e = errno;
-            goto fail;
-        }
-    } else if (link(tmp, path) == 0) {
-        unlink(tmp);
-    } else if (errno == EEXIST) {
-        unlink(tmp);
-        free(text);
-        sv_append(err, errlen, "%s: exists; not overwritten\n", path);
-        return SCENARIO_FILE_EXISTS;
-    } else if (access(path, F_OK) == 0) {
-        /* No hard links here (some file systems): check, then rename. */
-        unlink(tmp);
-        free(text);
-        sv_append(err, errlen, "%s: exists; not overwritten\n", path);
-        return SCENARIO_FILE_EXISTS;
-    } else if (rename(tmp, path) != 0) {
-        e = errno;
-        goto fail;
-    }
-    sf_sync_dir(dir);
+    rc = save_file(path, text, strlen(text), overwrite, 0666, err, errlen);
     free(text);
-    return SCENARIO_FILE_OK;
-fail:
-    unlink(tmp);
-    free(text);
-    sv_append(err, errlen, "%s: cannot save: %s\n", path, strerror(e));
-    return rc;
+    return rc == SAVE_FILE_OK       ? SCENARIO_FILE_OK
+           : rc == SAVE_FILE_EXISTS ? SCENARIO_FILE_EXISTS
+                                    : SCENARIO_FILE_ERROR;
 }
 
 /* Copy a loaded scenario into the session's options (see header). */
@@ -655,52 +560,14 @@ int options_apply_scenario_file(struct options *o, const struct catalog *cat) {
 
 /* ---- the state file -------------------------------------------------------------- */
 
-/* mkdir -p of the directory path (mode 0700 for the parts it makes). */
-static int sf_mkdirs(char *path) {
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            *p = '/';
-            return -1;
-        }
-        *p = '/';
-    }
-    if (mkdir(path, 0700) != 0 && errno != EEXIST)
-        return -1;
-    return 0;
-}
-
 /* The last-scenario file (see header). */
 int scenario_file_state_path(char *buf, size_t len, bool create_dir, char *err, size_t errlen) {
-    const char *xdg = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
     char dir[4096];
-    int n;
 
-    if (err && errlen)
-        err[0] = '\0';
-    /* The XDG spec: a relative XDG_STATE_HOME is invalid and ignored. */
-    if (xdg && xdg[0] == '/') {
-        n = snprintf(dir, sizeof(dir), "%s/vramlab", xdg);
-    } else {
-        if (!home || home[0] != '/') {
-            struct passwd *pw = getpwuid(getuid());
-            home = pw ? pw->pw_dir : NULL;
-        }
-        if (!home || home[0] != '/') {
-            sv_append(err, errlen, "no state directory: set XDG_STATE_HOME or HOME\n");
-            return -1;
-        }
-        n = snprintf(dir, sizeof(dir), "%s/.local/state/vramlab", home);
-    }
-    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + sizeof("/last.yaml") > len) {
-        sv_append(err, errlen, "state directory path too long\n");
+    if (save_file_state_dir(NULL, create_dir, dir, sizeof(dir), err, errlen) != 0)
         return -1;
-    }
-    if (create_dir && sf_mkdirs(dir) != 0) {
-        sv_append(err, errlen, "%s: cannot create: %s\n", dir, strerror(errno));
+    if (strlen(dir) + sizeof("/last.yaml") > len) {
+        sv_append(err, errlen, "state directory path too long\n");
         return -1;
     }
     snprintf(buf, len, "%s/last.yaml", dir);

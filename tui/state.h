@@ -264,6 +264,7 @@ struct tui_lecture_view {
     struct engine_estimate pin_est;
     enum tui_prompt prompt;
     char prompt_text[TUI_PROMPT_MAX]; /* what the user typed */
+    bool prompt_selected;             /* the offered name is selected (line_edit.h) */
 };
 
 /* The Model pane's model-file prompt: the path typed, and what the last Tab
@@ -271,6 +272,7 @@ struct tui_lecture_view {
 #define TUI_FILE_MATCHES 8
 struct tui_file_prompt {
     char text[TUI_PROMPT_MAX];
+    bool selected; /* the offered path is selected: typing replaces it (line_edit.h) */
     char matches[TUI_FILE_MATCHES][64];
     size_t n_matches, more; /* shown, and how many more there were */
 };

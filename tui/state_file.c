@@ -3,14 +3,16 @@
  * the model picker, or `O` in the Model pane: `o` is the lecture kit's
  * scenario file everywhere).
  *
- * The path is typed in the status line and completed with Tab as a shell
- * completes it: one match completes (a directory gets its '/'), several
- * extend to their longest common prefix and, when that adds nothing, are
- * listed in the Model pane; "~/" is the home directory. Enter reads the
- * file's header (Ctrl-U erases the line; catalog_model_file_load: a GGUF file, a safetensors file,
+ * The path is typed in the status line (edited as line_edit.h says:
+ * Ctrl-U erases the line, Ctrl-W a word, the last path offered selected)
+ * and completed with Tab as a shell completes it: one match completes (a
+ * directory gets its '/'), several extend to their longest common prefix
+ * and, when that adds nothing, are listed in the Model pane; "~/" is the
+ * home directory (HOME unset: said, never guessed). Enter reads the
+ * file's header (catalog_model_file_load: a GGUF file, a safetensors file,
  * an index or a Hugging Face folder) into the scenario's model; any error
  * closes the prompt and shows in the status line, and the scenario stays
- * as it was. The prompt keeps the last path for the next `o`.
+ * as it was. The prompt keeps the last path for the next `O`.
  */
 #include "config.h"
 
@@ -24,21 +26,14 @@
 #include <sys/stat.h>
 
 #include "tui/i18n.h"
+#include "tui/line_edit.h"
 
 /* Entries of one directory looked at while completing, at most. */
 #define TUI_FILE_SCAN_MAX 20000
 
-/* The path with a leading "~/" made the home directory. */
-static void expand(const char *in, char *out, size_t len) {
-    const char *home = getenv("HOME");
-    if (in[0] == '~' && (in[1] == '/' || in[1] == '\0') && home && home[0])
-        snprintf(out, len, "%s%s", home, in + 1);
-    else
-        snprintf(out, len, "%s", in);
-}
-
 unsigned tui_file_open(struct tui_state *st) {
     st->overlay = TUI_OVERLAY_FILE;
+    st->file.selected = st->file.text[0] != '\0';
     st->file.n_matches = 0;
     st->file.more = 0;
     st->message[0] = '\0';
@@ -65,7 +60,11 @@ static unsigned file_load(struct tui_state *st) {
         show_error(st, _("out of memory"));
         return TUI_DIRTY_REPAINT;
     }
-    expand(st->file.text, path, sizeof(path));
+    if (tui_path_expand(st->file.text, path, sizeof(path), err, sizeof(err)) != 0) {
+        show_error(st, err);
+        free(mf);
+        return TUI_DIRTY_REPAINT;
+    }
     if (catalog_model_file_load(path, &m, mf, err, sizeof(err)) != 0) {
         show_error(st, err);
         free(mf);
@@ -101,11 +100,16 @@ unsigned tui_file_complete(struct tui_state *st) {
     const char *prefix = slash ? slash + 1 : fp->text;
     size_t plen = strlen(prefix), dlen = slash ? (size_t)(slash - fp->text) + 1 : 0;
     char typed_dir[TUI_PROMPT_MAX];
+    char err[256];
     snprintf(typed_dir, sizeof(typed_dir), "%.*s", (int)dlen, fp->text);
-    expand(dlen ? typed_dir : "./", dir, sizeof(dir));
     fp->n_matches = 0;
     fp->more = 0;
+    fp->selected = false; /* Tab completes the offered path */
     st->message[0] = '\0';
+    if (tui_path_expand(dlen ? typed_dir : "./", dir, sizeof(dir), err, sizeof(err)) != 0) {
+        show_error(st, err);
+        return TUI_DIRTY_REPAINT;
+    }
     DIR *d = opendir(dir);
     if (d == NULL) {
         snprintf(st->message, sizeof(st->message), _("no directory %.100s"),
@@ -177,25 +181,10 @@ unsigned tui_file_key(struct tui_state *st, int key) {
         return file_load(st);
     case TUI_KEY_TAB:
         return tui_file_complete(st);
-    case TUI_KEY_BACKSPACE:
-    case 8:
-        /* Remove one whole UTF-8 character. */
-        while (n > 0 && ((unsigned char)t[n - 1] & 0xc0) == 0x80)
-            t[--n] = '\0';
-        if (n > 0)
-            t[--n] = '\0';
-        st->file.n_matches = 0;
-        return TUI_DIRTY_REPAINT;
-    case 21: /* Ctrl-U: erase the line, as a shell does */
-        t[0] = '\0';
-        st->file.n_matches = 0;
-        return TUI_DIRTY_REPAINT;
     case TUI_KEY_RESIZE:
         return TUI_DIRTY_REFLOW | TUI_DIRTY_REPAINT;
     default:
-        if (key >= 32 && key < 256 && key != 127 && n + 1 < sizeof(st->file.text)) {
-            t[n] = (char)key;
-            t[n + 1] = '\0';
+        if (tui_line_key(t, sizeof(st->file.text), &st->file.selected, key)) {
             st->file.n_matches = 0;
             st->message[0] = '\0';
         }
