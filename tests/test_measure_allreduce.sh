@@ -139,7 +139,8 @@ for size in 100x32 80x24 140x45; do
     start $n $w $h "$FIX/fake-allreduce.sh" -- $SCEN
     wait_for $n "Roofline" || wait_for $n "Speed" || { fail "$size: no explorer"; continue; }
     if focus $n && wait_for $n "1.00 MiB"; then
-        scr=$(capture $n)
+        settle $n
+        scr=$(cat "$TMP/settled")
         echo "$scr" | grep -q "4 ranks" && echo "$scr" | grep -qE "8 B +1.27 MB/s +2.40 MB/s" &&
             ok "$size: x draws measured and predicted busbw by size" ||
             { fail "$size: the chart"; echo "$scr"; }

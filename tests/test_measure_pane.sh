@@ -100,7 +100,8 @@ else
 fi
 keys run u
 if wait_for run "ratio" 80; then
-    scr=$(capture run)
+    settle run
+    scr=$(cat "$TMP/settled")
     for want in "FP16 GEMV" "GEMM sweep" "W4A16 GEMV" "predicted: H100 SXM data sheet" \
         "FP16: predicted"; do
         echo "$scr" | grep -qF -- "$want" || fail "table: '$want' missing"
@@ -125,7 +126,8 @@ fi
 # --- the error lab (v) --------------------------------------------------------
 keys run v
 if wait_for run "Pythia loss"; then
-    scr=$(capture run)
+    settle run
+    scr=$(cat "$TMP/settled")
     # seed 000: at 4 bits one scale per matrix puts ~2/3 of the outlier
     # weights on zero (error 0.53); groups of 32 hold (13%, 0.10)
     echo "$scr" | grep -E "^│4 " | grep -qF "0.100  13% 0.528  64% 2.66/10.7" &&

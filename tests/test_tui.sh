@@ -97,7 +97,8 @@ fi
 # --- 100x30: the full layout ------------------------------------------------
 start full 100 30 -- $SCEN
 if wait_for full "Roofline"; then
-    scr=$(capture full)
+    settle full
+    scr=$(cat "$TMP/settled")
     for want in "Model" "Format" "GPU" "Layout" "Memory per GPU" "Speed" "Measure" \
         "Llama 3.1 70B" "fits on 2 x H100 SXM"; do
         echo "$scr" | grep -qF -- "$want" || fail "100x30: '$want' missing"

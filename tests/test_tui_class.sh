@@ -221,7 +221,10 @@ for size in "100 30" "120 40"; do
     set -- $size
     start "cv$1" "$1" "$2" C $CV
     has "cv$1" "top $top" "$1x$2: the chart's top is the largest batch that fits ($top tok/s)"
-    scr=$(capture "cv$1")
+    # the frame whole (a capture can land mid-redraw, the chart's rows not
+    # yet drawn under its caption)
+    settle "cv$1"
+    scr=$(cat "$TMP/settled")
     row=$(echo "$scr" | grep -n "tok/s vs batch" | head -1 | cut -d: -f1)
     # The Speed pane's inner width: up to its right border on the top row.
     iw=$(echo "$scr" | sed -n "$((row - 6))p" | awk '{ print index($0, "++") - 2 }')
