@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/helpers.h"
@@ -1468,7 +1469,6 @@ Test(core, a_files_classes_and_the_prefill_rate) {
     struct engine_scenario sc = core_scenario();
     struct engine_estimate a, f;
     engine_estimate(&sc, &a);
-    double w = a.params_active - 128256.0 * 4096;
     /* the same model as a file: 3/4 of its elements in 4-bit types, 1/4
      * in FP16 (the per-layer bytes only set the memory, not this) */
     sc.model.file_bytes = true;
