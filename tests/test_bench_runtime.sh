@@ -44,10 +44,14 @@ jget() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }
 
-# start: llama-server on a free port (from 18080 up), 4 slots; its URL in $url.
+# start: llama-server on a free port, 4 slots; its URL in $url. The first
+# port tried depends on this script's pid, and a port is ours only when our
+# own server says it listens there and still runs (two suites at once, as
+# .ci/run's halves, each start one: a health answer can be the other's).
 start() {
-    port=18080
-    while [ $port -lt 18180 ]; do
+    port=$((18080 + $$ % 400))
+    last=$((port + 100))
+    while [ $port -lt $last ]; do
         "$server" -m "$model" --host 127.0.0.1 --port $port -t "$(nproc)" -c 4096 -np 4 \
             >"$t/server.log" 2>&1 &
         spid=$!
@@ -56,8 +60,10 @@ start() {
             if ! kill -0 $spid 2>/dev/null; then
                 break # the port was taken: try the next
             fi
-            if python3 -c 'import sys,urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
-                "http://127.0.0.1:$port/health" 2>/dev/null; then
+            if grep -q "listening on http://127.0.0.1:$port" "$t/server.log" &&
+                kill -0 $spid 2>/dev/null &&
+                python3 -c 'import sys,urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
+                    "http://127.0.0.1:$port/health" 2>/dev/null; then
                 url=http://127.0.0.1:$port
                 return 0
             fi
