@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 
 #include <curl/curl.h>
+#include "tui/curl_dl.h" /* after curl.h: the calls through the loaded table */
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -41,6 +42,11 @@ int bench_api_parse(const char *s) {
 
 /* Start libcurl. */
 int bench_global_init(void) {
+    char why[256];
+    if (curl_dl_load(why, sizeof why) != 0) {
+        fprintf(stderr, "vramlab bench: %s\n", why);
+        return -1;
+    }
     return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
 }
 
