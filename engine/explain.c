@@ -22,21 +22,13 @@ void engine_explain_for(const struct engine_numfmt *f, const struct engine_scena
     memset(out, 0, sizeof *out);
     if ((unsigned)k >= ENGINE_KEY_COUNT)
         return;
-    if (!f) {
-        engine_numfmt_english(&english);
-        f = &english;
-    }
+    xp_begin(x, &english, f, sc, e, out->values, sizeof out->values);
+    f = x->f;
     const struct engine_figure *fig = engine_figure(k);
     out->key = fig->path;
     out->label = engine_numfmt_tr(f, fig->label);
     out->formula = engine_numfmt_tr(f, fig->formula);
     out->source = engine_numfmt_tr(f, fig->source);
-    x->f = f;
-    x->sc = sc;
-    x->e = e;
-    x->v = out->values;
-    x->n = sizeof out->values;
-    x->next = 0;
     if (e->invalid)
         xp_set(x, "%s", XT("the scenario is invalid"));
     else if (!engine_key_applies(sc, k) && sc->system_gpus == 0 &&

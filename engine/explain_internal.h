@@ -32,6 +32,11 @@ struct xp {
     unsigned next;
 };
 
+/* Begin a text in buf (n bytes, emptied) for reader f; f NULL: English,
+ * kept in *english (which must outlive the text). */
+void xp_begin(struct xp *x, struct engine_numfmt *english, const struct engine_numfmt *f,
+              const struct engine_scenario *sc, const struct engine_estimate *e, char *buf,
+              size_t n);
 /* A number in the reader's units and marks (a buffer of the pool, valid
  * for the rest of this text). */
 const char *xp_num(struct xp *x, enum engine_unit u, double v);

@@ -8,6 +8,23 @@
 
 #include "engine/explain_internal.h"
 
+void xp_begin(struct xp *x, struct engine_numfmt *english, const struct engine_numfmt *f,
+              const struct engine_scenario *sc, const struct engine_estimate *e, char *buf,
+              size_t n) {
+    memset(x, 0, sizeof *x);
+    if (!f) {
+        engine_numfmt_english(english);
+        f = english;
+    }
+    x->f = f;
+    x->sc = sc;
+    x->e = e;
+    x->v = buf;
+    x->n = n;
+    if (n)
+        buf[0] = '\0';
+}
+
 const char *xp_num(struct xp *x, enum engine_unit u, double v) {
     char *b = x->pool[x->next++ % XP_POOL];
     engine_format(x->f, u, v, b, XP_WIDTH);

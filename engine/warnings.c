@@ -15,24 +15,6 @@
 
 #include "engine/explain_internal.h"
 
-/* The writer over buf with f's conventions (English when f is NULL). */
-static void wx_begin(struct xp *x, struct engine_numfmt *en, const struct engine_numfmt *f,
-                     const struct engine_scenario *sc, const struct engine_estimate *e, char *buf,
-                     size_t n) {
-    memset(x, 0, sizeof *x);
-    if (!f) {
-        engine_numfmt_english(en);
-        f = en;
-    }
-    x->f = f;
-    x->sc = sc;
-    x->e = e;
-    x->v = buf;
-    x->n = n;
-    if (n)
-        buf[0] = '\0';
-}
-
 /* Gigabytes as a figure: the formatter's unit (GB or GiB) for a value in
  * bytes. */
 #define XGB(v) XBYTES(v)
@@ -43,7 +25,7 @@ void engine_warning_text(const struct engine_numfmt *f, const struct engine_scen
                          size_t n) {
     struct xp xs, *x = &xs;
     struct engine_numfmt en;
-    wx_begin(x, &en, f, sc, e, buf, n);
+    xp_begin(x, &en, f, sc, e, buf, n);
     uint32_t gpn =
         sc->gpus_per_node ? sc->gpus_per_node : (sc->gpu.gpus_per_node ? sc->gpu.gpus_per_node : 1);
     const char *model = sc->model.name[0] ? sc->model.name : sc->model.id;
@@ -210,7 +192,7 @@ void engine_invalid_text(const struct engine_numfmt *f, const struct engine_scen
                          uint32_t bit, char *buf, size_t n) {
     struct xp xs, *x = &xs;
     struct engine_numfmt en;
-    wx_begin(x, &en, f, sc, NULL, buf, n);
+    xp_begin(x, &en, f, sc, NULL, buf, n);
     switch (bit) {
     case ENGINE_INVALID_LAYOUT:
         if (engine_cp(sc) > 1)
