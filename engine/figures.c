@@ -344,13 +344,15 @@ static const struct engine_figure rows[ENGINE_KEY_COUNT] = {
     [ENGINE_KEY_PREFILL] =
         {"prefill.seconds", OFF(prefill_seconds), U(SECONDS), G(SPEED), IN, 0, TX_ALWAYS, NONE,
          N_("prefill (one prompt)"),
-         N_("sum over the runtime's steps of max(compute (2 N_active c + L a (d_qk + d_v) "
-            "((s+c)^2 - s^2)) / (t peak), bytes (weights + KV read and written) / bandwidth) + 2 "
+         N_("sum over the runtime's steps of max(compute (2 N_layers c + 2 V h + L a (d_qk + "
+            "d_v) ((s+c)^2 - s^2)) / (t peak), bytes (weights + KV read and written) / bandwidth) + 2 "
             "TP all-reduces per layer of c h 2 bytes; p stages pipeline the steps: + (p - 1) * "
             "(longest step + hand-off of c h 2 bytes)"),
          N_("llm-analysis (cli99) analysis.py prefill latency (max of compute and memory, "
             "TP all-reduce); GPipe (Huang et al. 2019) §2.2; steps: vLLM 0.10.1.1 "
-            "max_num_batched_tokens, llama.cpp n_ubatch (December 2025 source)")},
+            "max_num_batched_tokens, llama.cpp n_ubatch (December 2025 source); logits of the "
+            "prompt's last token only, the embedding a lookup: vLLM v0.11 "
+            "v1/worker/gpu_model_runner.py logits_indices, llama.cpp llama_batch_get_one")},
     [ENGINE_KEY_SERVING_TTFT] =
         {"serving.ttft_s", OFF(serving.ttft_s), U(SECONDS), G(SERVING), IN, 0, TX_ALWAYS, NONE,
          N_("time to first token"),

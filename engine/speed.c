@@ -81,8 +81,16 @@ static double sum_max_lines(double a0, double a1, double b0, double b1, double n
     return r;
 }
 
-/* FLOP-bearing parameters of the fullest stage per token, on its GPUs and in
- * host RAM (2 FLOP each; the whole model at p = 1, as 2 N_active). */
+/* FLOP-bearing parameters of the fullest stage per token of a prefill step,
+ * on its GPUs and in host RAM (2 FLOP each): the layers' weights. The input
+ * embedding is a lookup (no multiply), and the head runs only for the
+ * tokens whose logits are sampled (stage_head_params): the last of a
+ * prompt, and each decoding sequence (counted once in every step of a
+ * chunked prompt, though only the step that ends it needs it). vLLM computes logits at the prompt's
+ * last position only (v0.11 vllm/v1/worker/gpu_model_runner.py,
+ * logits_indices), llama.cpp for the batch's last token unless asked for
+ * more (llama-batch.cpp, llama_batch_get_one). Without the layers' shape:
+ * the active parameters of the stage's share of layers. */
 static double stage_active_params(const struct engine_ctx *c, double stage) {
     if (!c->sc->model.has_arch)
         return c->s.params_active * fmin(c->lps, c->L) / c->L;
@@ -94,10 +102,17 @@ static double stage_active_params(const struct engine_ctx *c, double stage) {
     double dh, mh;
     engine_layer_split(c, 0, c->first_gpu, &dh, &mh); /* host layers run on the first stage */
     if (stage == 0)
-        p += dh * c->s.params_dense_layer + mh * moe_a + c->s.params_embed_in;
-    if (stage == c->p - 1)
-        p += c->s.params_head;
+        p += dh * c->s.params_dense_layer + mh * moe_a;
     return p;
+}
+
+/* The head's multiply (vocabulary x hidden, tied or not) on the last stage,
+ * per token whose logits are computed; 0 on the other stages and without
+ * the layers' shape (stage_active_params counts it there). */
+static double stage_head_params(const struct engine_ctx *c, double stage) {
+    if (!c->sc->model.has_arch || stage != c->p - 1)
+        return 0;
+    return c->s.vocab * c->s.hidden;
 }
 
 /* Parts of one prefill (or mixed) step, per GPU of the fullest stage. */
@@ -140,11 +155,14 @@ static struct step_lines step_lines(const struct engine_ctx *c, double stage, do
     pk *= sc->flops_efficiency;
     bw *= sc->bw_efficiency;
     double attn = c->s.heads * (c->s.qk_dim + c->s.v_dim); /* per layer, per (query, key) */
-    double act = stage_active_params(c, stage);
+    double act = stage_active_params(c, stage), head = stage_head_params(c, stage);
     double tokens = chunk + others;
-    /* Compute: 2 N per token, causal attention (s + c)^2 - s^2 = c^2 + 2 k c^2
+    /* Compute: 2 N per token, the head for the prompt's last token and each
+     * decoding sequence, causal attention (s + c)^2 - s^2 = c^2 + 2 k c^2
      * over the chunk, 2 a (d_qk + d_v) octx per decoding sequence. */
-    l.f0 = (2.0 * act * tokens + lst * attn * (chunk * chunk + 2.0 * octx * others)) / c->t / pk;
+    l.f0 = (2.0 * act * tokens + 2.0 * head * (1.0 + others) +
+            lst * attn * (chunk * chunk + 2.0 * octx * others)) /
+           c->t / pk;
     l.f1 = lst * attn * 2.0 * chunk * chunk / c->t / pk;
     /* Bytes: the stage's weights (the experts these tokens touch), the KV
      * read (k chunks before) and written (this chunk), the others' KV. */

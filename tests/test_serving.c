@@ -75,6 +75,29 @@ Test(prefill, one_token_reads_the_weights) {
     cr_assert(close_rel(e.prefill_seconds, e.serving.prefill_compute_s, 1e-9));
 }
 
+/* A prompt's compute: the layers' weights for every token; the head
+ * (vocabulary x hidden) only for the last token, whose logits are sampled
+ * (vLLM v0.11 gpu_model_runner.py logits_indices = query_start_loc[1:] - 1;
+ * llama.cpp llama_batch_get_one: the last token's output only); the input
+ * embedding is a lookup, no multiply. Llama 3.1 8B (config.json: 32 layers,
+ * hidden 4096, 32 heads and 8 KV heads of 128, FFN 14336, vocabulary
+ * 128,256), 4,096 tokens in one step (plain) on an H100's 989 TFLOP/s. */
+Test(prefill, head_once_embedding_free) {
+    struct engine_scenario sc = th_scenario(th_llama31_8b());
+    sc.prompt = 4096;
+    sc.context = 4096;
+    struct engine_estimate e = est(&sc);
+    double h = 4096, layer = h * h * 2 + h * 1024 * 2 + 3 * h * 14336 + 2 * h;
+    double layers = 32 * layer, head = 128256 * h, c = 4096;
+    double attn = 32 * 32 * (128.0 + 128.0) * c * c; /* causal: c^2 (d_qk + d_v) per head */
+    double want = (2 * layers * c + 2 * head + attn) / 989e12;
+    cr_assert(close_rel(e.serving.prefill_compute_s, want, 1e-6), "%.9g s, want %.9g",
+              e.serving.prefill_compute_s, want);
+    /* counting the embedding and the head for every token would be 14% more */
+    double all = (2 * 8030261248.0 * c + attn) / 989e12;
+    cr_assert_lt(e.serving.prefill_compute_s, all / 1.13);
+}
+
 /* llm-analysis 0.2.2 (cli99), `infer --model_name upstage_Llama-2-70b-instruct-v2
  * --gpu_name h100-sxm-80gb --tp_size 4 --seq_len 4096 --batch_size_per_gpu 1`:
  * prefill_latency_fwd_tp_comm = 0.035791394 s: 80 layers x 2 ring
