@@ -322,6 +322,26 @@ static void mcell(const struct mcol *c, const char *s) {
     printf(c->left ? "%-*s" : "%*s", report_pad(s, c->w), s);
 }
 
+/* One row of a table: its n cells a space apart; before column flag_at
+ * (-1: none) the spread's flag ('!' or ' ') stands for the space. */
+static void mrow(const struct mcol *c, int n, const char *const *cells, int flag_at, char flag) {
+    for (int k = 0; k < n; k++) {
+        if (k)
+            putchar(k == flag_at ? flag : ' ');
+        mcell(&c[k], cells[k]);
+    }
+}
+
+/* A table's header line: the translated headers. */
+static void mhead(const struct mcol *c, int n) {
+    const char *h[16];
+    n = n < 16 ? n : 16;
+    for (int k = 0; k < n; k++)
+        h[k] = _(c[k].head);
+    mrow(c, n, h, -1, ' ');
+    putchar('\n');
+}
+
 /* Short description of a result's variant ("avx2 b=4 x16 2t"). */
 static void variant(const struct probe_json *r, char *buf, size_t len) {
     size_t n = 0;
@@ -555,12 +575,7 @@ static void print_allreduce(const struct measure_run *m) {
              "BW = %s one way (%s), latency %s\n"),
            a, how, b);
     putchar('\n');
-    for (int i = 0; i < NCOL; i++) {
-        if (i)
-            putchar(' ');
-        mcell(&col[i], _(col[i].head));
-    }
-    putchar('\n');
+    mhead(col, NCOL);
     for (size_t i = 0; i < m->n_ar; i++) {
         const struct probe_json *r = &m->ar[i];
         double bytes = probe_json_num(r, "bytes", NAN), t = probe_json_num(r, "seconds", NAN);
@@ -589,14 +604,7 @@ static void print_allreduce(const struct measure_run *m) {
             pb > 0 ? f : "-",
             ratio,
         };
-        for (int k = 0; k < NCOL; k++) {
-            /* the spread's flag takes the space before ok */
-            if (k == OK)
-                putchar(probe_json_bool(r, "flagged", false) ? '!' : ' ');
-            else if (k)
-                putchar(' ');
-            mcell(&col[k], cells[k]);
-        }
+        mrow(col, NCOL, cells, OK, probe_json_bool(r, "flagged", false) ? '!' : ' ');
         putchar('\n');
     }
     /* each note once (a one-GPU note is on every size; a budget's on the
@@ -689,12 +697,7 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
             putchar('\n');
         }
         putchar('\n');
-        for (int i = 0; i < ncol; i++) {
-            if (i)
-                putchar(' ');
-            mcell(&col[i], _(col[i].head));
-        }
-        putchar('\n');
+        mhead(col, ncol);
     }
     for (size_t i = 0; i < m->n_results; i++) {
         const struct probe_json *r = &m->results[i];
@@ -742,14 +745,7 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
             ofc,
             roof,
         };
-        for (int k = 0; k < ncol; k++) {
-            /* the spread's flag takes the space before ok */
-            if (k == OK)
-                putchar(probe_json_bool(r, "flagged", false) ? '!' : ' ');
-            else if (k)
-                putchar(' ');
-            mcell(&col[k], cells[k]);
-        }
+        mrow(col, ncol, cells, OK, probe_json_bool(r, "flagged", false) ? '!' : ' ');
         if (in_cache)
             printf("  %s", _("in cache"));
         putchar('\n');
@@ -786,12 +782,7 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
         };
         mcol_fit(lab, NLAB);
         fputs(_("\nerror lab (relative error ||w - w_hat|| / ||w||, zero codes):\n"), stdout);
-        for (int k = 0; k < NLAB; k++) {
-            if (k)
-                putchar(' ');
-            mcell(&lab[k], _(lab[k].head));
-        }
-        putchar('\n');
+        mhead(lab, NLAB);
         for (size_t i = 0; i < m->n_lab; i++) {
             const struct probe_json *r = &m->lab[i];
             const struct probe_json_field *gf = probe_json_get(r, "group");
@@ -807,11 +798,7 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
             fmt_fixed(probe_json_num(r, "outlier_ratio", NAN), 1, mx, sizeof mx);
             const char *cells[NLAB] = {bits, grp, measure_str_or(probe_json_str(r, "weights"), "?"),
                                        err,  zeros, mx};
-            for (int k = 0; k < NLAB; k++) {
-                if (k)
-                    putchar(' ');
-                mcell(&lab[k], cells[k]);
-            }
+            mrow(lab, NLAB, cells, -1, ' ');
             putchar('\n');
         }
     }
