@@ -203,14 +203,18 @@ for word in ("medido", "dispersión", "razón", "de C"):
 PY
         check "es_ES: the table's columns line up under accented headers" [ $? -eq 0 ]
     fi
+    run -- --json
+    cp "$t/raw" "$t/c.json"
+    run LC_ALL=es_ES.UTF-8 LANGUAGE= -- --json
+    check "es_ES: --json is the C locale's, byte for byte" cmp -s "$t/raw" "$t/c.json"
     # the all-reduce: Spanish table and fits, the flags as in C and read back
-    PROBE=$FIX/fake-allreduce.sh run LC_ALL=es_ES.UTF-8 LANGUAGE= -- --allreduce
+    run PROBE="$FIX/fake-allreduce.sh" LC_ALL=es_ES.UTF-8 LANGUAGE= -- --allreduce
     check "es_ES all-reduce: exits 0" [ "$rc" -eq 0 ]
     check "es_ES all-reduce: the header and a row with commas" sh -c \
         "grep -q '^all-reduce sobre 4 rangos en 1 anfitrión (mpi)' '$t/out' && grep -qE '^fp32 +1,00 MiB +1,21 ms .* 8,50 us ' '$t/out'"
     check "es_ES all-reduce: the fit in Spanish" grep -q "^ajuste fp32: t = 10,1 us + bytes / 726 MB/s (enlace 1,09 GB/s" "$t/out"
     esflags=$(sed -n 's/^calibrar (el ajuste fp32): vramlab plan \(--intra-node-bw [0-9.]*GB\/s --allreduce-latency [0-9.]*us\)$/\1/p' "$t/out")
-    PROBE=$FIX/fake-allreduce.sh run -- --allreduce
+    run PROBE="$FIX/fake-allreduce.sh" -- --allreduce
     cflags=$(sed -n 's/^calibrate (the fp32 fit): vramlab plan \(--intra-node-bw [^ ]* --allreduce-latency [^ ]*\)$/\1/p' "$t/out")
     check "es_ES all-reduce: the calibrate flags keep '.' ($esflags)" \
         sh -c "[ -n '$esflags' ] && [ '$esflags' = '$cflags' ]"
