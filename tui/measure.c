@@ -19,6 +19,13 @@
  * probe ran beside it. A last block lists, per weight width, the decode
  * kernel this machine runs it with ("on this machine").
  *
+ * The report, the progress line and the messages are in the reader's
+ * language (gettext) with every figure through the one formatter
+ * (tui/report.h: the locale's marks, a no-break space before a unit) and
+ * the tables padded by display cells; the calibrate flags it prints to
+ * paste back (C locale, '.'), the test ids, ISA names, the probe's own
+ * notes and --json stay as plan and scripts read them.
+ *
  * While the probe runs, a terminal on stderr gets one progress line ("test
  * 3 of 11, fma-peak, 40%, about 12 s left"), cleared at the end; stderr
  * that is not a terminal gets none. SIGINT, SIGTERM and SIGHUP stop the
