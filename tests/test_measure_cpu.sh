@@ -41,11 +41,14 @@ run() { # NAME=VALUE... -- args... -> $t/out, $t/err, $rc (the variables for the
             shift
         done
         [ "$#" -gt 0 ] && shift
-        VRAMLAB_PROBE="$FIX/fake-cpu.sh" "$VRAMLAB" measure "$@" >"$t/out" 2>"$t/err"
+        VRAMLAB_PROBE="${PROBE:-$FIX/fake-cpu.sh}" "$VRAMLAB" measure "$@" >"$t/raw" 2>"$t/err"
         echo $? >"$t/rc"
     )
     rc=$(cat "$t/rc")
+    # a no-break space joins a number and its unit in UTF-8 (engine/format.h)
+    sed "s/$NBSP/ /g" "$t/raw" >"$t/out"
 }
+NBSP=$(printf '\302\240')
 
 [ -x "$VRAMLAB" ] || { echo "SKIP: $VRAMLAB not built"; exit 77; }
 VRAMLAB=$(cd "$(dirname "$VRAMLAB")" && pwd)/vramlab
@@ -61,18 +64,18 @@ check "no GPU anywhere in the comparison" sh -c "! grep -qiE 'h100|nvidia|catalo
 grep -E '^(copy|read|fma-peak|gemv-fp16|gemv-bf16|w8a16|w4a16) +[a-z]' "$t/out" | grep -v "^copy with" >"$t/rows"
 check "no prediction and no ratio on any row" \
     sh -c "[ \$(wc -l <'$t/rows') -eq 10 ] && ! grep -vE ' yes +- +- ' '$t/rows'"
-check "C is the all-threads copy" grep -q "C (measured copy, read + write) = 9.8 GB/s" "$t/out"
-check "the FMA peak and the ridge" grep -q "FMA peak (fma-peak, all threads) = 180 GFLOP/s.*ridge 18.4 FLOP/byte" "$t/out"
+check "C is the all-threads copy" grep -q "C (measured copy, read + write) = 9.80 GB/s" "$t/out"
+check "the FMA peak and the ridge" grep -q "FMA peak (fma-peak, all threads) = 180 GFLOP/s.*ridge 18.4 FLOP/B" "$t/out"
 check "the isa and the VM" grep -q "cpu: runs avx2 (available: avx2,scalar), 2 threads, virtual machine" "$t/out"
 # roofline at batch 16: min(180e9, 9.8e9 x 1073741824/67633152) = 155.6e9;
 # 127.006e9 / 155.6e9 = 0.816
 check "batch 16 against the roofline" sh -c "grep '^gemv-fp16 .* x16 ' '$t/out' | grep -q ' 0.82 *$'"
 check "batch 1 has no roofline column figure" sh -c "grep '^gemv-fp16 .* x1 ' '$t/out' | grep -q ' - *$'"
 check "copy against the STREAM-style reference" \
-    grep -q "copy with 2 threads / a STREAM-style copy in the same run: 9.8 GB/s / 10.1 GB/s = 0.97" "$t/out"
+    grep -q "copy with 2 threads / a STREAM-style copy in the same run: 9.80 GB/s / 10.1 GB/s = 0.97" "$t/out"
 check "the probe's notes are shown" grep -q "note, w4a16 .*bound by unpacking" "$t/out"
-check "on this machine: a kernel per weight width" sh -c "grep -q '^  bf16 *gemv-bf16 *8.8 GB/s  0.90 of C' '$t/out' && grep -q '^  4-bit *w4a16' '$t/out'"
-check "on this machine: the A8 kernels beside, labelled" sh -c "grep -q '^  8-bit, x 8-bit *w8a8 *9.3 GB/s  0.95 of C  (what CPU runtimes run)' '$t/out' && grep -q '^  4-bit, x 8-bit *w4a8' '$t/out'"
+check "on this machine: a kernel per weight width" sh -c "grep -q '^  bf16 *gemv-bf16 *8.80 GB/s  0.90 of C' '$t/out' && grep -q '^  4-bit *w4a16' '$t/out'"
+check "on this machine: the A8 kernels beside, labelled" sh -c "grep -q '^  8-bit, x 8-bit *w8a8 *9.30 GB/s  0.95 of C  (what CPU runtimes run)' '$t/out' && grep -q '^  4-bit, x 8-bit *w4a8' '$t/out'"
 check "what the A8 and A16 rows mean is said" grep -q "^w8a8, w4a8: the w8a16, w4a16 weights with x quantized to 8 bits" "$t/out"
 check "what plan does with these figures is said" grep -q "plan --measured-bw" "$t/out"
 check "stderr is not a terminal: nothing on it" [ ! -s "$t/err" ]
@@ -161,6 +164,73 @@ check "text: an older probe does not say VM or not" grep -q "virtual machine or 
 VRAMLAB_PROBE=$FIX/fake-ok.sh "$VRAMLAB" measure --json >"$t/out" 2>"$t/err"
 check "a GPU run has on_this_machine null and its catalog GPU" \
     sh -c "grep -q '\"on_this_machine\": *null' '$t/out' && grep -q '\"catalog_id\": *\"h100' '$t/out'"
+
+# --- the report in the reader's language (issue: measure's text report) ------
+# es_ES.UTF-8: Spanish words, decimal commas, the tables still aligned with
+# accented headers; the calibrate flags stay as plan reads them ('.').
+if ! locale -a 2>/dev/null | grep -qi '^es_ES\.utf-\?8$'; then
+    echo "SKIP - the Spanish report (no es_ES.UTF-8 locale)"
+else
+    run LC_ALL=es_ES.UTF-8 LANGUAGE= -- --device cpu
+    check "es_ES: exits 0" [ "$rc" -eq 0 ]
+    check "es_ES: C in Spanish with a decimal comma" \
+        grep -q "^C (copia medida, lectura + escritura) = 9,80 GB/s$" "$t/out"
+    check "es_ES: the cpu line in Spanish" \
+        grep -q "^cpu: ejecuta avx2 (disponibles: avx2,scalar), 2 hilos, máquina virtual$" "$t/out"
+    check "es_ES: compared with itself, in Spanish" \
+        grep -q "^comparado con: sí misma, CPU desconocida (máquina virtual): sin ficha técnica" "$t/out"
+    check "es_ES: the copy against STREAM with commas" \
+        grep -q "^copia con 2 hilos / .*: 9,80 GB/s / 10,1 GB/s = 0,97$" "$t/out"
+    check "es_ES: on this machine, translated widths and fractions of C" \
+        grep -q "^  8 bits, x 8 bits w8a8 *9,30 GB/s  0,95 de C  (lo que ejecutan los runtimes de CPU)$" "$t/out"
+    check "es_ES: the error lab's figures" grep -q "^4 *32 *outliers *0,1003 *13,2% *12,8$" "$t/out"
+    check "es_ES: no figure with a '.' decimal mark" sh -c "! grep -E '[0-9]\.[0-9]' '$t/out'"
+    if command -v python3 >/dev/null 2>&1; then
+        python3 - "$t/out" <<'PY'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+head = [i for i, l in enumerate(lines) if l.startswith("prueba ")][0]
+assert "dispersión" in lines[head] and "de techo" in lines[head], lines[head]
+table = lines[head:head + 13]  # the header and the 12 rows
+assert all(l.split()[0] in ("prueba", "copy", "read", "fma-peak", "gemv-fp16", "gemv-bf16",
+                            "w8a16", "w4a16", "w8a8", "w4a8") for l in table), table
+# every row as wide as the header, in characters (not bytes); each cell
+# ends under its header's last letter
+assert len({len(l) for l in table}) == 1, [len(l) for l in table]
+for word in ("medido", "dispersión", "razón", "de C"):
+    end = lines[head].index(word) + len(word)
+    assert all(l[end - 1] != " " and (end == len(l) or l[end] == " ") for l in table[1:]), word
+PY
+        check "es_ES: the table's columns line up under accented headers" [ $? -eq 0 ]
+    fi
+    run -- --json
+    cp "$t/raw" "$t/c.json"
+    run LC_ALL=es_ES.UTF-8 LANGUAGE= -- --json
+    check "es_ES: --json is the C locale's, byte for byte" cmp -s "$t/raw" "$t/c.json"
+    # the all-reduce: Spanish table and fits, the flags as in C and read back
+    run PROBE="$FIX/fake-allreduce.sh" LC_ALL=es_ES.UTF-8 LANGUAGE= -- --allreduce
+    check "es_ES all-reduce: exits 0" [ "$rc" -eq 0 ]
+    check "es_ES all-reduce: the header and a row with commas" sh -c \
+        "grep -q '^all-reduce sobre 4 rangos en 1 anfitrión (mpi)' '$t/out' && grep -qE '^fp32 +1,00 MiB +1,21 ms .* 8,50 us ' '$t/out'"
+    check "es_ES all-reduce: the fit in Spanish" grep -q "^ajuste fp32: t = 10,1 us + bytes / 726 MB/s (enlace 1,09 GB/s" "$t/out"
+    esflags=$(sed -n 's/^calibrar (el ajuste fp32): vramlab plan \(--intra-node-bw [0-9.]*GB\/s --allreduce-latency [0-9.]*us\)$/\1/p' "$t/out")
+    run PROBE="$FIX/fake-allreduce.sh" -- --allreduce
+    cflags=$(sed -n 's/^calibrate (the fp32 fit): vramlab plan \(--intra-node-bw [^ ]* --allreduce-latency [^ ]*\)$/\1/p' "$t/out")
+    check "es_ES all-reduce: the calibrate flags keep '.' ($esflags)" \
+        sh -c "[ -n '$esflags' ] && [ '$esflags' = '$cflags' ]"
+    P="--model llama-3.1-8b --gpu h100-sxm --mode train --gpus 8 --tp 8"
+    # shellcheck disable=SC2086
+    if LC_ALL=es_ES.UTF-8 LANGUAGE= "$VRAMLAB" plan $P --json $esflags >"$t/pes.json" 2>"$t/err" &&
+        "$VRAMLAB" plan $P --json $cflags >"$t/pc.json" && "$VRAMLAB" plan $P --json >"$t/p0.json"; then
+        check "es_ES: plan reads the flags back as in C" sh -c \
+            "python3 -c \"
+import json, sys
+a, b, c = (json.load(open(f))['training']['tp_comm_seconds'] for f in sys.argv[1:4])
+assert a == b and a > 10 * c, (a, b, c)\" '$t/pes.json' '$t/pc.json' '$t/p0.json'"
+    else
+        check "es_ES: plan takes the printed flags ($(cat "$t/err"))" false
+    fi
+fi
 
 # --- --help and --tests ------------------------------------------------------
 "$VRAMLAB" measure --help >"$t/out" 2>&1

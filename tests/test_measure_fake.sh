@@ -96,6 +96,17 @@ check "malformed line is reported" grep -q "malformed" "$t/err"
 run fake-crash.sh
 check "probe killed by a signal exits 4" [ "$rc" -eq 4 ]
 check "the death is reported" grep -q "status 139" "$t/err"
+# in Spanish on stderr, in English in the --json (its "message" is a contract)
+if locale -a 2>/dev/null | grep -qi '^es_ES\.utf-\?8$'; then
+    (LC_ALL=es_ES.UTF-8 LANGUAGE= && export LC_ALL LANGUAGE && run fake-crash.sh)
+    check "es_ES: the death is reported in Spanish" \
+        grep -q "^vramlab measure: la sonda terminó con el estado 139 \[exit\]$" "$t/err"
+    (LC_ALL=es_ES.UTF-8 LANGUAGE= && export LC_ALL LANGUAGE && run fake-crash.sh --json)
+    check "es_ES: the --json message stays English" \
+        grep -q '"message": *"the probe exited with status 139"' "$t/out"
+else
+    echo "SKIP - the Spanish error (no es_ES.UTF-8 locale)"
+fi
 
 VRAMLAB_PROBE=/nonexistent/probe "$VRAMLAB" measure >"$t/out" 2>"$t/err"
 check "missing probe exits 4" [ $? -eq 4 ]

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/i18n.h"
 #include "tui/json.h"
 #include "tui/measure_run.h"
+#include "tui/report.h"
 
 /* Append a parsed line to a growing array; -1 when out of memory. */
 static int push(struct probe_json **a, size_t *n, size_t *cap, const struct probe_json *j) {
@@ -140,17 +142,18 @@ enum measure_cpu_kind measure_cpu_kind(const struct catalog_cpu *cpu, int virt) 
     return cpu ? MEASURE_CPU_KNOWN : MEASURE_CPU_UNKNOWN;
 }
 
-/* A short phrase for the kind. */
+/* A short phrase for the kind: English (the --json "message"), marked for
+ * gettext; the text report translates it where it prints it. */
 const char *measure_cpu_phrase(enum measure_cpu_kind k) {
     switch (k) {
     case MEASURE_CPU_KNOWN:
-        return "a catalog CPU: measured against its data sheet";
+        return N_("a catalog CPU: measured against its data sheet");
     case MEASURE_CPU_VIRTUAL:
-        return "a virtual machine (a share of the host's memory system): no data-sheet ratio";
+        return N_("a virtual machine (a share of the host's memory system): no data-sheet ratio");
     case MEASURE_CPU_UNKNOWN:
-        return "unknown CPU (not in the catalog): no data sheet, no ratio";
+        return N_("unknown CPU (not in the catalog): no data sheet, no ratio");
     default:
-        return "unknown CPU (virtual machine): no data sheet, no ratio";
+        return N_("unknown CPU (virtual machine): no data sheet, no ratio");
     }
 }
 
@@ -231,25 +234,32 @@ const char *measure_decode_kernel(double bits, bool bf16,
     return best >= 0 ? decode_kernels[best].test : NULL;
 }
 
-/* A progress event as one terminal line. */
+/* A progress event as one terminal line, in the reader's language. */
 int measure_progress_text(const struct probe_json *ev, char *buf, size_t len) {
     const char *t = measure_str_or(probe_json_str(ev, "test"), "?");
     double f = probe_json_num(ev, "fraction", 0), i = probe_json_num(ev, "index", 0),
            n = probe_json_num(ev, "count", 0), eta = probe_json_num(ev, "eta_seconds", NAN);
+    char si[24], sn[24], pct[24];
     f = f < 0 ? 0 : f > 1 ? 1 : f;
+    report_int(i, si, sizeof si);
+    report_int(n, sn, sizeof sn);
+    report_int(round(100 * f), pct, sizeof pct);
     int k;
     if (i >= 1 && n >= i && strcmp(t, "allreduce") == 0) /* its steps are sizes */
-        k = snprintf(buf, len, "all-reduce, size %.0f of %.0f, %3.0f%%", i, n, 100 * f);
+        k = snprintf(buf, len, _("all-reduce, size %s of %s, %3s%%"), si, sn, pct);
     else if (i >= 1 && n >= i)
-        k = snprintf(buf, len, "test %.0f of %.0f, %.40s, %3.0f%%", i, n, t, 100 * f);
+        k = snprintf(buf, len, _("test %s of %s, %.40s, %3s%%"), si, sn, t, pct);
     else
-        k = snprintf(buf, len, "%.40s %3.0f%%", t, 100 * f);
+        k = snprintf(buf, len, _("%.40s %3s%%"), t, pct);
     if (k < 0 || (size_t)k >= len || !(eta >= 0) || !isfinite(eta))
         return k < 0 ? 0 : k >= (int)len ? (int)len - 1 : k;
     long s = lround(eta);
-    int more = s < 60 ? snprintf(buf + k, len - (size_t)k, ", about %ld s left", s)
-                      : snprintf(buf + k, len - (size_t)k, ", about %ld min %02ld s left",
-                                 s / 60, s % 60);
+    char ss[24], sm[24];
+    report_int((double)(s % 60), ss, sizeof ss);
+    report_int((double)(s / 60), sm, sizeof sm);
+    int more = s < 60 ? snprintf(buf + k, len - (size_t)k, _(", about %s s left"), ss)
+                      : snprintf(buf + k, len - (size_t)k, _(", about %s min %02ld s left"),
+                                 sm, s % 60);
     k += more > 0 ? more : 0;
     return k >= (int)len ? (int)len - 1 : k;
 }

@@ -92,7 +92,8 @@ enum measure_cpu_kind {
     MEASURE_CPU_UNKNOWN_VIRTUAL,
 };
 /* The kind (cpu: the catalog match, or NULL; virt: measure_virtual) and a
- * short English phrase for it ("unknown CPU (virtual machine)"). */
+ * short English phrase for it ("unknown CPU (virtual machine)"), marked
+ * N_() for the text report to translate (the --json keeps it English). */
 enum measure_cpu_kind measure_cpu_kind(const struct catalog_cpu *cpu, int virt);
 const char *measure_cpu_phrase(enum measure_cpu_kind k);
 /* The JSON word of the kind ("data-sheet", "virtual-machine", "unknown-cpu",
@@ -120,7 +121,8 @@ const char *measure_decode_kernel(double bits, bool bf16,
 
 /* A progress event as the terminal line of `vramlab measure`: "test 3 of 11,
  * fma-peak, 40%, about 12 s left" (index, count and eta_seconds when the
- * probe sends them; without them "fma-peak 40%"). Returns the length. */
+ * probe sends them; without them "fma-peak 40%"), in the reader's language
+ * and numbers (gettext, tui/report.h). Returns the length. */
 int measure_progress_text(const struct probe_json *ev, char *buf, size_t len);
 
 /* C: the median bytes/s of the copy result with the most threads, NAN when
