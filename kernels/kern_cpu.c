@@ -446,6 +446,10 @@ static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct
         im->gemvs[g->fmt](g, &s, r0, r1);
         return;
     }
+    if (im->gemvm[g->fmt]) {
+        im->gemvm[g->fmt](g, &s, r0, r1);
+        return;
+    }
     if (!is_q(g->fmt) && im->gemvs[g->fmt]) {
         /* FP16/BF16 at 5..16: passes of up to 4 vectors over each pair of
          * rows (the rows stay in L1/L2 between passes; widening them again

@@ -95,6 +95,22 @@ typedef void (*kern_cpu_micro_fn)(const struct kern_gemv *g, const struct kern_c
  * them (no tile: memory-bound, W is widened once in registers). */
 #define KERN_CPU_SMALL_BATCH 4
 
+/* Bytes of x (as floats, all the batch's vectors) that one slice of
+ * columns takes in the batch-5..16 FP16/BF16 kernels (gemvm): a quarter
+ * of a 1 MiB L2, half of a 512 KiB one, so the slice stays in L2 while
+ * every row of a piece passes over it (W's rows stream through once, x is
+ * read from L2, not from L3 once per row). */
+#ifndef KERN_CPU_SLICE_BYTES
+#define KERN_CPU_SLICE_BYTES ((size_t)256 << 10)
+#endif
+
+/* Columns of a slice for `batch` vectors: a multiple of `lanes`, at least
+ * one vector. */
+static inline size_t kern_cpu_slice_cols(size_t batch, size_t lanes) {
+    size_t c = KERN_CPU_SLICE_BYTES / (batch * sizeof(float)) / lanes * lanes;
+    return c ? c : lanes;
+}
+
 struct kern_cpu_impl {
     enum kern_isa isa;
     unsigned lanes; /* floats per vector */
@@ -105,6 +121,10 @@ struct kern_cpu_impl {
     /* gemv1[KERN_W_Q8A8] and [KERN_W_Q4A8] take every batch */
     /* batch 2..KERN_CPU_SMALL_BATCH, rows [r0, r1), or NULL (tiles) */
     kern_cpu_gemv1_fn gemvs[KERN_W_COUNT];
+    /* FP16/BF16 batch KERN_CPU_SMALL_BATCH + 1..16, rows [r0, r1): every
+     * vector per slice of x's columns (kern_cpu_slice_cols), or NULL
+     * (passes of gemvs over the whole rows) */
+    kern_cpu_gemv1_fn gemvm[KERN_W_COUNT];
     kern_cpu_tile_fn tile[KERN_W_COUNT];
     kern_cpu_micro_fn micro;
     /* kern_quantize_act8 of nblk blocks of 32 (natural order), the twin's

@@ -148,6 +148,24 @@ Test(kern_cpu, half_gemvs_match_the_reference_on_awkward_shapes) {
     }
 }
 
+/* FP16/BF16 at batch 5..16 run every vector over slices of x's columns
+ * (kern_cpu_slice_cols: 4096 columns at batch 16, 13104 at batch 5), so
+ * these rows are wide enough for two to four slices and a ragged end, at
+ * batches that leave 1, 2, 3 or no vectors in the last group of four. */
+Test(kern_cpu, half_gemvs_over_several_column_slices_match_the_reference) {
+    const size_t rows[] = {5, 22}, cols[] = {4111, 8192, 27001}, batches[] = {5, 6, 7, 12, 16};
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (int f = KERN_W_F16; f <= KERN_W_BF16; f++)
+            for (size_t i = 0; i < 2; i++)
+                for (size_t j = 0; j < 3; j++)
+                    for (size_t k = 0; k < 5; k++)
+                        check_gemv((enum kern_isa)isa, (enum kern_wfmt)f, rows[i], cols[j], 0,
+                                   batches[k], 41 + i * 5 + j + k);
+    }
+}
+
 Test(kern_cpu, quantized_gemvs_match_the_reference_on_awkward_shapes) {
     const size_t rows[] = {1, 3, 13, 37}, cols[] = {32, 96, 544, 1056}, groups[] = {32, 64, 256};
     const size_t batches[] = {1, 2, 3, 16};
