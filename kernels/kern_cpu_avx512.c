@@ -243,9 +243,9 @@ AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
  * (the ragged columns past n16 with the last). With `pf`, the next block
  * of rows' columns [c0, c1) are prefetched into L2 (one line per 32
  * columns of each row), so its first pass finds them there. */
-AI void gemvm_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
-                    size_t nr, size_t b0, size_t c0, size_t c1, bool first, bool last, bool pf,
-                    bool bf, const size_t V) {
+AI void gemvm_run(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                  size_t nr, size_t b0, size_t c0, size_t c1, bool first, bool last, const bool PF,
+                  bool bf, const size_t V) {
     const size_t R = GEMVM_R;
     size_t n = g->cols, n16 = n & ~(size_t)15;
     const uint16_t *wr[GEMVM_R], *next = (const uint16_t *)g->w + (r + R) * n;
@@ -263,7 +263,7 @@ AI void gemvm_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
     for (size_t k = 0; k < V; k++)
         a[i][k] = _mm512_setzero_ps();
     for (size_t c = c0; c < c1; c += 16) {
-        if (pf && !(c & 31))
+        if (PF && !(c & 31))
             UNROLL
         for (size_t i = 0; i < R; i++)
             _mm_prefetch((const char *)(next + i * n + c), _MM_HINT_T1);
@@ -290,6 +290,16 @@ AI void gemvm_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
             float *yp = g->y + (b0 + k) * g->rows + r + i;
             *yp = first ? t : *yp + t;
         }
+}
+
+/* gemvm_run with the prefetch decided outside the column loop. */
+AI void gemvm_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                    size_t nr, size_t b0, size_t c0, size_t c1, bool first, bool last, bool pf,
+                    bool bf, const size_t V) {
+    if (pf)
+        gemvm_run(g, s, r, nr, b0, c0, c1, first, last, true, bf, V);
+    else
+        gemvm_run(g, s, r, nr, b0, c0, c1, first, last, false, bf, V);
 }
 
 /* Every vector over slices of x's columns (kern_cpu_slice_cols): x's slice
