@@ -96,7 +96,7 @@ typedef void (*kern_cpu_micro_fn)(const struct kern_gemv *g, const struct kern_c
 #define KERN_CPU_SMALL_BATCH 4
 
 /* Bytes of x (as floats, all the batch's vectors) that one slice of
- * columns takes in the batch-5..16 FP16/BF16 kernels (gemvm): a quarter
+ * columns takes in the batch-2..16 FP16/BF16 kernels (gemvm): a quarter
  * of a 1 MiB L2, half of a 512 KiB one, so the slice stays in L2 while
  * every row of a piece passes over it (W's rows stream through once, x is
  * read from L2, not from L3 once per row). */
@@ -121,9 +121,10 @@ struct kern_cpu_impl {
     /* gemv1[KERN_W_Q8A8] and [KERN_W_Q4A8] take every batch */
     /* batch 2..KERN_CPU_SMALL_BATCH, rows [r0, r1), or NULL (tiles) */
     kern_cpu_gemv1_fn gemvs[KERN_W_COUNT];
-    /* FP16/BF16 batch KERN_CPU_SMALL_BATCH + 1..16, rows [r0, r1): every
-     * vector per slice of x's columns (kern_cpu_slice_cols), or NULL
-     * (passes of gemvs over the whole rows) */
+    /* FP16/BF16 batch 2..16, rows [r0, r1): every vector per slice of x's
+     * columns (kern_cpu_slice_cols), the next rows prefetched; taken before
+     * gemvs where a path has it; NULL: gemvs, and past
+     * KERN_CPU_SMALL_BATCH passes of it over the whole rows */
     kern_cpu_gemv1_fn gemvm[KERN_W_COUNT];
     kern_cpu_tile_fn tile[KERN_W_COUNT];
     kern_cpu_micro_fn micro;
