@@ -490,33 +490,10 @@ AI void gemvm_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
 
 AI void gemvm_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                         size_t r1, bool bf) {
-    size_t n8 = g->cols & ~(size_t)7, nb = g->batch;
-    size_t slice = kern_cpu_slice_cols(nb, 8);
-    for (size_t c0 = 0;; c0 += slice) {
-        size_t c1 = n8 - c0 < slice ? n8 : c0 + slice;
-        bool first = c0 == 0, last = c1 == n8;
-        for (size_t r = r0; r < r1; r += GEMVM_R) {
-            size_t nr = r1 - r < GEMVM_R ? r1 - r : GEMVM_R, b0 = 0;
-            bool pf = r + 2 * GEMVM_R <= r1;
-            for (; b0 + GEMVM_V <= nb; b0 += GEMVM_V, pf = false)
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, GEMVM_V);
-            switch (nb - b0) { /* fewer than GEMVM_V */
-            case 3:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 3);
-                break;
-            case 2:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 2);
-                break;
-            case 1:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 1);
-                break;
-            default:
-                break;
-            }
-        }
-        if (last)
-            break;
-    }
+#define GEMVM_BLOCK(r, nr, b0, c0, c1, first, last, pf, NV)                                         \
+    gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, NV)
+    KERN_CPU_GEMVM_WALK(g, r0, r1, 8, GEMVM_R, GEMVM_V, GEMVM_BLOCK);
+#undef GEMVM_BLOCK
 }
 
 static void gemvm_f16 KERN_CPU_ROWS_ARGS {

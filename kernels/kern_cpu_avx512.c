@@ -310,39 +310,10 @@ AI void gemvm_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s,
  * rest in one group of exactly their number. */
 AI void gemvm_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
                         size_t r1, bool bf) {
-    size_t n16 = g->cols & ~(size_t)15, nb = g->batch;
-    size_t slice = kern_cpu_slice_cols(nb, 16);
-    for (size_t c0 = 0;; c0 += slice) {
-        size_t c1 = n16 - c0 < slice ? n16 : c0 + slice;
-        bool first = c0 == 0, last = c1 == n16;
-        for (size_t r = r0; r < r1; r += GEMVM_R) {
-            size_t nr = r1 - r < GEMVM_R ? r1 - r : GEMVM_R, b0 = 0;
-            bool pf = r + 2 * GEMVM_R <= r1; /* the next block is this piece's */
-            for (; b0 + GEMVM_V <= nb; b0 += GEMVM_V, pf = false)
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, GEMVM_V);
-            switch (nb - b0) {
-            case 5:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 5);
-                break;
-            case 4:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 4);
-                break;
-            case 3:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 3);
-                break;
-            case 2:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 2);
-                break;
-            case 1:
-                gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, 1);
-                break;
-            default:
-                break;
-            }
-        }
-        if (last)
-            break;
-    }
+#define GEMVM_BLOCK(r, nr, b0, c0, c1, first, last, pf, NV)                                         \
+    gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, NV)
+    KERN_CPU_GEMVM_WALK(g, r0, r1, 16, GEMVM_R, GEMVM_V, GEMVM_BLOCK);
+#undef GEMVM_BLOCK
 }
 
 /* The two 16-weight halves of a 32-weight block as floats u (x's order). */

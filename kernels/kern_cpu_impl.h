@@ -111,6 +111,52 @@ static inline size_t kern_cpu_slice_cols(size_t batch, size_t lanes) {
     return c ? c : lanes;
 }
 
+/* The walk of a path's gemvm over rows [r0, r1) of g: x's columns in
+ * slices of kern_cpu_slice_cols(batch, LANES) up to the last whole vector
+ * (n_whole), in each every block of R rows taking the batch's vectors in
+ * groups of V (V <= 6) and then the rest as one group. BLOCK(r, nr, b0,
+ * c0, c1, first, last, pf, NV) runs one block and group, NV a constant; pf:
+ * the block's first group, with the next block (this piece's) to
+ * prefetch. */
+#define KERN_CPU_GEMVM_WALK(g, r0, r1, LANES, R, V, BLOCK)                                          \
+    do {                                                                                           \
+        size_t n_whole = (g)->cols / (LANES) * (LANES), nb_ = (g)->batch;                           \
+        size_t slice_ = kern_cpu_slice_cols(nb_, (LANES));                                         \
+        for (size_t c0 = 0;; c0 += slice_) {                                                       \
+            size_t c1 = n_whole - c0 < slice_ ? n_whole : c0 + slice_;                             \
+            bool first = c0 == 0, last = c1 == n_whole;                                            \
+            for (size_t r = (r0); r < (r1); r += (R)) {                                            \
+                size_t nr = (r1) - r < (R) ? (r1) - r : (R), b0 = 0;                               \
+                bool pf = r + 2 * (R) <= (r1);                                                     \
+                for (; b0 + (V) <= nb_; b0 += (V), pf = false)                                     \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, (V));                                \
+                switch (nb_ - b0) { /* fewer than V */                                             \
+                case 5:                                                                            \
+                    if (5 < (V))                                                                   \
+                        BLOCK(r, nr, b0, c0, c1, first, last, pf, 5);                              \
+                    break;                                                                         \
+                case 4:                                                                            \
+                    if (4 < (V))                                                                   \
+                        BLOCK(r, nr, b0, c0, c1, first, last, pf, 4);                              \
+                    break;                                                                         \
+                case 3:                                                                            \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, 3);                                  \
+                    break;                                                                         \
+                case 2:                                                                            \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, 2);                                  \
+                    break;                                                                         \
+                case 1:                                                                            \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, 1);                                  \
+                    break;                                                                         \
+                default:                                                                           \
+                    break;                                                                         \
+                }                                                                                  \
+            }                                                                                      \
+            if (last)                                                                              \
+                break;                                                                             \
+        }                                                                                          \
+    } while (0)
+
 struct kern_cpu_impl {
     enum kern_isa isa;
     unsigned lanes; /* floats per vector */
