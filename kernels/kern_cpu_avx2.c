@@ -12,8 +12,9 @@
  * odd elements (low and high nibbles; x is stored to match). The code
  * offset is not subtracted per weight: per group sum u*x, minus the offset
  * times the group's lane sums of x, times the scale once.
- * Batch 2..16 widens or dequantizes a 4 x 512 tile once and runs every
- * vector over it, four rows by two vectors at a time (8 accumulators).
+ * Q8 / Q4 batch 2..16 dequantize a 4 x 512 tile once (2..4: in registers)
+ * and run every vector over it; FP16 / BF16 batch 2..16 run every vector
+ * over slices of x that stay in L2, 3 rows by up to 4 vectors (gemvm).
  */
 #include "config.h"
 

@@ -4,9 +4,11 @@
  * The AVX2 path's structure at 16 lanes: batch 1 streams four rows per x
  * load; Q4's 16 bytes of a group widen in one step to 16 lanes whose low
  * nibbles are the even elements and high nibbles the odd ones (x stored
- * to match); batch 2..16 runs a 4 x 512 tile by four vectors at a time
- * (16 accumulators of the 32 registers). Quantize packs with vpmovdb /
- * vpmovqb. Called only when kern_isa_supported(KERN_ISA_AVX512).
+ * to match); Q8 / Q4 batch 2..4 dequantize in registers (gemvs), 5..16 a
+ * 4 x 512 tile by four vectors at a time (16 accumulators of the 32
+ * registers); FP16 / BF16 batch 2..16 run every vector over slices of x
+ * that stay in L2, 4 rows by up to 6 vectors (gemvm). Quantize packs with
+ * vpmovdb / vpmovqb. Called only when kern_isa_supported(KERN_ISA_AVX512).
  */
 #include "config.h"
 
