@@ -442,6 +442,10 @@ static void kern_cpu_gemv_rows_impl(const struct kern_cpu_impl *im, const struct
         im->gemv1[g->fmt](g, &s, r0, r1);
         return;
     }
+    if (im->gemvm[g->fmt]) {
+        im->gemvm[g->fmt](g, &s, r0, r1);
+        return;
+    }
     if (g->batch <= KERN_CPU_SMALL_BATCH && im->gemvs[g->fmt]) {
         im->gemvs[g->fmt](g, &s, r0, r1);
         return;

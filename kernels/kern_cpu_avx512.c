@@ -4,9 +4,11 @@
  * The AVX2 path's structure at 16 lanes: batch 1 streams four rows per x
  * load; Q4's 16 bytes of a group widen in one step to 16 lanes whose low
  * nibbles are the even elements and high nibbles the odd ones (x stored
- * to match); batch 2..16 runs a 4 x 512 tile by four vectors at a time
- * (16 accumulators of the 32 registers). Quantize packs with vpmovdb /
- * vpmovqb. Called only when kern_isa_supported(KERN_ISA_AVX512).
+ * to match); Q8 / Q4 batch 2..4 dequantize in registers (gemvs), 5..16 a
+ * 4 x 512 tile by four vectors at a time (16 accumulators of the 32
+ * registers); FP16 / BF16 batch 2..16 run every vector over slices of x
+ * that stay in L2, 4 rows by up to 6 vectors (gemvm). Quantize packs with
+ * vpmovdb / vpmovqb. Called only when kern_isa_supported(KERN_ISA_AVX512).
  */
 #include "config.h"
 
@@ -32,6 +34,9 @@
 /* Small fixed loops over registers are unrolled completely (at -O2 too),
  * so their arrays of vectors stay in registers. */
 #define UNROLL _Pragma("GCC unroll 16")
+/* A vector the compiler must hold in a register here (not fold its load
+ * into every instruction that reads it, nor spill it). */
+#define REG(v) __asm__("" : "+v"(v))
 
 AI float hsum(__m512 v) {
     __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
@@ -223,6 +228,94 @@ AI void gemvs_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch
                 g->y[k * g->rows + r + i] =
                     hsum(a[i][k]) + kern_cpu_half_tail(wr[i], xr[k], n16, n, bf);
     }
+}
+
+/* ---- FP16 / BF16 batch 5..16: every vector per slice of columns ---------- */
+
+/* Rows and vectors of the batch-5..16 blocks: 24 accumulators, 4 weight
+ * vectors and one x vector of the 32 registers. */
+#define GEMVM_R 4
+#define GEMVM_V 6
+
+/* Rows [r, r + nr) (nr <= GEMVM_R) by vectors [b0, b0 + V) over columns
+ * [c0, c1): per 16 columns R weight loads (widened once) and V x loads
+ * for R x V multiply-adds (a load per 2.4 FMAs; 4 x 4 takes one per 2,
+ * and the loads, x's from L2, are what holds these kernels below the FMA
+ * peak). The sums go to y, assigned on the first slice and added to after
+ * (the ragged columns past n16 with the last). With `pf`, the next block
+ * of rows' columns [c0, c1) are prefetched into L2 (one line per 32
+ * columns of each row), so its first pass finds them there. */
+AI void gemvm_run(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                  size_t nr, size_t b0, size_t c0, size_t c1, bool first, bool last, const bool PF,
+                  bool bf, const size_t V) {
+    const size_t R = GEMVM_R;
+    size_t n = g->cols, n16 = n & ~(size_t)15;
+    const uint16_t *wr[GEMVM_R], *next = (const uint16_t *)g->w + (r + R) * n;
+    const float *xr[GEMVM_V];
+    UNROLL
+    for (size_t i = 0; i < R; i++)
+        wr[i] = (const uint16_t *)g->w + (r + (i < nr ? i : nr - 1)) * n;
+    UNROLL
+    for (size_t k = 0; k < V; k++)
+        xr[k] = s->xf + (b0 + k) * s->xpad;
+    __m512 a[GEMVM_R][GEMVM_V];
+    UNROLL
+    for (size_t i = 0; i < R; i++)
+        UNROLL
+    for (size_t k = 0; k < V; k++)
+        a[i][k] = _mm512_setzero_ps();
+    for (size_t c = c0; c < c1; c += 16) {
+        if (PF && !(c & 31))
+            UNROLL
+        for (size_t i = 0; i < R; i++)
+            _mm_prefetch((const char *)(next + i * n + c), _MM_HINT_T1);
+        __m512 wv[GEMVM_R];
+        UNROLL
+        for (size_t i = 0; i < R; i++) {
+            wv[i] = ld_half(wr[i] + c, bf);
+            REG(wv[i]);
+        }
+        UNROLL
+        for (size_t k = 0; k < V; k++) {
+            __m512 xv = _mm512_loadu_ps(xr[k] + c);
+            REG(xv);
+            UNROLL
+            for (size_t i = 0; i < R; i++)
+                a[i][k] = _mm512_fmadd_ps(wv[i], xv, a[i][k]);
+        }
+    }
+    for (size_t i = 0; i < nr; i++)
+        for (size_t k = 0; k < V; k++) {
+            float t = hsum(a[i][k]);
+            if (last)
+                t += kern_cpu_half_tail(wr[i], xr[k], n16, n, bf);
+            float *yp = g->y + (b0 + k) * g->rows + r + i;
+            *yp = first ? t : *yp + t;
+        }
+}
+
+/* gemvm_run with the prefetch decided outside the column loop. */
+AI void gemvm_block(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r,
+                    size_t nr, size_t b0, size_t c0, size_t c1, bool first, bool last, bool pf,
+                    bool bf, const size_t V) {
+    if (pf)
+        gemvm_run(g, s, r, nr, b0, c0, c1, first, last, true, bf, V);
+    else
+        gemvm_run(g, s, r, nr, b0, c0, c1, first, last, false, bf, V);
+}
+
+/* Every vector over slices of x's columns (kern_cpu_slice_cols): x's slice
+ * stays in L2 while each block of rows of the piece passes over it, W
+ * streams in once and each block of it is re-read from L1/L2 by each group
+ * of vectors (passes of 4 vectors over the whole piece re-read x from L3
+ * for every block and W from L3 for every pass). Vectors in sixes, the
+ * rest in one group of exactly their number. */
+AI void gemvm_half_body(const struct kern_gemv *g, const struct kern_cpu_scratch *s, size_t r0,
+                        size_t r1, bool bf) {
+#define GEMVM_BLOCK(r, nr, b0, c0, c1, first, last, pf, NV)                                         \
+    gemvm_block(g, s, r, nr, b0, c0, c1, first, last, pf, bf, NV)
+    KERN_CPU_GEMVM_WALK(g, r0, r1, 16, GEMVM_R, GEMVM_V, GEMVM_BLOCK);
+#undef GEMVM_BLOCK
 }
 
 /* The two 16-weight halves of a 32-weight block as floats u (x's order). */
@@ -520,6 +613,12 @@ static double fma_loop(uint64_t iters, float a, float b) {
 KERN_CPU_FORMATS(tile, tile_half_body, tile_q_body, KERN_CPU_TILE_ARGS, KERN_CPU_TILE_CALL)
 KERN_CPU_FORMATS(gemv1, gemv1_half_body, gemv1_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
 KERN_CPU_FORMATS(gemvs, gemvs_half_body, gemvs_q_body, KERN_CPU_ROWS_ARGS, KERN_CPU_ROWS_CALL)
+static void gemvm_f16 KERN_CPU_ROWS_ARGS {
+    gemvm_half_body(KERN_CPU_ROWS_CALL, false);
+}
+static void gemvm_bf16 KERN_CPU_ROWS_ARGS {
+    gemvm_half_body(KERN_CPU_ROWS_CALL, true);
+}
 
 /* ---- W8A8 / W4A8 (kern_cpu_avx512_a8.h) ------------------------------------ */
 
@@ -607,6 +706,7 @@ const struct kern_cpu_impl kern_cpu_impl_avx512 = {
     .a8_vec = 64,
     .gemv1 = {gemv1_f16, gemv1_bf16, gemv1_q8, gemv1_q4, gemv_q8a8, gemv_q4a8},
     .gemvs = {gemvs_f16, gemvs_bf16, gemvs_q8, gemvs_q4},
+    .gemvm = {gemvm_f16, gemvm_bf16},
     .tile = {tile_f16, tile_bf16, tile_q8, tile_q4},
     .micro = micro,
     .quant_x8 = quant_x8,

@@ -95,6 +95,68 @@ typedef void (*kern_cpu_micro_fn)(const struct kern_gemv *g, const struct kern_c
  * them (no tile: memory-bound, W is widened once in registers). */
 #define KERN_CPU_SMALL_BATCH 4
 
+/* Bytes of x (as floats, all the batch's vectors) that one slice of
+ * columns takes in the batch-2..16 FP16/BF16 kernels (gemvm): a quarter
+ * of a 1 MiB L2, half of a 512 KiB one, so the slice stays in L2 while
+ * every row of a piece passes over it (W's rows stream through once, x is
+ * read from L2, not from L3 once per row). */
+#ifndef KERN_CPU_SLICE_BYTES
+#define KERN_CPU_SLICE_BYTES ((size_t)256 << 10)
+#endif
+
+/* Columns of a slice for `batch` vectors: a multiple of `lanes`, at least
+ * one vector. */
+static inline size_t kern_cpu_slice_cols(size_t batch, size_t lanes) {
+    size_t c = KERN_CPU_SLICE_BYTES / (batch * sizeof(float)) / lanes * lanes;
+    return c ? c : lanes;
+}
+
+/* The walk of a path's gemvm over rows [r0, r1) of g: x's columns in
+ * slices of kern_cpu_slice_cols(batch, LANES) up to the last whole vector
+ * (n_whole), in each every block of R rows taking the batch's vectors in
+ * groups of V (V <= 6) and then the rest as one group. BLOCK(r, nr, b0,
+ * c0, c1, first, last, pf, NV) runs one block and group, NV a constant; pf:
+ * the block's first group, with the next block (this piece's) to
+ * prefetch. */
+#define KERN_CPU_GEMVM_WALK(g, r0, r1, LANES, R, V, BLOCK)                                          \
+    do {                                                                                           \
+        size_t n_whole = (g)->cols / (LANES) * (LANES), nb_ = (g)->batch;                           \
+        size_t slice_ = kern_cpu_slice_cols(nb_, (LANES));                                         \
+        for (size_t c0 = 0;; c0 += slice_) {                                                       \
+            size_t c1 = n_whole - c0 < slice_ ? n_whole : c0 + slice_;                             \
+            bool first = c0 == 0, last = c1 == n_whole;                                            \
+            for (size_t r = (r0); r < (r1); r += (R)) {                                            \
+                size_t nr = (r1) - r < (R) ? (r1) - r : (R), b0 = 0;                               \
+                bool pf = r + 2 * (R) <= (r1);                                                     \
+                for (; b0 + (V) <= nb_; b0 += (V), pf = false)                                     \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, (V));                                \
+                switch (nb_ - b0) { /* fewer than V */                                             \
+                case 5:                                                                            \
+                    if (5 < (V))                                                                   \
+                        BLOCK(r, nr, b0, c0, c1, first, last, pf, 5);                              \
+                    break;                                                                         \
+                case 4:                                                                            \
+                    if (4 < (V))                                                                   \
+                        BLOCK(r, nr, b0, c0, c1, first, last, pf, 4);                              \
+                    break;                                                                         \
+                case 3:                                                                            \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, 3);                                  \
+                    break;                                                                         \
+                case 2:                                                                            \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, 2);                                  \
+                    break;                                                                         \
+                case 1:                                                                            \
+                    BLOCK(r, nr, b0, c0, c1, first, last, pf, 1);                                  \
+                    break;                                                                         \
+                default:                                                                           \
+                    break;                                                                         \
+                }                                                                                  \
+            }                                                                                      \
+            if (last)                                                                              \
+                break;                                                                             \
+        }                                                                                          \
+    } while (0)
+
 struct kern_cpu_impl {
     enum kern_isa isa;
     unsigned lanes; /* floats per vector */
@@ -105,6 +167,11 @@ struct kern_cpu_impl {
     /* gemv1[KERN_W_Q8A8] and [KERN_W_Q4A8] take every batch */
     /* batch 2..KERN_CPU_SMALL_BATCH, rows [r0, r1), or NULL (tiles) */
     kern_cpu_gemv1_fn gemvs[KERN_W_COUNT];
+    /* FP16/BF16 batch 2..16, rows [r0, r1): every vector per slice of x's
+     * columns (kern_cpu_slice_cols), the next rows prefetched; taken before
+     * gemvs where a path has it; NULL: gemvs, and past
+     * KERN_CPU_SMALL_BATCH passes of it over the whole rows */
+    kern_cpu_gemv1_fn gemvm[KERN_W_COUNT];
     kern_cpu_tile_fn tile[KERN_W_COUNT];
     kern_cpu_micro_fn micro;
     /* kern_quantize_act8 of nblk blocks of 32 (natural order), the twin's

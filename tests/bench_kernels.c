@@ -38,11 +38,16 @@
  *
  * Options: --threads N (default: all CPUs), --quick (one shape, batch 1,
  * one round), --isa NAME (as VRAMLAB_CPU_ISA), --gemv (no quantize table),
- * --shape probe|llama|core (only that part), --batch N, --rounds N.
+ * --shape probe|llama|core (only that part), --batch N, --rounds N,
+ * --type f16|q8_0|q4_0 (only the formats against that llama.cpp type:
+ * FP16; W8A16 and W8A8; W4A16 and W4A8).
  */
 #include "config.h"
 
+#define _GNU_SOURCE 1 /* sched_getaffinity, pthread_setaffinity_np */
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +200,25 @@ static void fill_fn(void *v, unsigned tid, unsigned n) {
     }
 }
 
+/* The CPUs this process may run on, read before the pool pins its threads
+ * (the calling thread is pinned to the first of them). */
+static cpu_set_t start_cpus;
+static int have_start_cpus;
+
+/* popen with the child free to run on every CPU the process started with:
+ * a child inherits the calling thread's affinity, and the pool pins this
+ * thread to one CPU, which would leave llama.cpp's threads one core. */
+static FILE *popen_unpinned(const char *cmd) {
+    cpu_set_t pinned;
+    int restore = have_start_cpus &&
+                  pthread_getaffinity_np(pthread_self(), sizeof pinned, &pinned) == 0 &&
+                  pthread_setaffinity_np(pthread_self(), sizeof start_cpus, &start_cpus) == 0;
+    FILE *f = popen(cmd, "r");
+    if (restore)
+        pthread_setaffinity_np(pthread_self(), sizeof pinned, &pinned);
+    return f;
+}
+
 /* llama.cpp's time per run (seconds) for type (f16, q8_0, q4_0) at this
  * shape, or NAN when not run / not found. */
 static double anchor(const char *type, size_t rows, size_t cols, size_t batch, unsigned nt) {
@@ -206,7 +230,7 @@ static double anchor(const char *type, size_t rows, size_t cols, size_t batch, u
              "ANCHOR_THREADS=%u '%s' perf -b CPU -o MUL_MAT -p "
              "'type_a=%s,type_b=f32,m=%zu,n=%zu,k=%zu,bs=\\[1,1\\],nr=\\[1,1\\]' 2>/dev/null",
              nt, tbo, type, rows, batch, cols);
-    FILE *f = popen(cmd, "r");
+    FILE *f = popen_unpinned(cmd);
     if (!f)
         return NAN;
     char line[1024];
@@ -228,6 +252,7 @@ int main(int argc, char **argv) {
     unsigned nt = 0, rounds = ROUNDS;
     int quick = 0, gemv_only = 0, only_shape = -1;
     size_t only_batch = 0;
+    int only_type = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             nt = (unsigned)atoi(argv[++i]);
@@ -247,11 +272,20 @@ int main(int argc, char **argv) {
             only_batch = (size_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gemv"))
             gemv_only = 1;
-        else
+        else if (!strcmp(argv[i], "--type") && i + 1 < argc) {
+            i++;
+            only_type = !strcmp(argv[i], "f16")    ? 0
+                        : !strcmp(argv[i], "q8_0") ? 1
+                        : !strcmp(argv[i], "q4_0") ? 2
+                                                   : -2;
+            if (only_type == -2)
+                only_shape = -2;
+        } else
             only_shape = -2;
         if (only_shape == -2 || rounds < 1 || rounds > ROUNDS_MAX) {
             fprintf(stderr, "usage: bench_kernels [--threads N] [--quick] [--isa NAME] [--gemv]\n"
-                            "                     [--shape probe|llama|core] [--batch N] [--rounds 1..%d]\n",
+                            "                     [--shape probe|llama|core] [--batch N] [--rounds 1..%d]\n"
+                            "                     [--type f16|q8_0|q4_0]\n",
                     ROUNDS_MAX);
             return 2;
         }
@@ -269,6 +303,7 @@ int main(int argc, char **argv) {
     if (!nt)
         nt = online > 0 ? (unsigned)online : 1;
     struct probe_pool *pool = calloc(1, sizeof *pool);
+    have_start_cpus = sched_getaffinity(0, sizeof start_cpus, &start_cpus) == 0;
     if (!pool || probe_pool_init(pool, nt) != 0)
         return 1;
     char name[128], avail[64], date[32];
@@ -359,7 +394,7 @@ int main(int argc, char **argv) {
         for (int ty = 0; ty < 3; ty++)
             for (int bi = 0; bi < (quick ? 1 : 4) && batches[sh][bi]; bi++) {
                 size_t b = batches[sh][bi];
-                if (only_batch && b != only_batch)
+                if ((only_batch && b != only_batch) || (only_type >= 0 && ty != only_type))
                     continue;
                 int nf = ty == 0 ? 1 : 2;
                 double tours[2][ROUNDS_MAX], tll[ROUNDS_MAX];
@@ -454,7 +489,9 @@ int main(int argc, char **argv) {
                    rows, cols, "W", "b", "ours", "llama.cpp", "ratio");
         for (size_t fi = 0; fi < sizeof cf / sizeof cf[0] && !quick && only_shape != 0 && only_shape != 1; fi++)
             for (size_t bi = 0; bi < 3; bi++) {
-                if (only_batch && bs[bi] != only_batch)
+                static const int cf_type[] = {0, 1, 2, 1, 2};
+                if ((only_batch && bs[bi] != only_batch) ||
+                    (only_type >= 0 && cf_type[fi] != only_type))
                     continue;
                 unsigned bits = kern_wfmt_bits(cf[fi]);
                 struct kern_gemv g = {.fmt = cf[fi],
@@ -484,7 +521,7 @@ int main(int argc, char **argv) {
                     char cmd[1024], line[256];
                     snprintf(cmd, sizeof cmd, "'%s' %s %zu %zu %zu 1 30 2>/dev/null", mm, ty[fi],
                              bs[bi], rows, cols);
-                    FILE *f = popen(cmd, "r");
+                    FILE *f = popen_unpinned(cmd);
                     while (f && fgets(line, sizeof line, f))
                         if (!strncmp(line, "cpu_seconds ", 12))
                             tl = strtod(line + 12, NULL);

@@ -148,6 +148,26 @@ Test(kern_cpu, half_gemvs_match_the_reference_on_awkward_shapes) {
     }
 }
 
+/* FP16/BF16 at batch 2..16 run every vector over slices of x's columns
+ * (kern_cpu_slice_cols: 4096 columns at batch 16, 13104 at batch 5, 32768
+ * at batch 2), so these rows are wide enough for one to eight slices and
+ * a ragged end, at batches that leave every remainder of the groups of 6
+ * (AVX-512) and 4 (AVX2) vectors, with row counts that leave a block of
+ * 1-3 rows. */
+Test(kern_cpu, half_gemvs_over_several_column_slices_match_the_reference) {
+    const size_t shapes[][2] = {{22, 4111}, {5, 27001}, {5, 70001}};
+    const size_t batches[] = {2, 3, 4, 5, 6, 7, 12, 16};
+    for (int isa = 0; isa < KERN_ISA_COUNT; isa++) {
+        if (!kern_isa_supported((enum kern_isa)isa))
+            continue;
+        for (int f = KERN_W_F16; f <= KERN_W_BF16; f++)
+            for (size_t j = 0; j < 3; j++)
+                for (size_t k = 0; k < 8; k++)
+                    check_gemv((enum kern_isa)isa, (enum kern_wfmt)f, shapes[j][0], shapes[j][1],
+                               0, batches[k], 41 + j * 5 + k);
+    }
+}
+
 Test(kern_cpu, quantized_gemvs_match_the_reference_on_awkward_shapes) {
     const size_t rows[] = {1, 3, 13, 37}, cols[] = {32, 96, 544, 1056}, groups[] = {32, 64, 256};
     const size_t batches[] = {1, 2, 3, 16};
