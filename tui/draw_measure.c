@@ -561,13 +561,14 @@ static int mlab(struct tui_pen *p, int line) {
     for (int k = 0; k < 5; k++)
         mcellpad(buf, sizeof(buf), head[k], k ? 10 : 2, true);
     mcellpad(buf, sizeof(buf), _("Pythia loss"), 0, true);
-    tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
+    int hx = tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
     if (chart_w >= 8) {
-        /* the chart's legend: zero codes on the outlier weights */
+        /* the chart's legend: zero codes on the outlier weights; after a
+         * translated header that runs into the chart's column, never over it */
         char leg[64];
         snprintf(leg, sizeof(leg), _("zeros %sg32 %smatrix"), p->ui->g->full,
                  p->ui->g->seg_mono[1]);
-        tui_pen_text(p, line, chart_x, TUI_ROLE_DIM, leg);
+        tui_pen_text(p, line, hx + 1 > chart_x ? hx + 1 : chart_x, TUI_ROLE_DIM, leg);
     }
     line++;
     for (unsigned bits = 8; bits >= 2; bits--, line++) {
