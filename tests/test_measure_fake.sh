@@ -104,6 +104,18 @@ if locale -a 2>/dev/null | grep -qi '^es_ES\.utf-\?8$'; then
     (LC_ALL=es_ES.UTF-8 LANGUAGE= && export LC_ALL LANGUAGE && run fake-crash.sh --json)
     check "es_ES: the --json message stays English" \
         grep -q '"message": *"the probe exited with status 139"' "$t/out"
+    # the probe client's own messages and a --measured-allreduce file's
+    (LC_ALL=es_ES.UTF-8 LANGUAGE= && export LC_ALL LANGUAGE && run fake-garbage.sh)
+    check "es_ES: a malformed line, its column, in Spanish" \
+        grep -q "^vramlab measure: se ignora una línea mal formada de la sonda: .* en la columna [0-9]" "$t/err"
+    LC_ALL=es_ES.UTF-8 LANGUAGE= VRAMLAB_PROBE=/nonexistent/probe "$VRAMLAB" measure >"$t/out" 2>"$t/err"
+    check "es_ES: a missing probe in Spanish" \
+        grep -qF "VRAMLAB_PROBE=/nonexistent/probe no es un archivo ejecutable" "$t/err"
+    echo hello >"$t/ar.json"
+    LC_ALL=es_ES.UTF-8 LANGUAGE= "$VRAMLAB" plan --model llama-3.1-8b --gpu h100-sxm \
+        --measured-allreduce "$t/ar.json" >"$t/out" 2>"$t/err"
+    check "es_ES: --measured-allreduce names the file, in Spanish" \
+        grep -qF -- "--measured-allreduce: $t/ar.json: no es una medición" "$t/err"
 else
     echo "SKIP - the Spanish error (no es_ES.UTF-8 locale)"
 fi

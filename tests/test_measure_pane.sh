@@ -237,6 +237,63 @@ else
 fi
 keys esc q
 
+# --- Spanish: the pane's figures in the reader's marks -------------------------
+# LC_ALL=es_ES.UTF-8: the table's ratios and fractions of C, the error lab's
+# errors and losses, the calibration note and the Format pane's evidence
+# with a decimal comma, and no '.'-marked decimal in the table's rows.
+if locale -a 2>/dev/null | grep -qi '^es_ES\.utf-\?8$'; then
+    start es 100 30 "$FIX/fake-pane.sh" LC_ALL=es_ES.UTF-8 LANGUAGE= -- $SCEN
+    wait_for es "Medición" || fail "es: no Spanish explorer"
+    keys es m
+    if wait_for es "razón" 80 && wait_for es "GEMV W4A16"; then
+        settle es
+        # the rows from the header (prueba ... razón  de C) to the legend
+        sed -n '/prueba .*razón/,/razón:/p' "$TMP/settled" | sed '1d;$d' >"$TMP/es-rows"
+        # copy: 3.07 of the sheet's 3.35 TB/s (0.92), 1.00 of C
+        grep -qE "^│copia \(C\) +3,07 TB/s +3,35 TB/s +0,92 +1,00" "$TMP/es-rows" &&
+            grep -qE "^│GEMV W4A16 +2,48 TB/s +3,35 TB/s +0,74 +0,81" "$TMP/es-rows" &&
+            ok "es: ratios and fractions of C with a decimal comma" ||
+            { fail "es: the table's ratios"; cat "$TMP/settled"; }
+        [ "$(wc -l <"$TMP/es-rows")" -ge 6 ] && ! grep -qE "[0-9]\.[0-9]" "$TMP/es-rows" &&
+            ok "es: no '.'-marked decimal in the table's rows" ||
+            { fail "es: a '.' decimal or too few rows"; cat "$TMP/es-rows"; }
+    else
+        fail "es: no table"
+        capture es
+    fi
+    keys es v
+    if wait_for es "pérd. Pythia"; then
+        settle es
+        grep -E "^│4 " "$TMP/settled" | grep -qF "0,100  13% 0,528  64% 2,66/10,7" &&
+            grep -qF "pone el 64% en la marca del cero (error 0,53)" "$TMP/settled" &&
+            ! grep -E "^│[2-8] " "$TMP/settled" | grep -qE "[0-9]\.[0-9]" &&
+            ok "es: the error lab's errors and losses with a decimal comma" ||
+            { fail "es: error lab"; cat "$TMP/settled"; }
+        # the header's last word never runs into the chart's legend
+        grep -qE "pérd\. Pythia +ceros " "$TMP/settled" || fail "es: the lab's header runs into its legend"
+    else
+        fail "es: v: no error lab"
+    fi
+    keys es v
+    keys es a
+    wait_for es "calibrado: 2,90 TB/s (gemv-fp16) y 709 TFLOP/s (gemm)" &&
+        ok "es: the calibration note's rates through the formatter" ||
+        { fail "es: calibration note"; capture es | tail -4; }
+    keys es q
+    start esf 140 40 "$FIX/fake-pane.sh" LC_ALL=es_ES.UTF-8 LANGUAGE= -- $SCEN --format int4-g32
+    if wait_for esf "2,66 g32|10,7 mat"; then
+        keys esf m
+        wait_for esf "err g32 0,10 mat 0,53" && ok "es: the Format pane's loss and error with a comma" ||
+            { fail "es: Format pane: no measured error"; capture esf | head -10; }
+    else
+        fail "es: Format pane: no evidence line"
+        capture esf | head -10
+    fi
+    keys esf q
+else
+    echo "SKIP: the Spanish pane (no es_ES.UTF-8 locale)"
+fi
+
 # --- an error event, a truncated stream, a probe killed by a signal ---------
 for case in "fake-error.sh:out of memory (cudaErrorMemoryAllocation)" \
     "fake-truncated.sh:ended in the middle of a line" \

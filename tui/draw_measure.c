@@ -73,6 +73,37 @@ static void mrate(const struct tui_measure_row *r, bool flop, char *buf, size_t 
         report_bandwidth(r->bytes_per_s, buf, len);
 }
 
+/* A bare figure in the reader's marks ("0.62", "0,62" in es_ES) through
+ * the one formatter: `decimals` decimals, that many significant figures
+ * when negative (-3 reads as C's %.3g); "-" when it is not a number. */
+static void mfixed(double v, int decimals, char *buf, size_t len) {
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        engine_format_fixed(i18n_numfmt(false), v, decimals, buf, len);
+}
+
+/* A whole percent of a fraction ("13%"), through the formatter. */
+static void mpercent0(double fraction, char *buf, size_t len) {
+    size_t n = 0;
+    if (isfinite(fraction))
+        n = engine_format_fixed(i18n_numfmt(false), 100 * fraction, 0, buf, len);
+    else
+        n = (size_t)snprintf(buf, len, "-");
+    if (n + 1 < len)
+        snprintf(buf + n, len - n, "%%");
+}
+
+/* Append a cell to a table line: a space before it unless it is the
+ * first, then s padded to `cells` display cells (a translation's accents
+ * and a figure's no-break space take more bytes than cells). */
+static void mcellpad(char *buf, size_t len, const char *s, int cells, bool left) {
+    size_t n = strlen(buf);
+    if (n + 1 >= len)
+        return;
+    snprintf(buf + n, len - n, left ? "%s%-*s" : "%s%*s", n ? " " : "", report_pad(s, cells), s);
+}
+
 /* Write the first candidate that fits width columns into buf. */
 static void mfit(char *buf, size_t len, int width, const char *const *cand, size_t n) {
     for (size_t i = 0; i < n; i++) {
@@ -262,7 +293,7 @@ static void mdevice(struct tui_pen *p, int line) {
  * copy against the STREAM-style loop, the probe's note. */
 static void mflags(struct tui_pen *p, int line, int x, const struct tui_measure_row *r) {
     const struct tui_measure *m = &p->st->measure;
-    char buf[160];
+    char buf[160], q[32];
     if (!r->verified)
         x += tui_pen_text(p, line, x, TUI_ROLE_BAD, _("  NOT VERIFIED"));
     if (r->flagged)
@@ -270,8 +301,8 @@ static void mflags(struct tui_pen *p, int line, int x, const struct tui_measure_
     if (tui_measure_in_cache(m, r))
         x += tui_pen_text(p, line, x, TUI_ROLE_DIM, _("  in cache (< 4x)"));
     if (r->reference_bytes_per_s > 0) {
-        snprintf(buf, sizeof(buf), _("  %.2fx the plain STREAM copy loop"),
-                 r->bytes_per_s / r->reference_bytes_per_s);
+        report_ratio(r->bytes_per_s / r->reference_bytes_per_s, q, sizeof(q));
+        snprintf(buf, sizeof(buf), _("  %s the plain STREAM copy loop"), q);
         x += tui_pen_text(p, line, x, TUI_ROLE_DIM, buf);
     }
     if (r->note[0] && x + 2 < p->iw) {
@@ -286,7 +317,7 @@ static void mflags(struct tui_pen *p, int line, int x, const struct tui_measure_
 static int mtable_pairs(struct tui_pen *p, int line) {
     const struct tui_measure *m = &p->st->measure;
     const struct tui_measure_row *copy = tui_measure_find(m, "copy");
-    char a[32], ofc[16], buf[80];
+    char a[32], ofc[16], buf[160];
     int col = 0, cw = p->iw / 2;
     size_t total = 0, shown = 0, fit;
     for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]); i++)
@@ -295,7 +326,10 @@ static int mtable_pairs(struct tui_pen *p, int line) {
     fit = lines > 0 ? 2 * (size_t)lines : 0;
     if (fit < total) /* the last cell says how many are left out */
         fit = fit > 0 ? fit - 1 : 0;
-    snprintf(buf, sizeof(buf), "%-12s %11s %5s", _("test"), _("measured"), _("of C"));
+    buf[0] = '\0';
+    mcellpad(buf, sizeof(buf), _("test"), 12, true);
+    mcellpad(buf, sizeof(buf), _("measured"), 11, false);
+    mcellpad(buf, sizeof(buf), _("of C"), 5, false);
     tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
     tui_pen_text(p, line++, cw, TUI_ROLE_LABEL, buf);
     for (size_t i = 0; i < sizeof(mtests) / sizeof(mtests[0]) && shown < fit; i++) {
@@ -306,8 +340,11 @@ static int mtable_pairs(struct tui_pen *p, int line) {
         mrate(r, mflop(r), a, sizeof(a));
         snprintf(ofc, sizeof(ofc), "-");
         if (!mflop(r) && copy && copy->bytes_per_s > 0)
-            snprintf(ofc, sizeof(ofc), "%.2f", r->bytes_per_s / copy->bytes_per_s);
-        snprintf(buf, sizeof(buf), "%-12s %11s %5s", mlabel(r->test), a, ofc);
+            mfixed(r->bytes_per_s / copy->bytes_per_s, 2, ofc, sizeof(ofc));
+        buf[0] = '\0';
+        mcellpad(buf, sizeof(buf), mlabel(r->test), 12, true);
+        mcellpad(buf, sizeof(buf), a, 11, false);
+        mcellpad(buf, sizeof(buf), ofc, 5, false);
         tui_pen_text(p, line, col * cw, TUI_ROLE_VALUE, buf);
         if (++col == 2) {
             col = 0;
@@ -386,15 +423,24 @@ static int mtable(struct tui_pen *p, int line) {
     const struct tui_measure *m = &st->measure;
     const struct tui_measure_row *copy = tui_measure_find(m, "copy");
     bool sheet = !m->on_cpu || (m->cpu && m->virt != 1);
-    char a[32], b[32], buf[160];
-    if (m->on_cpu && !sheet)
-        snprintf(buf, sizeof(buf), "%-12s %12s %5s", _("test"), _("measured"), _("of C"));
-    else if (m->on_cpu)
-        snprintf(buf, sizeof(buf), "%-12s %12s %5s %12s %6s", _("test"), _("measured"),
-                 _("of C"), _("data sheet"), _("ratio"));
-    else
-        snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", _("test"), _("measured"),
-                 _("predicted"), _("ratio"), _("of C"));
+    char a[32], b[32], buf[200];
+    /* The columns (a CPU without a data sheet, a CPU with one, a GPU):
+     * their headers, then widths in display cells, each at least its
+     * translated header's ("ficha técnica"). */
+    enum { T_TEST, T_MEAS, T_PRED, T_RATIO, T_OFC, T_SHEET };
+    static const int cols[3][6] = {{T_TEST, T_MEAS, T_OFC, -1},
+                                   {T_TEST, T_MEAS, T_OFC, T_SHEET, T_RATIO, -1},
+                                   {T_TEST, T_MEAS, T_PRED, T_RATIO, T_OFC, -1}};
+    const char *head[] = {_("test"), _("measured"), _("predicted"),
+                          _("ratio"), _("of C"),     _("data sheet")};
+    int w[] = {12, 12, 12, 6, 5, 12};
+    const int *col = cols[!m->on_cpu ? 2 : sheet ? 1 : 0];
+    for (int k = 0; k < 6; k++)
+        if (tui_width(head[k]) > w[k])
+            w[k] = tui_width(head[k]);
+    buf[0] = '\0';
+    for (int k = 0; col[k] >= 0; k++)
+        mcellpad(buf, sizeof(buf), head[col[k]], w[col[k]], col[k] == T_TEST);
     tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
     /* The rows that fit above the legend (what the words mean: one line,
      * two when a row is noisy, as room allows) and the hints; when some do
@@ -425,17 +471,13 @@ static int mtable(struct tui_pen *p, int line) {
             report_bandwidth(pred, b, sizeof(b));
         char ratio[16] = "-", ofc[16] = "-";
         if (pred > 0) /* two digits that count, even far below 1 */
-            snprintf(ratio, sizeof(ratio), meas / pred >= 0.1 ? "%.2f" : "%.2g", meas / pred);
+            mfixed(meas / pred, meas / pred >= 0.1 ? 2 : -2, ratio, sizeof(ratio));
         if (!flop && copy && copy->bytes_per_s > 0)
-            snprintf(ofc, sizeof(ofc), "%.2f", r->bytes_per_s / copy->bytes_per_s);
-        if (m->on_cpu && !sheet)
-            snprintf(buf, sizeof(buf), "%-12s %12s %5s", mlabel(r->test), a, ofc);
-        else if (m->on_cpu)
-            snprintf(buf, sizeof(buf), "%-12s %12s %5s %12s %6s", mlabel(r->test), a, ofc, b,
-                     ratio);
-        else
-            snprintf(buf, sizeof(buf), "%-12s %12s %12s %6s %5s", mlabel(r->test), a, b, ratio,
-                     ofc);
+            mfixed(r->bytes_per_s / copy->bytes_per_s, 2, ofc, sizeof(ofc));
+        const char *cell[] = {mlabel(r->test), a, b, ratio, ofc, b};
+        buf[0] = '\0';
+        for (int k = 0; col[k] >= 0; k++)
+            mcellpad(buf, sizeof(buf), cell[col[k]], w[col[k]], col[k] == T_TEST);
         int x = tui_pen_text(p, line, 0, TUI_ROLE_VALUE, buf);
         mflags(p, line, x, r);
         line++;
@@ -464,7 +506,9 @@ static void mbars(struct tui_pen *p, int line) {
             continue;
         }
         mbar(p, line, 13, bw, b->fraction, b->fraction >= 1 ? TUI_ROLE_GOOD : TUI_ROLE_WARN);
-        snprintf(buf, sizeof(buf), "%3.0f%%", 100 * b->fraction);
+        char pc[16];
+        mpercent0(b->fraction, pc, sizeof(pc));
+        snprintf(buf, sizeof(buf), "%4s", pc);
         int x = 14 + (bw > 0 ? bw : 0);
         x += tui_pen_text(p, line, x, TUI_ROLE_VALUE, buf);
         if (r) {
@@ -474,12 +518,16 @@ static void mbars(struct tui_pen *p, int line) {
     }
 }
 
-/* One lab cell "0.097 13%" (or "-"). */
+/* One lab cell "0.097  13%" ("0,097  13%" in es_ES; "-" when none). */
 static void mcell(const struct tui_measure_lab *l, char *buf, size_t len) {
-    if (!l)
+    char e[12], z[8];
+    if (!l) {
         snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.3f %3.0f%%", l->relative_error, 100 * l->zero_fraction);
+        return;
+    }
+    mfixed(l->relative_error, 3, e, sizeof(e));
+    mpercent0(l->zero_fraction, z, sizeof(z));
+    snprintf(buf, len, "%s %4s", e, z);
 }
 
 /* The chart cell of one width: zero codes on the outlier weights, per
@@ -507,15 +555,20 @@ static int mlab(struct tui_pen *p, int line) {
         return line + 1;
     }
     int chart_x = 3 + 4 * 11 + 13, chart_w = p->iw - chart_x;
-    snprintf(buf, sizeof(buf), "%-2s %-10s %-10s %-10s %-10s %s", "b", _("g32"), _("matrix"),
-             _("g32 outl."), _("mat. outl."), _("Pythia loss"));
-    tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
+    /* padded by display cells: "g32 atíp." is 9 cells in 10 bytes */
+    const char *head[] = {"b", _("g32"), _("matrix"), _("g32 outl."), _("mat. outl.")};
+    buf[0] = '\0';
+    for (int k = 0; k < 5; k++)
+        mcellpad(buf, sizeof(buf), head[k], k ? 10 : 2, true);
+    mcellpad(buf, sizeof(buf), _("Pythia loss"), 0, true);
+    int hx = tui_pen_text(p, line, 0, TUI_ROLE_LABEL, buf);
     if (chart_w >= 8) {
-        /* the chart's legend: zero codes on the outlier weights */
+        /* the chart's legend: zero codes on the outlier weights; after a
+         * translated header that runs into the chart's column, never over it */
         char leg[64];
         snprintf(leg, sizeof(leg), _("zeros %sg32 %smatrix"), p->ui->g->full,
                  p->ui->g->seg_mono[1]);
-        tui_pen_text(p, line, chart_x, TUI_ROLE_DIM, leg);
+        tui_pen_text(p, line, hx + 1 > chart_x ? hx + 1 : chart_x, TUI_ROLE_DIM, leg);
     }
     line++;
     for (unsigned bits = 8; bits >= 2; bits--, line++) {
@@ -525,9 +578,12 @@ static int mlab(struct tui_pen *p, int line) {
         for (int k = 0; k < 4; k++)
             mcell(l[k], c[k], sizeof(c[k]));
         double at, pg, pm, base;
-        char loss[32] = "";
-        if (tui_measure_seed_loss(st->cat, bits, &at, &pg, &pm, &base) && at == bits)
-            snprintf(loss, sizeof(loss), "%.2f/%.3g", pg, pm);
+        char loss[40] = "", lg[16], lm[16];
+        if (tui_measure_seed_loss(st->cat, bits, &at, &pg, &pm, &base) && at == bits) {
+            mfixed(pg, 2, lg, sizeof(lg));
+            mfixed(pm, -3, lm, sizeof(lm));
+            snprintf(loss, sizeof(loss), "%s/%s", lg, lm);
+        }
         snprintf(buf, sizeof(buf), "%-2u %-10s %-10s %-10s %-10s %s", bits, c[0], c[1], c[2], c[3],
                  loss);
         /* most outlier weights on the zero mark: the seed's break */
@@ -539,19 +595,25 @@ static int mlab(struct tui_pen *p, int line) {
     const struct tui_measure_lab *g4 = tui_measure_lab_find(m, 4, 32, true),
                                  *m4 = tui_measure_lab_find(m, 4, 0, true);
     if (g4 && m4 && line < p->ih - 1) {
+        char zm[16], em[16], zg[16], eg[16];
+        mpercent0(m4->zero_fraction, zm, sizeof(zm));
+        mfixed(m4->relative_error, 2, em, sizeof(em));
+        mpercent0(g4->zero_fraction, zg, sizeof(zg));
+        mfixed(g4->relative_error, 2, eg, sizeof(eg));
         snprintf(buf, sizeof(buf),
-                 _("4 bits, outliers: one scale per matrix puts %.0f%% on the zero mark (error "
-                   "%.2f); groups of 32 hold, %.0f%% (%.2f)"),
-                 100 * m4->zero_fraction, m4->relative_error, 100 * g4->zero_fraction,
-                 g4->relative_error);
+                 _("4 bits, outliers: one scale per matrix puts %s on the zero mark (error %s); "
+                   "groups of 32 hold, %s (%s)"),
+                 zm, em, zg, eg);
         tui_pen_text(p, line++, 0, TUI_ROLE_WARN, buf);
     }
     double at, pg, pm, base;
     if (line < p->ih - 1 && tui_measure_seed_loss(st->cat, 16, &at, &pg, &pm, &base)) {
+        char fb[16];
+        mfixed(base, -4, fb, sizeof(fb));
         snprintf(buf, sizeof(buf),
                  _("relative error ||w - w^||/||w||, zero codes; loss: Pythia-1.4B per group / "
-                   "per matrix, FP16 %.4g (seed 000)"),
-                 base);
+                   "per matrix, FP16 %s (seed 000)"),
+                 fb);
         tui_pen_text(p, line++, 0, TUI_ROLE_DIM, buf);
     }
     return line;
@@ -580,10 +642,11 @@ static int mallreduce(struct tui_pen *p, int line) {
     if (f && f->valid) {
         report_seconds(f->alpha_s, x, sizeof(x));
         report_bandwidth(f->bus_beta_bytes_per_s, y, sizeof(y));
+        report_percent(f->residual, z, sizeof(z));
         snprintf(c[0], sizeof(c[0]),
                  _("all-reduce, %u ranks on %u host(s) (%s, %s): t = %s + bytes/beta, link %s, "
-                   "residual %.0f%%"),
-                 a->ranks, a->hosts, a->transport, f->dtype, x, y, 100 * f->residual);
+                   "residual %s"),
+                 a->ranks, a->hosts, a->transport, f->dtype, x, y, z);
         snprintf(c[1], sizeof(c[1]), _("all-reduce %u ranks, %u host(s): %s + bytes/beta, link %s"),
                  a->ranks, a->hosts, x, y);
         snprintf(c[2], sizeof(c[2]), _("%u ranks: %s, link %s"), a->ranks, x, y);
@@ -621,8 +684,15 @@ static int mallreduce(struct tui_pen *p, int line) {
     }
     lo /= 2;
     int cw = p->iw - 40;
-    snprintf(buf, sizeof(buf), "%-10s %12s %12s  %s", _("size"), _("busbw"), _("predicted"),
-             cw >= 10 ? _("(log scale: bar measured, mark predicted)") : "");
+    /* padded by display cells: "tamaño", a figure's no-break space */
+    buf[0] = '\0';
+    mcellpad(buf, sizeof(buf), _("size"), 10, true);
+    mcellpad(buf, sizeof(buf), _("busbw"), 12, false);
+    mcellpad(buf, sizeof(buf), _("predicted"), 12, false);
+    if (cw >= 10) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, sizeof(buf) - k, "  %s", _("(log scale: bar measured, mark predicted)"));
+    }
     tui_pen_text(p, line++, 0, TUI_ROLE_LABEL, buf);
     size_t shown = (size_t)rows < n ? (size_t)rows : n;
     for (size_t r = 0; r < shown; r++, line++) {
@@ -635,7 +705,10 @@ static int mallreduce(struct tui_pen *p, int line) {
             report_bandwidth(pb, z, sizeof(z));
         else
             snprintf(z, sizeof(z), "-");
-        snprintf(buf, sizeof(buf), "%-10s %12s %12s", x, y, z);
+        buf[0] = '\0';
+        mcellpad(buf, sizeof(buf), x, 10, true);
+        mcellpad(buf, sizeof(buf), y, 12, false);
+        mcellpad(buf, sizeof(buf), z, 12, false);
         int xx = tui_pen_text(p, line, 0, q->verified ? TUI_ROLE_VALUE : TUI_ROLE_BAD, buf);
         if (cw < 10 || !(hi > lo) || !(lo > 0))
             continue;
@@ -661,7 +734,8 @@ static void mruntime(struct tui_pen *p, int line) {
     int x = tui_pen_field(p, line, 0, TUI_F_MEASURE, _("runtime"));
     x++;
     if (rt->status == TUI_MEASURE_RUNNING) {
-        snprintf(buf, sizeof(buf), _("benchmarking %s (%.0f%%)"), rt->url, 100 * rt->fraction);
+        mpercent0(rt->fraction, d, sizeof(d));
+        snprintf(buf, sizeof(buf), _("benchmarking %s (%s)"), rt->url, d);
         tui_pen_text(p, line, x, TUI_ROLE_WARN, buf);
         return;
     }
@@ -759,23 +833,32 @@ void tui_draw_format_evidence(struct tui_pen *p, int line) {
     /* The seed's measured Pythia-1.4B loss: one scale per group of 32
      * against one per matrix; labelled at every width (the bits are on
      * the line above, so the narrow forms drop them). */
+    /* the figures in the reader's marks ("2,66"), as C's %.4g, %g, %.3g
+     * and %.2g wrote them */
+    char fb[16], fa[16], g3[16], m3[16], g2[16], m2[16];
+    mfixed(base, -4, fb, sizeof(fb));
+    mfixed(at, -6, fa, sizeof(fa));
+    mfixed(pg, -3, g3, sizeof(g3));
+    mfixed(pm, -3, m3, sizeof(m3));
+    mfixed(pg, -2, g2, sizeof(g2));
+    mfixed(pm, -2, m2, sizeof(m2));
     size_t n = 9;
     if (at >= 16) {
-        snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %.4g (FP16)"), base);
-        snprintf(c[1], sizeof(c[1]), _("Pythia loss %.4g (FP16)"), base);
-        snprintf(c[2], sizeof(c[2]), _("loss %.4g (FP16)"), base);
-        snprintf(c[3], sizeof(c[3]), _("loss %.4g"), base);
+        snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %s (FP16)"), fb);
+        snprintf(c[1], sizeof(c[1]), _("Pythia loss %s (FP16)"), fb);
+        snprintf(c[2], sizeof(c[2]), _("loss %s (FP16)"), fb);
+        snprintf(c[3], sizeof(c[3]), _("loss %s"), fb);
         n = 4;
     } else {
-        snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %gb: %.3g g32 | %.3g matrix"), at, pg, pm);
-        snprintf(c[1], sizeof(c[1]), _("Pythia loss %gb: %.3g g32 | %.3g mat"), at, pg, pm);
-        snprintf(c[2], sizeof(c[2]), _("Pythia %gb: %.3g g32|%.3g mat"), at, pg, pm);
-        snprintf(c[3], sizeof(c[3]), _("loss %gb: %.3g g32|%.3g mat"), at, pg, pm);
-        snprintf(c[4], sizeof(c[4]), _("loss g32 %.3g|mat %.3g"), pg, pm);
-        snprintf(c[5], sizeof(c[5]), _("loss g32 %.3g|m %.3g"), pg, pm);
-        snprintf(c[6], sizeof(c[6]), _("g32 %.3g|mat %.3g"), pg, pm);
-        snprintf(c[7], sizeof(c[7]), _("g32 %.3g|m %.3g"), pg, pm);
-        snprintf(c[8], sizeof(c[8]), _("g32 %.2g|m %.2g"), pg, pm);
+        snprintf(c[0], sizeof(c[0]), _("Pythia-1.4B loss %sb: %s g32 | %s matrix"), fa, g3, m3);
+        snprintf(c[1], sizeof(c[1]), _("Pythia loss %sb: %s g32 | %s mat"), fa, g3, m3);
+        snprintf(c[2], sizeof(c[2]), _("Pythia %sb: %s g32|%s mat"), fa, g3, m3);
+        snprintf(c[3], sizeof(c[3]), _("loss %sb: %s g32|%s mat"), fa, g3, m3);
+        snprintf(c[4], sizeof(c[4]), _("loss g32 %s|mat %s"), g3, m3);
+        snprintf(c[5], sizeof(c[5]), _("loss g32 %s|m %s"), g3, m3);
+        snprintf(c[6], sizeof(c[6]), _("g32 %s|mat %s"), g3, m3);
+        snprintf(c[7], sizeof(c[7]), _("g32 %s|m %s"), g3, m3);
+        snprintf(c[8], sizeof(c[8]), _("g32 %s|m %s"), g2, m2);
     }
     const char *cand[] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]};
     mfit(buf, sizeof(buf), p->iw, cand, n);
@@ -789,11 +872,14 @@ void tui_draw_format_evidence(struct tui_pen *p, int line) {
         return;
     bool below = line + 1 < p->ih;
     int room = below ? p->iw : p->iw - x - 2;
-    snprintf(c[0], sizeof(c[0]), _("measured error: g32 %.3f, matrix %.3f"), lg->relative_error,
-             lm->relative_error);
-    snprintf(c[1], sizeof(c[1]), _("err g32 %.2f mat %.2f"), lg->relative_error,
-             lm->relative_error);
-    snprintf(c[2], sizeof(c[2]), "err %.2f|%.2f", lg->relative_error, lm->relative_error);
+    char e3[16], f3[16], e2[16], f2[16];
+    mfixed(lg->relative_error, 3, e3, sizeof(e3));
+    mfixed(lm->relative_error, 3, f3, sizeof(f3));
+    mfixed(lg->relative_error, 2, e2, sizeof(e2));
+    mfixed(lm->relative_error, 2, f2, sizeof(f2));
+    snprintf(c[0], sizeof(c[0]), _("measured error: g32 %s, matrix %s"), e3, f3);
+    snprintf(c[1], sizeof(c[1]), _("err g32 %s mat %s"), e2, f2);
+    snprintf(c[2], sizeof(c[2]), "err %s|%s", e2, f2);
     mfit(buf, sizeof(buf), room, cand, 3);
     if (tui_width(buf) <= room)
         tui_pen_text(p, below ? line + 1 : line, below ? 0 : x + 2, TUI_ROLE_WARN, buf);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/i18n.h"
 #include "tui/measure_ar.h"
 
 /* 2(n-1)/n. */
@@ -96,7 +97,7 @@ static char *slurp(const char *path, size_t *n, char *err, size_t len) {
         if (k < cap)
             break;
         if (cap >= (16u << 20)) {
-            snprintf(err, len, "%s: larger than 16 MiB: not a measurement", path);
+            snprintf(err, len, _("%s: larger than 16 MiB: not a measurement"), path);
             free(buf);
             fclose(f);
             return NULL;
@@ -112,7 +113,7 @@ static char *slurp(const char *path, size_t *n, char *err, size_t len) {
     }
     fclose(f);
     if (!buf) {
-        snprintf(err, len, "%s: out of memory", path);
+        snprintf(err, len, _("%s: out of memory"), path);
         return NULL;
     }
     buf[k] = 0;
@@ -173,28 +174,28 @@ int measure_ar_load(const char *path, struct measure_ar_fit *f, char *err, size_
     free(text);
     if (!object) {
         snprintf(err, len,
-                 "%s: not a measurement (expected the JSON of `vramlab measure --allreduce "
-                 "--json` or the probe's JSON lines)",
+                 _("%s: not a measurement (expected the JSON of `vramlab measure --allreduce "
+                   "--json` or the probe's JSON lines)"),
                  path);
         return -1;
     }
     const struct measure_ar_fit *pick = measure_ar_pick(fits, k);
     if (!pick) {
         snprintf(err, len,
-                 "%s: no all-reduce fit in it (measure with `vramlab measure --allreduce --json` "
-                 "or the probe's --allreduce)",
+                 _("%s: no all-reduce fit in it (measure with `vramlab measure --allreduce --json` "
+                   "or the probe's --allreduce)"),
                  path);
         return -1;
     }
     *f = *pick;
     if (f->ranks < 2) {
-        snprintf(err, len, "%s: one rank: nothing to reduce, nothing to calibrate with", path);
+        snprintf(err, len, _("%s: one rank: nothing to reduce, nothing to calibrate with"), path);
         return -1;
     }
     if (!f->valid) {
         snprintf(err, len,
-                 "%s: the %s fit of %u ranks has no bandwidth (the times did not grow with the "
-                 "size)",
+                 _("%s: the %s fit of %u ranks has no bandwidth (the times did not grow with the "
+                   "size)"),
                  path, f->dtype, f->ranks);
         return -1;
     }

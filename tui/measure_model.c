@@ -399,7 +399,7 @@ static bool other_device(const struct tui_measure *m, const struct engine_scenar
 
 /* Apply the measured rates to the scenario (no questions). */
 static bool apply_calibration(struct tui_measure *m, struct engine_scenario *sc) {
-    char a[32];
+    char a[32], fl[32];
     const char *test;
     double bw = tui_measure_decode_bw(m, &sc->weight_format, &test, NULL);
     if (!(bw > 0)) {
@@ -416,10 +416,11 @@ static bool apply_calibration(struct tui_measure *m, struct engine_scenario *sc)
                  _("calibrated with %.40s's figures, not %.40s's: %s (%s)%s"),
                  m->device[0] ? m->device : "?", sc->gpu.name, a, test,
                  sc->measured_flop_per_s > 0 ? _(" and its FLOP/s") : "");
-    else if (sc->measured_flop_per_s > 0)
+    else if (sc->measured_flop_per_s > 0) {
+        report_flops(sc->measured_flop_per_s, fl, sizeof(fl));
         snprintf(m->note, sizeof(m->note),
-                 _("calibrated: %s (%s) and %.3g TFLOP/s (gemm) replace the data sheet"), a, test,
-                 sc->measured_flop_per_s / 1e12);
+                 _("calibrated: %s (%s) and %s (gemm) replace the data sheet"), a, test, fl);
+    }
     else
         snprintf(m->note, sizeof(m->note),
                  _("calibrated: %s (%s) replaces the data-sheet bandwidth"), a, test);

@@ -1,12 +1,18 @@
 /*
  * probe_client.c: spawn vramlab-probe, read and parse its JSON Lines
  * (see probe_client.h).
+ *
+ * Its messages (the probe not found, a malformed line) are in the reader's
+ * language; what goes through the probe's protocol (the exec failure's
+ * error event) stays English, as the probe writes it; jansson's own words
+ * and strerror's are theirs.
  */
 #include "config.h"
 
 #include "tui/probe_client.h"
 
 #include "catalog/catalog.h"
+#include "tui/i18n.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,11 +51,11 @@ int probe_json_parse(const char *text, size_t len, struct probe_json *out, char 
     out->n = 0;
     json_t *root = json_loadb(text, len, 0, &e);
     if (!root) {
-        snprintf(err, errlen, "%s at column %d", e.text, e.column);
+        snprintf(err, errlen, _("%s at column %d"), e.text, e.column);
         return -1;
     }
     if (!json_is_object(root)) {
-        snprintf(err, errlen, "expected '{' at column 1");
+        snprintf(err, errlen, "%s", _("expected '{' at column 1"));
         json_decref(root);
         return -1;
     }
@@ -145,7 +151,7 @@ void probe_event_from_line(const char *line, size_t len, struct probe_event *ev)
     ev->kind = PROBE_EV_OTHER;
     if (!e) {
         ev->kind = PROBE_EV_BAD;
-        snprintf(ev->error, sizeof ev->error, "a line without an \"event\" member");
+        snprintf(ev->error, sizeof ev->error, "%s", _("a line without an \"event\" member"));
         return;
     }
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -162,7 +168,7 @@ int probe_client_find(char *path, size_t len, char *err, size_t errlen) {
         snprintf(path, len, "%s", env);
         if (access(path, X_OK) == 0)
             return 0;
-        snprintf(err, errlen, "VRAMLAB_PROBE=%s is not an executable file", env);
+        snprintf(err, errlen, _("VRAMLAB_PROBE=%s is not an executable file"), env);
         return -1;
     }
     const char *cands[] = {VRAMLAB_ABS_BUILDDIR "/vramlab-probe",
@@ -172,7 +178,7 @@ int probe_client_find(char *path, size_t len, char *err, size_t errlen) {
             snprintf(path, len, "%s", cands[i]);
             return 0;
         }
-    snprintf(err, errlen, "vramlab-probe not found (tried $VRAMLAB_PROBE, %s, %s)", cands[0],
+    snprintf(err, errlen, _("vramlab-probe not found (tried $VRAMLAB_PROBE, %s, %s)"), cands[0],
              cands[1]);
     return -1;
 }
@@ -292,8 +298,8 @@ int probe_client_next(struct probe_client *c, struct probe_event *ev) {
             if (c->eof && c->len > 0) {
                 ev->kind = PROBE_EV_TRUNCATED;
                 ev->j.n = 0;
-                snprintf(ev->error, sizeof ev->error,
-                         "the probe's output ended in the middle of a line");
+                snprintf(ev->error, sizeof ev->error, "%s",
+                         _("the probe's output ended in the middle of a line"));
                 c->len = 0;
                 return 1;
             }
