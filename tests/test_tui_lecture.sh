@@ -291,6 +291,17 @@ quit es >/dev/null
 start es2 100 30 LANGUAGE=es -- $SCEN
 wait_for es2 "Velocidad" && ok "LANGUAGE=es: Spanish" || { fail "LANGUAGE=es"; capture es2; }
 quit es2 >/dev/null
+# at 80 columns the Speed pane's short labels ("generación", "prellenado")
+# keep a space before their figures (its value column fits them)
+start esn 80 24 LANG=es_ES.UTF-8 -- $SCEN
+if wait_for esn "Velocidad" && capture esn | grep -q "generación [^ ]" &&
+    capture esn | grep -q "prellenado [^ ]"; then
+    ok "LANG=es_ES.UTF-8 at 80x24: the Speed pane's labels stand apart from their figures"
+else
+    fail "LANG=es_ES.UTF-8 at 80x24: a Speed label runs into its figure"
+    capture esn
+fi
+quit esn >/dev/null
 start esl 100 30 LANG=es_ES.UTF-8 -- --fresh --lesson seed-000
 wait_for esl "Bytes por parámetro" && ok "a lesson name finds the Spanish lesson" ||
     { fail "--lesson seed-000 under es_ES"; capture esl; }

@@ -208,13 +208,34 @@ static void train_days_line(struct tui_pen *p, int vx) {
     readout(p, 2, TUI_F_TRAIN_DAYS, _("time"), vx, c[k]);
 }
 
+/* The column of the Speed pane's values: 15 cells on a wide pane, else
+ * one past the longest short label in the reader's language (9 in
+ * English; "generación" and "prellenado" need 11), at most a third of
+ * the pane. */
+static int value_column(const struct tui_pen *p) {
+    static const char *const narrow[] = {N_("memory*"), N_("compute*"), N_("memory"),
+                                         N_("compute"), N_("decode"),   N_("per seq"),
+                                         N_("prefill"), N_("step"),     N_("bubble"),
+                                         N_("time"),    N_("GPU-h"),    N_("cost")};
+    if (p->iw >= 40)
+        return 15;
+    int vx = 9;
+    for (size_t i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++) {
+        int w = tui_width(_(narrow[i])) + 1;
+        if (w > vx)
+            vx = w;
+    }
+    return vx > p->iw / 3 ? (p->iw / 3 > 9 ? p->iw / 3 : 9) : vx;
+}
+
 /* The Speed pane. */
 void tui_draw_speed(struct tui_pen *p) {
     const struct tui_state *st = p->st;
     const struct engine_estimate *e = &st->est;
     const struct tui_glyphs *g = p->ui->g;
     char a[48], buf[128];
-    int vx = p->iw >= 40 ? 15 : 9;
+    int vx = value_column(p);
+    bool wide = p->iw >= 40; /* the long labels */
     char binds[48];
     if (st->lx.pinned) {
         draw_speed_compare(p);
@@ -233,23 +254,23 @@ void tui_draw_speed(struct tui_pen *p) {
         /* calibrated (Measure pane: a, or --measured-bw): the label says so */
         bool mbw = st->opt.sc.measured_bytes_per_s > 0, mfl = st->opt.sc.measured_flop_per_s > 0;
         readout(p, 0, TUI_F_DECODE_MEM,
-                mbw ? (vx >= 15 ? _("memory, meas.") : _("memory*"))
-                    : (vx >= 15 ? _("memory-bound") : _("memory")),
+                mbw ? (wide ? _("memory, meas.") : _("memory*"))
+                    : (wide ? _("memory-bound") : _("memory")),
                 vx, buf);
         if (mem_binds && !p->masked)
             tui_pen_text(p, 0, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         figure(st, ENGINE_KEY_DECODE_COMPUTE_BOUND, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
         readout(p, 1, TUI_F_DECODE_COMPUTE,
-                mfl ? (vx >= 15 ? _("compute, meas.") : _("compute*"))
-                    : (vx >= 15 ? _("compute-bound") : _("compute")),
+                mfl ? (wide ? _("compute, meas.") : _("compute*"))
+                    : (wide ? _("compute-bound") : _("compute")),
                 vx, buf);
         if (!mem_binds && !p->masked)
             tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         figure(st, ENGINE_KEY_DECODE_TOKENS, a, sizeof(a));
         readout(p, 2, TUI_F_DECODE, _("decode"), vx, a);
         figure(st, ENGINE_KEY_DECODE_PER_SEQUENCE, buf, sizeof(buf));
-        readout(p, 3, TUI_F_PER_SEQ, vx >= 15 ? _("per sequence") : _("per seq"), vx, buf);
+        readout(p, 3, TUI_F_PER_SEQ, wide ? _("per sequence") : _("per seq"), vx, buf);
         /* What a served request sees: each next token (TPOT, the inverse of
          * the per-sequence rate) and the first (TTFT, after its prefill). */
         int x = vx + tui_pen_width(p, buf) + 2;
@@ -278,7 +299,7 @@ void tui_draw_speed(struct tui_pen *p) {
     readout(p, 1, TUI_F_TRAIN_BUBBLE, _("bubble"), vx, a);
     train_days_line(p, vx);
     report_number(e->train_gpu_hours, a, sizeof(a));
-    readout(p, 3, TUI_F_TRAIN_HOURS, vx >= 15 ? _("GPU-hours") : _("GPU-h"), vx, a);
+    readout(p, 3, TUI_F_TRAIN_HOURS, wide ? _("GPU-hours") : _("GPU-h"), vx, a);
     if (e->train_cost_usd > 0)
         report_money(e->train_cost_usd, a, sizeof(a));
     else
