@@ -183,6 +183,8 @@ else
         grep -q "^copia con 2 hilos / .*: 9,80 GB/s / 10,1 GB/s = 0,97$" "$t/out"
     check "es_ES: on this machine, translated widths and fractions of C" \
         grep -q "^  8 bits, x 8 bits w8a8 *9,30 GB/s  0,95 de C  (lo que ejecutan los runtimes de CPU)$" "$t/out"
+    check "es_ES: the cores' note said again in Spanish from its field" \
+        grep -q "limitada por los núcleos: 7,85 GB/s desde la caché" "$t/out"
     check "es_ES: the error lab's figures" grep -q "^4 *32 *outliers *0,1003 *13,2% *12,8$" "$t/out"
     check "es_ES: no figure with a '.' decimal mark" sh -c "! grep -E '[0-9]\.[0-9]' '$t/out'"
     if command -v python3 >/dev/null 2>&1; then

@@ -774,8 +774,9 @@ static void measure_print_text(const struct measure_run *m, const struct engine_
         }
     }
     for (size_t i = 0; i < m->n_results; i++) {
-        const char *note = probe_json_str(&m->results[i], "note");
-        if (note && *note) {
+        char note[160];
+        measure_result_note(&m->results[i], note, sizeof note);
+        if (*note) {
             variant(&m->results[i], v, sizeof v);
             printf(_("note, %s %s: %s\n"),
                    measure_str_or(probe_json_str(&m->results[i], "test"), "?"), v, note);

@@ -77,7 +77,7 @@ static void row_take(struct tui_measure *m, const char *test, const struct probe
     r->verified = probe_json_bool(j, "verified", false);
     r->flagged = probe_json_bool(j, "flagged", false);
     r->reference_bytes_per_s = probe_json_num(j, "reference_bytes_per_s", 0);
-    snprintf(r->note, sizeof(r->note), "%s", measure_str_or(probe_json_str(j, "note"), ""));
+    measure_result_note(j, r->note, sizeof(r->note));
 }
 
 /* Keep an error-lab row. */

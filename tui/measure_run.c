@@ -34,6 +34,20 @@ const char *measure_str_or(const char *s, const char *d) {
     return s ? s : d;
 }
 
+/* A result's note in the reader's language: the probe writes English for
+ * its JSON; the one note with a figure, a GEMV bound by the cores, is said
+ * again from its field (in_cache_bytes_per_s) through the formatter. */
+void measure_result_note(const struct probe_json *j, char *buf, size_t len) {
+    double cache = probe_json_num(j, "in_cache_bytes_per_s", 0);
+    if (cache > 0) {
+        char a[32];
+        report_bandwidth(cache, a, sizeof(a));
+        snprintf(buf, len, _("bound by the cores: %s from cache"), a);
+        return;
+    }
+    snprintf(buf, len, "%s", measure_str_or(probe_json_str(j, "note"), ""));
+}
+
 /* Record one event (see measure_run.h). */
 void measure_run_take(struct measure_run *m, const struct probe_event *ev) {
     switch (ev->kind) {

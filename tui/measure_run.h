@@ -57,6 +57,10 @@ void measure_run_free(struct measure_run *m);
 
 /* s, or d when s is NULL. */
 const char *measure_str_or(const char *s, const char *d);
+/* A result's note for the reader: the probe's English note, except the one
+ * with a figure (a GEMV bound by the cores), said again in the reader's
+ * language and marks from its in_cache_bytes_per_s. */
+void measure_result_note(const struct probe_json *j, char *buf, size_t len);
 
 /* Whether a result's rate is FLOP/s rather than bytes/s (the GEMM sweep
  * and the CPU's fma-peak). */
