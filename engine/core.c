@@ -57,13 +57,19 @@ static int core_class(const struct engine_core_rates *r, int k) {
     return -1;
 }
 
+/* How many batches class k measured (its list ends at a zero batch). */
+static int core_batches(const struct engine_core_rates *r, int k) {
+    int n = 0;
+    while (n < ENGINE_CORE_BATCHES && r->batch[k][n] > 0 && engine_pos(r->weights_per_s[k][n]))
+        n++;
+    return n;
+}
+
 /* Seconds for class k's kernel to dot w weights with b vectors. */
 static double core_seconds(const struct engine_core_rates *r, int k, double w, double b) {
     const uint32_t *bs = r->batch[k];
     const double *rs = r->weights_per_s[k];
-    int n = 0;
-    while (n < ENGINE_CORE_BATCHES && bs[n] > 0 && engine_pos(rs[n]))
-        n++;
+    int n = core_batches(r, k);
     /* one pass over w serves bs[i] vectors in w / rs[i] seconds */
     if (b <= bs[0])
         return w / rs[0] * (bs[0] > 1 ? b / bs[0] : 1.0);
@@ -125,9 +131,7 @@ double engine_core_prefill_flops(const struct engine_scenario *sc) {
     for (int k = 0; k < ENGINE_WIDTHS; k++) {
         if (!(share[k] > 0))
             continue;
-        int j = core_class(r, k), n = 0;
-        while (n < ENGINE_CORE_BATCHES && r->batch[j][n] > 0 && engine_pos(r->weights_per_s[j][n]))
-            n++;
+        int j = core_class(r, k), n = core_batches(r, j);
         inv += share[k] / (2.0 * r->weights_per_s[j][n - 1] * r->batch[j][n - 1]);
     }
     return inv > 0 ? 1.0 / inv : 0;

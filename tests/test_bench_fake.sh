@@ -22,16 +22,7 @@ export XDG_CONFIG_HOME HOME
 [ -x "$VRAMLAB" ] || { echo "SKIP: $VRAMLAB not built"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 (the fake server) not found"; exit 77; }
 
-check() { # name condition...
-    name=$1
-    shift
-    if "$@"; then
-        echo "ok   - $name"
-    else
-        echo "FAIL - $name"
-        fail=1
-    fi
-}
+. "${top_srcdir:-.}/tests/check_lib.sh"
 
 # serve NAME args...: start a fake server; its URL in $url.
 serve() {

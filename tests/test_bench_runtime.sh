@@ -29,16 +29,7 @@ t=$(mktemp -d) || exit 99
 spid=
 trap '[ -n "$spid" ] && kill $spid 2>/dev/null; rm -rf "$t"' EXIT
 
-check() { # name condition...
-    name=$1
-    shift
-    if "$@"; then
-        echo "ok   - $name"
-    else
-        echo "FAIL - $name"
-        fail=1
-    fi
-}
+. "${top_srcdir:-.}/tests/check_lib.sh"
 
 jget() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null

@@ -25,16 +25,7 @@ export XDG_STATE_HOME XDG_CONFIG_HOME HOME
 [ -x "$VRAMLAB" ] || { echo "SKIP: $VRAMLAB not built"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed to read the JSON"; exit 77; }
 
-check() { # name condition...
-    name=$1
-    shift
-    if "$@"; then
-        echo "ok   - $name"
-    else
-        echo "FAIL - $name"
-        fail=1
-    fi
-}
+. "${top_srcdir:-.}/tests/check_lib.sh"
 run() { # args... -> $t/out, $t/err, $rc
     VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" "$@" >"$t/out" 2>"$t/err"
     rc=$?

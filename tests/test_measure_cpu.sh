@@ -24,16 +24,7 @@ SOCK=vramlab-mcpu-$$
 unset TMUX
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$t"' EXIT
 
-check() { # name condition...
-    name=$1
-    shift
-    if "$@"; then
-        echo "ok   - $name"
-    else
-        echo "FAIL - $name"
-        fail=1
-    fi
-}
+. "${top_srcdir:-.}/tests/check_lib.sh"
 run() { # NAME=VALUE... -- args... -> $t/out, $t/err, $rc (the variables for the fake)
     (
         while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do

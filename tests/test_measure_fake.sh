@@ -14,16 +14,7 @@ XDG_STATE_HOME=$t/state
 export XDG_STATE_HOME
 trap 'rm -rf "$t"' EXIT
 
-check() { # name condition...
-    name=$1
-    shift
-    if "$@"; then
-        echo "ok   - $name"
-    else
-        echo "FAIL - $name"
-        fail=1
-    fi
-}
+. "${top_srcdir:-.}/tests/check_lib.sh"
 
 run() { # fixture args... -> $t/out, $t/err, $rc
     fx=$1

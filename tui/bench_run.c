@@ -220,6 +220,26 @@ static enum bench_error bench_pick_model(struct bench_server *srv, json_t *list,
     return bench_fail(err, errlen, BENCH_ERR_NOT_SERVER, "%s lists no models", srv->url);
 }
 
+/* GET a server's model list at u: its answer when that is a JSON object
+ * with an array `key` (the caller frees it), else NULL; what came back
+ * (status and a piece of the body, or curl's error) said in seen. */
+static json_t *bench_get_list(const char *u, double timeout_s, const char *key,
+                              struct bench_get *g, char *seen, size_t seen_len) {
+    bench_http_get(u, timeout_s, g);
+    if (g->code != CURLE_OK)
+        snprintf(seen, seen_len, "%s", curl_easy_strerror(g->code));
+    else
+        bench_describe(g, seen, seen_len);
+    json_t *j = g->code == CURLE_OK && g->status == 200 ? bench_json_object(&g->body) : NULL;
+    free(g->body.p);
+    g->body.p = NULL;
+    if (j && !json_is_array(json_object_get(j, key))) {
+        json_decref(j);
+        j = NULL;
+    }
+    return j;
+}
+
 /* Ask url what it is (see bench_run.h). */
 enum bench_error bench_find_server(struct bench_server *srv, const char *url,
                                    const char *want_model, int api, double timeout_s, char *err,
@@ -243,20 +263,12 @@ enum bench_error bench_find_server(struct bench_server *srv, const char *url,
         srv->url[n -= 3] = '\0';
 
     snprintf(u, sizeof(u), "%s/v1/models", srv->url);
-    bench_http_get(u, timeout_s, &g);
-    if (g.code != CURLE_OK && bench_curl_unreachable(g.code)) {
-        free(g.body.p);
+    j = bench_get_list(u, timeout_s, "data", &g, seen_models, sizeof(seen_models));
+    if (g.code != CURLE_OK && bench_curl_unreachable(g.code))
         return bench_fail(err, errlen, BENCH_ERR_UNREACHABLE,
                           "cannot reach %s: %s (is the server running?)", srv->url,
                           curl_easy_strerror(g.code));
-    }
-    if (g.code != CURLE_OK)
-        snprintf(seen_models, sizeof(seen_models), "%s", curl_easy_strerror(g.code));
-    else
-        bench_describe(&g, seen_models, sizeof(seen_models));
-    j = g.status == 200 ? bench_json_object(&g.body) : NULL;
-    free(g.body.p);
-    if (j && json_is_array(json_object_get(j, "data"))) {
+    if (j) {
         enum bench_error e =
             bench_pick_model(srv, json_object_get(j, "data"), "id", want_model, err, errlen);
         json_decref(j);
@@ -265,18 +277,11 @@ enum bench_error bench_find_server(struct bench_server *srv, const char *url,
         srv->api = api >= 0 && api < BENCH_API_COUNT ? (enum bench_api)api : BENCH_API_COMPLETIONS;
         return BENCH_OK;
     }
-    json_decref(j);
 
     /* Ollama's own API */
     snprintf(u, sizeof(u), "%s/api/tags", srv->url);
-    bench_http_get(u, timeout_s, &g);
-    if (g.code != CURLE_OK)
-        snprintf(seen_tags, sizeof(seen_tags), "%s", curl_easy_strerror(g.code));
-    else
-        bench_describe(&g, seen_tags, sizeof(seen_tags));
-    j = g.code == CURLE_OK && g.status == 200 ? bench_json_object(&g.body) : NULL;
-    free(g.body.p);
-    if (j && json_is_array(json_object_get(j, "models"))) {
+    j = bench_get_list(u, timeout_s, "models", &g, seen_tags, sizeof(seen_tags));
+    if (j) {
         enum bench_error e =
             bench_pick_model(srv, json_object_get(j, "models"), "name", want_model, err, errlen);
         json_decref(j);
@@ -286,7 +291,6 @@ enum bench_error bench_find_server(struct bench_server *srv, const char *url,
         srv->api = api >= 0 && api < BENCH_API_COUNT ? (enum bench_api)api : BENCH_API_OLLAMA;
         return BENCH_OK;
     }
-    json_decref(j);
     return bench_fail(err, errlen, BENCH_ERR_NOT_SERVER,
                       "%s is not an OpenAI-compatible server: GET /v1/models answered %s, "
                       "GET /api/tags (Ollama) %s",
