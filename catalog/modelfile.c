@@ -140,6 +140,9 @@ static uint32_t opt(const struct gguf_file *g, const char *arch, const char *suf
     return arch_uint(g, arch, suffix, &v) && v <= UINT32_MAX ? (uint32_t)v : 0;
 }
 
+static void file_mats(const struct gguf_file *g, const struct engine_model *m,
+                      struct catalog_model_file *mf);
+
 static int from_gguf(const struct gguf_file *g, const char *name, struct engine_model *m,
                      struct catalog_model_file *mf, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
@@ -292,6 +295,7 @@ static int from_gguf(const struct gguf_file *g, const char *name, struct engine_
     m->file_bytes = true;
     m->params_published = m->file_params;
     mf->tensors = g->n_tensors;
+    file_mats(g, m, mf);
     for (uint32_t k = 0; k < GGUF_TYPE_COUNT && mf->n_types < CATALOG_MF_TYPES_MAX; k++) {
         if (by[k].tensors == 0)
             continue;
@@ -305,6 +309,54 @@ static int from_gguf(const struct gguf_file *g, const char *name, struct engine_
         return -1;
     }
     return 0;
+}
+
+/* Whether a GGUF tensor is a weight matrix a token multiplies
+ * (catalog_mf_matrix): every tensor of two or three dimensions but the
+ * embeddings' lookups (the token embedding is the head when the file has
+ * no output.weight); a tensor of three (routed experts: columns, rows,
+ * experts) holds `experts` matrices of which a token uses `used`; head:
+ * the output head (a prompt multiplies it for its last token only). */
+bool catalog_gguf_matrix(const struct gguf_tensor *t, bool tied, uint32_t active_experts,
+                         uint64_t *experts, uint64_t *used, bool *head) {
+    if (t->ndim < 2 || t->ndim > 3 || t->dims[0] == 0 || t->dims[1] == 0)
+        return false;
+    bool embd = strstr(t->name, "_embd.") || strstr(t->name, "_embd_");
+    bool tied_head = tied && strcmp(t->name, "token_embd.weight") == 0;
+    if (embd && !tied_head)
+        return false;
+    *head = tied_head || strcmp(t->name, "output.weight") == 0;
+    *experts = t->ndim == 3 ? t->dims[2] : 1;
+    *used = t->ndim == 3 && active_experts && active_experts < *experts ? active_experts
+                                                                          : *experts;
+    return *experts > 0;
+}
+
+/* The matrices of the file, grouped by type and shape in its order. */
+static void file_mats(const struct gguf_file *g, const struct engine_model *m,
+                      struct catalog_model_file *mf) {
+    mf->n_mats = 0;
+    mf->mats_complete = true;
+    for (size_t i = 0; i < g->n_tensors; i++) {
+        const struct gguf_tensor *t = &g->tensors[i];
+        uint64_t experts, n;
+        bool head;
+        if (!catalog_gguf_matrix(t, m->tied, m->active_experts, &experts, &n, &head))
+            continue;
+        size_t j = 0;
+        while (j < mf->n_mats && !(mf->mats[j].type == t->type && mf->mats[j].rows == t->dims[1] &&
+                                   mf->mats[j].cols == t->dims[0]))
+            j++;
+        if (j == mf->n_mats) {
+            if (j == CATALOG_MF_MATS_MAX) {
+                mf->mats_complete = false;
+                continue;
+            }
+            mf->mats[j] = (struct catalog_mf_matrix){t->type, t->dims[1], t->dims[0], 0};
+            mf->n_mats++;
+        }
+        mf->mats[j].count += n;
+    }
 }
 
 /* The file's elements by weight width (engine_model.file_width_params):

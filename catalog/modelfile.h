@@ -17,12 +17,25 @@
 #ifndef VRAMLAB_MODELFILE_H
 #define VRAMLAB_MODELFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine/engine.h"
 
 #define CATALOG_MF_TYPES_MAX 48
+#define CATALOG_MF_MATS_MAX  64
+
+/* A weight matrix a token multiplies, as the file stores it: its tensor
+ * type (the GGUF number), rows (outputs) and columns (the dot's length),
+ * and how many of it a token multiplies (its layers; a routed expert
+ * tensor counts the experts a token uses). The embedding is a lookup and
+ * is not one, unless it is the tied head. In the file's order (a layer
+ * after another); the same shape and type once with its count. */
+struct catalog_mf_matrix {
+    uint32_t type;
+    uint64_t rows, cols, count;
+};
 
 /* One tensor type of a file: how many tensors, elements and bytes. */
 struct catalog_mf_type {
@@ -45,6 +58,9 @@ struct catalog_model_file {
     double file_size;
     struct catalog_mf_type types[CATALOG_MF_TYPES_MAX]; /* most bytes first */
     size_t n_types;
+    struct catalog_mf_matrix mats[CATALOG_MF_MATS_MAX]; /* GGUF only; see above */
+    size_t n_mats;
+    bool mats_complete; /* every multiplied matrix found a place in mats */
 };
 
 /* Read a model file's header into a model with its exact shape and bytes:
@@ -58,6 +74,13 @@ int catalog_model_file_load(const char *path, struct engine_model *m,
 int catalog_model_file_buffer(const char *name, const uint8_t *buf, size_t len,
                               struct engine_model *m, struct catalog_model_file *mf, char *err,
                               size_t errlen);
+
+/* Whether a GGUF tensor is one of those matrices (the rule of mats): its
+ * experts (1 for a 2-D tensor), how many of them a token uses, and
+ * whether it is the output head. */
+struct gguf_tensor;
+bool catalog_gguf_matrix(const struct gguf_tensor *t, bool tied, uint32_t active_experts,
+                         uint64_t *experts, uint64_t *used, bool *head);
 
 /* "Q4_K 68%, Q6_K 27%, F32 1%; 4.85 bits per weight" (shares of the bytes;
  * types under 0.5% are summed as "other"). Returns buf. */

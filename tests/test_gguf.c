@@ -268,6 +268,48 @@ Test(gguf, reads_a_mixed_file_and_sums_exactly) {
 
 /* Property: every proper prefix of a good file is refused with a message
  * naming the file and a byte, never a crash. */
+/* The matrices a token multiplies (catalog_mf_matrix, vramlab-ggml's
+ * --mat list): every 2-D weight but the embedding, which is a lookup
+ * (this file has its own output.weight), each (type, rows, columns) once
+ * with its count, in the file's order; norms (1-D) are not matrices. The
+ * llama-like file: Q4_K attn_q 256 x 256 in both layers (2), attn_k 128 x
+ * 256 (2), attn_v Q6_K in layer 0 and Q8_0 in layer 1, ffn_up Q4_K and
+ * F16, ffn_down Q6_K and Q4_K; GGUF's dims are (columns, rows). */
+Test(gguf, the_matrices_a_token_multiplies) {
+    uint64_t sum, params;
+    struct img m = llama_like(&sum, &params);
+    struct engine_model mo;
+    struct catalog_model_file mf;
+    char err[256];
+    cr_assert_eq(catalog_model_file_buffer("tiny.gguf", m.b, m.n, &mo, &mf, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert(mf.mats_complete);
+    double w = 0, w_file = 0;
+    for (size_t i = 0; i < mf.n_mats; i++) {
+        cr_expect(mf.mats[i].rows > 1 && mf.mats[i].cols > 1);
+        w += (double)mf.mats[i].rows * (double)mf.mats[i].cols * (double)mf.mats[i].count;
+        for (size_t j = 0; j < i; j++)
+            cr_expect(!(mf.mats[j].type == mf.mats[i].type && mf.mats[j].rows == mf.mats[i].rows &&
+                        mf.mats[j].cols == mf.mats[i].cols),
+                      "matrix %zu repeats %zu", i, j);
+    }
+    /* every 2-D tensor but the token embedding: the file's weights less the
+     * norms (256 each: output_norm, 2 x 2 per layer) and the embedding */
+    w_file = (double)params - 5 * 256 - 256 * 512;
+    cr_expect_eq(w, w_file, "%.0f weights, the file's matrices %.0f", w, w_file);
+    /* the head first (output.weight, Q6_K 512 x 256), then layer 0's
+     * attn_q (Q4_K 256 x 256), which attn_output shares: 2 layers of both */
+    cr_assert(mf.n_mats >= 2);
+    cr_expect_eq(mf.mats[0].type, GGUF_TYPE_Q6_K);
+    cr_expect_eq(mf.mats[0].rows, 512);
+    cr_expect_eq(mf.mats[0].cols, 256);
+    cr_expect_eq(mf.mats[0].count, 1);
+    cr_expect_eq(mf.mats[1].type, GGUF_TYPE_Q4_K);
+    cr_expect_eq(mf.mats[1].rows, 256);
+    cr_expect_eq(mf.mats[1].count, 4);
+    free(m.b);
+}
+
 Test(gguf, every_truncation_is_refused) {
     uint64_t sum, params;
     struct img m = llama_like(&sum, &params);
