@@ -159,7 +159,8 @@ struct engine_core_rates {
      * batches in increasing order; batch 0 ends the list. */
     double weights_per_s[ENGINE_WIDTHS][ENGINE_CORE_BATCHES];
     uint32_t batch[ENGINE_WIDTHS][ENGINE_CORE_BATCHES];
-    char kernel[ENGINE_WIDTHS][16]; /* the probe's test that measured it ("w4a16") */
+    /* what measured it: the probe's test ("w4a16"), or "llama.cpp Q4_1" */
+    char kernel[ENGINE_WIDTHS][24];
     uint32_t threads;
 };
 

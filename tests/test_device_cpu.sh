@@ -96,6 +96,81 @@ print(abs(got - 1 / step) < 1e-9 * got)
 PY
 )" = True ]
 
+# llama.cpp's own kernels (vramlab-ggml) time a GGUF file's matrices: a
+# ggml build found (VRAMLAB_GGML_DIR), the fake program's rates ((t + 1) x
+# 1e9 weights/s at batch 1 for GGUF type t) make each width class's rate
+# its matrices' weights over their seconds; the shares stay the file's.
+mkdir -p "$t/ggml"
+: >"$t/ggml/libggml-cpu.so"
+: >"$t/ggml/libggml-base.so"
+GG="VRAMLAB_GGML_DIR=$t/ggml VRAMLAB_GGML_PROBE=$FIX/fake-ggml.sh FAKE_GGML_LOG=$t/ggml.log"
+env $GG VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" plan --device cpu --model-file "$t/q4km.gguf" \
+    --batch 1 --json >"$t/out" 2>"$t/err"
+rc=$?
+check "llama.cpp's kernels: exit 0" [ "$rc" -eq 0 ]
+check "llama.cpp's kernels: the file given" grep -q -- "--file $t/q4km.gguf " "$t/ggml.log"
+# the matrices: the head (Q6_K, marked :1: a prompt multiplies it for one
+# token), then each layer's q k v o gate up down
+# (GGUF types 12 Q4_K, 14 Q6_K, 8 Q8_0, 1 F16; the embedding is not one),
+# each at a byte of the file's data, in order and within the file
+check "llama.cpp's kernels: each matrix of the file, in order, at its byte" [ "$(python3 - "$t/ggml.log" "$t/q4km.gguf" <<'PY'
+import os, sys
+mats = open(sys.argv[1]).read().split("--mat ")[1].split()[0].split(",")
+types = [int(m.split(":")[0]) for m in mats]
+offs = [int(m.split(":")[3]) for m in mats]
+head = [m.endswith(":1") and m.count(":") == 4 for m in mats]
+want = [14] + [12, 12, 14, 12, 12, 12, 14] + [12, 12, 8, 12, 12, 1, 12]
+print(types == want and offs == sorted(offs) and offs[-1] < os.path.getsize(sys.argv[2])
+      and head == [True] + [False] * 14)
+PY
+)" = True ]
+check "llama.cpp's kernels: with the probe's threads, at batch 1, 16 and 512" \
+    grep -q -- "--threads 2 --batches 1,16,512" "$t/ggml.log"
+check "llama.cpp's kernels: the core-bound from their rates" [ "$(python3 - "$t/out" "$t/ggml.log" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+mats = open(sys.argv[2]).read().split("--mat ")[1].split()[0]
+# GGUF types: 12 Q4_K (4.5 bits: the 4-bit class), 14 Q6_K and 8 Q8_0
+# (the 8-bit class), 1 F16
+cls = {12: 4, 14: 8, 8: 8, 1: 16}
+w = {4: 0.0, 8: 0.0, 16: 0.0}
+sec = {4: 0.0, 8: 0.0, 16: 0.0}
+for m in mats.split(","):
+    t, rows, cols, off = (int(x) for x in m.split(":")[:4])
+    w[cls[t]] += rows * cols
+    sec[cls[t]] += rows * cols / ((t + 1) * 1e9)
+share = {4: 0.0, 8: 0.0, 16: 0.0}
+for ty in p["model"]["tensor_types"]:
+    bits = ty["bytes"] * 8 / ty["parameters"]
+    share[4 if bits < 6 else 8 if bits < 12 else 16] += ty["parameters"]
+total = sum(share.values())
+dot = p["params"]["active"] - 512 * 256
+step = sum(share[k] / total * dot / (w[k] / sec[k]) for k in (4, 8, 16) if share[k] > 0)
+got = p["decode"]["tokens_per_s_core_bound"]
+print(abs(got - 1 / step) < 1e-9 * got)
+PY
+)" = True ]
+check "llama.cpp's kernels: explain names them" [ "$(py "'(llama.cpp Q4_K, measured at batch 1, 2 threads)' in p['explain']['decode.tokens_per_s_core_bound']['values'] and '(llama.cpp Q6_K, measured at batch 1' in p['explain']['decode.tokens_per_s_core_bound']['values']")" = True ]
+check "llama.cpp's kernels: prefill at their batch-512 rate" [ "$(py "'the cores\\' measured dot rate' in p['explain']['prefill.seconds']['values']")" = True ]
+check "llama.cpp's kernels: saved" sh -c "ls '$t/state/vramlab/'ggml-*.json >/dev/null"
+cp "$t/out" "$t/first"
+env $GG FAKE_GGML_FAIL=1 VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" plan --device cpu \
+    --model-file "$t/q4km.gguf" --batch 1 --json >"$t/out" 2>"$t/err"
+check "llama.cpp's kernels saved: read, not timed again" [ "$(py "p['decode']" )" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decode"])' "$t/first")" ]
+check "llama.cpp's kernels saved: nothing said" [ ! -s "$t/err" ]
+# a ggml that does not load (nothing saved in another state directory):
+# the probe's kernels stand in, and it says why
+env $GG FAKE_GGML_FAIL=1 XDG_STATE_HOME=$t/state-fail VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" \
+    plan --device cpu --model-file "$t/q4km.gguf" --batch 1 --json >"$t/out" 2>"$t/err"
+rc=$?
+check "ggml fails: exit 0" [ "$rc" -eq 0 ]
+check "ggml fails: says the probe's kernels stand in, and why" \
+    grep -q "the probe's kernels stand for llama.cpp's: .*invalid ELF header" "$t/err"
+check "ggml fails: the probe's kernels in explain" [ "$(py "'(w4a8, measured at batch 1' in p['explain']['decode.tokens_per_s_core_bound']['values']")" = True ]
+VRAMLAB_GGML_DIR=$t/nothing-here VRAMLAB_PROBE=$FIX/fake-cpu.sh "$VRAMLAB" plan --device cpu \
+    --model-file "$t/q4km.gguf" --batch 1 --json >"$t/out" 2>"$t/err"
+check "VRAMLAB_GGML_DIR without ggml: said" grep -q "VRAMLAB_GGML_DIR=$t/nothing-here has no libggml-cpu.so" "$t/err"
+
 # errors
 run plan --device gpu
 check "--device gpu: exit 2" [ "$rc" -eq 2 ]

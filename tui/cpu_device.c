@@ -6,6 +6,8 @@
 #include "tui/cpu_device.h"
 
 #include <errno.h>
+#include <glob.h>
+#include <limits.h>
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
@@ -18,6 +20,8 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
+#include "catalog/gguf.h"
+#include "catalog/modelfile.h"
 #include "tui/i18n.h"
 #include "tui/probe_client.h"
 
@@ -53,7 +57,8 @@ static int cpu_mkdirs(char *path) {
     return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int cpu_device_path(char *buf, size_t len, bool create, char *err, size_t errlen) {
+int cpu_device_path(const char *file, char *buf, size_t len, bool create, char *err,
+                    size_t errlen) {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
     char dir[2048];
     int n;
@@ -71,7 +76,7 @@ int cpu_device_path(char *buf, size_t len, bool create, char *err, size_t errlen
         }
         n = snprintf(dir, sizeof(dir), "%s/.local/state/vramlab", home);
     }
-    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + sizeof("/" CPU_DEVICE_FILE) > len) {
+    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n + strlen(file) + 2 > len) {
         snprintf(err, errlen, "%s", _("the state directory's path is too long"));
         return -1;
     }
@@ -79,7 +84,7 @@ int cpu_device_path(char *buf, size_t len, bool create, char *err, size_t errlen
         snprintf(err, errlen, _("%s: cannot create: %s"), dir, strerror(errno));
         return -1;
     }
-    snprintf(buf, len, "%s/%s", dir, CPU_DEVICE_FILE);
+    snprintf(buf, len, "%s/%s", dir, file);
     return 0;
 }
 
@@ -237,7 +242,7 @@ int cpu_device_load(struct cpu_device *d, bool a8, char *err, size_t errlen) {
     char path[2300], why[300];
     size_t len = 0;
     struct stat st;
-    if (cpu_device_path(path, sizeof(path), false, err, errlen) != 0)
+    if (cpu_device_path(CPU_DEVICE_FILE, path, sizeof(path), false, err, errlen) != 0)
         return -1;
     char *text = cpu_read_file(path, &len);
     if (!text) {
@@ -263,8 +268,13 @@ int cpu_device_load(struct cpu_device *d, bool a8, char *err, size_t errlen) {
 }
 
 int cpu_device_save(const char *text, size_t len, char *err, size_t errlen) {
+    return cpu_device_save_as(CPU_DEVICE_FILE, text, len, err, errlen);
+}
+
+int cpu_device_save_as(const char *file, const char *text, size_t len, char *err,
+                       size_t errlen) {
     char path[2300], tmp[2400];
-    if (cpu_device_path(path, sizeof(path), true, err, errlen) != 0)
+    if (cpu_device_path(file, path, sizeof(path), true, err, errlen) != 0)
         return -1;
     snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
     int fd = mkstemp(tmp);
@@ -290,22 +300,17 @@ static double cpu_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* One quick run of the probe with a test list: its device and result
- * lines into the arrays. Returns 0, 1 when the probe refused the list
- * (an older probe), -1 with err. */
-static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double deadline,
-                         bool tty, char *err, size_t errlen) {
+/* One quick run of a probe program (vramlab-probe, vramlab-ggml) with its
+ * arguments: its device and result lines into the arrays, a progress line
+ * (what: "this CPU", "llama.cpp's kernels") on a terminal. Returns 0, 1
+ * when the program refused the arguments (an older probe), -1 with err. */
+static int cpu_probe_run(const char *path, const char *const *args, const char *what,
+                         json_t *dev, json_t *results, double deadline, bool tty, char *err,
+                         size_t errlen) {
     static struct probe_event ev;
     struct probe_client pc;
-    char path[1024];
-    /* batch 1 for the decode, 16 for the prefill's rate (weights reused) */
-    const char *args[] = {"--device", "cpu", "--quick", "--batches", "1,16", "--tests", tests,
-                          NULL};
-    unsigned n_tests = 1, done = 0;
-    for (const char *p = tests; *p; p++)
-        n_tests += *p == ',';
-    if (probe_client_find(path, sizeof(path), err, errlen) != 0 ||
-        probe_client_start(&pc, path, args, err, errlen) != 0)
+    unsigned done = 0;
+    if (probe_client_start(&pc, path, args, err, errlen) != 0)
         return -1;
     int refused = 0;
     while (!pc.eof) {
@@ -352,9 +357,9 @@ static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double
                 done++;
                 if (tty) {
                     fputs("\r\033[K", stderr);
-                    fprintf(stderr, _("measuring this CPU for --device cpu (at most %d s): %s, %u "
+                    fprintf(stderr, _("measuring %s for --device cpu (at most %d s): %s, %u "
                                       "results"),
-                            CPU_DEVICE_QUICK_S, test, done);
+                            what, CPU_DEVICE_QUICK_S, test, done);
                     fflush(stderr);
                 }
             }
@@ -363,7 +368,6 @@ static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double
     int status = probe_client_finish(&pc);
     if (tty)
         fputs("\r\033[K", stderr);
-    (void)n_tests;
     if (refused)
         return 1;
     if (status != 0 && json_array_size(results) == 0) {
@@ -372,6 +376,18 @@ static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double
         return -1;
     }
     return 0;
+}
+
+/* The quick run of vramlab-probe with a test list. */
+static int cpu_quick_run(const char *tests, json_t *dev, json_t *results, double deadline,
+                         bool tty, char *err, size_t errlen) {
+    char path[1024];
+    /* batch 1 for the decode, 16 for the prefill's rate (weights reused) */
+    const char *args[] = {"--device", "cpu", "--quick", "--batches", "1,16", "--tests", tests,
+                          NULL};
+    if (probe_client_find(path, sizeof(path), err, errlen) != 0)
+        return -1;
+    return cpu_probe_run(path, args, _("this CPU"), dev, results, deadline, tty, err, errlen);
 }
 
 int cpu_device_measure(struct cpu_device *d, bool a8, char *err, size_t errlen) {
@@ -464,8 +480,10 @@ void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g) {
         snprintf(name, sizeof(name), "CPU: %.40s, %s", d->name, d->isa[0] ? d->isa : "?");
     snprintf(g->name, sizeof(g->name), "%.*s", (int)sizeof(g->name) - 1, name);
     snprintf(g->vendor, sizeof(g->vendor), "cpu");
-    g->source = "vramlab measure --device cpu (this machine: the probe's read, fma-peak and "
-                "GEMVs, all threads); memory: MemAvailable";
+    g->source = d->rates_from[0]
+                    ? d->rates_from
+                    : "vramlab measure --device cpu (this machine: the probe's read, fma-peak and "
+                      "GEMVs, all threads); memory: MemAvailable";
     g->memory_bytes = cpu_device_available_memory();
     g->bandwidth_bytes_per_s = d->read_bytes_per_s;
     for (int c = 0; c < ENGINE_COMPUTE_COUNT; c++)
@@ -474,4 +492,293 @@ void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g) {
     g->unified_memory = true;
     g->cpu = true;
     g->core = d->core;
+}
+
+/* ---- llama.cpp's own kernels (vramlab-ggml) -------------------------------- */
+
+/* Whether dir holds a ggml build's CPU libraries. */
+static bool cpu_ggml_ok(const char *dir) {
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/libggml-cpu.so", dir);
+    snprintf(b, sizeof b, "%s/libggml-base.so", dir);
+    return access(a, R_OK) == 0 && access(b, R_OK) == 0;
+}
+
+/* The directory of a program on PATH (its link followed), or false. */
+static bool cpu_path_dir(const char *prog, char *out, size_t len) {
+    const char *path = getenv("PATH");
+    char cand[4200], real[PATH_MAX];
+    for (const char *p = path ? path : ""; *p;) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        snprintf(cand, sizeof cand, "%.*s/%s", (int)n, p, prog);
+        if (n && access(cand, X_OK) == 0 && realpath(cand, real)) {
+            char *slash = strrchr(real, '/');
+            if (slash)
+                *slash = '\0';
+            snprintf(out, len, "%s", real);
+            return true;
+        }
+        p += n + (e ? 1 : 0);
+    }
+    return false;
+}
+
+int cpu_device_ggml_dir(char *dir, size_t len) {
+    const char *env = getenv("VRAMLAB_GGML_DIR");
+    if (env && *env) {
+        snprintf(dir, len, "%s", env);
+        return cpu_ggml_ok(dir) ? 0 : -1;
+    }
+    /* scripts/llama-server's build in the cache (any version) */
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char pat[2300];
+    glob_t gl;
+    if (xdg && xdg[0] == '/')
+        snprintf(pat, sizeof pat, "%s/vramlab/llama.cpp-*/lib", xdg);
+    else
+        snprintf(pat, sizeof pat, "%s/.cache/vramlab/llama.cpp-*/lib", home ? home : "");
+    if (glob(pat, 0, NULL, &gl) == 0) {
+        for (size_t i = gl.gl_pathc; i-- > 0;) /* the newest version last in the sort */
+            if (cpu_ggml_ok(gl.gl_pathv[i])) {
+                snprintf(dir, len, "%s", gl.gl_pathv[i]);
+                globfree(&gl);
+                return 0;
+            }
+        globfree(&gl);
+    }
+    /* an installed llama.cpp: its programs' directory, or ../lib beside it */
+    static const char *const progs[] = {"llama-server", "llama-cli", "llama-bench"};
+    char bin[PATH_MAX], cand[PATH_MAX + 16];
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        if (!cpu_path_dir(progs[i], bin, sizeof bin))
+            continue;
+        static const char *const rel[] = {"", "/../lib", "/../lib64"};
+        for (size_t k = 0; k < 3; k++) {
+            snprintf(cand, sizeof cand, "%s%s", bin, rel[k]);
+            if (cpu_ggml_ok(cand)) {
+                snprintf(dir, len, "%s", cand);
+                return 0;
+            }
+        }
+    }
+    if (cpu_ggml_ok("/usr/local/lib")) {
+        snprintf(dir, len, "/usr/local/lib");
+        return 0;
+    }
+    return 1;
+}
+
+/* The file's matrices as vramlab-ggml's --mat list, each with the byte its
+ * data begins at (a routed expert tensor: the experts a token uses, its
+ * first ones) and ":1" on the head; the same rule as mf->mats
+ * (catalog_gguf_matrix). A string
+ * to free, or NULL with why. */
+static char *cpu_ggml_mats(const struct catalog_model_file *mf, const struct engine_model *m,
+                           char *why, size_t whylen) {
+    struct gguf_file g;
+    if (gguf_open(mf->path, &g, why, whylen) != 0)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (size_t i = 0; buf && i < g.n_tensors; i++) {
+        const struct gguf_tensor *t = &g.tensors[i];
+        uint64_t experts, used;
+        bool head;
+        if (!catalog_gguf_matrix(t, m->tied, m->active_experts, &experts, &used, &head))
+            continue;
+        uint64_t slice = t->bytes / experts;
+        for (uint64_t e = 0; e < used && buf; e++) {
+            if (cap - n < 96) {
+                char *nb = realloc(buf, cap * 2);
+                if (!nb) {
+                    free(buf);
+                    buf = NULL;
+                    break;
+                }
+                buf = nb, cap *= 2;
+            }
+            n += (size_t)snprintf(buf + n, cap - n, "%s%u:%llu:%llu:%llu%s", n ? "," : "",
+                                  t->type, (unsigned long long)t->dims[1],
+                                  (unsigned long long)t->dims[0],
+                                  (unsigned long long)(g.data_start + t->offset + e * slice),
+                                  head ? ":1" : "");
+        }
+    }
+    gguf_close(&g);
+    if (!buf)
+        snprintf(why, whylen, "out of memory");
+    return buf;
+}
+
+/* FNV-1a of a text, for the saved measurement's name. */
+static unsigned long long cpu_fnv(const char *s) {
+    unsigned long long h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The rate of a type at a batch among vramlab-ggml's results, or 0. */
+static double cpu_ggml_rate(const json_t *results, unsigned type, unsigned batch) {
+    size_t i;
+    const json_t *r;
+    json_array_foreach(results, i, r) {
+        if ((unsigned)cpu_num(r, "type") == type && (unsigned)cpu_num(r, "batch") == batch)
+            return cpu_num(r, "weights_per_s");
+    }
+    return 0;
+}
+
+/* Each width class's rate from the types' results: the seconds of the
+ * file's matrices of the class over its weights, at each batch. */
+static int cpu_ggml_core(const struct catalog_model_file *mf, const json_t *results,
+                         unsigned threads, struct engine_core_rates *core) {
+    static const unsigned batch[ENGINE_CORE_BATCHES] = {1, CPU_DEVICE_GGML_SMALL,
+                                                        CPU_DEVICE_GGML_PREFILL};
+    double w[ENGINE_WIDTHS] = {0}, secs[ENGINE_WIDTHS][ENGINE_CORE_BATCHES] = {{0}},
+           top[ENGINE_WIDTHS] = {0};
+    unsigned dominant[ENGINE_WIDTHS] = {0};
+    for (size_t i = 0; i < mf->n_mats; i++) {
+        const struct catalog_mf_matrix *m = &mf->mats[i];
+        const struct gguf_type_info *ti = gguf_type_info(m->type);
+        if (!ti || !ti->block)
+            return -1;
+        int k = engine_width_class(8.0 * ti->bytes / ti->block);
+        double wi = (double)m->rows * (double)m->cols * (double)m->count;
+        for (int b = 0; b < ENGINE_CORE_BATCHES; b++) {
+            double r = cpu_ggml_rate(results, m->type, batch[b]);
+            if (!(r > 0))
+                return -1;
+            secs[k][b] += wi / r;
+        }
+        w[k] += wi;
+        /* the class's name: its type with the most weights */
+        double tw = 0;
+        for (size_t j = 0; j < mf->n_mats; j++)
+            if (mf->mats[j].type == m->type)
+                tw += (double)mf->mats[j].rows * (double)mf->mats[j].cols *
+                      (double)mf->mats[j].count;
+        if (tw > top[k])
+            top[k] = tw, dominant[k] = m->type;
+    }
+    memset(core, 0, sizeof *core);
+    for (int k = 0; k < ENGINE_WIDTHS; k++) {
+        if (!(w[k] > 0))
+            continue;
+        for (int b = 0; b < ENGINE_CORE_BATCHES; b++) {
+            core->weights_per_s[k][b] = w[k] / secs[k][b];
+            core->batch[k][b] = batch[b];
+        }
+        snprintf(core->kernel[k], sizeof core->kernel[k], "llama.cpp %s",
+                 gguf_type_info(dominant[k])->name);
+    }
+    core->threads = threads;
+    return 0;
+}
+
+int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf,
+                       const struct engine_model *model, char *why, size_t whylen) {
+    char dir[PATH_MAX], key[2 * PATH_MAX + 200], file[64], path[2300], prog[1024];
+    why[0] = '\0';
+    if (!mf || !mf->format || strcmp(mf->format, "gguf") != 0 || mf->n_mats == 0 ||
+        !mf->mats_complete)
+        return 1;
+    int found = cpu_device_ggml_dir(dir, sizeof dir);
+    if (found != 0) {
+        if (found < 0)
+            snprintf(why, whylen, _("VRAMLAB_GGML_DIR=%s has no libggml-cpu.so and "
+                                    "libggml-base.so"),
+                     dir);
+        else
+            snprintf(why, whylen, "%s",
+                     _("llama.cpp's ggml libraries were not found (scripts/llama-server builds "
+                       "them; or set VRAMLAB_GGML_DIR)"));
+        return found < 0 ? -1 : 1;
+    }
+    unsigned threads = d->threads ? d->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    char threads_s[16], budget_s[16], batches_s[32];
+    snprintf(threads_s, sizeof threads_s, "%u", threads ? threads : 1);
+    snprintf(budget_s, sizeof budget_s, "%d", CPU_DEVICE_QUICK_S - 2);
+    snprintf(batches_s, sizeof batches_s, "1,%d,%d", CPU_DEVICE_GGML_SMALL,
+             CPU_DEVICE_GGML_PREFILL);
+    /* the saved measurement is keyed by the library and the model file
+     * (each by path, size and time) and the threads */
+    struct stat ls, fs;
+    snprintf(key, sizeof key, "%s/libggml-cpu.so", dir);
+    if (stat(key, &ls) != 0)
+        memset(&ls, 0, sizeof ls);
+    if (stat(mf->path, &fs) != 0)
+        memset(&fs, 0, sizeof fs);
+    snprintf(key, sizeof key, "%s|%lld|%lld|%s|%lld|%lld|%s|%s", dir, (long long)ls.st_size,
+             (long long)ls.st_mtime, mf->path, (long long)fs.st_size, (long long)fs.st_mtime,
+             threads_s, batches_s);
+    snprintf(file, sizeof file, "ggml-%016llx.json", cpu_fnv(key));
+    json_t *saved = NULL, *results = NULL;
+    if (cpu_device_path(file, path, sizeof path, false, why, whylen) == 0) {
+        saved = json_load_file(path, 0, NULL);
+        const json_t *k = json_object_get(saved, "key");
+        if (!json_is_string(k) || strcmp(json_string_value(k), key) != 0) {
+            json_decref(saved);
+            saved = NULL;
+        }
+    }
+    why[0] = '\0';
+    bool measured_now = false;
+    if (saved) {
+        results = json_incref(json_object_get(saved, "results"));
+    } else {
+        char *mats = cpu_ggml_mats(mf, model, why, whylen);
+        if (!mats)
+            return -1;
+        const char *args[] = {"--lib",     dir,        "--file",    mf->path, "--mat",
+                              mats,        "--threads", threads_s,  "--batches", batches_s,
+                              "--budget",  budget_s,   NULL};
+        json_t *dev = json_object();
+        results = json_array();
+        bool tty = isatty(STDERR_FILENO);
+        if (!tty)
+            fprintf(stderr,
+                    _("vramlab: --device cpu: timing llama.cpp's kernels on this file's "
+                      "matrices (%s, at most %d s)\n"),
+                    dir, CPU_DEVICE_QUICK_S);
+        int rc = probe_client_find_program("vramlab-ggml", "VRAMLAB_GGML_PROBE", prog,
+                                           sizeof prog, why, whylen);
+        if (rc == 0)
+            rc = cpu_probe_run(prog, args, _("llama.cpp's kernels"), dev, results,
+                               cpu_now() + CPU_DEVICE_QUICK_S + 5, tty, why, whylen);
+        free(mats);
+        json_decref(dev);
+        if (rc != 0) {
+            if (!why[0])
+                snprintf(why, whylen, "%s", _("vramlab-ggml refused the file's matrices"));
+            json_decref(results);
+            return -1;
+        }
+        measured_now = true;
+    }
+    json_decref(saved);
+    struct engine_core_rates core;
+    if (cpu_ggml_core(mf, results, threads, &core) != 0) {
+        snprintf(why, whylen, "%s", _("vramlab-ggml did not time every type of the file"));
+        json_decref(results);
+        return -1;
+    }
+    if (measured_now) {
+        json_t *o = json_pack("{s:s, s:s, s:O}", "key", key, "lib", dir, "results", results);
+        char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL, err[300];
+        if (text && cpu_device_save_as(file, text, strlen(text), err, sizeof err) != 0)
+            fprintf(stderr, _("vramlab: --device cpu: not saved: %s\n"), err);
+        free(text);
+        json_decref(o);
+    }
+    json_decref(results);
+    d->core = core;
+    d->threads = threads;
+    snprintf(d->rates_from, sizeof d->rates_from,
+             "llama.cpp's MUL_MAT (%.200s/libggml-cpu.so) timed by vramlab-ggml on the model "
+             "file's own matrices, %u threads, batch 1, %d and %d; bandwidth and FMA peak: "
+             "vramlab measure --device cpu; memory: MemAvailable",
+             dir, threads, CPU_DEVICE_GGML_SMALL, CPU_DEVICE_GGML_PREFILL);
+    return 0;
 }

@@ -28,6 +28,12 @@
 
 #define CPU_DEVICE_QUICK_S 10 /* the quick measurement's limit */
 #define CPU_DEVICE_FILE    "measure-cpu.json"
+/* llama.cpp's prompt batch (its n_ubatch default, common/common.h): the
+ * batch its kernels are timed at for the prefill; and a few sequences at
+ * once (a server's slots), where a type without a GEMM path (Q4_1) pays
+ * each sequence's dot products again */
+#define CPU_DEVICE_GGML_PREFILL 512
+#define CPU_DEVICE_GGML_SMALL   16
 
 struct cpu_device {
     char name[96];    /* the CPU's model name */
@@ -37,10 +43,13 @@ struct cpu_device {
     double read_bytes_per_s, copy_bytes_per_s, fma_flop_per_s;
     struct engine_core_rates core;
     char when[40];    /* "saved 2026-12-04 22:30" or "measured now" */
+    char rates_from[480]; /* where the core rates come from, when not the probe */
 };
 
-/* The saved file's path (its directory made when create). 0 or -1. */
-int cpu_device_path(char *buf, size_t len, bool create, char *err, size_t errlen);
+/* The path of a file of the state directory (CPU_DEVICE_FILE: the saved
+ * measurement), the directory made when create. 0 or -1. */
+int cpu_device_path(const char *file, char *buf, size_t len, bool create, char *err,
+                    size_t errlen);
 
 /* Read a `vramlab measure --json` object of a CPU (or the probe's device
  * and result lines wrapped the same way). a8: prefer the kernels with
@@ -53,6 +62,9 @@ int cpu_device_load(struct cpu_device *d, bool a8, char *err, size_t errlen);
 
 /* Save a `vramlab measure --json` object of a CPU (written aside, renamed). */
 int cpu_device_save(const char *text, size_t len, char *err, size_t errlen);
+/* The same into another file of the state directory. */
+int cpu_device_save_as(const char *file, const char *text, size_t len, char *err,
+                       size_t errlen);
 
 /* Measure now with the probe (at most CPU_DEVICE_QUICK_S s; a progress
  * line on stderr when it is a terminal), save, fill d. 0 or -1 with err. */
@@ -64,6 +76,29 @@ int cpu_device_get(struct cpu_device *d, bool a8, char *err, size_t errlen);
 /* The device as the engine sees it: memory available now, read bandwidth,
  * FMA peak in every compute column, the core rates. */
 void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g);
+
+/* llama.cpp's own kernels as the core rates (issue 26). For a GGUF file
+ * served by a runtime built on ggml (llama.cpp, Ollama), the decode and
+ * the prefill on a CPU are bound by ggml's dequantize-and-dot kernels,
+ * which are not the probe's: on Q4_1 llama.cpp has no repacked or tinyBLAS
+ * path and runs 0.3-0.4 of the probe's rate (docs/benchmarks.md). So the
+ * rates are ggml's own: vramlab-ggml loads the ggml libraries of a
+ * llama.cpp build (VRAMLAB_GGML_DIR, else scripts/llama-server's in the
+ * cache, else beside llama-server / llama-cli / llama-bench on PATH, else
+ * /usr/local/lib) and times its MUL_MAT over the file's own matrices and
+ * their bytes (catalog_gguf_matrix), each type at batch 1,
+ * CPU_DEVICE_GGML_SMALL and CPU_DEVICE_GGML_PREFILL, with the probe's
+ * threads. Saved in the state
+ * directory under a name from the library, the file and the threads; timed
+ * again (at most CPU_DEVICE_QUICK_S s, a progress line) when not saved.
+ * Returns 0 with d's core rates replaced, 1 when it does not apply (not a
+ * GGUF file; no ggml found: why says so), -1 with why (d unchanged). */
+struct catalog_model_file;
+int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf,
+                       const struct engine_model *model, char *why, size_t whylen);
+/* The ggml build found (see above): 0 with dir, 1 none, -1 VRAMLAB_GGML_DIR
+ * has no ggml libraries. */
+int cpu_device_ggml_dir(char *dir, size_t len);
 
 /* MemAvailable of /proc/meminfo in bytes (else the physical memory), read
  * at the first call of the run. */

@@ -163,22 +163,30 @@ void probe_event_from_line(const char *line, size_t len, struct probe_event *ev)
 
 /* Find the probe executable. */
 int probe_client_find(char *path, size_t len, char *err, size_t errlen) {
-    const char *env = getenv("VRAMLAB_PROBE");
+    return probe_client_find_program("vramlab-probe", "VRAMLAB_PROBE", path, len, err, errlen);
+}
+
+/* Find one of vramlab's probe programs: $env, else the build tree, else
+ * where it is installed. */
+int probe_client_find_program(const char *name, const char *env_name, char *path, size_t len,
+                              char *err, size_t errlen) {
+    const char *env = getenv(env_name);
     if (env && *env) {
         snprintf(path, len, "%s", env);
         if (access(path, X_OK) == 0)
             return 0;
-        snprintf(err, errlen, _("VRAMLAB_PROBE=%s is not an executable file"), env);
+        snprintf(err, errlen, _("%s=%s is not an executable file"), env_name, env);
         return -1;
     }
-    const char *cands[] = {VRAMLAB_ABS_BUILDDIR "/vramlab-probe",
-                           VRAMLAB_PKGLIBEXECDIR "/vramlab-probe"};
+    char cands[2][1024];
+    snprintf(cands[0], sizeof cands[0], "%s/%s", VRAMLAB_ABS_BUILDDIR, name);
+    snprintf(cands[1], sizeof cands[1], "%s/%s", VRAMLAB_PKGLIBEXECDIR, name);
     for (size_t i = 0; i < 2; i++)
         if (access(cands[i], X_OK) == 0) {
             snprintf(path, len, "%s", cands[i]);
             return 0;
         }
-    snprintf(err, errlen, _("vramlab-probe not found (tried $VRAMLAB_PROBE, %s, %s)"), cands[0],
+    snprintf(err, errlen, _("%s not found (tried $%s, %s, %s)"), name, env_name, cands[0],
              cands[1]);
     return -1;
 }

@@ -99,6 +99,10 @@ struct probe_client {
 /* Find the probe: $VRAMLAB_PROBE, else the build tree, else the installed
  * libexec copy. Returns 0 with the path, or -1 with what was tried. */
 int probe_client_find(char *path, size_t len, char *err, size_t errlen);
+/* The same for another of vramlab's probe programs (vramlab-ggml), its
+ * environment variable first (VRAMLAB_GGML_PROBE). */
+int probe_client_find_program(const char *name, const char *env_name, char *path, size_t len,
+                              char *err, size_t errlen);
 
 /* Start path with the given extra arguments (NULL-terminated, may be
  * NULL). The read end is non-blocking and close-on-exec. Returns 0 or -1. */
