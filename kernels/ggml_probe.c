@@ -298,14 +298,15 @@ static int gp_read(const struct gp_api *g, int fd, void *t, const struct gp_mat 
 static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int type,
                    int64_t batch, double deadline, double *weights, double *seconds, char *msg,
                    size_t len) {
-    /* The sample. Batch 1 (a token's decode): the type's matrices in
+    /* The sample. A token's decode (batch 1, and a few sequences at once
+     * while the work stays within GGML_PROBE_MACS): the type's matrices in
      * order, again and again until the graph holds as many bytes as all
      * the file's matrices (up to GGML_PROBE_BYTES): a token streams the
-     * whole model, so a type of a few megabytes is not timed from the
-     * cache it would sit in alone. A larger batch (a prompt): one of each
-     * shape, the head left out (a prompt multiplies it for one token)
-     * unless the type has nothing else, its rows cut to the work's budget
-     * (not below GGML_PROBE_ROWS). */
+     * whole model, so neither a type of a few megabytes nor a batch of a
+     * few vectors is timed from a cache it would not sit in. A prompt's
+     * batch (more work than that): one of each shape, the head left out (a
+     * prompt multiplies it for one token) unless the type has nothing
+     * else, its rows cut to the work's budget (not below GGML_PROBE_ROWS). */
     size_t *pick = malloc(GGML_PROBE_NODES * sizeof *pick);
     int64_t *rows = malloc(GGML_PROBE_NODES * sizeof *rows);
     size_t np = 0;
@@ -331,22 +332,31 @@ static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int 
             if (m->type != type)
                 continue;
             double b = (double)g->row_size(type, m->cols) * (double)m->rows;
-            if (batch > 1) {
-                bool seen = false;
-                for (size_t j = 0; j < np && !seen; j++)
-                    seen = a->mat[pick[j]].rows == m->rows && a->mat[pick[j]].cols == m->cols;
-                if (seen || (m->once && !only_once))
-                    continue;
-            } else if (np > 0 && (held >= target || held + b > GGML_PROBE_BYTES)) {
+            if (np > 0 && (held >= target || held + b > GGML_PROBE_BYTES))
                 break;
-            }
             held += b;
             rows[np] = m->rows;
             pick[np++] = i;
             macs += (double)m->rows * (double)m->cols * (double)batch;
         }
-        if (batch > 1 || np == before || held >= target || held >= GGML_PROBE_BYTES)
+        if (np == before || held >= target || held >= GGML_PROBE_BYTES)
             break;
+    }
+    if (batch > 1 && macs > GGML_PROBE_MACS) { /* a prompt's batch */
+        np = 0, macs = 0;
+        for (size_t i = 0; i < a->n_mat; i++) {
+            const struct gp_mat *m = &a->mat[i];
+            if (m->type != type || (m->once && !only_once))
+                continue;
+            bool seen = false;
+            for (size_t j = 0; j < np && !seen; j++)
+                seen = a->mat[pick[j]].rows == m->rows && a->mat[pick[j]].cols == m->cols;
+            if (seen || np == GGML_PROBE_NODES / 2)
+                continue;
+            rows[np] = m->rows;
+            pick[np++] = i;
+            macs += (double)m->rows * (double)m->cols * (double)batch;
+        }
     }
     double share = batch > 1 && macs > GGML_PROBE_MACS ? GGML_PROBE_MACS / macs : 1.0;
     for (size_t j = 0; j < np; j++) {
