@@ -152,7 +152,7 @@ struct engine_format {
  * a few cores is bound by the cores' dequantize-and-dot rate, not by
  * memory (docs/benchmarks.md: W4A16 at 0.39 C on 2 AVX2 cores). Width
  * classes: ENGINE_WIDTH_*. All zero: not a CPU, or not measured. */
-#define ENGINE_CORE_BATCHES 3
+#define ENGINE_CORE_BATCHES 4
 struct engine_core_rates {
     /* Weights per second the cores dequantize and dot with all threads
      * (each weight used by `batch` vectors), at up to ENGINE_CORE_BATCHES

@@ -24,8 +24,9 @@
  * (a prompt multiplies it for its last token only); the caller says which
  * tensors a token multiplies (catalog_gguf_matrix). The file's own bytes are
  * read into the graph: the kernels' speed depends on the weights they are
- * given (SmolLM2's tied Q8_0 head dots at 0.4-0.7 of the rate of the same
- * shape filled with made-up values; docs/benchmarks.md). For each type and
+ * given (SmolLM2-135M Q4_1's products took 1.5x as long on its own bytes
+ * as on made-up values of the same types and shapes at one thread, 1.2x
+ * at two; its tied Q8_0 head 1.5x; docs/benchmarks.md). For each type and
  * batch it builds one graph of that type's matrices in the order given (x:
  * F32, batch columns; ggml quantizes it as llama.cpp does), sampled as
  * gp_time says, and prints JSON Lines:

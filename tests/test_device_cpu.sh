@@ -124,8 +124,8 @@ print(types == want and offs == sorted(offs) and offs[-1] < os.path.getsize(sys.
       and head == [True] + [False] * 14)
 PY
 )" = True ]
-check "llama.cpp's kernels: with the probe's threads, at batch 1, 16 and 512" \
-    grep -q -- "--threads 2 --batches 1,16,512" "$t/ggml.log"
+check "llama.cpp's kernels: with the probe's threads, at batches 1, 2, 16 and 512" \
+    grep -q -- "--threads 2 --batches 1,2,16,512" "$t/ggml.log"
 check "llama.cpp's kernels: the core-bound from their rates" [ "$(python3 - "$t/out" "$t/ggml.log" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))

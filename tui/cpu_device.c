@@ -634,8 +634,7 @@ static double cpu_ggml_rate(const json_t *results, unsigned type, unsigned batch
  * file's matrices of the class over its weights, at each batch. */
 static int cpu_ggml_core(const struct catalog_model_file *mf, const json_t *results,
                          unsigned threads, struct engine_core_rates *core) {
-    static const unsigned batch[ENGINE_CORE_BATCHES] = {1, CPU_DEVICE_GGML_SMALL,
-                                                        CPU_DEVICE_GGML_PREFILL};
+    static const unsigned batch[ENGINE_CORE_BATCHES] = CPU_DEVICE_GGML_BATCHES;
     double w[ENGINE_WIDTHS] = {0}, secs[ENGINE_WIDTHS][ENGINE_CORE_BATCHES] = {{0}},
            top[ENGINE_WIDTHS] = {0};
     unsigned dominant[ENGINE_WIDTHS] = {0};
@@ -700,8 +699,7 @@ int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf
     char threads_s[16], budget_s[16], batches_s[32];
     snprintf(threads_s, sizeof threads_s, "%u", threads ? threads : 1);
     snprintf(budget_s, sizeof budget_s, "%d", CPU_DEVICE_QUICK_S - 2);
-    snprintf(batches_s, sizeof batches_s, "1,%d,%d", CPU_DEVICE_GGML_SMALL,
-             CPU_DEVICE_GGML_PREFILL);
+    snprintf(batches_s, sizeof batches_s, "%s", CPU_DEVICE_GGML_BATCHES_TEXT);
     /* the saved measurement is keyed by the library and the model file
      * (each by path, size and time) and the threads */
     struct stat ls, fs;
@@ -777,8 +775,8 @@ int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf
     d->threads = threads;
     snprintf(d->rates_from, sizeof d->rates_from,
              "llama.cpp's MUL_MAT (%.200s/libggml-cpu.so) timed by vramlab-ggml on the model "
-             "file's own matrices, %u threads, batch 1, %d and %d; bandwidth and FMA peak: "
-             "vramlab measure --device cpu; memory: MemAvailable",
-             dir, threads, CPU_DEVICE_GGML_SMALL, CPU_DEVICE_GGML_PREFILL);
+             "file's own matrices, %u threads, batches %s; bandwidth and FMA peak: vramlab "
+             "measure --device cpu; memory: MemAvailable",
+             dir, threads, CPU_DEVICE_GGML_BATCHES_TEXT);
     return 0;
 }

@@ -28,12 +28,13 @@
 
 #define CPU_DEVICE_QUICK_S 10 /* the quick measurement's limit */
 #define CPU_DEVICE_FILE    "measure-cpu.json"
-/* llama.cpp's prompt batch (its n_ubatch default, common/common.h): the
- * batch its kernels are timed at for the prefill; and a few sequences at
- * once (a server's slots), where a type without a GEMM path (Q4_1) pays
- * each sequence's dot products again */
-#define CPU_DEVICE_GGML_PREFILL 512
-#define CPU_DEVICE_GGML_SMALL   16
+/* The batches llama.cpp's kernels are timed at (ENGINE_CORE_BATCHES of
+ * them): a token; two and sixteen sequences at once (a server's slots:
+ * a type without a GEMM path, Q4_1, pays each sequence's dot products
+ * again, 1.9x at two); its prompt batch, n_ubatch's default 512
+ * (common/common.h), the prefill's rate. */
+#define CPU_DEVICE_GGML_BATCHES {1, 2, 16, 512}
+#define CPU_DEVICE_GGML_BATCHES_TEXT "1,2,16,512"
 
 struct cpu_device {
     char name[96];    /* the CPU's model name */
@@ -86,9 +87,8 @@ void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g);
  * llama.cpp build (VRAMLAB_GGML_DIR, else scripts/llama-server's in the
  * cache, else beside llama-server / llama-cli / llama-bench on PATH, else
  * /usr/local/lib) and times its MUL_MAT over the file's own matrices and
- * their bytes (catalog_gguf_matrix), each type at batch 1,
- * CPU_DEVICE_GGML_SMALL and CPU_DEVICE_GGML_PREFILL, with the probe's
- * threads. Saved in the state
+ * their bytes (catalog_gguf_matrix), each type at CPU_DEVICE_GGML_BATCHES,
+ * with the probe's threads. Saved in the state
  * directory under a name from the library, the file and the threads; timed
  * again (at most CPU_DEVICE_QUICK_S s, a progress line) when not saved.
  * Returns 0 with d's core rates replaced, 1 when it does not apply (not a
