@@ -51,8 +51,8 @@
 
 #define GGML_PROBE_MATS  (1 << 16)
 #define GGML_PROBE_BYTES ((double)(192u << 20)) /* weights a batch-1 graph holds */
-#define GGML_PROBE_MACS  8e9                      /* work of a larger batch's graph */
-#define GGML_PROBE_ROWS  256 /* a cut matrix keeps at least these rows */
+#define GGML_PROBE_MACS  8e9                    /* work of a larger batch's graph */
+#define GGML_PROBE_ROWS  256                    /* a cut matrix keeps at least these rows */
 #define GGML_PROBE_NODES 4096
 
 /* ggml's init parameters, as ggml.h declares them (stable since 2023). */
@@ -74,8 +74,8 @@ struct gp_api {
     void *(*get_data)(const void *tensor);
     size_t (*row_size)(int type, int64_t ne);
     int64_t (*blck_size)(int type);
-    size_t (*quantize_chunk)(int type, const float *src, void *dst, int64_t start,
-                             int64_t nrows, int64_t n_per_row, const float *imatrix);
+    size_t (*quantize_chunk)(int type, const float *src, void *dst, int64_t start, int64_t nrows,
+                             int64_t n_per_row, const float *imatrix);
     bool (*requires_imatrix)(int type);
     void (*cpu_init)(void);
 };
@@ -296,9 +296,8 @@ static int gp_read(const struct gp_api *g, int fd, void *t, const struct gp_mat 
 /* Time one type's matrices at one batch: the least wall time of the
  * repetitions (the first, which faults the pages in and starts the
  * threads, not counted). 0, or -1 with msg. */
-static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int type,
-                   int64_t batch, double deadline, double *weights, double *seconds, char *msg,
-                   size_t len) {
+static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int type, int64_t batch,
+                   double deadline, double *weights, double *seconds, char *msg, size_t len) {
     /* The sample. A token's decode (batch 1, and a few sequences at once
      * while the work stays within GGML_PROBE_MACS): the type's matrices in
      * order, again and again until the graph holds as many bytes as all
@@ -436,8 +435,8 @@ static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int 
 
 int main(int argc, char **argv) {
     char msg[1024];
-    struct gp_args a = {.threads = 1, .batch = {1, 512}, .n_batch = 2, .budget = 8, .msg = msg,
-                        .len = sizeof msg};
+    struct gp_args a = {
+        .threads = 1, .batch = {1, 512}, .n_batch = 2, .budget = 8, .msg = msg, .len = sizeof msg};
     int rc = argv_scan(&gp_spec, argc, argv, gp_visit, &a, msg, sizeof msg);
     if (rc == 2) {
         printf("usage: vramlab-ggml --lib DIR --file GGUF --mat TYPE:ROWS:COLS:OFFSET[:1][,...]\n"

@@ -231,5 +231,32 @@ for how in q TERM HUP; do
         { fail "$how mid-run: the probe ($probe) still runs"; kill -KILL "$probe" 2>/dev/null; }
 done
 
+# --device cpu on a GGUF file at a short context (issue 26): llama.cpp's kernels (the fake
+# vramlab-ggml's rates) bind below the memory and compute ceilings; the
+# Speed pane says the cores bind, on the decode line, and neither ceiling
+# is marked.
+if command -v python3 >/dev/null 2>&1; then
+    python3 "$top_srcdir/tests/gguf_write.py" "$TMP/q4km.gguf" q4km >/dev/null
+    mkdir -p "$TMP/ggml"
+    : >"$TMP/ggml/libggml-cpu.so"
+    : >"$TMP/ggml/libggml-base.so"
+    start cores 100 30 "$FIX/fake-cpu.sh" "VRAMLAB_GGML_DIR='$TMP/ggml'" \
+        "VRAMLAB_GGML_PROBE='$FIX/fake-ggml.sh'" -- --device cpu --model-file "'$TMP/q4km.gguf'" --context 256 --fresh
+    if wait_for cores "Roofline"; then
+        settle cores
+        grep -q "decode .* tok/s < the cores bind" "$TMP/settled" &&
+            ok "a GGUF file on the CPU: the cores bind, on the decode line" ||
+            fail "a GGUF file on the CPU: no 'the cores bind' on the decode line"
+        grep -q "memory-bound .*binds\|compute-bound .*binds" "$TMP/settled" &&
+            fail "a GGUF file on the CPU: a ceiling marked as binding below the cores" ||
+            ok "a GGUF file on the CPU: neither ceiling marked"
+    else
+        fail "a GGUF file on the CPU: the explorer did not draw"
+    fi
+    keys cores q
+else
+    echo "SKIP: a GGUF file on the CPU (python3 writes the GGUF file)"
+fi
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 exit 0

@@ -353,11 +353,13 @@ int tui_main(int argc, char **argv) {
     char cpu_err[256];
     if (!catalog_find_gpu(&cat, "cpu") && cpu_device_load(&cpu, true, cpu_err, sizeof(cpu_err)) == 0) {
         struct engine_gpu g;
-        /* a GGUF file: llama.cpp's own kernels, as plan times them (before
-         * the screen starts: the timing's progress line is on stderr) */
-        if (o.model_file &&
-            cpu_device_runtime(&cpu, o.model_file, &o.sc.model, cpu_err, sizeof(cpu_err)) < 0)
-            fprintf(stderr, _("vramlab: --device cpu: the probe's kernels stand for llama.cpp's: %s\n"),
+        /* a GGUF file: llama.cpp's own kernels where plan --device cpu (or
+         * the explorer's --device cpu) timed them; not timed here, where the
+         * explorer may never show the CPU */
+        if (o.model_file && cpu_device_runtime(&cpu, o.model_file, &o.sc.model, false, cpu_err,
+                                               sizeof(cpu_err)) < 0)
+            fprintf(stderr,
+                    _("vramlab: --device cpu: the probe's kernels stand for llama.cpp's: %s\n"),
                     cpu_err);
         cpu_device_gpu(&cpu, &g);
         catalog_add_gpu(&cat, &g);

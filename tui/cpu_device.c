@@ -677,7 +677,8 @@ static int cpu_ggml_core(const struct catalog_model_file *mf, const json_t *resu
 }
 
 int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf,
-                       const struct engine_model *model, char *why, size_t whylen) {
+                       const struct engine_model *model, bool measure, char *why,
+                       size_t whylen) {
     char dir[PATH_MAX], key[2 * PATH_MAX + 200], file[64], path[2300], prog[1024];
     why[0] = '\0';
     if (!mf || !mf->format || strcmp(mf->format, "gguf") != 0 || mf->n_mats == 0 ||
@@ -725,6 +726,8 @@ int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf
     bool measured_now = false;
     if (saved) {
         results = json_incref(json_object_get(saved, "results"));
+    } else if (!measure) {
+        return 1;
     } else {
         char *mats = cpu_ggml_mats(mf, model, why, whylen);
         if (!mats)

@@ -90,12 +90,15 @@ void cpu_device_gpu(const struct cpu_device *d, struct engine_gpu *g);
  * their bytes (catalog_gguf_matrix), each type at CPU_DEVICE_GGML_BATCHES,
  * with the probe's threads. Saved in the state
  * directory under a name from the library, the file and the threads; timed
- * again (at most CPU_DEVICE_QUICK_S s, a progress line) when not saved.
+ * again (at most CPU_DEVICE_QUICK_S s, a progress line) when not saved and
+ * measure (the explorer, which starts on a GPU, takes only what is saved).
  * Returns 0 with d's core rates replaced, 1 when it does not apply (not a
- * GGUF file; no ggml found: why says so), -1 with why (d unchanged). */
+ * GGUF file; nothing saved and not measure; no ggml found: why says so),
+ * -1 with why (d unchanged). */
 struct catalog_model_file;
 int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf,
-                       const struct engine_model *model, char *why, size_t whylen);
+                       const struct engine_model *model, bool measure, char *why,
+                       size_t whylen);
 /* The ggml build found (see above): 0 with dir, 1 none, -1 VRAMLAB_GGML_DIR
  * has no ggml libraries. */
 int cpu_device_ggml_dir(char *dir, size_t len);

@@ -248,7 +248,13 @@ void tui_draw_speed(struct tui_pen *p) {
         int f = (int)st->focus[TUI_PANE_SPEED] - TUI_F_DECODE_MEM;
         if (f >= 0 && f < 7)
             tui_pen_show(p, line_of[f]);
-        bool mem_binds = e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
+        /* a CPU's cores may bind below both ceilings (engine/core.c) */
+        bool core_binds = isfinite(e->decode_tokens_per_s_core_bound) &&
+                          e->decode_tokens_per_s_core_bound <
+                              fmin(e->decode_tokens_per_s_memory_bound,
+                                   e->decode_tokens_per_s_compute_bound);
+        bool mem_binds =
+            !core_binds && e->decode_tokens_per_s_memory_bound <= e->decode_tokens_per_s_compute_bound;
         figure(st, ENGINE_KEY_DECODE_MEMORY_BOUND, a, sizeof(a));
         snprintf(buf, sizeof(buf), "%s %s", g->le, a);
         /* calibrated (Measure pane: a, or --measured-bw): the label says so */
@@ -265,10 +271,14 @@ void tui_draw_speed(struct tui_pen *p) {
                 mfl ? (wide ? _("compute, meas.") : _("compute*"))
                     : (wide ? _("compute-bound") : _("compute")),
                 vx, buf);
-        if (!mem_binds && !p->masked)
+        if (!mem_binds && !core_binds && !p->masked)
             tui_pen_text(p, 1, vx + tui_width(buf) + 1, TUI_ROLE_BINDING, binds);
         figure(st, ENGINE_KEY_DECODE_TOKENS, a, sizeof(a));
         readout(p, 2, TUI_F_DECODE, _("decode"), vx, a);
+        if (core_binds && !p->masked) {
+            snprintf(buf, sizeof(buf), "%s %s", g->binds, _("the cores bind"));
+            tui_pen_text(p, 2, vx + tui_width(a) + 1, TUI_ROLE_BINDING, buf);
+        }
         figure(st, ENGINE_KEY_DECODE_PER_SEQUENCE, buf, sizeof(buf));
         readout(p, 3, TUI_F_PER_SEQ, wide ? _("per sequence") : _("per seq"), vx, buf);
         /* What a served request sees: each next token (TPOT, the inverse of

@@ -443,8 +443,8 @@ static int opt_device(const struct options_given *s, struct options *o) {
         return VRAMLAB_EXIT_DEVICE;
     }
     /* a GGUF file under llama.cpp or Ollama: ggml's own kernels time it */
-    if (a8 && o->model_file && cpu_device_runtime(&d, o->model_file, &o->sc.model, err, sizeof(err)) != 0 &&
-        err[0])
+    if (a8 && o->model_file &&
+        cpu_device_runtime(&d, o->model_file, &o->sc.model, true, err, sizeof(err)) != 0 && err[0])
         fprintf(stderr, _("vramlab: --device cpu: the probe's kernels stand for llama.cpp's: %s\n"),
                 err);
     cpu_device_gpu(&d, &o->sc.gpu);
