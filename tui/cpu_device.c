@@ -747,7 +747,7 @@ int cpu_device_runtime(struct cpu_device *d, const struct catalog_model_file *mf
                                            sizeof prog, why, whylen);
         if (rc == 0)
             rc = cpu_probe_run(prog, args, _("llama.cpp's kernels"), dev, results,
-                               cpu_now() + CPU_DEVICE_QUICK_S + 5, tty, why, whylen);
+                               cpu_now() + CPU_DEVICE_GGML_LIMIT_S, tty, why, whylen);
         free(mats);
         json_decref(dev);
         if (rc != 0) {

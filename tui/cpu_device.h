@@ -34,6 +34,10 @@
  * again, 1.9x at two); its prompt batch, n_ubatch's default 512
  * (common/common.h), the prefill's rate. */
 #define CPU_DEVICE_GGML_BATCHES {1, 2, 16, 512}
+/* vramlab-ggml keeps to CPU_DEVICE_QUICK_S - 2 s of timing (about 5 s on
+ * an idle 2-core machine); this is the limit past which it is stopped (a
+ * library that hangs, a machine many times busier) */
+#define CPU_DEVICE_GGML_LIMIT_S 40
 #define CPU_DEVICE_GGML_BATCHES_TEXT "1,2,16,512"
 
 struct cpu_device {
