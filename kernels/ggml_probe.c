@@ -32,8 +32,9 @@
  * gp_time says, and prints JSON Lines:
  *   {"event":"device","backend":"ggml","lib":DIR,"threads":N}
  *   {"event":"result","test":"ggml-mul-mat","type":3,"batch":1,
- *    "weights":W,"seconds":S,"weights_per_s":R}   (R: weights a second,
- *    each weight used by `batch` vectors; S the least of the repetitions)
+ *    "weights":W,"seconds":S,"weights_per_s":R,"repacked":B}   (R: weights
+ *    a second, each weight used by `batch` vectors; S the least of the
+ *    repetitions; B: in llama.cpp's repack buffer, as it loads them)
  *   {"event":"error","code":...,"message":...}    (exit 1; 2 for usage)
  */
 #include <dlfcn.h>
@@ -78,6 +79,18 @@ struct gp_api {
                              int64_t n_per_row, const float *imatrix);
     bool (*requires_imatrix)(int type);
     void (*cpu_init)(void);
+    /* the CPU backend's extra buffer types, where llama.cpp repacks the
+     * weights it has a faster layout for (Q4_0, Q4_K, IQ4_NL on x86:
+     * ggml-cpu/repack.cpp) at load; all NULL where this ggml has none */
+    void *(*cpu_reg)(void);
+    void *(*reg_dev_get)(void *reg, size_t index);
+    void *(*reg_get_proc_address)(void *reg, const char *name);
+    void *(*alloc_ctx_tensors_from_buft)(void *ctx, void *buft);
+    void (*tensor_set)(void *tensor, const void *data, size_t offset, size_t size);
+    bool (*dev_supports_op)(void *dev, const void *op);
+    void (*buffer_free)(void *buffer);
+    size_t (*tensor_overhead)(void);
+    void *repack_buft, *dev; /* found at load */
 };
 
 struct gp_mat {
@@ -268,6 +281,15 @@ static int gp_load(const char *dir, struct gp_api *g, char *msg, size_t len) {
         {(void **)&g->requires_imatrix, "ggml_quantize_requires_imatrix", 0, false},
         {(void **)&g->graph_compute_with_ctx, "ggml_graph_compute_with_ctx", 1, false},
         {(void **)&g->cpu_init, "ggml_cpu_init", 1, true},
+        {(void **)&g->cpu_reg, "ggml_backend_cpu_reg", 1, true},
+        {(void **)&g->reg_dev_get, "ggml_backend_reg_dev_get", 0, true},
+        {(void **)&g->reg_get_proc_address, "ggml_backend_reg_get_proc_address", 0, true},
+        {(void **)&g->alloc_ctx_tensors_from_buft, "ggml_backend_alloc_ctx_tensors_from_buft", 0,
+         true},
+        {(void **)&g->tensor_set, "ggml_backend_tensor_set", 0, true},
+        {(void **)&g->dev_supports_op, "ggml_backend_dev_supports_op", 0, true},
+        {(void **)&g->buffer_free, "ggml_backend_buffer_free", 0, true},
+        {(void **)&g->tensor_overhead, "ggml_tensor_overhead", 0, true},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         void *f = dlsym(h[want[i].lib], want[i].name);
@@ -278,14 +300,50 @@ static int gp_load(const char *dir, struct gp_api *g, char *msg, size_t len) {
         }
         memcpy(want[i].fn, &f, sizeof f);
     }
+    /* the repack buffer type: the CPU device's first extra buffer type
+     * (ggml_backend_dev_get_extra_bufts, a NULL-ended list) */
+    g->repack_buft = g->dev = NULL;
+    if (g->cpu_reg && g->reg_dev_get && g->reg_get_proc_address && g->alloc_ctx_tensors_from_buft &&
+        g->tensor_set && g->dev_supports_op && g->buffer_free && g->tensor_overhead) {
+        void *reg = g->cpu_reg();
+        void *dev = reg ? g->reg_dev_get(reg, 0) : NULL;
+        void **(*extra)(void *) = NULL;
+        void *f = reg ? g->reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts") : NULL;
+        memcpy(&extra, &f, sizeof f);
+        void **bufts = extra && dev ? extra(dev) : NULL;
+        if (bufts && bufts[0])
+            g->repack_buft = bufts[0], g->dev = dev;
+    }
     return 0;
 }
 
-/* Read a matrix's first `rows` rows from the file into the tensor. */
-static int gp_read(const struct gp_api *g, int fd, void *t, const struct gp_mat *m, int64_t rows,
+/* Whether llama.cpp would repack a weight of this type and shape at load:
+ * the CPU device supports a product with it in the repack buffer (what
+ * llama-model.cpp's weight_buft_supported asks). */
+static bool gp_repacks(const struct gp_api *g, int type, int64_t rows, int64_t cols) {
+    if (!g->repack_buft)
+        return false;
+    struct gp_init_params ip = {g->tensor_overhead() * 4 + 4096, NULL, true};
+    void *ctx = g->init(ip);
+    if (!ctx)
+        return false;
+    void *w = g->new_tensor_2d(ctx, type, cols, rows);
+    void *buf = g->alloc_ctx_tensors_from_buft(ctx, g->repack_buft);
+    bool ok = false;
+    if (buf) {
+        void *x = g->new_tensor_2d(ctx, 0 /* F32 */, cols, 1);
+        ok = g->dev_supports_op(g->dev, g->mul_mat(ctx, w, x));
+        g->buffer_free(buf);
+    }
+    g->free_ctx(ctx);
+    return ok;
+}
+
+/* Read a matrix's first `rows` rows from the file into dst. */
+static int gp_read(const struct gp_api *g, int fd, void *dst, const struct gp_mat *m, int64_t rows,
                    char *msg, size_t len) {
     size_t want = g->row_size(m->type, m->cols) * (size_t)rows;
-    char *d = g->get_data(t);
+    char *d = dst;
     for (size_t got = 0; got < want;) {
         ssize_t k = pread(fd, d + got, want - got, (off_t)(m->offset + (int64_t)got));
         if (k <= 0) {
@@ -303,7 +361,9 @@ static int gp_read(const struct gp_api *g, int fd, void *t, const struct gp_mat 
  * repetitions (the first, which faults the pages in and starts the
  * threads, not counted). 0, or -1 with msg. */
 static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int type, int64_t batch,
-                   double deadline, double *weights, double *seconds, char *msg, size_t len) {
+                   bool *repacked, double deadline, double *weights, double *seconds, char *msg,
+                   size_t len) {
+    *repacked = false;
     /* The sample. A token's decode (batch 1, and a few sequences at once
      * while the work stays within GGML_PROBE_MACS): the type's matrices in
      * order, again and again until the graph holds as many bytes as all
@@ -388,6 +448,38 @@ static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int 
         return -1;
     }
     void *gf = g->new_graph_custom(ctx, GGML_PROBE_NODES, false);
+    /* weights llama.cpp repacks (asked of each shape): made in a context
+     * of their own, put in the repack buffer once all are made, then given
+     * the file's bytes */
+    struct {
+        int64_t rows, cols;
+        bool yes;
+    } asked[16];
+    size_t nasked = 0, nrepack = 0;
+    bool *repack = calloc(np ? np : 1, sizeof *repack);
+    for (size_t j = 0; repack && g->repack_buft && j < np; j++) {
+        const struct gp_mat *m = &a->mat[pick[j]];
+        size_t q = 0;
+        while (q < nasked && !(asked[q].rows == rows[j] && asked[q].cols == m->cols))
+            q++;
+        if (q == nasked) {
+            if (nasked == 16)
+                continue; /* shapes past the sixteenth: as the file stores them */
+            asked[q].rows = rows[j], asked[q].cols = m->cols;
+            asked[q].yes = gp_repacks(g, type, rows[j], m->cols);
+            nasked++;
+        }
+        repack[j] = asked[q].yes;
+        nrepack += repack[j];
+    }
+    struct gp_init_params rp = {g->tensor_overhead() * (nrepack + 4) + 4096, NULL, true};
+    void *ctx_r = nrepack ? g->init(rp) : NULL, *buf_r = NULL;
+    void **pend = nrepack ? calloc(np, sizeof *pend) : NULL;
+    if (nrepack && (!ctx_r || !pend)) {
+        for (size_t j = 0; j < np; j++)
+            repack[j] = false;
+        nrepack = 0;
+    }
     /* one x per distinct dot length, shared by the products as a layer's
      * input is */
     struct {
@@ -412,11 +504,40 @@ static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int 
                 xd[i] = (float)((double)((unsigned)i * 40503u % 2001) / 1000.0 - 1.0);
             nx += k == nx;
         }
-        void *wt = g->new_tensor_2d(ctx, type, m->cols, rows[j]);
-        rc = gp_read(g, fd, wt, m, rows[j], msg, len);
+        void *wt;
+        if (repack && repack[j]) {
+            wt = pend[j] = g->new_tensor_2d(ctx_r, type, m->cols, rows[j]);
+        } else {
+            wt = g->new_tensor_2d(ctx, type, m->cols, rows[j]);
+            rc = gp_read(g, fd, g->get_data(wt), m, rows[j], msg, len);
+        }
         g->build_forward_expand(gf, g->mul_mat(ctx, wt, xs[k].x));
         w += (double)rows[j] * (double)m->cols;
     }
+    if (nrepack && rc == 0) {
+        buf_r = g->alloc_ctx_tensors_from_buft(ctx_r, g->repack_buft);
+        size_t most = 0;
+        for (size_t j = 0; j < np; j++) {
+            size_t b = g->row_size(type, a->mat[pick[j]].cols) * (size_t)rows[j];
+            most = repack[j] && b > most ? b : most;
+        }
+        char *tmp = buf_r ? malloc(most) : NULL;
+        if (!tmp) {
+            snprintf(msg, len, "the repack buffer of %zu matrices could not be made", np);
+            rc = -1;
+        }
+        for (size_t j = 0; j < np && rc == 0; j++) {
+            const struct gp_mat *m = &a->mat[pick[j]];
+            if (!repack[j])
+                continue;
+            rc = gp_read(g, fd, tmp, m, rows[j], msg, len);
+            if (rc == 0)
+                g->tensor_set(pend[j], tmp, 0, g->row_size(type, m->cols) * (size_t)rows[j]);
+        }
+        free(tmp);
+    }
+    free(pend);
+    free(repack);
     free(pick);
     free(rows);
     double best = 1e30;
@@ -434,8 +555,13 @@ static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int 
             break;
     }
     g->free_ctx(ctx);
+    if (buf_r)
+        g->buffer_free(buf_r);
+    if (ctx_r)
+        g->free_ctx(ctx_r);
     *weights = w;
     *seconds = best;
+    *repacked = nrepack > 0;
     return rc;
 }
 
@@ -496,11 +622,14 @@ int main(int argc, char **argv) {
     for (size_t t = 0; t < ntypes; t++)
         for (size_t b = 0; b < a.n_batch; b++, slot++) {
             double deadline = start + a.budget * (double)(slot + 1) / slots, w = 0, s = 0;
-            if (gp_time(&g, &a, fd, types[t], a.batch[b], deadline, &w, &s, msg, sizeof msg) != 0)
+            bool repacked = false;
+            if (gp_time(&g, &a, fd, types[t], a.batch[b], &repacked, deadline, &w, &s, msg,
+                        sizeof msg) != 0)
                 return gp_fail("compute", msg);
             printf("{\"event\":\"result\",\"test\":\"ggml-mul-mat\",\"type\":%d,\"batch\":%lld,"
-                   "\"weights\":%.0f,\"seconds\":%.9g,\"weights_per_s\":%.9g}\n",
-                   types[t], (long long)a.batch[b], w, s, s > 0 ? w / s : 0);
+                   "\"weights\":%.0f,\"seconds\":%.9g,\"weights_per_s\":%.9g,\"repacked\":%s}\n",
+                   types[t], (long long)a.batch[b], w, s, s > 0 ? w / s : 0,
+                   repacked ? "true" : "false");
             fflush(stdout);
         }
     return 0;

@@ -81,6 +81,7 @@ check "plan on llama.cpp's kernels: exit 0" [ "$rc" -eq 0 ]
 check "plan on llama.cpp's kernels: timed, and said" grep -q "timing llama.cpp's kernels on this file's matrices ($ggml" "$t/plan.err"
 check "plan on llama.cpp's kernels: explain names Q4_1 and the tied Q8_0 head" [ "$(jget "$t/plan.json" "'(llama.cpp Q4_1, measured at batch 1' in j['explain']['decode.tokens_per_s_core_bound']['values'] and '(llama.cpp Q8_0, measured at batch 1' in j['explain']['decode.tokens_per_s_core_bound']['values']")" = True ]
 check "plan on llama.cpp's kernels: every type at 1, 2, 16, 512" [ "$(python3 -c 'import glob,json,sys; r=json.load(open(glob.glob(sys.argv[1])[0]))["results"]; print(sorted((int(x["type"]), int(x["batch"])) for x in r if x["weights_per_s"] > 0))' "$t/state/vramlab/ggml-*.json")" = "[(3, 1), (3, 2), (3, 16), (3, 512), (8, 1), (8, 2), (8, 16), (8, 512)]" ]
+check "plan on llama.cpp's kernels: each says whether llama.cpp repacks it (Q4_1, Q8_0 here: no)" [ "$(python3 -c 'import glob,json,sys; r=json.load(open(glob.glob(sys.argv[1])[0]))["results"]; print(all(x.get("repacked") is False for x in r))' "$t/state/vramlab/ggml-*.json")" = True ]
 check "plan on llama.cpp's kernels: the decode is core-bound" [ "$(jget "$t/plan.json" "j['decode']['tokens_per_s'] == j['decode']['tokens_per_s_core_bound'] > 0")" = True ]
 
 start
