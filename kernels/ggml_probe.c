@@ -29,7 +29,7 @@
  * at two; its tied Q8_0 head 1.5x; docs/benchmarks.md). For each type and
  * batch it builds one graph of that type's matrices in the order given (x:
  * F32, batch columns; ggml quantizes it as llama.cpp does), sampled as
- * gp_time says, and prints JSON Lines:
+ * gp_sample says, and prints JSON Lines:
  *   {"event":"device","backend":"ggml","lib":DIR,"threads":N}
  *   {"event":"result","test":"ggml-mul-mat","type":3,"batch":1,
  *    "weights":W,"seconds":S,"weights_per_s":R,"repacked":B}   (R: weights
@@ -75,9 +75,6 @@ struct gp_api {
     void *(*get_data)(const void *tensor);
     size_t (*row_size)(int type, int64_t ne);
     int64_t (*blck_size)(int type);
-    size_t (*quantize_chunk)(int type, const float *src, void *dst, int64_t start, int64_t nrows,
-                             int64_t n_per_row, const float *imatrix);
-    bool (*requires_imatrix)(int type);
     void (*cpu_init)(void);
     /* the CPU backend's extra buffer types, where llama.cpp repacks the
      * weights it has a faster layout for (Q4_0, Q4_K, IQ4_NL on x86:
@@ -277,8 +274,6 @@ static int gp_load(const char *dir, struct gp_api *g, char *msg, size_t len) {
         {(void **)&g->get_data, "ggml_get_data", 0, false},
         {(void **)&g->row_size, "ggml_row_size", 0, false},
         {(void **)&g->blck_size, "ggml_blck_size", 0, false},
-        {(void **)&g->quantize_chunk, "ggml_quantize_chunk", 0, false},
-        {(void **)&g->requires_imatrix, "ggml_quantize_requires_imatrix", 0, false},
         {(void **)&g->graph_compute_with_ctx, "ggml_graph_compute_with_ctx", 1, false},
         {(void **)&g->cpu_init, "ggml_cpu_init", 1, true},
         {(void **)&g->cpu_reg, "ggml_backend_cpu_reg", 1, true},
@@ -357,34 +352,24 @@ static int gp_read(const struct gp_api *g, int fd, void *dst, const struct gp_ma
     return 0;
 }
 
-/* Time one type's matrices at one batch: the least wall time of the
- * repetitions (the first, which faults the pages in and starts the
- * threads, not counted). 0, or -1 with msg. */
-static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int type, int64_t batch,
-                   bool *repacked, double deadline, double *weights, double *seconds, char *msg,
-                   size_t len) {
-    *repacked = false;
-    /* The sample. A token's decode (batch 1, and a few sequences at once
-     * while the work stays within GGML_PROBE_MACS): the type's matrices in
-     * order, again and again until the graph holds as many bytes as all
-     * the file's matrices (up to GGML_PROBE_BYTES): a token streams the
-     * whole model, so neither a type of a few megabytes nor a batch of a
-     * few vectors is timed from a cache it would not sit in. A prompt's
-     * batch (more work than that): one of each shape, the head left out (a
-     * prompt multiplies it for one token) unless the type has nothing
-     * else, its rows cut to the work's budget (not below GGML_PROBE_ROWS). */
-    size_t *pick = malloc(GGML_PROBE_NODES * sizeof *pick);
-    int64_t *rows = malloc(GGML_PROBE_NODES * sizeof *rows);
+/* The sample of one type's matrices at one batch: their indices into
+ * pick and the rows each keeps into rows (room for GGML_PROBE_NODES);
+ * returns how many.
+ *
+ * A token's decode (batch 1, and a few sequences at once while the work
+ * stays within GGML_PROBE_MACS): the type's matrices in order, again and
+ * again until the graph holds as many bytes as all the file's matrices (up
+ * to GGML_PROBE_BYTES): a token streams the whole model, so neither a type
+ * of a few megabytes nor a batch of a few vectors is timed from a cache it
+ * would not sit in. A prompt's batch (more work than that): one of each
+ * shape, the head left out (a prompt multiplies it for one token) unless
+ * the type has nothing else, its rows cut to the work's budget (not below
+ * GGML_PROBE_ROWS). */
+static size_t gp_sample(const struct gp_api *g, const struct gp_args *a, int type, int64_t batch,
+                        size_t *pick, int64_t *rows) {
     size_t np = 0;
-    double macs = 0, held = 0, mem = 64 << 20, target = 0;
-    int64_t cols_max = 0;
+    double macs = 0, held = 0, target = 0;
     bool only_once = true;
-    if (!pick || !rows) {
-        free(pick);
-        free(rows);
-        snprintf(msg, len, "out of memory");
-        return -1;
-    }
     for (size_t i = 0; i < a->n_mat; i++) {
         target += (double)g->row_size(a->mat[i].type, a->mat[i].cols) * (double)a->mat[i].rows;
         if (a->mat[i].type == type && !a->mat[i].once)
@@ -408,30 +393,82 @@ static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int 
         if (np == before || held >= target || held >= GGML_PROBE_BYTES)
             break;
     }
-    if (batch > 1 && macs > GGML_PROBE_MACS) { /* a prompt's batch */
-        np = 0, macs = 0;
-        for (size_t i = 0; i < a->n_mat; i++) {
-            const struct gp_mat *m = &a->mat[i];
-            if (m->type != type || (m->once && !only_once))
-                continue;
-            bool seen = false;
-            for (size_t j = 0; j < np && !seen; j++)
-                seen = a->mat[pick[j]].rows == m->rows && a->mat[pick[j]].cols == m->cols;
-            if (seen || np == GGML_PROBE_NODES / 2)
-                continue;
-            rows[np] = m->rows;
-            pick[np++] = i;
-            macs += (double)m->rows * (double)m->cols * (double)batch;
-        }
+    if (batch == 1 || macs <= GGML_PROBE_MACS)
+        return np;
+    /* a prompt's batch */
+    np = 0, macs = 0;
+    for (size_t i = 0; i < a->n_mat; i++) {
+        const struct gp_mat *m = &a->mat[i];
+        if (m->type != type || (m->once && !only_once))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < np && !seen; j++)
+            seen = a->mat[pick[j]].rows == m->rows && a->mat[pick[j]].cols == m->cols;
+        if (seen || np == GGML_PROBE_NODES / 2)
+            continue;
+        rows[np] = m->rows;
+        pick[np++] = i;
+        macs += (double)m->rows * (double)m->cols * (double)batch;
     }
-    double share = batch > 1 && macs > GGML_PROBE_MACS ? GGML_PROBE_MACS / macs : 1.0;
+    if (macs <= GGML_PROBE_MACS)
+        return np;
+    double share = GGML_PROBE_MACS / macs;
+    for (size_t j = 0; j < np; j++) {
+        int64_t full = a->mat[pick[j]].rows, r = (int64_t)((double)full * share);
+        int64_t floor = full < GGML_PROBE_ROWS ? full : GGML_PROBE_ROWS;
+        rows[j] = r < floor ? floor : r;
+    }
+    return np;
+}
+
+/* Which of the sample's matrices llama.cpp repacks (asked of each shape,
+ * the first 16 shapes: the rest as the file stores them) into repack;
+ * returns how many. */
+static size_t gp_repack_marks(const struct gp_api *g, const struct gp_args *a, int type,
+                              const size_t *pick, const int64_t *rows, size_t np, bool *repack) {
+    struct {
+        int64_t rows, cols;
+        bool yes;
+    } asked[16];
+    size_t nasked = 0, n = 0;
+    for (size_t j = 0; g->repack_buft && j < np; j++) {
+        const struct gp_mat *m = &a->mat[pick[j]];
+        size_t q = 0;
+        while (q < nasked && !(asked[q].rows == rows[j] && asked[q].cols == m->cols))
+            q++;
+        if (q == nasked) {
+            if (nasked == 16)
+                continue;
+            asked[q].rows = rows[j], asked[q].cols = m->cols;
+            asked[q].yes = gp_repacks(g, type, rows[j], m->cols);
+            nasked++;
+        }
+        repack[j] = asked[q].yes;
+        n += repack[j];
+    }
+    return n;
+}
+
+/* Time one type's matrices at one batch: the least wall time of the
+ * repetitions (the first, which faults the pages in and starts the
+ * threads, not counted). 0, or -1 with msg. */
+static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int type, int64_t batch,
+                   bool *repacked, double deadline, double *weights, double *seconds, char *msg,
+                   size_t len) {
+    *repacked = false;
+    size_t *pick = malloc(GGML_PROBE_NODES * sizeof *pick);
+    int64_t *rows = malloc(GGML_PROBE_NODES * sizeof *rows);
+    if (!pick || !rows) {
+        free(pick);
+        free(rows);
+        snprintf(msg, len, "out of memory");
+        return -1;
+    }
+    size_t np = gp_sample(g, a, type, batch, pick, rows);
+    double mem = 64 << 20;
+    int64_t cols_max = 0;
     for (size_t j = 0; j < np; j++) {
         const struct gp_mat *m = &a->mat[pick[j]];
-        if (share < 1) {
-            int64_t r = (int64_t)((double)m->rows * share);
-            int64_t floor = m->rows < GGML_PROBE_ROWS ? m->rows : GGML_PROBE_ROWS;
-            rows[j] = r < floor ? floor : r;
-        }
         mem += (double)g->row_size(type, m->cols) * (double)rows[j] +
                (double)rows[j] * (double)batch * 4 + 4096;
         cols_max = m->cols > cols_max ? m->cols : cols_max;
@@ -448,31 +485,13 @@ static int gp_time(const struct gp_api *g, const struct gp_args *a, int fd, int 
         return -1;
     }
     void *gf = g->new_graph_custom(ctx, GGML_PROBE_NODES, false);
-    /* weights llama.cpp repacks (asked of each shape): made in a context
-     * of their own, put in the repack buffer once all are made, then given
-     * the file's bytes */
-    struct {
-        int64_t rows, cols;
-        bool yes;
-    } asked[16];
-    size_t nasked = 0, nrepack = 0;
+    /* weights llama.cpp repacks: made in a context of their own, put in
+     * the repack buffer once all are made, then given the file's bytes */
     bool *repack = calloc(np ? np : 1, sizeof *repack);
-    for (size_t j = 0; repack && g->repack_buft && j < np; j++) {
-        const struct gp_mat *m = &a->mat[pick[j]];
-        size_t q = 0;
-        while (q < nasked && !(asked[q].rows == rows[j] && asked[q].cols == m->cols))
-            q++;
-        if (q == nasked) {
-            if (nasked == 16)
-                continue; /* shapes past the sixteenth: as the file stores them */
-            asked[q].rows = rows[j], asked[q].cols = m->cols;
-            asked[q].yes = gp_repacks(g, type, rows[j], m->cols);
-            nasked++;
-        }
-        repack[j] = asked[q].yes;
-        nrepack += repack[j];
-    }
-    struct gp_init_params rp = {g->tensor_overhead() * (nrepack + 4) + 4096, NULL, true};
+    size_t nrepack = repack ? gp_repack_marks(g, a, type, pick, rows, np, repack) : 0;
+    /* (nrepack > 0 only where the repack functions were all found) */
+    struct gp_init_params rp = {nrepack ? g->tensor_overhead() * (nrepack + 4) + 4096 : 0, NULL,
+                                true};
     void *ctx_r = nrepack ? g->init(rp) : NULL, *buf_r = NULL;
     void **pend = nrepack ? calloc(np, sizeof *pend) : NULL;
     if (nrepack && (!ctx_r || !pend)) {

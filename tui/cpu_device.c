@@ -636,8 +636,12 @@ static int cpu_ggml_core(const struct catalog_model_file *mf, const json_t *resu
                          unsigned threads, struct engine_core_rates *core) {
     static const unsigned batch[ENGINE_CORE_BATCHES] = CPU_DEVICE_GGML_BATCHES;
     double w[ENGINE_WIDTHS] = {0}, secs[ENGINE_WIDTHS][ENGINE_CORE_BATCHES] = {{0}},
-           top[ENGINE_WIDTHS] = {0};
+           top[ENGINE_WIDTHS] = {0}, by_type[GGUF_TYPE_COUNT] = {0};
     unsigned dominant[ENGINE_WIDTHS] = {0};
+    for (size_t i = 0; i < mf->n_mats; i++)
+        if (mf->mats[i].type < GGUF_TYPE_COUNT)
+            by_type[mf->mats[i].type] +=
+                (double)mf->mats[i].rows * (double)mf->mats[i].cols * (double)mf->mats[i].count;
     for (size_t i = 0; i < mf->n_mats; i++) {
         const struct catalog_mf_matrix *m = &mf->mats[i];
         const struct gguf_type_info *ti = gguf_type_info(m->type);
@@ -653,13 +657,8 @@ static int cpu_ggml_core(const struct catalog_model_file *mf, const json_t *resu
         }
         w[k] += wi;
         /* the class's name: its type with the most weights */
-        double tw = 0;
-        for (size_t j = 0; j < mf->n_mats; j++)
-            if (mf->mats[j].type == m->type)
-                tw += (double)mf->mats[j].rows * (double)mf->mats[j].cols *
-                      (double)mf->mats[j].count;
-        if (tw > top[k])
-            top[k] = tw, dominant[k] = m->type;
+        if (by_type[m->type] > top[k])
+            top[k] = by_type[m->type], dominant[k] = m->type;
     }
     memset(core, 0, sizeof *core);
     for (int k = 0; k < ENGINE_WIDTHS; k++) {
